@@ -1,0 +1,115 @@
+// dispatch.c - choosing the kernel table once, from the CPU's features and MINT_ISA.
+#include "quant/kernels.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#if defined(MINT_ARCH_arm) && defined(__linux__)
+#include <sys/auxv.h>
+#ifndef HWCAP_ASIMDDP
+#define HWCAP_ASIMDDP (1 << 20)
+#endif
+#ifndef HWCAP_ASIMDHP
+#define HWCAP_ASIMDHP (1 << 10)
+#endif
+#endif
+
+static const char *isa_names[MINT_ISA_COUNT] = {"ref",        "avx2", "avx512",
+                                                "avx512vnni", "neon", "neondot"};
+
+const char *mint_isa_str(mint_isa isa) {
+    return isa >= 0 && isa < MINT_ISA_COUNT ? isa_names[isa] : "?";
+}
+
+// Whether this CPU (and build) can run a level.
+static bool isa_supported(mint_isa isa) {
+    switch (isa) {
+    case MINT_ISA_REF:
+        return true;
+#if defined(MINT_ARCH_x86)
+    case MINT_ISA_AVX2:
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+               __builtin_cpu_supports("f16c") && __builtin_cpu_supports("bmi2");
+    case MINT_ISA_AVX512:
+        return isa_supported(MINT_ISA_AVX2) && __builtin_cpu_supports("avx512f") &&
+               __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+               __builtin_cpu_supports("avx512dq");
+    case MINT_ISA_AVX512VNNI:
+        return isa_supported(MINT_ISA_AVX512) && __builtin_cpu_supports("avx512vnni");
+#endif
+#if defined(MINT_ARCH_arm)
+    case MINT_ISA_NEON:
+        return true; // baseline on aarch64
+    case MINT_ISA_NEONDOT:
+#if defined(__linux__)
+        return (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) && (getauxval(AT_HWCAP) & HWCAP_ASIMDHP);
+#else
+        return false;
+#endif
+#endif
+    default:
+        return false;
+    }
+}
+
+mint_isa mint_isa_detect(void) {
+    for (int i = MINT_ISA_COUNT - 1; i > 0; i--)
+        if (isa_supported((mint_isa)i)) return (mint_isa)i;
+    return MINT_ISA_REF;
+}
+
+// Builds the table of one level by applying the levels below it first.
+static void build(mint_kernels *k, mint_isa isa) {
+    memset(k, 0, sizeof *k);
+    mint_kernels_init_ref(k);
+#if defined(MINT_ARCH_x86)
+    if (isa >= MINT_ISA_AVX2 && isa <= MINT_ISA_AVX512VNNI) mint_kernels_init_avx2(k);
+    if (isa >= MINT_ISA_AVX512 && isa <= MINT_ISA_AVX512VNNI) mint_kernels_init_avx512(k);
+    if (isa == MINT_ISA_AVX512VNNI) mint_kernels_init_avx512vnni(k);
+#endif
+#if defined(MINT_ARCH_arm)
+    if (isa == MINT_ISA_NEON || isa == MINT_ISA_NEONDOT) mint_kernels_init_neon(k);
+    if (isa == MINT_ISA_NEONDOT) mint_kernels_init_neondot(k);
+#endif
+    k->isa = isa;
+    k->name = isa_names[isa];
+}
+
+static mint_kernels tables[MINT_ISA_COUNT];
+static bool table_ok[MINT_ISA_COUNT];
+static mint_isa chosen;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void init_tables(void) {
+    for (int i = 0; i < MINT_ISA_COUNT; i++) {
+        table_ok[i] = isa_supported((mint_isa)i);
+        if (table_ok[i]) build(&tables[i], (mint_isa)i);
+    }
+    chosen = mint_isa_detect();
+    // MINT_ISA may only lower the level: a forced level the CPU lacks falls back to the best
+    // available one below it.
+    const char *env = getenv("MINT_ISA");
+    if (env && *env) {
+        for (int i = 0; i < MINT_ISA_COUNT; i++) {
+            if (strcasecmp(env, isa_names[i]) != 0) continue;
+            int want = i;
+            while (want > 0 && !table_ok[want]) want--;
+            if (want <= (int)chosen) chosen = (mint_isa)want;
+        }
+    }
+}
+
+const mint_kernels *mint_kernels_get(void) {
+    pthread_once(&once, init_tables);
+    return &tables[chosen];
+}
+
+const mint_kernels *mint_kernels_for(mint_isa isa) {
+    pthread_once(&once, init_tables);
+    if (isa < 0 || isa >= MINT_ISA_COUNT || !table_ok[isa]) return NULL;
+    return &tables[isa];
+}

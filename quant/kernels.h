@@ -1,0 +1,92 @@
+// kernels.h - the table of compute kernels, chosen once at start-up from the CPU's features.
+//
+// For every weight type T the table holds:
+//   vec_dot_type  the type activations are converted to before multiplying with T (ggml's rule:
+//                 F32->F32, F16->F16, BF16->BF16, Q4_0/Q5_0/Q8_0->Q8_0, Q4_1/Q5_1->Q8_1,
+//                 K-quants->Q8_K), so that mint rounds activations exactly as llama.cpp does;
+//   to_float      dequantize a row (token embedding lookup, tests);
+//   from_float    convert a row of f32 activations to T (used for T = an activation type);
+//   vec_dot       one weight row . one converted activation row -> one float;
+//   gemm          a tile: nr weight rows x nc activation rows -> y[c * y_stride + r].
+//
+// Every entry of every instruction set has a scalar reference (the *_ref functions, always
+// built, no intrinsics), which is the specification. The rules the SIMD versions keep:
+//   - from_float writes the same bytes as the reference (activation rounding is exact);
+//   - integer inner sums are exact, so for block types vec_dot may differ from the reference
+//     only in the order of the float accumulation over blocks (tested within a budget);
+//   - gemm gives, for every element, the bit-identical value vec_dot of the same ISA gives, so
+//     a prompt evaluated as one batch and token by token produce the same logits;
+//   - nothing depends on the thread count (the caller splits rows, never a dot product).
+#ifndef MINT_QUANT_KERNELS_H
+#define MINT_QUANT_KERNELS_H
+
+#include "quant/types.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+// y[0..n) = dequantized x (n a multiple of the block size).
+typedef void (*mint_to_float_fn)(const void *restrict x, float *restrict y, int64_t n);
+// y = x converted to the type (n a multiple of the block size).
+typedef void (*mint_from_float_fn)(const float *restrict x, void *restrict y, int64_t n);
+// *s = dot(w[0..n), a[0..n)) with w of the weight type and a of its vec_dot_type.
+typedef void (*mint_vec_dot_fn)(int64_t n, float *restrict s, const void *restrict w,
+                                const void *restrict a);
+// y[c * y_stride + r] = dot(w row r, a row c) for r < nr, c < nc; rows are w_stride / a_stride
+// bytes apart. Bit-identical to vec_dot per element.
+typedef void (*mint_gemm_fn)(int64_t n, const void *restrict w, size_t w_stride, int nr,
+                             const void *restrict a, size_t a_stride, int nc, float *restrict y,
+                             size_t y_stride);
+
+typedef struct mint_type_kernels {
+    mint_type vec_dot_type;        // activation type for this weight type
+    mint_to_float_fn to_float;     // dequantize (NULL if not computable)
+    mint_from_float_fn from_float; // convert f32 -> this type (activation types, F16, BF16)
+    mint_vec_dot_fn vec_dot;       // weight row . activation row
+    mint_gemm_fn gemm;             // batched tile, or NULL: the matmul then calls vec_dot
+} mint_type_kernels;
+
+typedef enum mint_isa {
+    MINT_ISA_REF = 0,        // scalar reference C, always available
+    MINT_ISA_AVX2 = 1,       // x86: AVX2 + FMA + F16C (Haswell, Zen 1 and later)
+    MINT_ISA_AVX512 = 2,     // x86: AVX-512 F/BW/VL/DQ (Skylake-X, Zen 4)
+    MINT_ISA_AVX512VNNI = 3, // x86: + AVX-512 VNNI (Cascade Lake, Ice Lake, Zen 4)
+    MINT_ISA_NEON = 4,       // aarch64 baseline NEON
+    MINT_ISA_NEONDOT = 5,    // aarch64 NEON + dotprod (+fp16) (Armv8.2: Graviton 2, Apple M1)
+    MINT_ISA_COUNT = 6,
+} mint_isa;
+
+typedef struct mint_kernels {
+    mint_isa isa;                         // level this table was built for
+    const char *name;                     // "avx2", "ref", ...
+    mint_type_kernels t[MINT_TYPE_COUNT]; // per weight type; zeroed for non-computable types
+} mint_kernels;
+
+// The table for the best level this CPU supports, or the level forced by the environment
+// variable MINT_ISA (ref, avx2, avx512, avx512vnni, neon, neondot; a level the CPU lacks is
+// lowered to the best available one). Built once, thread-safe.
+const mint_kernels *mint_kernels_get(void);
+
+// The table for one specific level, or NULL when the CPU or the build does not have it (tests
+// compare every available level against MINT_ISA_REF).
+const mint_kernels *mint_kernels_for(mint_isa isa);
+
+// Best level the CPU supports (ignores MINT_ISA).
+mint_isa mint_isa_detect(void);
+const char *mint_isa_str(mint_isa isa);
+
+// ---------------------------------------------------------------------------------------------
+// Filling the tables. Each instruction-set file defines one function that overrides the entries
+// it implements, on top of the level below it (ref <- avx2 <- avx512 <- avx512vnni;
+// ref <- neon <- neondot). Defined in quant/kernels_<isa>.c, compiled only with that ISA's flags.
+// A level that sets vec_dot for a type also sets gemm for it (its own, or NULL), so gemm and
+// vec_dot of one table always come from the same code.
+
+void mint_kernels_init_ref(mint_kernels *k);
+void mint_kernels_init_avx2(mint_kernels *k);
+void mint_kernels_init_avx512(mint_kernels *k);
+void mint_kernels_init_avx512vnni(mint_kernels *k);
+void mint_kernels_init_neon(mint_kernels *k);
+void mint_kernels_init_neondot(mint_kernels *k);
+
+#endif // MINT_QUANT_KERNELS_H

@@ -1,0 +1,144 @@
+// helpers.c - see helpers.h.
+#include "helpers.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char *rotating(void) {
+    static char bufs[8][4096];
+    static int next;
+    char *b = bufs[next];
+    next = (next + 1) % 8;
+    return b;
+}
+
+const char *mt_data_path(const char *rel) {
+    const char *dir = getenv("MINT_TEST_DATA");
+    if (!dir || !*dir) {
+        if (getenv("CI"))
+            cr_assert_fail("CI is set but MINT_TEST_DATA is not (needed for %s)", rel);
+        cr_skip_test("MINT_TEST_DATA is not set; skipping a test that needs %s", rel);
+    }
+    char *p = rotating();
+    snprintf(p, 4096, "%s/%s", dir, rel);
+    if (access(p, R_OK) != 0) {
+        if (getenv("CI")) cr_assert_fail("CI is set but test data file %s is missing", p);
+        cr_skip_test("test data file %s is missing", p);
+    }
+    return p;
+}
+
+const char *mt_bin(const char *tool) {
+    const char *dir = getenv("MINT_BIN_DIR");
+    char *p = rotating();
+    snprintf(p, 4096, "%s/%s", dir && *dir ? dir : ".", tool);
+    if (access(p, X_OK) != 0) cr_assert_fail("tool %s not found (is MINT_BIN_DIR set?)", p);
+    return p;
+}
+
+const char *mt_tmpdir(void) {
+    static char dir[64];
+    if (!dir[0]) {
+        snprintf(dir, sizeof dir, "/tmp/mint-test-XXXXXX");
+        if (!mkdtemp(dir)) cr_assert_fail("mkdtemp failed");
+    }
+    return dir;
+}
+
+const char *mt_path(const char *dir, const char *name) {
+    char *p = rotating();
+    snprintf(p, 4096, "%s/%s", dir, name);
+    return p;
+}
+
+static char *slurp_fd(FILE *f) {
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    size_t k;
+    while (buf && (k = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += k;
+        if (cap - len < 2) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+        }
+    }
+    if (buf) buf[len] = '\0';
+    return buf;
+}
+
+int mt_run(const char *cmdline, char **out, char **err) {
+    char errpath[] = "/tmp/mint-test-err-XXXXXX";
+    int efd = mkstemp(errpath);
+    if (efd < 0) cr_assert_fail("mkstemp failed");
+    close(efd);
+    size_t n = strlen(cmdline) + strlen(errpath) + 16;
+    char *full = malloc(n);
+    snprintf(full, n, "%s 2>%s", cmdline, errpath);
+    FILE *p = popen(full, "r");
+    free(full);
+    if (!p) cr_assert_fail("popen failed for: %s", cmdline);
+    char *o = slurp_fd(p);
+    int status = pclose(p);
+    if (out)
+        *out = o;
+    else
+        free(o);
+    if (err) {
+        size_t len;
+        *err = (char *)mt_read_file(errpath, &len);
+    }
+    unlink(errpath);
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+    return -1;
+}
+
+uint8_t *mt_read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *buf = malloc((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    if (buf) {
+        buf[n] = 0;
+        if (len) *len = (size_t)n;
+    }
+    return buf;
+}
+
+bool mt_write_file(const char *path, const void *data, size_t len) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return false;
+    bool ok = fwrite(data, 1, len, f) == len;
+    return fclose(f) == 0 && ok;
+}
+
+json_object *mt_json_data(const char *rel) {
+    const char *p = mt_data_path(rel);
+    json_object *o = json_object_from_file(p);
+    if (!o) cr_assert_fail("cannot parse JSON %s", p);
+    return o;
+}
+
+json_object *mt_jget(json_object *o, const char *key) {
+    json_object *v;
+    if (!json_object_object_get_ex(o, key, &v)) cr_assert_fail("JSON key '%s' missing", key);
+    return v;
+}
+
+json_object *mt_jidx(json_object *a, size_t i) {
+    if (!json_object_is_type(a, json_type_array) || i >= json_object_array_length(a))
+        cr_assert_fail("JSON index %zu out of range", i);
+    return json_object_array_get_idx(a, i);
+}

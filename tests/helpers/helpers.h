@@ -1,0 +1,44 @@
+// helpers.h - shared test helpers: finding real data, running the tools, reading JSON.
+//
+// Real data lives outside the repository, in the folder named by MINT_TEST_DATA (.ci/run sets it
+// to ../shared/data). A test that needs a file calls mt_data_path(): when the variable is unset
+// the test is skipped with a message saying so; when CI is set and the file is missing the test
+// fails, so CI can never pass by skipping.
+#ifndef MINT_TEST_HELPERS_H
+#define MINT_TEST_HELPERS_H
+
+#include "mint.h"
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+// Full path of a file under MINT_TEST_DATA, in a static rotating buffer (8 deep). Skips or fails
+// the running test as described above.
+const char *mt_data_path(const char *rel);
+
+// Path of a tool binary in the build folder (MINT_BIN_DIR), e.g. mt_bin("mint-run").
+const char *mt_bin(const char *tool);
+
+// A fresh private temporary folder for the running test (removed by the OS's tmp cleaning; tests
+// run in their own processes). Returns a path like /tmp/mint-test-XXXXXX.
+const char *mt_tmpdir(void);
+// Joins mt_tmpdir() (or any dir) and a name, in a rotating static buffer.
+const char *mt_path(const char *dir, const char *name);
+
+// Runs a shell command line; returns the exit status (or 128+signal), capturing stdout and stderr
+// into malloc'd strings when the pointers are not NULL.
+int mt_run(const char *cmdline, char **out, char **err);
+
+// Reads a whole file; NULL when it cannot. *len gets the size.
+uint8_t *mt_read_file(const char *path, size_t *len);
+bool mt_write_file(const char *path, const void *data, size_t len);
+
+// Parses a JSON file under MINT_TEST_DATA (skipping/failing like mt_data_path). Caller puts it.
+json_object *mt_json_data(const char *rel);
+// Member lookups that fail the test when absent.
+json_object *mt_jget(json_object *o, const char *key);
+json_object *mt_jidx(json_object *a, size_t i);
+
+#endif // MINT_TEST_HELPERS_H

@@ -1,0 +1,18 @@
+#!/bin/sh
+# test.sh - installs what is missing, builds, and runs the whole test suite (the README's second
+# command). Tests that need real data read it from MINT_TEST_DATA; when that is unset and
+# ../shared/data exists next to the checkout, it is used.
+set -eu
+cd "$(dirname "$0")/.."
+tools/deps.sh
+tools/build.sh
+if [ -z "${MINT_TEST_DATA:-}" ] && [ -d ../shared/data ]; then
+    MINT_TEST_DATA=$(cd ../shared/data && pwd)
+    export MINT_TEST_DATA
+fi
+if [ -n "${MINT_TEST_DATA:-}" ]; then
+    echo "mint: test data from MINT_TEST_DATA=$MINT_TEST_DATA" >&2
+else
+    echo "mint: MINT_TEST_DATA is not set: tests that need real model data will be skipped" >&2
+fi
+ctest --test-dir "${MINT_BUILD_DIR:-build}" --output-on-failure ${MINT_CTEST_ARGS:-}
