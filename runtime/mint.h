@@ -157,6 +157,160 @@ uint32_t mint_type_block_size(uint32_t type);
 // XXH3-64 of a byte range (the hash mint-inspect --hash prints and mint-quantize records).
 uint64_t mint_hash64(const void *data, size_t n);
 
+// ---------------------------------------------------------------------------------------------
+// Models: weights bound to the llama graph, and the vocabulary
+
+typedef struct mint_model mint_model;
+
+typedef struct mint_model_params {
+    bool vocab_only; // load only the tokenizer (a vocab-only GGUF has no tensors)
+} mint_model_params;
+
+typedef struct mint_model_desc {
+    const char *arch;          // general.architecture ("llama")
+    const char *name;          // general.name, or "" when absent
+    int32_t n_vocab;           // tokens in the vocabulary
+    int32_t n_ctx_train;       // llama.context_length
+    int32_t n_embd;            // embedding width
+    int32_t n_ff;              // feed-forward width
+    int32_t n_layer;           // transformer blocks
+    int32_t n_head;            // query heads
+    int32_t n_head_kv;         // key/value heads (GQA when < n_head)
+    int32_t head_dim;          // n_embd / n_head
+    int32_t n_rot;             // rotary dimensions
+    float rope_base;           // rope frequency base
+    float rope_freq_scale;     // 1 / linear scaling factor
+    float rms_eps;             // RMSNorm epsilon
+    int32_t bos, eos;          // special token ids (-1 if none)
+    bool add_bos;              // tokenizer adds BOS
+    uint64_t n_params;         // elements in the bound weights
+    uint64_t weight_bytes;     // bytes of the bound weights
+    const char *chat_template; // tokenizer.chat_template, or NULL
+    const char *types;         // per-type tensor counts, e.g. "F32x9 Q4_Kx25 Q6_Kx5"
+} mint_model_desc;
+
+// Opens a model file (see mint_file_open), reads the llama hyper-parameters and binds every
+// weight by name, checking its shape and type; a missing or mis-shaped tensor, or a type mint
+// cannot compute with, is an error naming it. params may be NULL.
+mint_status mint_model_open(const char *path, const mint_model_params *params, mint_model **out,
+                            mint_err *err);
+void mint_model_close(mint_model *m);
+void mint_model_describe(const mint_model *m, mint_model_desc *out);
+
+// Tokenizes `len` bytes of text. add_special adds BOS/EOS as the vocabulary asks; parse_special
+// turns control-token text such as "</s>" into the token. Writes up to cap ids; *n_out gets the
+// number of tokens, and MINT_E_LIMIT is returned when cap is too small (call again).
+mint_status mint_tokenize(const mint_model *m, const char *text, size_t len, bool add_special,
+                          bool parse_special, int32_t *ids, size_t cap, size_t *n_out,
+                          mint_err *err);
+// The bytes a token stands for (byte tokens become their byte; control tokens are empty unless
+// `special`). Writes at most cap bytes (not NUL-terminated) and returns the length wanted.
+size_t mint_token_to_piece(const mint_model *m, int32_t id, bool special, char *buf, size_t cap);
+// The token's vocabulary text as stored ("▁Once", "<0x0A>"); NULL for an invalid id.
+const char *mint_token_text(const mint_model *m, int32_t id);
+// Whether a token ends generation (EOS, or other end-of-generation tokens).
+bool mint_token_is_eog(const mint_model *m, int32_t id);
+
+// ---------------------------------------------------------------------------------------------
+// Contexts: KV cache, scratch and thread pool for one sequence
+
+typedef struct mint_ctx mint_ctx;
+
+typedef enum mint_kv_type {
+    MINT_KV_F32 = 0, // K and V kept in f32 (matches llama.cpp's f32kv runs)
+    MINT_KV_F16 = 1, // K and V rounded to f16 when stored (half the memory)
+} mint_kv_type;
+
+typedef struct mint_ctx_params {
+    int32_t n_threads;    // worker threads including the caller (default: online CPUs, max 64)
+    int32_t n_ctx;        // KV cache length in tokens (default: the model's, at most 4096)
+    int32_t n_batch;      // most tokens per mint_eval call (default 512)
+    mint_kv_type kv_type; // KV cache storage (default F32)
+} mint_ctx_params;
+
+mint_ctx_params mint_ctx_default_params(void);
+mint_status mint_ctx_create(mint_model *m, const mint_ctx_params *params, mint_ctx **out,
+                            mint_err *err);
+void mint_ctx_free(mint_ctx *c);
+
+// Evaluates n tokens at positions pos .. pos+n-1 (one batch when n <= n_batch; larger inputs
+// are split), appending their keys and values to the KV cache, which must already hold
+// positions 0 .. pos-1 (pos <= mint_ctx_n_past; a smaller pos drops the cache past it).
+// Logits are kept for the last token, or for every token when all_logits. Fails with
+// MINT_E_LIMIT, changing nothing, when pos + n exceeds n_ctx.
+mint_status mint_eval(mint_ctx *c, const int32_t *ids, int32_t n, int32_t pos, bool all_logits,
+                      mint_err *err);
+// Logits of row i of the last eval (i = -1: the last token); n_vocab floats, or NULL.
+const float *mint_get_logits(const mint_ctx *c, int32_t i);
+// Tokens held in the KV cache.
+int32_t mint_ctx_n_past(const mint_ctx *c);
+int32_t mint_ctx_n_ctx(const mint_ctx *c);
+// Number of tokens evaluated by mint_eval since the context was created (for tests and stats).
+uint64_t mint_ctx_n_evaluated(const mint_ctx *c);
+// The op graph as text, one node per line with shapes and types (mint-run --dump-graph).
+const char *mint_ctx_graph_text(mint_ctx *c);
+// Name of the kernel level in use ("avx512vnni", "ref", ...).
+const char *mint_isa_name(void);
+
+// ---------------------------------------------------------------------------------------------
+// Samplers: a chain over the logits
+//
+// Order: repetition penalty (last repeat_last_n tokens) -> top-k -> top-p -> min-p ->
+// temperature -> draw from the softmax with the seeded RNG. temp <= 0 is greedy argmax (after
+// the penalty); the lowest id wins a tie.
+
+typedef struct mint_sampler mint_sampler;
+
+typedef struct mint_sampler_params {
+    float temp;            // temperature; <= 0 means argmax (default 0.8)
+    int32_t top_k;         // keep the k most likely; <= 0 keeps all (default 40)
+    float top_p;           // keep the smallest set with probability >= top_p; 1 = off (0.95)
+    float min_p;           // drop tokens below min_p * p(max); 0 = off (default 0.05)
+    float repeat_penalty;  // divide positive / multiply negative logits of recent tokens (1.0)
+    int32_t repeat_last_n; // how many recent tokens the penalty looks at (default 64)
+    uint64_t seed;         // RNG seed (default 0xC0FFEE)
+} mint_sampler_params;
+
+mint_sampler_params mint_sampler_default_params(void);
+mint_status mint_sampler_create(const mint_sampler_params *p, int32_t n_vocab,
+                                mint_sampler **out, mint_err *err);
+void mint_sampler_free(mint_sampler *s);
+// Picks a token from n_vocab logits (not modified).
+int32_t mint_sampler_sample(mint_sampler *s, const float *logits);
+// Records a token in the penalty history (prompt tokens and generated ones).
+void mint_sampler_accept(mint_sampler *s, int32_t id);
+// Clears the history and reseeds.
+void mint_sampler_reset(mint_sampler *s, uint64_t seed);
+
+// ---------------------------------------------------------------------------------------------
+// Chat templates
+
+typedef enum mint_chat_template {
+    MINT_CHAT_UNKNOWN = 0,
+    MINT_CHAT_ZEPHYR = 1, // <|user|>\n{msg}</s>\n ... <|assistant|>\n  (TinyLlama-Chat)
+    MINT_CHAT_LLAMA2 = 2, // <s>[INST] <<SYS>>\n{sys}\n<</SYS>>\n\n{msg} [/INST]
+    MINT_CHAT_CHATML = 3, // <|im_start|>user\n{msg}<|im_end|>\n ... <|im_start|>assistant\n
+} mint_chat_template;
+
+typedef struct mint_chat_msg {
+    const char *role;    // "system", "user" or "assistant"
+    const char *content; // UTF-8 text
+} mint_chat_msg;
+
+// Recognises a Jinja chat template by its signature; MINT_CHAT_UNKNOWN when it is none of the
+// known ones (or NULL).
+mint_chat_template mint_chat_detect(const char *jinja);
+// Template by name ("zephyr", "llama2", "chatml"); MINT_CHAT_UNKNOWN when unknown.
+mint_chat_template mint_chat_from_name(const char *name);
+const char *mint_chat_name(mint_chat_template t);
+// Renders messages into the prompt text (to be tokenized with parse_special); with
+// add_assistant the text ends where the assistant's reply begins. `bos`/`eos` are the
+// vocabulary's texts for them ("<s>", "</s>"). Writes at most cap bytes plus a NUL and returns
+// the length wanted (excluding the NUL).
+size_t mint_chat_render(mint_chat_template t, const mint_chat_msg *msgs, size_t n,
+                        bool add_assistant, const char *bos, const char *eos, char *buf,
+                        size_t cap);
+
 #ifdef __cplusplus
 }
 #endif
