@@ -1,0 +1,33 @@
+// sampler_internal.h - the sampler's candidate array, for the chain's steps and for tests.
+//
+// A sample starts from one candidate per vocabulary entry, in id order; each step of the chain
+// (runtime/sampler.c) rewrites logits, reorders, or shortens the array; the last step draws one
+// candidate. Tests call mint_sampler_apply_chain to see which candidates survive the filters.
+#ifndef MINT_SAMPLER_INTERNAL_H
+#define MINT_SAMPLER_INTERNAL_H
+
+#include "mint.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct mint_candidate {
+    int32_t id;  // token id
+    float logit; // current logit (after the penalty; divided by temp once that step ran)
+    float p;     // probability; meaningful only right after a step that computed a softmax
+} mint_candidate;
+
+typedef struct mint_candidates {
+    mint_candidate *data; // [n] candidates; the sampler's scratch, n_vocab long
+    size_t n;             // candidates still in play, 1 .. n_vocab
+    bool sorted;          // data is ordered by logit, highest first (lower id first on ties)
+} mint_candidates;
+
+// Runs every step of the chain except the draw on a copy of `logits` (n_vocab floats, not
+// modified) and returns the surviving candidates: all of them for no filters, one (the argmax)
+// when temp <= 0. The array lives in the sampler and is overwritten by the next call to this or
+// mint_sampler_sample. The penalty history is read, not changed; the RNG is not touched.
+const mint_candidates *mint_sampler_apply_chain(mint_sampler *s, const float *logits);
+
+#endif // MINT_SAMPLER_INTERNAL_H
