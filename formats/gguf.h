@@ -69,6 +69,8 @@ mint_status mint_gguf_add_tensor_fill(mint_gguf_writer *w, const char *name, uin
                                       mint_gguf_fill_fn fill, void *user, uint64_t index);
 
 // Writes to `path` atomically (temp + fsync + rename). Removes the temporary file on failure.
+// Every tensor, the last one too, is padded to the alignment with zeros; a file without tensors
+// ends right after its metadata, as llama.cpp's vocab-only files do.
 mint_status mint_gguf_writer_write_file(mint_gguf_writer *w, const char *path, mint_err *err);
 // Writes to memory; *buf is malloc'd and owned by the caller.
 mint_status mint_gguf_writer_write_mem(mint_gguf_writer *w, uint8_t **buf, size_t *len,

@@ -104,12 +104,33 @@ void mint_gguf_writer_set_alignment(mint_gguf_writer *w, uint32_t a) {
 // ---------------------------------------------------------------------------------------------
 // Metadata
 
+// Encodes one scalar given in its native C type (uint16_t for U16, float for F32, ...) as
+// little-endian bytes.
 static void put_scalar(bytes *b, mint_value_type type, const void *value) {
     size_t n = mint_value_type_size(type);
-    // Encode little-endian explicitly: the value comes in native layout.
-    uint8_t tmp[8];
     uint64_t v = 0;
-    memcpy(&v, value, n);
+    switch (n) {
+    case 1:
+        v = *(const uint8_t *)value;
+        break;
+    case 2: {
+        uint16_t x;
+        memcpy(&x, value, 2);
+        v = x;
+        break;
+    }
+    case 4: {
+        uint32_t x;
+        memcpy(&x, value, 4);
+        v = x;
+        break;
+    }
+    default: {
+        memcpy(&v, value, 8);
+        break;
+    }
+    }
+    uint8_t tmp[8];
     for (size_t i = 0; i < n; i++) tmp[i] = (uint8_t)(v >> (8 * i));
     put(b, tmp, n);
 }
@@ -182,6 +203,19 @@ mint_status mint_gguf_add_arr_str(mint_gguf_writer *w, const char *key, const mi
 mint_status mint_gguf_add_kv_from(mint_gguf_writer *w, const mint_file *f, uint64_t i) {
     if (i >= f->n_kv) return MINT_E_ARG;
     const mint_kv *kv = &f->kv[i];
+    // Scalars are held widened in kv->v; narrow them back to their own native type.
+    union {
+        uint8_t u8;
+        int8_t i8;
+        uint16_t u16;
+        int16_t i16;
+        uint32_t u32;
+        int32_t i32;
+        uint64_t u64;
+        int64_t i64;
+        float f32;
+        double f64;
+    } x;
     switch (kv->type) {
     case MINT_VAL_STRING:
         return mint_gguf_add_strn(w, kv->key, kv->str, kv->n);
@@ -189,22 +223,41 @@ mint_status mint_gguf_add_kv_from(mint_gguf_writer *w, const mint_file *f, uint6
         if (kv->elem_type == MINT_VAL_STRING)
             return mint_gguf_add_arr_str(w, kv->key, kv->arr, kv->n);
         return mint_gguf_add_arr(w, kv->key, kv->elem_type, kv->arr, kv->n);
-    case MINT_VAL_F32: {
-        float x = (float)kv->v.f;
-        return mint_gguf_add_scalar(w, kv->key, kv->type, &x);
-    }
-    case MINT_VAL_F64:
-        return mint_gguf_add_scalar(w, kv->key, kv->type, &kv->v.f);
+    case MINT_VAL_U8:
+    case MINT_VAL_BOOL:
+        x.u8 = (uint8_t)kv->v.u;
+        break;
     case MINT_VAL_I8:
+        x.i8 = (int8_t)kv->v.i;
+        break;
+    case MINT_VAL_U16:
+        x.u16 = (uint16_t)kv->v.u;
+        break;
     case MINT_VAL_I16:
+        x.i16 = (int16_t)kv->v.i;
+        break;
+    case MINT_VAL_U32:
+        x.u32 = (uint32_t)kv->v.u;
+        break;
     case MINT_VAL_I32:
+        x.i32 = (int32_t)kv->v.i;
+        break;
+    case MINT_VAL_U64:
+        x.u64 = kv->v.u;
+        break;
     case MINT_VAL_I64:
-        return mint_gguf_add_scalar(w, kv->key, kv->type, &kv->v.i);
-    default: {
-        // put_scalar reads the low bytes of a little-endian u64, which is what v.u holds.
-        return mint_gguf_add_scalar(w, kv->key, kv->type, &kv->v.u);
+        x.i64 = kv->v.i;
+        break;
+    case MINT_VAL_F32:
+        x.f32 = (float)kv->v.f;
+        break;
+    case MINT_VAL_F64:
+        x.f64 = kv->v.f;
+        break;
+    default:
+        return MINT_E_ARG;
     }
-    }
+    return mint_gguf_add_scalar(w, kv->key, kv->type, &x);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -268,8 +321,10 @@ static mint_status encode_header(mint_gguf_writer *w, bytes *b) {
         put_u64(b, off);
         off = align_up(off + t->nbytes, w->alignment);
     }
+    // Without tensors there is no data section to pad for: llama.cpp's vocab-only files end
+    // right after the metadata, and so do ours.
     static const uint8_t zeros[64] = {0};
-    size_t pad = (size_t)(align_up(b->len, w->alignment) - b->len);
+    size_t pad = w->n_t ? (size_t)(align_up(b->len, w->alignment) - b->len) : 0;
     while (pad > 0) {
         size_t n = pad < sizeof zeros ? pad : sizeof zeros;
         put(b, zeros, n);

@@ -88,6 +88,8 @@ typedef struct mint_file_info {
     uint64_t n_kv;        // metadata entries
     uint64_t n_tensors;   // tensors
     uint32_t alignment;   // GGUF data alignment (general.alignment or 32); 0 for safetensors
+    uint64_t header_size; // bytes before the data section's padding (GGUF: header + metadata +
+                          // tensor infos; safetensors: 8 + JSON header)
     uint64_t data_offset; // byte offset of the data section in the file
     uint64_t data_size;   // bytes from data_offset to the end of the last tensor
 } mint_file_info;
@@ -272,8 +274,8 @@ typedef struct mint_sampler_params {
 } mint_sampler_params;
 
 mint_sampler_params mint_sampler_default_params(void);
-mint_status mint_sampler_create(const mint_sampler_params *p, int32_t n_vocab,
-                                mint_sampler **out, mint_err *err);
+mint_status mint_sampler_create(const mint_sampler_params *p, int32_t n_vocab, mint_sampler **out,
+                                mint_err *err);
 void mint_sampler_free(mint_sampler *s);
 // Picks a token from n_vocab logits (not modified).
 int32_t mint_sampler_sample(mint_sampler *s, const float *logits);
