@@ -274,8 +274,8 @@ typedef struct mint_sampler_params {
 } mint_sampler_params;
 
 mint_sampler_params mint_sampler_default_params(void);
-mint_status mint_sampler_create(const mint_sampler_params *p, int32_t n_vocab, mint_sampler **out,
-                                mint_err *err);
+mint_status mint_sampler_create(const mint_sampler_params *p, int32_t n_vocab,
+                                mint_sampler **out, mint_err *err);
 void mint_sampler_free(mint_sampler *s);
 // Picks a token from n_vocab logits (not modified).
 int32_t mint_sampler_sample(mint_sampler *s, const float *logits);
