@@ -38,7 +38,8 @@ typedef mint_status (*mint_gguf_fill_fn)(void *user, uint64_t index, void *dst, 
 mint_gguf_writer *mint_gguf_writer_create(void);
 void mint_gguf_writer_free(mint_gguf_writer *w);
 
-// Defaults: version 3, alignment 32 (or general.alignment when such a u32 entry is added).
+// Defaults: version 3, alignment 32, or general.alignment when a u32 entry the reader accepts
+// (a power of two up to MINT_MAX_ALIGNMENT) is added.
 void mint_gguf_writer_set_version(mint_gguf_writer *w, uint32_t version);
 void mint_gguf_writer_set_alignment(mint_gguf_writer *w, uint32_t alignment);
 

@@ -146,10 +146,12 @@ mint_status mint_gguf_add_scalar(mint_gguf_writer *w, const char *key, mint_valu
     put_str(&w->kv, key, strlen(key));
     put_u32(&w->kv, type);
     put_scalar(&w->kv, type, value);
+    // A general.alignment the reader accepts becomes the writer's alignment; any other value is
+    // written as given (to make broken files) and the alignment stays.
     if (type == MINT_VAL_U32 && strcmp(key, "general.alignment") == 0) {
         uint32_t a;
         memcpy(&a, value, 4);
-        if (a && (a & (a - 1)) == 0) w->alignment = a;
+        if (a && (a & (a - 1)) == 0 && a <= MINT_MAX_ALIGNMENT) w->alignment = a;
     }
     return kv_done(w);
 }
@@ -300,6 +302,8 @@ mint_status mint_gguf_add_tensor_fill(mint_gguf_writer *w, const char *name, uin
 // ---------------------------------------------------------------------------------------------
 // Writing
 
+static const uint8_t zeros[4096] = {0}; // source of padding bytes
+
 static uint64_t align_up(uint64_t x, uint32_t a) {
     return a ? x + (a - x % a) % a : x;
 }
@@ -323,7 +327,6 @@ static mint_status encode_header(mint_gguf_writer *w, bytes *b) {
     }
     // Without tensors there is no data section to pad for: llama.cpp's vocab-only files end
     // right after the metadata, and so do ours.
-    static const uint8_t zeros[64] = {0};
     size_t pad = w->n_t ? (size_t)(align_up(b->len, w->alignment) - b->len) : 0;
     while (pad > 0) {
         size_t n = pad < sizeof zeros ? pad : sizeof zeros;
@@ -336,8 +339,18 @@ static mint_status encode_header(mint_gguf_writer *w, bytes *b) {
 // Calls sink(ctx, bytes, n) for every byte of the file after the header.
 typedef mint_status (*sink_fn)(void *ctx, const void *p, size_t n, mint_err *err);
 
+// n zero bytes, in pieces of at most sizeof zeros (padding can be as long as the alignment).
+static mint_status emit_zeros(sink_fn sink, void *ctx, uint64_t n, mint_err *err) {
+    mint_status st = MINT_OK;
+    while (n > 0 && st == MINT_OK) {
+        size_t k = n < sizeof zeros ? (size_t)n : sizeof zeros;
+        st = sink(ctx, zeros, k, err);
+        n -= k;
+    }
+    return st;
+}
+
 static mint_status emit_data(mint_gguf_writer *w, sink_fn sink, void *ctx, mint_err *err) {
-    static const uint8_t zeros[4096] = {0};
     uint64_t off = 0;
     for (uint64_t i = 0; i < w->n_t; i++) {
         const wtensor *t = &w->t[i];
@@ -351,21 +364,14 @@ static mint_status emit_data(mint_gguf_writer *w, sink_fn sink, void *ctx, mint_
         } else if (t->data) {
             st = sink(ctx, t->data, (size_t)t->nbytes, err);
         } else {
-            for (uint64_t done = 0; done < t->nbytes && st == MINT_OK;) {
-                size_t n =
-                    t->nbytes - done < sizeof zeros ? (size_t)(t->nbytes - done) : sizeof zeros;
-                st = sink(ctx, zeros, n, err);
-                done += n;
-            }
+            st = emit_zeros(sink, ctx, t->nbytes, err);
         }
         if (st != MINT_OK) return st;
         uint64_t end = off + t->nbytes;
         off = align_up(end, w->alignment);
         // Every tensor is padded to the alignment, the last one too, as llama.cpp writes them.
-        if (off > end) {
-            st = sink(ctx, zeros, (size_t)(off - end), err);
-            if (st != MINT_OK) return st;
-        }
+        st = emit_zeros(sink, ctx, off - end, err);
+        if (st != MINT_OK) return st;
     }
     return MINT_OK;
 }
