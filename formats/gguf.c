@@ -427,8 +427,8 @@ static mint_status check_data(cursor *c, mint_file *f, uint64_t data_start) {
         if (t->offset > avail || t->nbytes > avail - t->offset)
             return mint_fail(c->err, MINT_E_FORMAT,
                              "%s: offset %" PRIu64 " at byte %" PRIu64 " + %" PRIu64 " bytes "
-                             "runs past the end of the data section (%" PRIu64 " bytes from "
-                             "byte %" PRIu64 ")",
+                             "runs past the end of the data section (the data section holds "
+                             "%" PRIu64 " bytes from byte %" PRIu64 ")",
                              c->where, t->offset, field_at, t->nbytes, avail, data_start);
         t->file_offset = data_start + t->offset;
         t->data = c->base + t->file_offset;

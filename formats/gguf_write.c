@@ -19,7 +19,7 @@ typedef struct bytes {
 } bytes;
 
 static void put(bytes *b, const void *src, size_t n) {
-    if (b->oom) return;
+    if (b->oom || n == 0) return; // n == 0 may come with src == NULL (no metadata yet)
     if (b->cap - b->len < n) {
         size_t cap = b->cap ? b->cap : 4096;
         while (cap - b->len < n) {

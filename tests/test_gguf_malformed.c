@@ -553,7 +553,8 @@ Test(gguf_malformed, offset_plus_size_past_the_end) {
     mt_put_u64(m.p, p.offset, 1ull << 40);
     expect_reject(&m,
                   fmt("tensor 'tensor.gamma': offset 1099511627776 at byte %zu + 64 bytes runs "
-                      "past the end of the data section (%" PRIu64 " bytes from byte %" PRIu64 ")",
+                      "past the end of the data section (the data section holds %" PRIu64
+                      " bytes from byte %" PRIu64 ")",
                       p.offset, avail, data_start),
                   NULL);
     mt_put_u64(m.p, p.offset, UINT64_MAX - 31); // aligned; offset + size wraps around

@@ -216,7 +216,7 @@ static void print_text(const mint_file *f, const options *o) {
     printf("  types:          ");
     for (unsigned k = 0; k <= MAX_TYPES; k++)
         if (tot.count[k]) printf(" %sx%" PRIu64, count_name(k), tot.count[k]);
-    printf("\n");
+    printf("%s\n", info.n_tensors ? "" : " (none)");
     if (tot.any_uncomputable)
         printf("  * = a type mint lists but has no kernels for (such a file cannot be run)\n");
 
