@@ -437,3 +437,64 @@ Test(inspect, uncomputable_type_is_marked) {
     free(out);
     free(err);
 }
+
+// Odd but valid values still give valid JSON: control bytes and NUL in strings and keys, NaN and
+// infinities, extreme integers, empty arrays and strings.
+Test(inspect, json_stays_valid_for_odd_values) {
+    mint_gguf_writer *w = mint_gguf_writer_create();
+    cr_assert_eq(mint_gguf_add_strn(w, "s.nul", "a\0b\"c\\\x01\x7f\n", 9), MINT_OK);
+    cr_assert_eq(mint_gguf_add_str(w, "k\"\\\x02", ""), MINT_OK);
+    cr_assert_eq(mint_gguf_add_f32(w, "f.nan", __builtin_nanf("")), MINT_OK);
+    cr_assert_eq(mint_gguf_add_f32(w, "f.inf", __builtin_inff()), MINT_OK);
+    double ninf = -__builtin_inf();
+    cr_assert_eq(mint_gguf_add_scalar(w, "f.ninf", MINT_VAL_F64, &ninf), MINT_OK);
+    int64_t i64 = INT64_MIN;
+    cr_assert_eq(mint_gguf_add_scalar(w, "i.min", MINT_VAL_I64, &i64), MINT_OK);
+    const float fa[3] = {__builtin_nanf(""), -0.0f, 1e-45f};
+    cr_assert_eq(mint_gguf_add_arr(w, "a.f32", MINT_VAL_F32, fa, 3), MINT_OK);
+    const uint8_t ba[2] = {1, 0};
+    cr_assert_eq(mint_gguf_add_arr(w, "a.bool", MINT_VAL_BOOL, ba, 2), MINT_OK);
+    cr_assert_eq(mint_gguf_add_arr(w, "a.empty", MINT_VAL_I8, NULL, 0), MINT_OK);
+    uint8_t *buf;
+    size_t len;
+    cr_assert_eq(mint_gguf_writer_write_mem(w, &buf, &len, NULL), MINT_OK);
+    mint_gguf_writer_free(w);
+    const char *path = write_tmp("odd.gguf", buf, len);
+    free(buf);
+
+    char *out, *err;
+    char args[4200];
+    snprintf(args, sizeof args, "--json --hash '%s'", path);
+    cr_assert_eq(inspect(args, &out, &err), 0, "stderr: %s", err);
+    json_object *j = json_tokener_parse(out);
+    cr_assert_not_null(j, "not JSON: %s", out);
+    json_object *md = mt_jget(j, "metadata");
+    cr_assert_eq(json_object_array_length(md), 9);
+    json_object *s = mt_jget(mt_jidx(md, 0), "value");
+    cr_assert_eq(json_object_get_string_len(s), 9);
+    cr_assert_eq(memcmp(json_object_get_string(s), "a\0b\"c\\\x01\x7f\n", 9), 0);
+    cr_assert_str_eq(json_object_get_string(mt_jget(mt_jidx(md, 1), "key")), "k\"\\\x02");
+    cr_assert_str_eq(json_object_get_string(mt_jget(mt_jidx(md, 2), "value")), "nan");
+    cr_assert_str_eq(json_object_get_string(mt_jget(mt_jidx(md, 3), "value")), "inf");
+    cr_assert_str_eq(json_object_get_string(mt_jget(mt_jidx(md, 4), "value")), "-inf");
+    cr_assert_eq(json_object_get_int64(mt_jget(mt_jidx(md, 5), "value")), INT64_MIN);
+    json_object *head = mt_jget(mt_jidx(md, 6), "head");
+    cr_assert_str_eq(json_object_get_string(mt_jidx(head, 0)), "nan");
+    cr_assert_eq((float)json_object_get_double(mt_jidx(head, 2)), 1e-45f);
+    cr_assert(json_object_get_boolean(mt_jidx(mt_jget(mt_jidx(md, 7), "head"), 0)));
+    cr_assert_eq(json_object_array_length(mt_jget(mt_jidx(md, 8), "head")), 0);
+    cr_assert_eq(json_object_array_length(mt_jget(j, "tensors")), 0);
+    json_object_put(j);
+    free(out);
+    free(err);
+
+    // The text form stays one record per line.
+    snprintf(args, sizeof args, "'%s'", path);
+    cr_assert_eq(inspect(args, &out, &err), 0, "stderr: %s", err);
+    expect_contains(out, "  s.nul                                        str  "
+                         "\"a\\x00b\\\"c\\\\\\x01\\x7f\\n\"\n");
+    expect_contains(out, "  k\"\\?                                         str  \"\"\n");
+    expect_contains(out, "  f.nan                                        f32  nan\n");
+    free(out);
+    free(err);
+}
