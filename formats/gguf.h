@@ -38,7 +38,8 @@ typedef mint_status (*mint_gguf_fill_fn)(void *user, uint64_t index, void *dst, 
 mint_gguf_writer *mint_gguf_writer_create(void);
 void mint_gguf_writer_free(mint_gguf_writer *w);
 
-// Defaults: version 3, alignment 32 (or general.alignment when such a u32 entry is added).
+// Defaults: version 3, alignment 32, or general.alignment when a u32 entry the reader accepts
+// (a power of two up to MINT_MAX_ALIGNMENT) is added.
 void mint_gguf_writer_set_version(mint_gguf_writer *w, uint32_t version);
 void mint_gguf_writer_set_alignment(mint_gguf_writer *w, uint32_t alignment);
 
@@ -69,6 +70,8 @@ mint_status mint_gguf_add_tensor_fill(mint_gguf_writer *w, const char *name, uin
                                       mint_gguf_fill_fn fill, void *user, uint64_t index);
 
 // Writes to `path` atomically (temp + fsync + rename). Removes the temporary file on failure.
+// Every tensor, the last one too, is padded to the alignment with zeros; a file without tensors
+// ends right after its metadata, as llama.cpp's vocab-only files do.
 mint_status mint_gguf_writer_write_file(mint_gguf_writer *w, const char *path, mint_err *err);
 // Writes to memory; *buf is malloc'd and owned by the caller.
 mint_status mint_gguf_writer_write_mem(mint_gguf_writer *w, uint8_t **buf, size_t *len,

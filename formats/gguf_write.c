@@ -19,7 +19,7 @@ typedef struct bytes {
 } bytes;
 
 static void put(bytes *b, const void *src, size_t n) {
-    if (b->oom) return;
+    if (b->oom || n == 0) return; // n == 0 may come with src == NULL (no metadata yet)
     if (b->cap - b->len < n) {
         size_t cap = b->cap ? b->cap : 4096;
         while (cap - b->len < n) {
@@ -104,12 +104,33 @@ void mint_gguf_writer_set_alignment(mint_gguf_writer *w, uint32_t a) {
 // ---------------------------------------------------------------------------------------------
 // Metadata
 
+// Encodes one scalar given in its native C type (uint16_t for U16, float for F32, ...) as
+// little-endian bytes.
 static void put_scalar(bytes *b, mint_value_type type, const void *value) {
     size_t n = mint_value_type_size(type);
-    // Encode little-endian explicitly: the value comes in native layout.
-    uint8_t tmp[8];
     uint64_t v = 0;
-    memcpy(&v, value, n);
+    switch (n) {
+    case 1:
+        v = *(const uint8_t *)value;
+        break;
+    case 2: {
+        uint16_t x;
+        memcpy(&x, value, 2);
+        v = x;
+        break;
+    }
+    case 4: {
+        uint32_t x;
+        memcpy(&x, value, 4);
+        v = x;
+        break;
+    }
+    default: {
+        memcpy(&v, value, 8);
+        break;
+    }
+    }
+    uint8_t tmp[8];
     for (size_t i = 0; i < n; i++) tmp[i] = (uint8_t)(v >> (8 * i));
     put(b, tmp, n);
 }
@@ -125,10 +146,12 @@ mint_status mint_gguf_add_scalar(mint_gguf_writer *w, const char *key, mint_valu
     put_str(&w->kv, key, strlen(key));
     put_u32(&w->kv, type);
     put_scalar(&w->kv, type, value);
+    // A general.alignment the reader accepts becomes the writer's alignment; any other value is
+    // written as given (to make broken files) and the alignment stays.
     if (type == MINT_VAL_U32 && strcmp(key, "general.alignment") == 0) {
         uint32_t a;
         memcpy(&a, value, 4);
-        if (a && (a & (a - 1)) == 0) w->alignment = a;
+        if (a && (a & (a - 1)) == 0 && a <= MINT_MAX_ALIGNMENT) w->alignment = a;
     }
     return kv_done(w);
 }
@@ -182,6 +205,19 @@ mint_status mint_gguf_add_arr_str(mint_gguf_writer *w, const char *key, const mi
 mint_status mint_gguf_add_kv_from(mint_gguf_writer *w, const mint_file *f, uint64_t i) {
     if (i >= f->n_kv) return MINT_E_ARG;
     const mint_kv *kv = &f->kv[i];
+    // Scalars are held widened in kv->v; narrow them back to their own native type.
+    union {
+        uint8_t u8;
+        int8_t i8;
+        uint16_t u16;
+        int16_t i16;
+        uint32_t u32;
+        int32_t i32;
+        uint64_t u64;
+        int64_t i64;
+        float f32;
+        double f64;
+    } x;
     switch (kv->type) {
     case MINT_VAL_STRING:
         return mint_gguf_add_strn(w, kv->key, kv->str, kv->n);
@@ -189,22 +225,41 @@ mint_status mint_gguf_add_kv_from(mint_gguf_writer *w, const mint_file *f, uint6
         if (kv->elem_type == MINT_VAL_STRING)
             return mint_gguf_add_arr_str(w, kv->key, kv->arr, kv->n);
         return mint_gguf_add_arr(w, kv->key, kv->elem_type, kv->arr, kv->n);
-    case MINT_VAL_F32: {
-        float x = (float)kv->v.f;
-        return mint_gguf_add_scalar(w, kv->key, kv->type, &x);
-    }
-    case MINT_VAL_F64:
-        return mint_gguf_add_scalar(w, kv->key, kv->type, &kv->v.f);
+    case MINT_VAL_U8:
+    case MINT_VAL_BOOL:
+        x.u8 = (uint8_t)kv->v.u;
+        break;
     case MINT_VAL_I8:
+        x.i8 = (int8_t)kv->v.i;
+        break;
+    case MINT_VAL_U16:
+        x.u16 = (uint16_t)kv->v.u;
+        break;
     case MINT_VAL_I16:
+        x.i16 = (int16_t)kv->v.i;
+        break;
+    case MINT_VAL_U32:
+        x.u32 = (uint32_t)kv->v.u;
+        break;
     case MINT_VAL_I32:
+        x.i32 = (int32_t)kv->v.i;
+        break;
+    case MINT_VAL_U64:
+        x.u64 = kv->v.u;
+        break;
     case MINT_VAL_I64:
-        return mint_gguf_add_scalar(w, kv->key, kv->type, &kv->v.i);
-    default: {
-        // put_scalar reads the low bytes of a little-endian u64, which is what v.u holds.
-        return mint_gguf_add_scalar(w, kv->key, kv->type, &kv->v.u);
+        x.i64 = kv->v.i;
+        break;
+    case MINT_VAL_F32:
+        x.f32 = (float)kv->v.f;
+        break;
+    case MINT_VAL_F64:
+        x.f64 = kv->v.f;
+        break;
+    default:
+        return MINT_E_ARG;
     }
-    }
+    return mint_gguf_add_scalar(w, kv->key, kv->type, &x);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -247,6 +302,8 @@ mint_status mint_gguf_add_tensor_fill(mint_gguf_writer *w, const char *name, uin
 // ---------------------------------------------------------------------------------------------
 // Writing
 
+static const uint8_t zeros[4096] = {0}; // source of padding bytes
+
 static uint64_t align_up(uint64_t x, uint32_t a) {
     return a ? x + (a - x % a) % a : x;
 }
@@ -268,8 +325,9 @@ static mint_status encode_header(mint_gguf_writer *w, bytes *b) {
         put_u64(b, off);
         off = align_up(off + t->nbytes, w->alignment);
     }
-    static const uint8_t zeros[64] = {0};
-    size_t pad = (size_t)(align_up(b->len, w->alignment) - b->len);
+    // Without tensors there is no data section to pad for: llama.cpp's vocab-only files end
+    // right after the metadata, and so do ours.
+    size_t pad = w->n_t ? (size_t)(align_up(b->len, w->alignment) - b->len) : 0;
     while (pad > 0) {
         size_t n = pad < sizeof zeros ? pad : sizeof zeros;
         put(b, zeros, n);
@@ -281,8 +339,18 @@ static mint_status encode_header(mint_gguf_writer *w, bytes *b) {
 // Calls sink(ctx, bytes, n) for every byte of the file after the header.
 typedef mint_status (*sink_fn)(void *ctx, const void *p, size_t n, mint_err *err);
 
+// n zero bytes, in pieces of at most sizeof zeros (padding can be as long as the alignment).
+static mint_status emit_zeros(sink_fn sink, void *ctx, uint64_t n, mint_err *err) {
+    mint_status st = MINT_OK;
+    while (n > 0 && st == MINT_OK) {
+        size_t k = n < sizeof zeros ? (size_t)n : sizeof zeros;
+        st = sink(ctx, zeros, k, err);
+        n -= k;
+    }
+    return st;
+}
+
 static mint_status emit_data(mint_gguf_writer *w, sink_fn sink, void *ctx, mint_err *err) {
-    static const uint8_t zeros[4096] = {0};
     uint64_t off = 0;
     for (uint64_t i = 0; i < w->n_t; i++) {
         const wtensor *t = &w->t[i];
@@ -296,21 +364,14 @@ static mint_status emit_data(mint_gguf_writer *w, sink_fn sink, void *ctx, mint_
         } else if (t->data) {
             st = sink(ctx, t->data, (size_t)t->nbytes, err);
         } else {
-            for (uint64_t done = 0; done < t->nbytes && st == MINT_OK;) {
-                size_t n =
-                    t->nbytes - done < sizeof zeros ? (size_t)(t->nbytes - done) : sizeof zeros;
-                st = sink(ctx, zeros, n, err);
-                done += n;
-            }
+            st = emit_zeros(sink, ctx, t->nbytes, err);
         }
         if (st != MINT_OK) return st;
         uint64_t end = off + t->nbytes;
         off = align_up(end, w->alignment);
         // Every tensor is padded to the alignment, the last one too, as llama.cpp writes them.
-        if (off > end) {
-            st = sink(ctx, zeros, (size_t)(off - end), err);
-            if (st != MINT_OK) return st;
-        }
+        st = emit_zeros(sink, ctx, off - end, err);
+        if (st != MINT_OK) return st;
     }
     return MINT_OK;
 }

@@ -204,6 +204,8 @@ mint_status mint_file_open(const char *path, mint_file **out, mint_err *err) {
     if (S_ISDIR(st.st_mode))
         return mint_fail(err, MINT_E_UNSUPPORTED,
                          "%s: is a folder; checkpoint folders are not supported yet", path);
+    // Checked before open(): opening a FIFO would block until a writer appears.
+    if (!S_ISREG(st.st_mode)) return mint_fail(err, MINT_E_IO, "%s: not a regular file", path);
     return mint_gguf_open(path, out, err);
 }
 
@@ -212,6 +214,7 @@ void mint_file_get_info(const mint_file *f, mint_file_info *out) {
     out->format = f->format;
     out->version = f->version;
     out->file_size = f->file_size;
+    out->header_size = f->header_size;
     out->n_kv = f->n_kv;
     out->n_tensors = f->n_tensors;
     out->alignment = f->alignment;
@@ -488,7 +491,7 @@ size_t mint_file_kv_format(const mint_file *f, uint64_t i, char *buf, size_t cap
                 out_scalar(&o, kv->elem_type, (const char *)kv->arr + j * es);
             }
         }
-        if (m < kv->n) out_printf(&o, ", ...");
+        if (m < kv->n) out_printf(&o, m ? ", ..." : " ...");
         break;
     }
     case MINT_VAL_F32: {

@@ -61,6 +61,7 @@ struct mint_file {
     uint32_t version;       // GGUF version; 0 otherwise
     uint32_t alignment;     // GGUF data alignment; 0 otherwise
     uint64_t file_size;     // bytes (all shards)
+    uint64_t header_size;   // GGUF: bytes of header, metadata and tensor infos (before padding)
     uint64_t data_offset;   // data section start in the (first) file
     uint64_t data_size;     // bytes from data_offset to the end of the last tensor
     mint_kv *kv;            // [n_kv]

@@ -88,6 +88,8 @@ typedef struct mint_file_info {
     uint64_t n_kv;        // metadata entries
     uint64_t n_tensors;   // tensors
     uint32_t alignment;   // GGUF data alignment (general.alignment or 32); 0 for safetensors
+    uint64_t header_size; // bytes before the data section's padding (GGUF: header + metadata +
+                          // tensor infos; safetensors: 8 + JSON header)
     uint64_t data_offset; // byte offset of the data section in the file
     uint64_t data_size;   // bytes from data_offset to the end of the last tensor
 } mint_file_info;
