@@ -7,6 +7,13 @@
 // order. The integer super-block sums stay below 2^24 for real data (the bound is 2^27 for Q6_K
 // with every quant and scale at its extreme), so their conversion to f32 is exact in practice.
 //
+// Types whose levels are offset (Q4_0: q - 8, Q5_0: q - 16, Q3_K: level - 4, Q6_K: level - 32)
+// sum level * a over the unsigned levels and subtract offset * sum(a) afterwards. It is the same
+// integer, and it is what the u8 x s8 SIMD instructions compute, but the reason it is written so
+// here is a compiler bug: GCC 12.2 with -mavx512vnni (e.g. -march=native on Zen 4 / Ice Lake)
+// vectorizes sum((u8 - 8) * s8) into a u8 x s8 dot product with the difference taken modulo 256,
+// returning e.g. 7936 instead of -256 for an all-zero Q4_0 block.
+//
 // For the plain float types the reference sums in double: it is the accurate answer that SIMD
 // versions (which sum in f32) are compared to.
 #include "quant/blocks.h"
@@ -56,8 +63,12 @@ void vec_dot_q4_0_q8_0_ref(int64_t n, float *restrict s, const void *restrict vw
     const mint_block_q8_0 *a = va;
     float sum = 0.0f;
     for (int64_t ib = 0; ib < n / MINT_QK; ib++) {
-        int sumi = 0;
-        for (int e = 0; e < MINT_QK; e++) sumi += (mint_nibble(w[ib].qs, e) - 8) * a[ib].qs[e];
+        int sumqa = 0, suma = 0;
+        for (int e = 0; e < MINT_QK; e++) {
+            sumqa += mint_nibble(w[ib].qs, e) * a[ib].qs[e];
+            suma += a[ib].qs[e];
+        }
+        int sumi = sumqa - 8 * suma; // sum (q - 8) * a
         sum += mint_f16_to_f32(w[ib].d) * mint_f16_to_f32(a[ib].d) * (float)sumi;
     }
     *s = sum;
@@ -84,11 +95,13 @@ void vec_dot_q5_0_q8_0_ref(int64_t n, float *restrict s, const void *restrict vw
     float sum = 0.0f;
     for (int64_t ib = 0; ib < n / MINT_QK; ib++) {
         uint32_t qh = mint_load_u32_le(w[ib].qh);
-        int sumi = 0;
+        int sumqa = 0, suma = 0;
         for (int e = 0; e < MINT_QK; e++) {
             int q = mint_nibble(w[ib].qs, e) | (int)((qh >> e) & 1) << 4;
-            sumi += (q - 16) * a[ib].qs[e];
+            sumqa += q * a[ib].qs[e];
+            suma += a[ib].qs[e];
         }
+        int sumi = sumqa - 16 * suma; // sum (q - 16) * a
         sum += mint_f16_to_f32(w[ib].d) * mint_f16_to_f32(a[ib].d) * (float)sumi;
     }
     *s = sum;
@@ -161,12 +174,12 @@ void vec_dot_q3_K_q8_K_ref(int64_t n, float *restrict s, const void *restrict vw
         int isum = 0;
         for (int sb = 0; sb < 16; sb++) {
             int scale = mint_q3_scale(w[i].scales, sb) - 32;
-            int sumi = 0;
+            int sumqa = 0; // sum of level * a, level = 2 low bits | high bit << 2 (0..7)
             for (int e = 16 * sb; e < 16 * sb + 16; e++) {
-                int q = mint_q2_bits(w[i].qs, e) - (mint_q3_hbit(w[i].hmask, e) ? 0 : 4);
-                sumi += q * a[i].qs[e];
+                int level = mint_q2_bits(w[i].qs, e) | mint_q3_hbit(w[i].hmask, e) << 2;
+                sumqa += level * a[i].qs[e];
             }
-            isum += scale * sumi;
+            isum += scale * (sumqa - 4 * a[i].bsums[sb]); // sum (level - 4) * a
         }
         sum += mint_f16_to_f32(w[i].d) * a[i].d * (float)isum;
     }
@@ -230,11 +243,10 @@ void vec_dot_q6_K_q8_K_ref(int64_t n, float *restrict s, const void *restrict vw
     for (int64_t i = 0; i < n / MINT_QK_K; i++) {
         int isum = 0;
         for (int sb = 0; sb < 16; sb++) {
-            int sumi = 0;
-            for (int e = 16 * sb; e < 16 * sb + 16; e++) {
-                sumi += (mint_q6_level(w[i].ql, w[i].qh, e) - 32) * a[i].qs[e];
-            }
-            isum += w[i].scales[sb] * sumi;
+            int sumqa = 0;
+            for (int e = 16 * sb; e < 16 * sb + 16; e++)
+                sumqa += mint_q6_level(w[i].ql, w[i].qh, e) * a[i].qs[e];
+            isum += w[i].scales[sb] * (sumqa - 32 * a[i].bsums[sb]); // sum (level - 32) * a
         }
         sum += mint_f16_to_f32(w[i].d) * a[i].d * (float)isum;
     }
