@@ -59,7 +59,8 @@ typedef enum mint_isa {
 typedef struct mint_kernels {
     mint_isa isa;                         // level this table was built for
     const char *name;                     // "avx2", "ref", ...
-    mint_type_kernels t[MINT_TYPE_COUNT]; // per weight type; zeroed for non-computable types
+    mint_type_kernels t[MINT_TYPE_COUNT]; // per type; zeroed for types mint cannot compute with,
+                                          // except Q8_1 / Q8_K: to_float + from_float only
 } mint_kernels;
 
 // The table for the best level this CPU supports, or the level forced by the environment

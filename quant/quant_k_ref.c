@@ -194,7 +194,8 @@ static float make_qkx2_quants(int n, int nmax, const float *restrict x, const fl
     return scale;
 }
 
-// The inverse of mint_k4_scale_min for all 8 sub-blocks (scales zeroed first by the j < 4 stores).
+// The inverse of mint_k4_scale_min for all 8 sub-blocks. The j < 4 stores write bytes 0..7 whole
+// before the j >= 4 ones OR their top 2 bits into them.
 static void k4_pack_scale_min(uint8_t *q, const uint8_t *ls, const uint8_t *lm) {
     for (int j = 0; j < 8; j++) {
         if (j < 4) {
