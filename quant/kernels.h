@@ -59,7 +59,8 @@ typedef enum mint_isa {
 typedef struct mint_kernels {
     mint_isa isa;                         // level this table was built for
     const char *name;                     // "avx2", "ref", ...
-    mint_type_kernels t[MINT_TYPE_COUNT]; // per weight type; zeroed for non-computable types
+    mint_type_kernels t[MINT_TYPE_COUNT]; // per type; zeroed for types mint cannot compute with,
+                                          // except Q8_1 / Q8_K: to_float + from_float only
 } mint_kernels;
 
 // The table for the best level this CPU supports, or the level forced by the environment
@@ -70,6 +71,13 @@ const mint_kernels *mint_kernels_get(void);
 // The table for one specific level, or NULL when the CPU or the build does not have it (tests
 // compare every available level against MINT_ISA_REF).
 const mint_kernels *mint_kernels_for(mint_isa isa);
+
+// llama.cpp's reference weight quantizer for a weight type (what llama-quantize writes without an
+// importance matrix, byte for byte): F32 (a copy), F16 and BF16 (RNE), Q4_0, Q4_1, Q5_0, Q5_1,
+// Q8_0, Q2_K ... Q6_K. NULL for any other type. These are not the activation conversions of the
+// kernel table (Q8_0 weights round with roundf, Q8_0 activations with RNE). Always scalar.
+typedef mint_from_float_fn mint_quantize_row_fn;
+mint_quantize_row_fn mint_quantizer_ref(mint_type t);
 
 // Best level the CPU supports (ignores MINT_ISA).
 mint_isa mint_isa_detect(void);

@@ -1,0 +1,145 @@
+// blocks.h - the byte layouts of ggml's block formats, so mint reads and writes the same bytes.
+//
+// Every struct below is byte-for-byte ggml's (src/ggml-common.h; formats.md 2.3 and 2.4): the
+// fields, their order and the absence of padding are pinned by the _Static_asserts, and the sizes
+// are the ones quant/types.c lists (tests/test_quant.c cross-checks the two). f16 fields are raw
+// uint16_t bits (quant/fp16.h converts them); only Q8_K's d is a plain f32.
+//
+// Element order inside a block is described once per type in formats.md; the reference
+// (de)quantizers in quant/*_ref.c are the executable version of it.
+#ifndef MINT_QUANT_BLOCKS_H
+#define MINT_QUANT_BLOCKS_H
+
+#include "quant/types.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+// ---------------------------------------------------------------------------------------------
+// 32-element ("legacy") blocks. Byte j of qs holds element j in its low nibble and element j+16
+// in its high nibble; for the 5-bit types bit e of qh (read little-endian) is element e's 5th bit.
+
+typedef struct mint_block_q4_0 {
+    uint16_t d;              // f16 scale: y = (q - 8) * d
+    uint8_t qs[MINT_QK / 2]; // [16] two 4-bit quants per byte
+} mint_block_q4_0;
+
+typedef struct mint_block_q4_1 {
+    uint16_t d;              // f16 scale: y = q * d + m
+    uint16_t m;              // f16 offset (the block minimum)
+    uint8_t qs[MINT_QK / 2]; // [16] two 4-bit quants per byte
+} mint_block_q4_1;
+
+typedef struct mint_block_q5_0 {
+    uint16_t d;              // f16 scale: y = (q - 16) * d
+    uint8_t qh[4];           // [4] 5th bit of each of the 32 quants (a LE uint32)
+    uint8_t qs[MINT_QK / 2]; // [16] low 4 bits, two per byte
+} mint_block_q5_0;
+
+typedef struct mint_block_q5_1 {
+    uint16_t d;              // f16 scale: y = q * d + m
+    uint16_t m;              // f16 offset
+    uint8_t qh[4];           // [4] 5th bit of each quant
+    uint8_t qs[MINT_QK / 2]; // [16] low 4 bits, two per byte
+} mint_block_q5_1;
+
+typedef struct mint_block_q8_0 {
+    uint16_t d;         // f16 scale: y = q * d
+    int8_t qs[MINT_QK]; // [32] quants
+} mint_block_q8_0;
+
+typedef struct mint_block_q8_1 {
+    uint16_t d;         // f16 scale: y = q * d
+    uint16_t s;         // f16(d * sum(qs)) with the unrounded f32 d (for *_1 dots)
+    int8_t qs[MINT_QK]; // [32] quants
+} mint_block_q8_1;
+
+// ---------------------------------------------------------------------------------------------
+// 256-element super-blocks (K-quants): 16 sub-blocks of 16 (Q2_K, Q3_K, Q6_K) or 8 of 32
+// (Q4_K, Q5_K), each with its own quantized scale (and min).
+
+typedef struct mint_block_q2_K {
+    uint8_t scales[MINT_QK_K / 16]; // [16] per sub-block: low nibble scale, high nibble min
+    uint8_t qs[MINT_QK_K / 4];      // [64] 2-bit quants, four per byte
+    uint16_t d;                     // f16 super-block scale of the scales
+    uint16_t dmin;                  // f16 super-block scale of the mins
+} mint_block_q2_K;
+
+typedef struct mint_block_q3_K {
+    uint8_t hmask[MINT_QK_K / 8]; // [32] high (3rd) bit: bit e/32 of hmask[e%32]
+    uint8_t qs[MINT_QK_K / 4];    // [64] low 2 bits, four per byte
+    uint8_t scales[12];           // 16 six-bit scales (biased by 32), packed
+    uint16_t d;                   // f16 super-block scale
+} mint_block_q3_K;
+
+typedef struct mint_block_q4_K {
+    uint16_t d;                // f16 super-block scale of the scales
+    uint16_t dmin;             // f16 super-block scale of the mins
+    uint8_t scales[12];        // 8 six-bit scales + 8 six-bit mins, packed
+    uint8_t qs[MINT_QK_K / 2]; // [128] 4-bit quants, two per byte
+} mint_block_q4_K;
+
+typedef struct mint_block_q5_K {
+    uint16_t d;                // f16 super-block scale of the scales
+    uint16_t dmin;             // f16 super-block scale of the mins
+    uint8_t scales[12];        // 8 six-bit scales + 8 six-bit mins, packed as in Q4_K
+    uint8_t qh[MINT_QK_K / 8]; // [32] 5th bits
+    uint8_t qs[MINT_QK_K / 2]; // [128] low 4 bits, two per byte
+} mint_block_q5_K;
+
+typedef struct mint_block_q6_K {
+    uint8_t ql[MINT_QK_K / 2];     // [128] low 4 bits, two per byte
+    uint8_t qh[MINT_QK_K / 4];     // [64] high 2 bits, four per byte
+    int8_t scales[MINT_QK_K / 16]; // [16] signed 8-bit sub-block scales
+    uint16_t d;                    // f16 super-block scale
+} mint_block_q6_K;
+
+typedef struct mint_block_q8_K {
+    float d;                       // f32 scale (negative when the largest |x| is positive)
+    int8_t qs[MINT_QK_K];          // [256] quants
+    int16_t bsums[MINT_QK_K / 16]; // [16] sum of each group of 16 quants
+} mint_block_q8_K;
+
+// ---------------------------------------------------------------------------------------------
+// Pinned layouts: size and every field offset, as ggml has them (formats.md tables).
+
+_Static_assert(sizeof(mint_block_q4_0) == 18, "q4_0 size");
+_Static_assert(offsetof(mint_block_q4_0, qs) == 2, "q4_0 qs");
+_Static_assert(sizeof(mint_block_q4_1) == 20, "q4_1 size");
+_Static_assert(offsetof(mint_block_q4_1, m) == 2 && offsetof(mint_block_q4_1, qs) == 4, "q4_1");
+_Static_assert(sizeof(mint_block_q5_0) == 22, "q5_0 size");
+_Static_assert(offsetof(mint_block_q5_0, qh) == 2 && offsetof(mint_block_q5_0, qs) == 6, "q5_0");
+_Static_assert(sizeof(mint_block_q5_1) == 24, "q5_1 size");
+_Static_assert(offsetof(mint_block_q5_1, m) == 2 && offsetof(mint_block_q5_1, qh) == 4 &&
+                   offsetof(mint_block_q5_1, qs) == 8,
+               "q5_1");
+_Static_assert(sizeof(mint_block_q8_0) == 34, "q8_0 size");
+_Static_assert(offsetof(mint_block_q8_0, qs) == 2, "q8_0 qs");
+_Static_assert(sizeof(mint_block_q8_1) == 36, "q8_1 size");
+_Static_assert(offsetof(mint_block_q8_1, s) == 2 && offsetof(mint_block_q8_1, qs) == 4, "q8_1");
+
+_Static_assert(sizeof(mint_block_q2_K) == 84, "q2_K size");
+_Static_assert(offsetof(mint_block_q2_K, qs) == 16 && offsetof(mint_block_q2_K, d) == 80 &&
+                   offsetof(mint_block_q2_K, dmin) == 82,
+               "q2_K");
+_Static_assert(sizeof(mint_block_q3_K) == 110, "q3_K size");
+_Static_assert(offsetof(mint_block_q3_K, qs) == 32 && offsetof(mint_block_q3_K, scales) == 96 &&
+                   offsetof(mint_block_q3_K, d) == 108,
+               "q3_K");
+_Static_assert(sizeof(mint_block_q4_K) == 144, "q4_K size");
+_Static_assert(offsetof(mint_block_q4_K, dmin) == 2 && offsetof(mint_block_q4_K, scales) == 4 &&
+                   offsetof(mint_block_q4_K, qs) == 16,
+               "q4_K");
+_Static_assert(sizeof(mint_block_q5_K) == 176, "q5_K size");
+_Static_assert(offsetof(mint_block_q5_K, scales) == 4 && offsetof(mint_block_q5_K, qh) == 16 &&
+                   offsetof(mint_block_q5_K, qs) == 48,
+               "q5_K");
+_Static_assert(sizeof(mint_block_q6_K) == 210, "q6_K size");
+_Static_assert(offsetof(mint_block_q6_K, qh) == 128 && offsetof(mint_block_q6_K, scales) == 192 &&
+                   offsetof(mint_block_q6_K, d) == 208,
+               "q6_K");
+_Static_assert(sizeof(mint_block_q8_K) == 292, "q8_K size");
+_Static_assert(offsetof(mint_block_q8_K, qs) == 4 && offsetof(mint_block_q8_K, bsums) == 260,
+               "q8_K");
+
+#endif // MINT_QUANT_BLOCKS_H

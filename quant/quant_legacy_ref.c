@@ -1,0 +1,191 @@
+// quant_legacy_ref.c - reference (de)quantizers of the 32-element blocks Q4_0, Q4_1, Q5_0, Q5_1,
+// Q8_0 and Q8_1 (formats.md 2.3).
+//
+// The quantizers are llama.cpp's reference quantizers (ggml-quants.c quantize_row_*_ref, which
+// llama-quantize uses when there is no importance matrix): same formulas, same f32 operation
+// order, same truncations, so they write the same bytes. The conversions `(int)(v + 8.5f)` etc.
+// truncate toward zero on a value that is never negative, i.e. they round v half up.
+#include "quant/blocks.h"
+#include "quant/fp16.h"
+#include "quant/ref.h"
+#include "quant/unpack.h"
+
+#include <float.h>
+#include <math.h>
+
+// The signed value of largest magnitude in x[0..n); the first one wins a tie (strict >).
+static float signed_absmax(const float *x, int n) {
+    float amax = 0.0f, max = 0.0f;
+    for (int j = 0; j < n; j++) {
+        if (amax < fabsf(x[j])) {
+            amax = fabsf(x[j]);
+            max = x[j];
+        }
+    }
+    return max;
+}
+
+static void min_max(const float *x, int n, float *min, float *max) {
+    *min = FLT_MAX;
+    *max = -FLT_MAX;
+    for (int j = 0; j < n; j++) {
+        if (x[j] < *min) *min = x[j];
+        if (x[j] > *max) *max = x[j];
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dequantizers: y = f(q) per element, exactly as ggml's to_float.
+
+void dequantize_row_q4_0_ref(const void *restrict vx, float *restrict y, int64_t n) {
+    const mint_block_q4_0 *x = vx;
+    for (int64_t ib = 0; ib < n / MINT_QK; ib++, y += MINT_QK) {
+        float d = mint_f16_to_f32(x[ib].d);
+        for (int e = 0; e < MINT_QK; e++) y[e] = (float)(mint_nibble(x[ib].qs, e) - 8) * d;
+    }
+}
+
+void dequantize_row_q4_1_ref(const void *restrict vx, float *restrict y, int64_t n) {
+    const mint_block_q4_1 *x = vx;
+    for (int64_t ib = 0; ib < n / MINT_QK; ib++, y += MINT_QK) {
+        float d = mint_f16_to_f32(x[ib].d), m = mint_f16_to_f32(x[ib].m);
+        for (int e = 0; e < MINT_QK; e++) y[e] = (float)mint_nibble(x[ib].qs, e) * d + m;
+    }
+}
+
+void dequantize_row_q5_0_ref(const void *restrict vx, float *restrict y, int64_t n) {
+    const mint_block_q5_0 *x = vx;
+    for (int64_t ib = 0; ib < n / MINT_QK; ib++, y += MINT_QK) {
+        float d = mint_f16_to_f32(x[ib].d);
+        uint32_t qh = mint_load_u32_le(x[ib].qh);
+        for (int e = 0; e < MINT_QK; e++) {
+            int q = mint_nibble(x[ib].qs, e) | (int)((qh >> e) & 1) << 4;
+            y[e] = (float)(q - 16) * d;
+        }
+    }
+}
+
+void dequantize_row_q5_1_ref(const void *restrict vx, float *restrict y, int64_t n) {
+    const mint_block_q5_1 *x = vx;
+    for (int64_t ib = 0; ib < n / MINT_QK; ib++, y += MINT_QK) {
+        float d = mint_f16_to_f32(x[ib].d), m = mint_f16_to_f32(x[ib].m);
+        uint32_t qh = mint_load_u32_le(x[ib].qh);
+        for (int e = 0; e < MINT_QK; e++) {
+            int q = mint_nibble(x[ib].qs, e) | (int)((qh >> e) & 1) << 4;
+            y[e] = (float)q * d + m;
+        }
+    }
+}
+
+void dequantize_row_q8_0_ref(const void *restrict vx, float *restrict y, int64_t n) {
+    const mint_block_q8_0 *x = vx;
+    for (int64_t ib = 0; ib < n / MINT_QK; ib++, y += MINT_QK) {
+        float d = mint_f16_to_f32(x[ib].d);
+        for (int e = 0; e < MINT_QK; e++) y[e] = (float)x[ib].qs[e] * d;
+    }
+}
+
+// The s field is not needed to dequantize (it only feeds the *_1 dot products).
+void dequantize_row_q8_1_ref(const void *restrict vx, float *restrict y, int64_t n) {
+    const mint_block_q8_1 *x = vx;
+    for (int64_t ib = 0; ib < n / MINT_QK; ib++, y += MINT_QK) {
+        float d = mint_f16_to_f32(x[ib].d);
+        for (int e = 0; e < MINT_QK; e++) y[e] = (float)x[ib].qs[e] * d;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Weight quantizers. The scale is computed and used in f32; only the stored copy is rounded to
+// f16 (the quants are chosen with the unrounded scale, as in ggml).
+
+// Q4_0: d = max / -8 where max is the signed value of largest |x|, so that value maps to q = 0
+// exactly and the other side gets the extra level; q = min(15, trunc(x/d + 8.5)).
+void quantize_row_q4_0_ref(const float *restrict x, void *restrict vy, int64_t n) {
+    mint_block_q4_0 *y = vy;
+    for (int64_t ib = 0; ib < n / MINT_QK; ib++, x += MINT_QK) {
+        float d = signed_absmax(x, MINT_QK) / -8;
+        float id = d != 0.0f ? 1.0f / d : 0.0f;
+        y[ib].d = mint_f32_to_f16(d);
+        for (int j = 0; j < MINT_QK / 2; j++) {
+            int q0 = (int)(x[j] * id + 8.5f), q1 = (int)(x[j + 16] * id + 8.5f);
+            q0 = q0 < 15 ? q0 : 15;
+            q1 = q1 < 15 ? q1 : 15;
+            y[ib].qs[j] = (uint8_t)(q0 | q1 << 4);
+        }
+    }
+}
+
+// Q4_1: d = (max - min) / 15, m = min; q = min(15, trunc((x - min)/d + 0.5)).
+void quantize_row_q4_1_ref(const float *restrict x, void *restrict vy, int64_t n) {
+    mint_block_q4_1 *y = vy;
+    for (int64_t ib = 0; ib < n / MINT_QK; ib++, x += MINT_QK) {
+        float min, max;
+        min_max(x, MINT_QK, &min, &max);
+        float d = (max - min) / 15;
+        float id = d != 0.0f ? 1.0f / d : 0.0f;
+        y[ib].d = mint_f32_to_f16(d);
+        y[ib].m = mint_f32_to_f16(min);
+        for (int j = 0; j < MINT_QK / 2; j++) {
+            int q0 = (int)((x[j] - min) * id + 0.5f), q1 = (int)((x[j + 16] - min) * id + 0.5f);
+            q0 = q0 < 15 ? q0 : 15;
+            q1 = q1 < 15 ? q1 : 15;
+            y[ib].qs[j] = (uint8_t)(q0 | q1 << 4);
+        }
+    }
+}
+
+// Q5_0: as Q4_0 with 32 levels: d = max / -16, q = min(31, trunc(x/d + 16.5)).
+void quantize_row_q5_0_ref(const float *restrict x, void *restrict vy, int64_t n) {
+    mint_block_q5_0 *y = vy;
+    for (int64_t ib = 0; ib < n / MINT_QK; ib++, x += MINT_QK) {
+        float d = signed_absmax(x, MINT_QK) / -16;
+        float id = d != 0.0f ? 1.0f / d : 0.0f;
+        y[ib].d = mint_f32_to_f16(d);
+        uint32_t qh = 0;
+        for (int j = 0; j < MINT_QK / 2; j++) {
+            int q0 = (int)(x[j] * id + 16.5f), q1 = (int)(x[j + 16] * id + 16.5f);
+            q0 = q0 < 31 ? q0 : 31;
+            q1 = q1 < 31 ? q1 : 31;
+            y[ib].qs[j] = (uint8_t)((q0 & 0xF) | (q1 & 0xF) << 4);
+            qh |= (uint32_t)(q0 >> 4) << j | (uint32_t)(q1 >> 4) << (j + 16);
+        }
+        mint_store_u32_le(y[ib].qh, qh);
+    }
+}
+
+// Q5_1: as Q4_1 with 32 levels and no clamp: q = trunc((x - min)/d + 0.5), at most 31.
+void quantize_row_q5_1_ref(const float *restrict x, void *restrict vy, int64_t n) {
+    mint_block_q5_1 *y = vy;
+    for (int64_t ib = 0; ib < n / MINT_QK; ib++, x += MINT_QK) {
+        float min, max;
+        min_max(x, MINT_QK, &min, &max);
+        float d = (max - min) / 31;
+        float id = d != 0.0f ? 1.0f / d : 0.0f;
+        y[ib].d = mint_f32_to_f16(d);
+        y[ib].m = mint_f32_to_f16(min);
+        uint32_t qh = 0;
+        for (int j = 0; j < MINT_QK / 2; j++) {
+            // ggml stores these through a uint8_t; (x - min)/d never exceeds 31.5, so the low
+            // 5 bits are all there is.
+            int q0 = (uint8_t)(int)((x[j] - min) * id + 0.5f);
+            int q1 = (uint8_t)(int)((x[j + 16] - min) * id + 0.5f);
+            y[ib].qs[j] = (uint8_t)((q0 & 0xF) | (q1 & 0xF) << 4);
+            qh |= (uint32_t)((q0 >> 4) & 1) << j | (uint32_t)((q1 >> 4) & 1) << (j + 16);
+        }
+        mint_store_u32_le(y[ib].qh, qh);
+    }
+}
+
+// Q8_0 weights: d = amax / 127, q = roundf(x * (1/d)) (halves away from zero). Activations use
+// quantize_row_q8_0_act_ref instead, which rounds differently.
+void quantize_row_q8_0_ref(const float *restrict x, void *restrict vy, int64_t n) {
+    mint_block_q8_0 *y = vy;
+    for (int64_t ib = 0; ib < n / MINT_QK; ib++, x += MINT_QK) {
+        float amax = 0.0f;
+        for (int j = 0; j < MINT_QK; j++) amax = amax > fabsf(x[j]) ? amax : fabsf(x[j]);
+        float d = amax / 127;
+        float id = d != 0.0f ? 1.0f / d : 0.0f;
+        y[ib].d = mint_f32_to_f16(d);
+        for (int j = 0; j < MINT_QK; j++) y[ib].qs[j] = (int8_t)roundf(x[j] * id);
+    }
+}

@@ -1,0 +1,116 @@
+// ref.h - the scalar reference kernels: the specification every SIMD kernel is tested against.
+//
+// Internal to quant/ (and the tests). All functions use the generic signatures of
+// quant/kernels.h so they go into the kernel table as they are:
+//   dequantize_row_<t>_ref(x, y, n)   blocks of type t -> n floats            (to_float)
+//   quantize_row_<t>_ref(x, y, n)     n floats -> blocks, llama.cpp's weight quantizer, byte for
+//                                     byte (what llama-quantize writes without an imatrix)
+//   quantize_row_<t>_act_ref(x, y, n) n floats -> blocks, the way llama.cpp's x86 CPU backend
+//                                     converts activations before a matmul    (from_float)
+//   vec_dot_<w>_<a>_ref(n, s, w, a)   *s = one row of weight type w . one row of activation type a
+// n is always a multiple of the type's block size (32 or 256); callers guarantee it.
+//
+// Rounding vocabulary (formats.md 2.3/2.4): roundf = C's roundf, halves away from zero (Q8_0
+// weights); RNE = round to nearest, ties to even (everything else, via mint_nearest_int or the
+// f16/bf16 conversions of quant/fp16.h).
+#ifndef MINT_QUANT_REF_H
+#define MINT_QUANT_REF_H
+
+#include <stdint.h>
+#include <string.h>
+
+// The reference rounds exactly as written, one operation at a time, as ggml's quantizers do (they
+// are built without FMA): no contraction of a*b+c into a fused multiply-add. GCC already does not
+// contract in ISO C mode (-std=c11); clang contracts by default, so turn it off for every file
+// that includes this header.
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+// RNE of f as an int, for |f| <= 4194303 (2^22 - 1), ggml's nearest_int: adding 1.5 * 2^23 moves
+// f into [2^23, 2^24) where the float spacing is exactly 1, so the addition itself rounds to an
+// integer (ties to even) and the low 23 mantissa bits hold that integer offset by 2^22. Outside
+// that range the result is the same garbage ggml gets, so byte-exact reproduction holds there too.
+static inline int mint_nearest_int(float f) {
+    float v = f + 12582912.0f;
+    int32_t i;
+    memcpy(&i, &v, sizeof i);
+    return (i & 0x007FFFFF) - 0x00400000;
+}
+
+// ---- plain floats (quant/float_ref.c) -------------------------------------------------------
+void dequantize_row_f32_ref(const void *restrict x, float *restrict y, int64_t n);
+void dequantize_row_f16_ref(const void *restrict x, float *restrict y, int64_t n);
+void dequantize_row_bf16_ref(const void *restrict x, float *restrict y, int64_t n);
+void quantize_row_f32_ref(const float *restrict x, void *restrict y, int64_t n);
+void quantize_row_f16_ref(const float *restrict x, void *restrict y, int64_t n);  // RNE
+void quantize_row_bf16_ref(const float *restrict x, void *restrict y, int64_t n); // RNE
+
+// ---- 32-element blocks (quant/quant_legacy_ref.c) -------------------------------------------
+void dequantize_row_q4_0_ref(const void *restrict x, float *restrict y, int64_t n);
+void dequantize_row_q4_1_ref(const void *restrict x, float *restrict y, int64_t n);
+void dequantize_row_q5_0_ref(const void *restrict x, float *restrict y, int64_t n);
+void dequantize_row_q5_1_ref(const void *restrict x, float *restrict y, int64_t n);
+void dequantize_row_q8_0_ref(const void *restrict x, float *restrict y, int64_t n);
+void dequantize_row_q8_1_ref(const void *restrict x, float *restrict y, int64_t n);
+void quantize_row_q4_0_ref(const float *restrict x, void *restrict y, int64_t n);
+void quantize_row_q4_1_ref(const float *restrict x, void *restrict y, int64_t n);
+void quantize_row_q5_0_ref(const float *restrict x, void *restrict y, int64_t n);
+void quantize_row_q5_1_ref(const float *restrict x, void *restrict y, int64_t n);
+// Q8_0 as a weight: d = amax/127, q = roundf(x * (1/d)). Not the activation rounding below.
+void quantize_row_q8_0_ref(const float *restrict x, void *restrict y, int64_t n);
+
+// ---- 256-element super-blocks (quant/quant_k_ref.c) -----------------------------------------
+void dequantize_row_q2_K_ref(const void *restrict x, float *restrict y, int64_t n);
+void dequantize_row_q3_K_ref(const void *restrict x, float *restrict y, int64_t n);
+void dequantize_row_q4_K_ref(const void *restrict x, float *restrict y, int64_t n);
+void dequantize_row_q5_K_ref(const void *restrict x, float *restrict y, int64_t n);
+void dequantize_row_q6_K_ref(const void *restrict x, float *restrict y, int64_t n);
+void dequantize_row_q8_K_ref(const void *restrict x, float *restrict y, int64_t n);
+void quantize_row_q2_K_ref(const float *restrict x, void *restrict y, int64_t n);
+void quantize_row_q3_K_ref(const float *restrict x, void *restrict y, int64_t n);
+void quantize_row_q4_K_ref(const float *restrict x, void *restrict y, int64_t n);
+void quantize_row_q5_K_ref(const float *restrict x, void *restrict y, int64_t n);
+void quantize_row_q6_K_ref(const float *restrict x, void *restrict y, int64_t n);
+
+// ---- activations (quant/act_ref.c) ----------------------------------------------------------
+// Q8_0 activations, x86 llama.cpp semantics: d = f16(amax/127), q = RNE(x * (127/amax)) in f32.
+void quantize_row_q8_0_act_ref(const float *restrict x, void *restrict y, int64_t n);
+// Q8_1 activations: as Q8_0, plus s = f16(d * sum(q)) with the unrounded f32 d.
+void quantize_row_q8_1_act_ref(const float *restrict x, void *restrict y, int64_t n);
+// Q8_K (the only Q8_K quantizer, used on every platform): d = 1/iscale with iscale = -127/max,
+// q = min(127, RNE(iscale * x)), bsums = sums of 16 quants.
+void quantize_row_q8_K_ref(const float *restrict x, void *restrict y, int64_t n);
+
+// ---- dot products (quant/dot_ref.c) ---------------------------------------------------------
+// Plain floats: products summed in double (the reference is the most accurate one).
+void vec_dot_f32_f32_ref(int64_t n, float *restrict s, const void *restrict w,
+                         const void *restrict a);
+void vec_dot_f16_f16_ref(int64_t n, float *restrict s, const void *restrict w,
+                         const void *restrict a);
+void vec_dot_bf16_bf16_ref(int64_t n, float *restrict s, const void *restrict w,
+                           const void *restrict a);
+// Blocks: exact integer sums per (sub-)block, then ggml's per-block f32 scale arithmetic
+// (formats.md 2.5), summed over blocks in f32 in block order.
+void vec_dot_q4_0_q8_0_ref(int64_t n, float *restrict s, const void *restrict w,
+                           const void *restrict a);
+void vec_dot_q4_1_q8_1_ref(int64_t n, float *restrict s, const void *restrict w,
+                           const void *restrict a);
+void vec_dot_q5_0_q8_0_ref(int64_t n, float *restrict s, const void *restrict w,
+                           const void *restrict a);
+void vec_dot_q5_1_q8_1_ref(int64_t n, float *restrict s, const void *restrict w,
+                           const void *restrict a);
+void vec_dot_q8_0_q8_0_ref(int64_t n, float *restrict s, const void *restrict w,
+                           const void *restrict a);
+void vec_dot_q2_K_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,
+                           const void *restrict a);
+void vec_dot_q3_K_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,
+                           const void *restrict a);
+void vec_dot_q4_K_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,
+                           const void *restrict a);
+void vec_dot_q5_K_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,
+                           const void *restrict a);
+void vec_dot_q6_K_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,
+                           const void *restrict a);
+
+#endif // MINT_QUANT_REF_H
