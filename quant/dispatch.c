@@ -24,22 +24,58 @@ const char *mint_isa_str(mint_isa isa) {
     return isa >= 0 && isa < MINT_ISA_COUNT ? isa_names[isa] : "?";
 }
 
+#if defined(MINT_ARCH_x86)
+#include <cpuid.h>
+
+// x86 features from CPUID, plus XGETBV to check that the OS saves the YMM / ZMM registers
+// (a CPU can have AVX-512 that the kernel has not enabled). Read directly rather than through
+// __builtin_cpu_supports, whose feature names differ between GCC and clang.
+typedef struct x86_features {
+    bool avx2, fma, f16c, bmi2, avx512f, avx512bw, avx512vl, avx512dq, avx512vnni;
+} x86_features;
+
+static x86_features x86_detect(void) {
+    x86_features f = {0};
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return f;
+    bool osxsave = c & (1u << 27), fma = c & (1u << 12), f16c = c & (1u << 29);
+    if (!osxsave) return f;
+    unsigned lo, hi;
+    __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    bool ymm = (lo & 0x6) == 0x6, zmm = (lo & 0xe6) == 0xe6;
+    if (!ymm || !__get_cpuid_count(7, 0, &a, &b, &c, &d)) return f;
+    f.fma = fma;
+    f.f16c = f16c;
+    f.avx2 = b & (1u << 5);
+    f.bmi2 = b & (1u << 8);
+    if (zmm) {
+        f.avx512f = b & (1u << 16);
+        f.avx512dq = b & (1u << 17);
+        f.avx512bw = b & (1u << 30);
+        f.avx512vl = b & (1u << 31);
+        f.avx512vnni = c & (1u << 11);
+    }
+    return f;
+}
+#endif
+
 // Whether this CPU (and build) can run a level.
 static bool isa_supported(mint_isa isa) {
+#if defined(MINT_ARCH_x86)
+    x86_features f = x86_detect();
+    bool avx2 = f.avx2 && f.fma && f.f16c && f.bmi2;
+    bool avx512 = avx2 && f.avx512f && f.avx512bw && f.avx512vl && f.avx512dq;
+#endif
     switch (isa) {
     case MINT_ISA_REF:
         return true;
 #if defined(MINT_ARCH_x86)
     case MINT_ISA_AVX2:
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-               __builtin_cpu_supports("f16c") && __builtin_cpu_supports("bmi2");
+        return avx2;
     case MINT_ISA_AVX512:
-        return isa_supported(MINT_ISA_AVX2) && __builtin_cpu_supports("avx512f") &&
-               __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-               __builtin_cpu_supports("avx512dq");
+        return avx512;
     case MINT_ISA_AVX512VNNI:
-        return isa_supported(MINT_ISA_AVX512) && __builtin_cpu_supports("avx512vnni");
+        return avx512 && f.avx512vnni;
 #endif
 #if defined(MINT_ARCH_arm)
     case MINT_ISA_NEON:

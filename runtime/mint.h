@@ -187,6 +187,8 @@ typedef struct mint_model_desc {
     bool add_bos;              // tokenizer adds BOS
     uint64_t n_params;         // elements in the bound weights
     uint64_t weight_bytes;     // bytes of the bound weights
+    uint64_t bytes_per_token;  // weight bytes one generated token reads (all matrices, the norms
+                               // and one embedding row): the memory traffic that bounds generation
     const char *chat_template; // tokenizer.chat_template, or NULL
     const char *types;         // per-type tensor counts, e.g. "F32x9 Q4_Kx25 Q6_Kx5"
 } mint_model_desc;
@@ -247,12 +249,18 @@ const float *mint_get_logits(const mint_ctx *c, int32_t i);
 // Tokens held in the KV cache.
 int32_t mint_ctx_n_past(const mint_ctx *c);
 int32_t mint_ctx_n_ctx(const mint_ctx *c);
+int32_t mint_ctx_n_threads(const mint_ctx *c);
 // Number of tokens evaluated by mint_eval since the context was created (for tests and stats).
 uint64_t mint_ctx_n_evaluated(const mint_ctx *c);
 // The op graph as text, one node per line with shapes and types (mint-run --dump-graph).
 const char *mint_ctx_graph_text(mint_ctx *c);
 // Name of the kernel level in use ("avx512vnni", "ref", ...).
 const char *mint_isa_name(void);
+
+// Measures memory read bandwidth: n_threads threads each stream their share of a `bytes`-sized
+// buffer; the best of `reps` passes (after one warm-up) in GB/s (1e9 bytes per second).
+mint_status mint_measure_read_bandwidth(int n_threads, size_t bytes, int reps, double *gb_per_s,
+                                        mint_err *err);
 
 // ---------------------------------------------------------------------------------------------
 // Samplers: a chain over the logits
@@ -274,8 +282,8 @@ typedef struct mint_sampler_params {
 } mint_sampler_params;
 
 mint_sampler_params mint_sampler_default_params(void);
-mint_status mint_sampler_create(const mint_sampler_params *p, int32_t n_vocab,
-                                mint_sampler **out, mint_err *err);
+mint_status mint_sampler_create(const mint_sampler_params *p, int32_t n_vocab, mint_sampler **out,
+                                mint_err *err);
 void mint_sampler_free(mint_sampler *s);
 // Picks a token from n_vocab logits (not modified).
 int32_t mint_sampler_sample(mint_sampler *s, const float *logits);

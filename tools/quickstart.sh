@@ -3,7 +3,7 @@
 # main job on a default model.
 #   tools/quickstart.sh [MODEL.gguf]
 # The model is, in order: the argument, $MINT_MODEL, stories260K.gguf from $MINT_TEST_DATA or
-# ../shared/data (a real tiny model), else none yet (a synthetic model arrives with mint-run).
+# ../shared/data (a real tiny model), else none yet.
 set -eu
 cd "$(dirname "$0")/.."
 tools/deps.sh
@@ -25,4 +25,5 @@ if [ -z "$model" ]; then
     exit 1
 fi
 echo "mint: model $model ($why)" >&2
-exec "$build/mint-inspect" "$model"
+exec "$build/mint-run" -m "$model" -p "${MINT_PROMPT:-Once upon a time}" -n "${MINT_N:-128}" \
+    --temp 0 -v

@@ -1,0 +1,203 @@
+// context.c - creating a context (parameters checked, memory planned and allocated once) and
+// the public evaluation API.
+#include "runtime/context.h"
+
+#include "quant/kernels.h"
+#include "runtime/error.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum {
+    MAX_CTX = 1 << 20,      // positions; far beyond any llama-family training context
+    DEFAULT_MAX_CTX = 4096, // default n_ctx is the model's, capped here
+    DEFAULT_BATCH = 512,    // default tokens per batch (llama.cpp's n_batch)
+    ROW_ALIGN = 64,         // activation rows start on cache lines
+};
+
+static int online_cpus(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 64 ? 64 : (int)n;
+}
+
+mint_ctx_params mint_ctx_default_params(void) {
+    mint_ctx_params p = {0};
+    p.n_threads = 0; // 0 = online CPUs
+    p.n_ctx = 0;     // 0 = the model's training context, at most DEFAULT_MAX_CTX
+    p.n_batch = 0;   // 0 = DEFAULT_BATCH, at most n_ctx
+    p.kv_type = MINT_KV_F32;
+    return p;
+}
+
+static uint64_t phys_mem(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : UINT64_MAX;
+}
+
+// Fills defaults and checks ranges; MINT_E_ARG names the parameter, value and range.
+static mint_status resolve_params(const mint_model *m, const mint_ctx_params *in,
+                                  mint_ctx_params *p, mint_err *err) {
+    *p = in ? *in : mint_ctx_default_params();
+    if (p->n_threads == 0) p->n_threads = online_cpus();
+    if (p->n_threads < 1 || p->n_threads > MINT_POOL_MAX_THREADS)
+        return mint_fail(err, MINT_E_ARG, "thread count %d is outside 1..%d", p->n_threads,
+                         MINT_POOL_MAX_THREADS);
+    if (p->n_ctx == 0)
+        p->n_ctx = m->hp.n_ctx_train < DEFAULT_MAX_CTX ? m->hp.n_ctx_train : DEFAULT_MAX_CTX;
+    if (p->n_ctx < 1 || p->n_ctx > MAX_CTX)
+        return mint_fail(err, MINT_E_ARG, "context length %d is outside 1..%d", p->n_ctx, MAX_CTX);
+    if (p->n_batch == 0) p->n_batch = DEFAULT_BATCH;
+    if (p->n_batch < 1 || p->n_batch > MAX_CTX)
+        return mint_fail(err, MINT_E_ARG, "batch size %d is outside 1..%d", p->n_batch, MAX_CTX);
+    if (p->n_batch > p->n_ctx) p->n_batch = p->n_ctx;
+    if (p->kv_type != MINT_KV_F32 && p->kv_type != MINT_KV_F16)
+        return mint_fail(err, MINT_E_ARG, "KV cache type %d is neither f32 (0) nor f16 (1)",
+                         (int)p->kv_type);
+    return MINT_OK;
+}
+
+static size_t round_up(size_t x, size_t a) {
+    return (x + a - 1) / a * a;
+}
+
+// Sizes every buffer from the graph and checks the total against the machine's memory before
+// anything is allocated.
+static mint_status plan_memory(mint_ctx *c, mint_err *err) {
+    const mint_hparams *hp = &c->model->hp;
+    const mint_ctx_params *p = &c->params;
+    uint64_t total = mint_kvcache_bytes(p->kv_type, hp->n_layer, p->n_ctx,
+                                        (int64_t)hp->n_head_kv * hp->head_dim);
+    if (total == 0) return mint_fail(err, MINT_E_LIMIT, "KV cache size overflows");
+    for (int b = 0; b < MINT_BUF_COUNT; b++) {
+        uint64_t w = (uint64_t)c->graph.width[b];
+        uint64_t bytes = b == MINT_BUF_XQ ? w : w * sizeof(float);
+        c->stride[b] = round_up((size_t)bytes, ROW_ALIGN);
+        total += (uint64_t)c->stride[b] * (uint64_t)p->n_batch;
+    }
+    total += (uint64_t)p->n_threads * (uint64_t)p->n_ctx * sizeof(float);
+    uint64_t mem = phys_mem();
+    if (total > mem)
+        return mint_fail(err, MINT_E_LIMIT,
+                         "context needs %.2f GiB (KV cache for %d positions + buffers for a "
+                         "batch of %d), more than the machine's %.2f GiB; lower -c or -b",
+                         total / 1073741824.0, p->n_ctx, p->n_batch, mem / 1073741824.0);
+    return MINT_OK;
+}
+
+mint_status mint_ctx_create(mint_model *m, const mint_ctx_params *params, mint_ctx **out,
+                            mint_err *err) {
+    *out = NULL;
+    mint_err_clear(err);
+    if (m->vocab_only)
+        return mint_fail(err, MINT_E_ARG, "the model was opened vocab-only; it has no weights");
+    mint_ctx *c = calloc(1, sizeof *c);
+    if (!c) return mint_fail(err, MINT_E_NOMEM, "out of memory");
+    c->model = m;
+    mint_status st = resolve_params(m, params, &c->params, err);
+    if (st) goto fail;
+    if ((st = mint_graph_build(m, &c->graph, err))) goto fail;
+    if ((st = plan_memory(c, err))) goto fail;
+    const mint_hparams *hp = &m->hp;
+    const mint_ctx_params *p = &c->params;
+    if ((st = mint_kvcache_init(&c->kv, p->kv_type, hp->n_layer, p->n_ctx,
+                                (int64_t)hp->n_head_kv * hp->head_dim, err)))
+        goto fail;
+    for (int b = 0; b < MINT_BUF_COUNT; b++) {
+        size_t bytes = c->stride[b] * (size_t)p->n_batch;
+        c->buf[b] = bytes ? aligned_alloc(ROW_ALIGN, bytes) : NULL;
+        if (bytes && !c->buf[b]) {
+            st = mint_fail(err, MINT_E_NOMEM, "cannot allocate the %s buffer (%zu bytes)",
+                           mint_buf_name(b), bytes);
+            goto fail;
+        }
+    }
+    c->att_scratch = malloc((size_t)p->n_threads * (size_t)p->n_ctx * sizeof(float));
+    c->chunk = calloc((size_t)c->graph.n_nodes, sizeof *c->chunk);
+    if (!c->att_scratch || !c->chunk) {
+        st = mint_fail(err, MINT_E_NOMEM, "out of memory");
+        goto fail;
+    }
+    if ((st = mint_pool_create(p->n_threads, &c->pool, err))) goto fail;
+    *out = c;
+    return MINT_OK;
+fail:
+    mint_ctx_free(c);
+    return st;
+}
+
+void mint_ctx_free(mint_ctx *c) {
+    if (!c) return;
+    mint_pool_free(c->pool);
+    for (int b = 0; b < MINT_BUF_COUNT; b++) free(c->buf[b]);
+    free(c->att_scratch);
+    free(c->chunk);
+    free(c->graph_text);
+    mint_kvcache_free(&c->kv);
+    mint_graph_free(&c->graph);
+    free(c);
+}
+
+mint_status mint_eval(mint_ctx *c, const int32_t *ids, int32_t n, int32_t pos, bool all_logits,
+                      mint_err *err) {
+    mint_err_clear(err);
+    const int32_t n_vocab = c->model->hp.n_vocab;
+    if (n < 1) return mint_fail(err, MINT_E_ARG, "no tokens to evaluate (n = %d)", n);
+    if (pos < 0 || pos > c->kv.n_past)
+        return mint_fail(err, MINT_E_ARG, "position %d is outside 0..%d (tokens in the cache)", pos,
+                         c->kv.n_past);
+    if ((int64_t)pos + n > c->params.n_ctx)
+        return mint_fail(err, MINT_E_LIMIT,
+                         "context is full: %d tokens at position %d exceed the context length %d",
+                         n, pos, c->params.n_ctx);
+    if (all_logits && n > c->params.n_batch)
+        return mint_fail(err, MINT_E_ARG,
+                         "all logits requested for %d tokens, more than the batch size %d", n,
+                         c->params.n_batch);
+    for (int32_t i = 0; i < n; i++)
+        if (ids[i] < 0 || ids[i] >= n_vocab)
+            return mint_fail(err, MINT_E_ARG, "token id %d at index %d is outside 0..%d", ids[i], i,
+                             n_vocab - 1);
+    c->kv.n_past = pos; // evaluating at pos drops anything cached after it
+    for (int32_t off = 0; off < n; off += c->params.n_batch) {
+        int32_t len = n - off < c->params.n_batch ? n - off : c->params.n_batch;
+        bool last = off + len == n;
+        // Logits rows wanted in this batch: all of them, the last one, or none.
+        int32_t out_first = all_logits ? 0 : last ? len - 1 : len;
+        mint_exec_batch(c, ids + off, len, pos + off, out_first);
+        c->kv.n_past = pos + off + len;
+        c->n_evaluated += (uint64_t)len;
+    }
+    c->n_logits = all_logits ? n : 1;
+    return MINT_OK;
+}
+
+const float *mint_get_logits(const mint_ctx *c, int32_t i) {
+    if (i < 0) i = c->n_logits - 1;
+    if (i < 0 || i >= c->n_logits) return NULL;
+    return (const float *)((const char *)c->buf[MINT_BUF_LOGITS] +
+                           (size_t)i * c->stride[MINT_BUF_LOGITS]);
+}
+
+int32_t mint_ctx_n_past(const mint_ctx *c) {
+    return c->kv.n_past;
+}
+int32_t mint_ctx_n_ctx(const mint_ctx *c) {
+    return c->params.n_ctx;
+}
+int32_t mint_ctx_n_threads(const mint_ctx *c) {
+    return c->params.n_threads;
+}
+uint64_t mint_ctx_n_evaluated(const mint_ctx *c) {
+    return c->n_evaluated;
+}
+
+const char *mint_ctx_graph_text(mint_ctx *c) {
+    if (!c->graph_text) c->graph_text = mint_graph_describe(&c->graph, c->model);
+    return c->graph_text ? c->graph_text : "";
+}
+
+const char *mint_isa_name(void) {
+    return mint_kernels_get()->name;
+}

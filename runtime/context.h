@@ -1,0 +1,32 @@
+// context.h - struct mint_ctx: everything one sequence needs, planned and allocated once at
+// creation (the graph, activation buffers, KV cache, thread pool); mint_eval allocates nothing.
+#ifndef MINT_CONTEXT_H
+#define MINT_CONTEXT_H
+
+#include "ops/ops.h"
+#include "runtime/graph.h"
+#include "runtime/kvcache.h"
+#include "runtime/model.h"
+#include "runtime/pool.h"
+
+#include <stdatomic.h>
+
+struct mint_ctx {
+    mint_model *model;             // weights and vocabulary (not owned)
+    mint_ctx_params params;        // resolved parameters
+    mint_graph graph;              // the forward pass as nodes
+    char *graph_text;              // mint_ctx_graph_text, made on first request
+    mint_kvcache kv;               // keys and values of positions 0..n_past-1
+    mint_pool *pool;               // n_threads workers (the caller is worker 0)
+    void *buf[MINT_BUF_COUNT];     // activation buffers, [n_batch] rows each
+    size_t stride[MINT_BUF_COUNT]; // bytes per row (rounded up to 64)
+    float *att_scratch;            // [n_threads][n_ctx] attention scores
+    atomic_int *chunk;             // [n_nodes] dynamic work counters
+    int32_t n_logits;              // rows of logits from the last eval
+    uint64_t n_evaluated;          // tokens evaluated since creation
+};
+
+// Runs the graph for one batch (n <= n_batch) at pos; the executor of runtime/exec.c.
+void mint_exec_batch(mint_ctx *c, const int32_t *ids, int32_t n, int32_t pos, int32_t out_first);
+
+#endif // MINT_CONTEXT_H

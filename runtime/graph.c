@@ -1,0 +1,226 @@
+// graph.c - building the llama forward pass as a node list, and printing it.
+#include "runtime/graph.h"
+
+#include "quant/kernels.h"
+#include "runtime/error.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *op_names[MINT_OP_COUNT] = {
+    [MINT_OP_GET_ROWS] = "GET_ROWS",   [MINT_OP_RMS_NORM] = "RMS_NORM",
+    [MINT_OP_CONVERT] = "CONVERT",     [MINT_OP_MATMUL] = "MATMUL",
+    [MINT_OP_ROPE] = "ROPE",           [MINT_OP_KV_STORE] = "KV_STORE",
+    [MINT_OP_ATTENTION] = "ATTENTION", [MINT_OP_ADD] = "ADD",
+    [MINT_OP_SILU_MUL] = "SILU_MUL",
+};
+
+static const char *buf_names[MINT_BUF_COUNT] = {
+    [MINT_BUF_X] = "x",           [MINT_BUF_XB] = "xb",   [MINT_BUF_Q] = "q",
+    [MINT_BUF_K] = "k",           [MINT_BUF_V] = "v",     [MINT_BUF_ATT] = "att",
+    [MINT_BUF_HB] = "hb",         [MINT_BUF_HB2] = "hb2", [MINT_BUF_TMP] = "tmp",
+    [MINT_BUF_LOGITS] = "logits", [MINT_BUF_XQ] = "xq",
+};
+
+const char *mint_op_name(mint_op op) {
+    return op < MINT_OP_COUNT ? op_names[op] : "?";
+}
+const char *mint_buf_name(mint_buf_id b) {
+    return b >= 0 && b < MINT_BUF_COUNT ? buf_names[b] : "-";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Builder
+
+typedef struct builder {
+    mint_graph *g;         // graph being built
+    int cap;               // nodes allocated
+    bool oom;              // an allocation failed
+    const mint_kernels *k; // for vec_dot_type
+} builder;
+
+static mint_node *add(builder *b, mint_op op, mint_buf_id dst, mint_buf_id src, const char *fmt,
+                      ...) {
+    if (b->oom) return NULL;
+    if (b->g->n_nodes == b->cap) {
+        int cap = b->cap ? 2 * b->cap : 64;
+        mint_node *n = realloc(b->g->nodes, (size_t)cap * sizeof *n);
+        if (!n) {
+            b->oom = true;
+            return NULL;
+        }
+        b->g->nodes = n;
+        b->cap = cap;
+    }
+    mint_node *n = &b->g->nodes[b->g->n_nodes++];
+    memset(n, 0, sizeof *n);
+    n->op = op;
+    n->dst = dst;
+    n->src = src;
+    n->src2 = MINT_BUF_NONE;
+    n->layer = -1;
+    n->width = dst >= 0 ? b->g->width[dst] : 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(n->name, sizeof n->name, fmt, ap);
+    va_end(ap);
+    return n;
+}
+
+static void add_norm(builder *b, const mint_weight *w, bool last_only, const char *name) {
+    mint_node *n = add(b, MINT_OP_RMS_NORM, MINT_BUF_XB, MINT_BUF_X, "%s", name);
+    if (n) {
+        n->w = w;
+        n->last_only = last_only;
+    }
+}
+
+// dst[i] = W[i] . src for n weights sharing one input. Inputs are converted once per distinct
+// vec_dot_type (F32 weights read the f32 buffer directly); matmuls are grouped by that type so
+// q, k and v (or gate and up) share one conversion.
+static void add_matmuls(builder *b, mint_buf_id src, int n, const mint_weight *const *w,
+                        const mint_buf_id *dst, const char *const *names, bool last_only) {
+    bool done[8] = {false};
+    for (int i = 0; i < n; i++) {
+        if (done[i]) continue;
+        uint32_t vt = b->k->t[w[i]->type].vec_dot_type;
+        mint_buf_id in = src;
+        if (vt != MINT_TYPE_F32) {
+            mint_node *c = add(b, MINT_OP_CONVERT, MINT_BUF_XQ, src, "%s.in", names[i]);
+            if (!c) return;
+            c->type = vt;
+            c->width = b->g->width[src];
+            c->last_only = last_only;
+            in = MINT_BUF_XQ;
+            uint64_t bytes = mint_row_size(vt, b->g->width[src]);
+            if ((int64_t)bytes > b->g->width[MINT_BUF_XQ])
+                b->g->width[MINT_BUF_XQ] = (int64_t)bytes;
+        }
+        for (int j = i; j < n; j++) {
+            if (done[j] || b->k->t[w[j]->type].vec_dot_type != vt) continue;
+            mint_node *m = add(b, MINT_OP_MATMUL, dst[j], in, "%s", names[j]);
+            if (!m) return;
+            m->w = w[j];
+            m->type = vt;
+            m->last_only = last_only;
+            done[j] = true;
+        }
+    }
+}
+
+mint_status mint_graph_build(const mint_model *m, mint_graph *g, mint_err *err) {
+    memset(g, 0, sizeof *g);
+    const mint_hparams *hp = &m->hp;
+    int64_t q_dim = (int64_t)hp->n_head * hp->head_dim,
+            kv_dim = (int64_t)hp->n_head_kv * hp->head_dim;
+    g->width[MINT_BUF_X] = hp->n_embd;
+    g->width[MINT_BUF_XB] = hp->n_embd;
+    g->width[MINT_BUF_Q] = q_dim;
+    g->width[MINT_BUF_K] = kv_dim;
+    g->width[MINT_BUF_V] = kv_dim;
+    g->width[MINT_BUF_ATT] = q_dim;
+    g->width[MINT_BUF_HB] = hp->n_ff;
+    g->width[MINT_BUF_HB2] = hp->n_ff;
+    g->width[MINT_BUF_TMP] = hp->n_embd;
+    g->width[MINT_BUF_LOGITS] = hp->n_vocab;
+    g->width[MINT_BUF_XQ] = 0; // grown by add_matmuls
+    builder b = {g, 0, false, mint_kernels_get()};
+
+    mint_node *n = add(&b, MINT_OP_GET_ROWS, MINT_BUF_X, MINT_BUF_NONE, "token_embd");
+    if (n) n->w = &m->tok_embd;
+    for (int l = 0; l < hp->n_layer && !b.oom; l++) {
+        const mint_layer *L = &m->layers[l];
+        char nm[5][32];
+        add_norm(&b, &L->attn_norm, false, (snprintf(nm[0], 32, "blk.%d.attn_norm", l), nm[0]));
+        snprintf(nm[0], 32, "blk.%d.attn_q", l);
+        snprintf(nm[1], 32, "blk.%d.attn_k", l);
+        snprintf(nm[2], 32, "blk.%d.attn_v", l);
+        const mint_weight *qkv[3] = {&L->wq, &L->wk, &L->wv};
+        const mint_buf_id qkv_dst[3] = {MINT_BUF_Q, MINT_BUF_K, MINT_BUF_V};
+        const char *qkv_names[3] = {nm[0], nm[1], nm[2]};
+        add_matmuls(&b, MINT_BUF_XB, 3, qkv, qkv_dst, qkv_names, false);
+        add(&b, MINT_OP_ROPE, MINT_BUF_Q, MINT_BUF_NONE, "blk.%d.rope_q", l);
+        add(&b, MINT_OP_ROPE, MINT_BUF_K, MINT_BUF_NONE, "blk.%d.rope_k", l);
+        n = add(&b, MINT_OP_KV_STORE, MINT_BUF_NONE, MINT_BUF_K, "blk.%d.kv_store", l);
+        if (n) {
+            n->src2 = MINT_BUF_V;
+            n->layer = l;
+            n->width = kv_dim;
+        }
+        n = add(&b, MINT_OP_ATTENTION, MINT_BUF_ATT, MINT_BUF_Q, "blk.%d.attn", l);
+        if (n) n->layer = l;
+        snprintf(nm[3], 32, "blk.%d.attn_output", l);
+        const mint_weight *wo[1] = {&L->wo};
+        const mint_buf_id tmp[1] = {MINT_BUF_TMP};
+        const char *wo_name[1] = {nm[3]};
+        add_matmuls(&b, MINT_BUF_ATT, 1, wo, tmp, wo_name, false);
+        add(&b, MINT_OP_ADD, MINT_BUF_X, MINT_BUF_TMP, "blk.%d.attn_res", l);
+
+        snprintf(nm[4], 32, "blk.%d.ffn_norm", l);
+        add_norm(&b, &L->ffn_norm, false, nm[4]);
+        snprintf(nm[0], 32, "blk.%d.ffn_gate", l);
+        snprintf(nm[1], 32, "blk.%d.ffn_up", l);
+        const mint_weight *gu[2] = {&L->w_gate, &L->w_up};
+        const mint_buf_id gu_dst[2] = {MINT_BUF_HB, MINT_BUF_HB2};
+        const char *gu_names[2] = {nm[0], nm[1]};
+        add_matmuls(&b, MINT_BUF_XB, 2, gu, gu_dst, gu_names, false);
+        n = add(&b, MINT_OP_SILU_MUL, MINT_BUF_HB, MINT_BUF_HB2, "blk.%d.ffn_act", l);
+        snprintf(nm[2], 32, "blk.%d.ffn_down", l);
+        const mint_weight *down[1] = {&L->w_down};
+        const char *down_name[1] = {nm[2]};
+        add_matmuls(&b, MINT_BUF_HB, 1, down, tmp, down_name, false);
+        add(&b, MINT_OP_ADD, MINT_BUF_X, MINT_BUF_TMP, "blk.%d.ffn_res", l);
+    }
+    // Only the rows whose logits are wanted go through the final norm and the output head.
+    add_norm(&b, &m->output_norm, true, "output_norm");
+    const mint_weight *out[1] = {&m->output};
+    const mint_buf_id logits[1] = {MINT_BUF_LOGITS};
+    const char *out_name[1] = {"output"};
+    add_matmuls(&b, MINT_BUF_XB, 1, out, logits, out_name, true);
+    if (b.oom) {
+        mint_graph_free(g);
+        return mint_fail(err, MINT_E_NOMEM, "out of memory building the graph");
+    }
+    return MINT_OK;
+}
+
+void mint_graph_free(mint_graph *g) {
+    free(g->nodes);
+    memset(g, 0, sizeof *g);
+}
+
+char *mint_graph_describe(const mint_graph *g, const mint_model *m) {
+    size_t cap = 256 + (size_t)g->n_nodes * 128, len = 0;
+    char *s = malloc(cap);
+    if (!s) return NULL;
+#define OUT(...)                                                                                   \
+    do {                                                                                           \
+        if (len < cap) len += (size_t)snprintf(s + len, cap - len, __VA_ARGS__);                   \
+    } while (0)
+    OUT("# %d nodes; rows are tokens of the batch; [width] per row\n", g->n_nodes);
+    for (int i = 0; i < g->n_nodes; i++) {
+        const mint_node *n = &g->nodes[i];
+        char in[64] = "", wt[80] = "";
+        if (n->src >= 0 && n->src2 >= 0)
+            snprintf(in, sizeof in, "%s, %s", mint_buf_name(n->src), mint_buf_name(n->src2));
+        else if (n->src >= 0)
+            snprintf(in, sizeof in, "%s", mint_buf_name(n->src));
+        else if (n->op == MINT_OP_GET_ROWS)
+            snprintf(in, sizeof in, "ids");
+        if (n->w)
+            snprintf(wt, sizeof wt, "  W %s [%" PRId64 ", %" PRId64 "]", mint_type_name(n->w->type),
+                     n->w->n_in, n->w->n_out);
+        const char *dst = n->op == MINT_OP_KV_STORE ? "kv_cache" : mint_buf_name(n->dst);
+        char type[32] = "";
+        if (n->op == MINT_OP_CONVERT || n->op == MINT_OP_MATMUL)
+            snprintf(type, sizeof type, "  (act %s)", mint_type_name(n->type));
+        OUT("%4d  %-9s %-20s %s -> %s [%" PRId64 "]%s%s%s\n", i, mint_op_name(n->op), n->name, in,
+            dst, n->width, wt, type, n->last_only ? "  (wanted rows only)" : "");
+    }
+    (void)m;
+#undef OUT
+    return s;
+}

@@ -1,0 +1,90 @@
+// graph.h - the forward pass as data: a list of nodes built once per context from the model.
+//
+// Activations live in a small fixed set of buffers (llama2.c's RunState), each holding one row
+// per token of the batch. A node names its op, its input and output buffers, and its weight;
+// the executor (runtime/exec.c) runs the list on the thread pool with a barrier after each node.
+// For one llama block the list reads like the paper:
+//
+//   attn_norm   RMS_NORM     x     -> xb        (x normalised, times attn_norm)
+//   attn_in     CONVERT      xb    -> xq        (xb rounded to the weights' vec_dot_type)
+//   attn_q/k/v  MATMUL       xq    -> q, k, v
+//   rope_q/k    ROPE         q, k               (rotary position, in place)
+//   kv_store    KV_STORE     k, v  -> cache     (this batch's keys/values at pos..pos+n-1)
+//   attn        ATTENTION    q, cache -> att    (causal softmax(q k / sqrt(d)) v, per head)
+//   attn_out    CONVERT+MATMUL att -> tmp
+//   attn_res    ADD          x += tmp
+//   ffn_norm    RMS_NORM     x     -> xb
+//   ffn_gate/up CONVERT+MATMUL xb  -> hb, hb2
+//   ffn_act     SILU_MUL     hb = silu(hb) * hb2
+//   ffn_down    CONVERT+MATMUL hb  -> tmp
+//   ffn_res     ADD          x += tmp
+#ifndef MINT_GRAPH_H
+#define MINT_GRAPH_H
+
+#include "runtime/model.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum mint_op {
+    MINT_OP_GET_ROWS,  // dst[t] = dequantized row ids[t] of the weight
+    MINT_OP_RMS_NORM,  // dst[t] = src[t] / sqrt(mean(src[t]^2) + eps) * w
+    MINT_OP_CONVERT,   // dst[t] = src[t] converted to the activation type `type`
+    MINT_OP_MATMUL,    // dst[t] = W . src[t]  (src already converted to W's vec_dot_type)
+    MINT_OP_ROPE,      // dst[t] rotated in place for position pos + t
+    MINT_OP_KV_STORE,  // cache[layer] rows pos..pos+n-1 = (k, v)
+    MINT_OP_ATTENTION, // dst[t] = causal multi-head attention of q[t] over the cache
+    MINT_OP_ADD,       // dst[t] += src[t]
+    MINT_OP_SILU_MUL,  // dst[t] = silu(dst[t]) * src[t]
+    MINT_OP_COUNT,
+} mint_op;
+
+// The activation buffers. Each holds n_batch rows of `width` elements (f32, or bytes of a
+// converted type for the XQ_* buffers).
+typedef enum mint_buf_id {
+    MINT_BUF_NONE = -1,
+    MINT_BUF_X = 0,  // residual stream [n_embd]
+    MINT_BUF_XB,     // normalised residual [n_embd]
+    MINT_BUF_Q,      // queries [n_head * head_dim]
+    MINT_BUF_K,      // keys of this batch [n_head_kv * head_dim]
+    MINT_BUF_V,      // values of this batch [n_head_kv * head_dim]
+    MINT_BUF_ATT,    // attention output [n_head * head_dim]
+    MINT_BUF_HB,     // ffn gate, then silu(gate) * up [n_ff]
+    MINT_BUF_HB2,    // ffn up [n_ff]
+    MINT_BUF_TMP,    // matmul output before the residual add [n_embd]
+    MINT_BUF_LOGITS, // output logits [n_vocab]
+    MINT_BUF_XQ,     // converted activations (bytes, sized for the largest conversion)
+    MINT_BUF_COUNT,
+} mint_buf_id;
+
+typedef struct mint_node {
+    mint_op op;           // what to compute
+    char name[32];        // e.g. "blk.3.attn_q", for --dump-graph and errors
+    mint_buf_id dst;      // output buffer (in place for ROPE / ADD / SILU_MUL)
+    mint_buf_id src;      // first input buffer
+    mint_buf_id src2;     // second input (KV_STORE: v; SILU_MUL: up), else NONE
+    const mint_weight *w; // weight (GET_ROWS, RMS_NORM, MATMUL), else NULL
+    int32_t layer;        // block index (KV_STORE, ATTENTION), else -1
+    uint32_t type;        // CONVERT: target type; MATMUL: the type src was converted to
+    int64_t width;        // elements per row of dst (or of src for CONVERT)
+    bool last_only;       // only the rows whose logits are wanted (final norm and output)
+} mint_node;
+
+typedef struct mint_graph {
+    mint_node *nodes;              // [n_nodes] in execution order
+    int n_nodes;                   // number of nodes
+    int64_t width[MINT_BUF_COUNT]; // elements (XQ: bytes) per row of each buffer
+} mint_graph;
+
+// Builds the graph for a model. MINT_E_NOMEM on failure.
+mint_status mint_graph_build(const mint_model *m, mint_graph *g, mint_err *err);
+void mint_graph_free(mint_graph *g);
+
+// Writes the graph as text (one node per line: index, op, name, inputs -> output with shapes,
+// weight type) into a malloc'd string.
+char *mint_graph_describe(const mint_graph *g, const mint_model *m);
+
+const char *mint_op_name(mint_op op);
+const char *mint_buf_name(mint_buf_id b);
+
+#endif // MINT_GRAPH_H

@@ -1,0 +1,47 @@
+// kvcache.c - allocation with overflow-checked sizes.
+#include "runtime/kvcache.h"
+
+#include "runtime/error.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t mint_kvcache_bytes(mint_kv_type type, int32_t n_layer, int32_t n_ctx, int64_t kv_dim) {
+    uint64_t elem = type == MINT_KV_F16 ? 2 : 4, n;
+    if (n_layer < 0 || n_ctx < 0 || kv_dim < 0) return 0;
+    if (__builtin_mul_overflow((uint64_t)n_layer, (uint64_t)n_ctx, &n) ||
+        __builtin_mul_overflow(n, (uint64_t)kv_dim, &n) || __builtin_mul_overflow(n, elem, &n) ||
+        __builtin_mul_overflow(n, (uint64_t)2, &n))
+        return 0;
+    return n;
+}
+
+mint_status mint_kvcache_init(mint_kvcache *kv, mint_kv_type type, int32_t n_layer, int32_t n_ctx,
+                              int64_t kv_dim, mint_err *err) {
+    memset(kv, 0, sizeof *kv);
+    uint64_t total = mint_kvcache_bytes(type, n_layer, n_ctx, kv_dim);
+    if (total == 0 || total / 2 > SIZE_MAX)
+        return mint_fail(err, MINT_E_LIMIT, "KV cache size overflows (%d layers x %d positions)",
+                         n_layer, n_ctx);
+    kv->type = type;
+    kv->n_layer = n_layer;
+    kv->n_ctx = n_ctx;
+    kv->kv_dim = kv_dim;
+    kv->elem = type == MINT_KV_F16 ? 2 : 4;
+    // calloc: untouched pages cost nothing until the context actually fills up.
+    kv->k = calloc(1, (size_t)(total / 2));
+    kv->v = calloc(1, (size_t)(total / 2));
+    if (!kv->k || !kv->v) {
+        mint_kvcache_free(kv);
+        return mint_fail(err, MINT_E_NOMEM, "cannot allocate the KV cache (%" PRIu64 " bytes)",
+                         total);
+    }
+    return MINT_OK;
+}
+
+void mint_kvcache_free(mint_kvcache *kv) {
+    free(kv->k);
+    free(kv->v);
+    memset(kv, 0, sizeof *kv);
+}

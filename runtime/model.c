@@ -1,0 +1,352 @@
+// model.c - opening a llama model: hyper-parameters from metadata, weights bound by name with
+// their expected shapes, the vocabulary, and the public mint_model_* / mint_token_* functions.
+#include "runtime/model.h"
+
+#include "quant/kernels.h"
+#include "quant/types.h"
+#include "runtime/error.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// ---------------------------------------------------------------------------------------------
+// Hyper-parameters (../shared/docs/formats.md 4.2)
+
+// Reads "<arch>.<suffix>" as a positive int32; MINT_E_NOT_FOUND passes through when optional.
+static mint_status get_dim(const mint_file *f, const char *arch, const char *suffix, int32_t *out,
+                           mint_err *err) {
+    char key[128];
+    snprintf(key, sizeof key, "%s.%s", arch, suffix);
+    uint64_t v;
+    mint_status st = mint_file_get_u64(f, key, &v, err);
+    if (st != MINT_OK) return st;
+    if (v < 1 || v > (1u << 24))
+        return mint_fail(err, MINT_E_FORMAT, "metadata %s = %" PRIu64 " is outside 1..%u", key, v,
+                         1u << 24);
+    *out = (int32_t)v;
+    return MINT_OK;
+}
+
+static mint_status get_float(const mint_file *f, const char *arch, const char *suffix, float *out,
+                             mint_err *err) {
+    char key[128];
+    snprintf(key, sizeof key, "%s.%s", arch, suffix);
+    mint_status st = mint_file_get_f32(f, key, out, err);
+    if (st != MINT_OK) return st;
+    if (!isfinite(*out))
+        return mint_fail(err, MINT_E_FORMAT, "metadata %s = %g is not finite", key, *out);
+    return MINT_OK;
+}
+
+static mint_status read_hparams(mint_model *m, mint_err *err) {
+    const mint_file *f = m->file;
+    const char *a = m->arch;
+    mint_hparams *hp = &m->hp;
+    mint_status st;
+    if ((st = get_dim(f, a, "embedding_length", &hp->n_embd, err)) ||
+        (st = get_dim(f, a, "feed_forward_length", &hp->n_ff, err)) ||
+        (st = get_dim(f, a, "block_count", &hp->n_layer, err)) ||
+        (st = get_dim(f, a, "attention.head_count", &hp->n_head, err)))
+        return st;
+    st = get_dim(f, a, "context_length", &hp->n_ctx_train, err);
+    if (st == MINT_E_NOT_FOUND)
+        hp->n_ctx_train = 2048;
+    else if (st)
+        return st;
+    st = get_dim(f, a, "attention.head_count_kv", &hp->n_head_kv, err);
+    if (st == MINT_E_NOT_FOUND)
+        hp->n_head_kv = hp->n_head;
+    else if (st)
+        return st;
+    if (hp->n_embd % hp->n_head != 0)
+        return mint_fail(err, MINT_E_FORMAT,
+                         "embedding_length %d is not a multiple of "
+                         "head_count %d",
+                         hp->n_embd, hp->n_head);
+    if (hp->n_head % hp->n_head_kv != 0)
+        return mint_fail(err, MINT_E_FORMAT, "head_count %d is not a multiple of head_count_kv %d",
+                         hp->n_head, hp->n_head_kv);
+    hp->head_dim = hp->n_embd / hp->n_head;
+    if (hp->head_dim > 512)
+        return mint_fail(err, MINT_E_UNSUPPORTED, "head size %d is larger than mint's limit of 512",
+                         hp->head_dim);
+    st = get_dim(f, a, "rope.dimension_count", &hp->n_rot, err);
+    if (st == MINT_E_NOT_FOUND)
+        hp->n_rot = hp->head_dim;
+    else if (st)
+        return st;
+    if (hp->n_rot != hp->head_dim || hp->n_rot % 2 != 0)
+        return mint_fail(err, MINT_E_UNSUPPORTED,
+                         "rope.dimension_count %d must equal the head size %d (llama)", hp->n_rot,
+                         hp->head_dim);
+    // The epsilon is required for llama (llama.cpp reads it without a default).
+    if ((st = get_float(f, a, "attention.layer_norm_rms_epsilon", &hp->rms_eps, err))) return st;
+    if (!(hp->rms_eps > 0 && hp->rms_eps < 1))
+        return mint_fail(err, MINT_E_FORMAT, "layer_norm_rms_epsilon %g is outside (0, 1)",
+                         hp->rms_eps);
+    st = get_float(f, a, "rope.freq_base", &hp->rope_base, err);
+    if (st == MINT_E_NOT_FOUND)
+        hp->rope_base = 10000.0f;
+    else if (st)
+        return st;
+    if (!(hp->rope_base > 1))
+        return mint_fail(err, MINT_E_FORMAT, "rope.freq_base %g must be > 1", hp->rope_base);
+    // Linear rope scaling: positions are multiplied by 1/factor. Other scaling types change the
+    // frequencies in ways mint does not implement; refuse them instead of computing nonsense.
+    hp->rope_freq_scale = 1.0f;
+    char key[128];
+    snprintf(key, sizeof key, "%s.rope.scaling.type", a);
+    const char *stype = NULL;
+    uint64_t slen = 0;
+    bool has_type = mint_file_get_str(f, key, &stype, &slen, NULL) == MINT_OK;
+    if (has_type && strcmp(stype, "none") != 0 && strcmp(stype, "linear") != 0)
+        return mint_fail(err, MINT_E_UNSUPPORTED,
+                         "rope scaling type '%s' is not supported "
+                         "(mint does none and linear)",
+                         stype);
+    float factor = 0;
+    st = get_float(f, a, "rope.scaling.factor", &factor, err);
+    if (st == MINT_E_NOT_FOUND) st = get_float(f, a, "rope.scale_linear", &factor, err);
+    if (st != MINT_OK && st != MINT_E_NOT_FOUND) return st;
+    if (st == MINT_OK && !(has_type && strcmp(stype, "none") == 0) && factor != 0) {
+        if (!(factor > 0))
+            return mint_fail(err, MINT_E_FORMAT, "rope scaling factor %g must be > 0", factor);
+        hp->rope_freq_scale = 1.0f / factor;
+    }
+    hp->attn_scale = 1.0f / sqrtf((float)hp->head_dim);
+    mint_err_clear(err);
+    return MINT_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Binding weights by name
+
+static mint_status keep(mint_model *m, void *p, mint_err *err) {
+    void **owned = realloc(m->owned, (size_t)(m->n_owned + 1) * sizeof *owned);
+    if (!owned) {
+        free(p);
+        return mint_fail(err, MINT_E_NOMEM, "out of memory");
+    }
+    m->owned = owned;
+    m->owned[m->n_owned++] = p;
+    return MINT_OK;
+}
+
+// Binds tensor `name` as a [n_in, n_out] weight (n_out = 1 for a vector) of a computable type.
+static mint_status bind(mint_model *m, mint_weight *w, const char *name, int64_t n_in,
+                        int64_t n_out, mint_err *err) {
+    const mint_tdesc *t = mint_file_find(m->file, name);
+    if (!t) return mint_fail(err, MINT_E_FORMAT, "tensor '%s' is missing", name);
+    bool is_vec = n_out == 1;
+    bool shape_ok = is_vec ? (t->n_dims == 1 && t->ne[0] == n_in)
+                           : (t->n_dims == 2 && t->ne[0] == n_in && t->ne[1] == n_out);
+    if (!shape_ok) {
+        if (is_vec)
+            return mint_fail(err, MINT_E_FORMAT,
+                             "tensor '%s' has shape [%" PRId64 ", %" PRId64 "], expected [%" PRId64
+                             "]",
+                             name, t->ne[0], t->ne[1], n_in);
+        return mint_fail(err, MINT_E_FORMAT,
+                         "tensor '%s' has shape [%" PRId64 ", %" PRId64 "] (%u dims), expected "
+                         "[%" PRId64 ", %" PRId64 "]",
+                         name, t->ne[0], t->ne[1], t->n_dims, n_in, n_out);
+    }
+    const mint_type_traits *tt = mint_type_get(t->type);
+    if (!tt || !tt->computable)
+        return mint_fail(err, MINT_E_UNSUPPORTED,
+                         "tensor '%s' has type %s, which mint cannot compute with", name,
+                         mint_type_name(t->type));
+    w->name = t->name;
+    w->type = t->type;
+    w->n_in = n_in;
+    w->n_out = n_out;
+    w->row_bytes = (size_t)mint_row_size(t->type, n_in);
+    w->data = t->data;
+    if (is_vec && t->type != MINT_TYPE_F32) {
+        // Norm weights are used as f32 by every op; widen the rare F16/BF16 ones once here.
+        float *x = malloc((size_t)n_in * sizeof *x);
+        if (!x) return mint_fail(err, MINT_E_NOMEM, "out of memory");
+        const mint_kernels *k = mint_kernels_get();
+        k->t[t->type].to_float(t->data, x, n_in);
+        mint_status st = keep(m, x, err);
+        if (st) return st;
+        w->data = x;
+        w->type = MINT_TYPE_F32;
+        w->row_bytes = (size_t)n_in * sizeof(float);
+    }
+    m->n_params += (uint64_t)n_in * (uint64_t)n_out;
+    m->weight_bytes += t->nbytes;
+    return MINT_OK;
+}
+
+static mint_status bind_weights(mint_model *m, mint_err *err) {
+    const mint_hparams *hp = &m->hp;
+    int64_t e = hp->n_embd, ff = hp->n_ff, q = (int64_t)hp->n_head * hp->head_dim,
+            kv = (int64_t)hp->n_head_kv * hp->head_dim, V = hp->n_vocab;
+    mint_status st;
+    if ((st = bind(m, &m->tok_embd, "token_embd.weight", e, V, err)) ||
+        (st = bind(m, &m->output_norm, "output_norm.weight", e, 1, err)))
+        return st;
+    if (mint_file_find(m->file, "output.weight")) {
+        if ((st = bind(m, &m->output, "output.weight", e, V, err))) return st;
+    } else {
+        m->output = m->tok_embd; // tied embeddings: the output projection is token_embd
+    }
+    m->layers = calloc((size_t)hp->n_layer, sizeof *m->layers);
+    if (!m->layers) return mint_fail(err, MINT_E_NOMEM, "out of memory");
+    for (int l = 0; l < hp->n_layer; l++) {
+        mint_layer *L = &m->layers[l];
+        char nm[9][64];
+        static const char *suffix[9] = {"attn_norm", "attn_q",   "attn_k", "attn_v",  "attn_output",
+                                        "ffn_norm",  "ffn_gate", "ffn_up", "ffn_down"};
+        for (int i = 0; i < 9; i++) snprintf(nm[i], sizeof nm[i], "blk.%d.%s.weight", l, suffix[i]);
+        if ((st = bind(m, &L->attn_norm, nm[0], e, 1, err)) ||
+            (st = bind(m, &L->wq, nm[1], e, q, err)) || (st = bind(m, &L->wk, nm[2], e, kv, err)) ||
+            (st = bind(m, &L->wv, nm[3], e, kv, err)) || (st = bind(m, &L->wo, nm[4], q, e, err)) ||
+            (st = bind(m, &L->ffn_norm, nm[5], e, 1, err)) ||
+            (st = bind(m, &L->w_gate, nm[6], e, ff, err)) ||
+            (st = bind(m, &L->w_up, nm[7], e, ff, err)) ||
+            (st = bind(m, &L->w_down, nm[8], ff, e, err)))
+            return st;
+    }
+    return MINT_OK;
+}
+
+// "F32x9 Q4_Kx25 Q6_Kx5": how many bound matrices/vectors of each type.
+static void summarise_types(mint_model *m) {
+    int count[MINT_TYPE_COUNT] = {0};
+    const mint_file *f = m->file;
+    for (uint64_t i = 0; i < f->n_tensors; i++)
+        if (f->t[i].type < MINT_TYPE_COUNT) count[f->t[i].type]++;
+    size_t len = 0;
+    m->types[0] = '\0';
+    for (int t = 0; t < MINT_TYPE_COUNT && len < sizeof m->types; t++)
+        if (count[t])
+            len += (size_t)snprintf(m->types + len, sizeof m->types - len, "%s%sx%d",
+                                    len ? " " : "", mint_type_name((uint32_t)t), count[t]);
+}
+
+static char *dup_str(const mint_file *f, const char *key, const char *fallback) {
+    const char *s = NULL;
+    uint64_t len = 0;
+    if (mint_file_get_str(f, key, &s, &len, NULL) != MINT_OK) {
+        if (!fallback) return NULL;
+        s = fallback;
+        len = strlen(fallback);
+    }
+    char *p = malloc((size_t)len + 1);
+    if (p) {
+        memcpy(p, s, (size_t)len);
+        p[len] = '\0';
+    }
+    return p;
+}
+
+mint_status mint_model_open(const char *path, const mint_model_params *params, mint_model **out,
+                            mint_err *err) {
+    *out = NULL;
+    mint_err_clear(err);
+    mint_model *m = calloc(1, sizeof *m);
+    if (!m) return mint_fail(err, MINT_E_NOMEM, "out of memory");
+    m->vocab_only = params && params->vocab_only;
+    mint_status st = mint_file_open(path, &m->file, err);
+    if (st) goto fail;
+    m->arch = dup_str(m->file, "general.architecture", NULL);
+    if (!m->arch) {
+        st = mint_fail(err, MINT_E_FORMAT, "%s: metadata general.architecture is missing", path);
+        goto fail;
+    }
+    // Llama-2 and TinyLlama are "llama"; the family shares this graph exactly.
+    if (strcmp(m->arch, "llama") != 0) {
+        st = mint_fail(err, MINT_E_UNSUPPORTED,
+                       "%s: architecture '%s' is not supported (mint runs 'llama')", path, m->arch);
+        goto fail;
+    }
+    m->name = dup_str(m->file, "general.name", "");
+    m->chat_template = dup_str(m->file, "tokenizer.chat_template", NULL);
+    if ((st = mint_vocab_load(m->file, &m->vocab, err))) goto fail_prefixed;
+    m->hp.n_vocab = mint_vocab_n_tokens(m->vocab);
+    summarise_types(m);
+    if (m->vocab_only) {
+        *out = m;
+        return MINT_OK;
+    }
+    if ((st = read_hparams(m, err))) goto fail_prefixed;
+    if ((st = bind_weights(m, err))) goto fail_prefixed;
+    *out = m;
+    return MINT_OK;
+fail_prefixed:
+    mint_err_prefix(err, "%s", path);
+fail:
+    mint_model_close(m);
+    return st;
+}
+
+void mint_model_close(mint_model *m) {
+    if (!m) return;
+    for (int i = 0; i < m->n_owned; i++) free(m->owned[i]);
+    free(m->owned);
+    free(m->layers);
+    mint_vocab_free(m->vocab);
+    mint_file_close(m->file);
+    free(m->arch);
+    free(m->name);
+    free(m->chat_template);
+    free(m);
+}
+
+void mint_model_describe(const mint_model *m, mint_model_desc *d) {
+    memset(d, 0, sizeof *d);
+    const mint_hparams *hp = &m->hp;
+    d->arch = m->arch;
+    d->name = m->name;
+    d->n_vocab = hp->n_vocab;
+    d->n_ctx_train = hp->n_ctx_train;
+    d->n_embd = hp->n_embd;
+    d->n_ff = hp->n_ff;
+    d->n_layer = hp->n_layer;
+    d->n_head = hp->n_head;
+    d->n_head_kv = hp->n_head_kv;
+    d->head_dim = hp->head_dim;
+    d->n_rot = hp->n_rot;
+    d->rope_base = hp->rope_base;
+    d->rope_freq_scale = hp->rope_freq_scale;
+    d->rms_eps = hp->rms_eps;
+    d->bos = mint_vocab_bos(m->vocab);
+    d->eos = mint_vocab_eos(m->vocab);
+    d->add_bos = mint_vocab_add_bos(m->vocab);
+    d->n_params = m->n_params;
+    d->weight_bytes = m->weight_bytes;
+    // Generation reads every matrix once per token, but only one row of the embedding (unless
+    // the embedding is also the output matrix, which weight_bytes already counts once).
+    uint64_t embd = (uint64_t)m->tok_embd.row_bytes * (uint64_t)m->tok_embd.n_out;
+    bool tied = m->output.data == m->tok_embd.data;
+    d->bytes_per_token = m->weight_bytes - (tied ? 0 : embd) + m->tok_embd.row_bytes;
+    d->chat_template = m->chat_template;
+    d->types = m->types;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tokens (public wrappers over runtime/vocab.h)
+
+mint_status mint_tokenize(const mint_model *m, const char *text, size_t len, bool add_special,
+                          bool parse_special, int32_t *ids, size_t cap, size_t *n_out,
+                          mint_err *err) {
+    return mint_vocab_tokenize(m->vocab, text, len, add_special, parse_special, ids, cap, n_out,
+                               err);
+}
+
+size_t mint_token_to_piece(const mint_model *m, int32_t id, bool special, char *buf, size_t cap) {
+    return mint_vocab_token_to_piece(m->vocab, id, special, 0, buf, cap);
+}
+
+const char *mint_token_text(const mint_model *m, int32_t id) {
+    return mint_vocab_token_text(m->vocab, id, NULL);
+}
+
+bool mint_token_is_eog(const mint_model *m, int32_t id) {
+    return mint_vocab_is_eog(m->vocab, id);
+}

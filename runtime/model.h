@@ -1,0 +1,71 @@
+// model.h - struct mint_model: llama hyper-parameters and weights bound by name.
+//
+// A weight is a view into the read-only map: data pointer, type, and [n_in, n_out] shape (rows
+// of n_in elements). Nothing is copied, except 1-D norm weights stored in F16/BF16, which are
+// widened to F32 once at load.
+#ifndef MINT_MODEL_H
+#define MINT_MODEL_H
+
+#include "formats/tensor_dir.h"
+#include "runtime/vocab.h"
+#include "mint.h"
+
+#include <stdint.h>
+
+typedef struct mint_weight {
+    const char *name; // GGUF tensor name
+    uint32_t type;    // ggml type code (computable)
+    int64_t n_in;     // ne[0]: elements per row (input features)
+    int64_t n_out;    // ne[1]: rows (output features); 1 for a vector
+    size_t row_bytes; // bytes per row
+    const void *data; // [n_out][row_bytes] in the map (or owned by the model)
+} mint_weight;
+
+typedef struct mint_layer {
+    mint_weight attn_norm; // [n_embd] F32
+    mint_weight wq;        // [n_embd] -> [n_head * head_dim]
+    mint_weight wk;        // [n_embd] -> [n_head_kv * head_dim]
+    mint_weight wv;        // [n_embd] -> [n_head_kv * head_dim]
+    mint_weight wo;        // [n_head * head_dim] -> [n_embd]
+    mint_weight ffn_norm;  // [n_embd] F32
+    mint_weight w_gate;    // [n_embd] -> [n_ff]
+    mint_weight w_up;      // [n_embd] -> [n_ff]
+    mint_weight w_down;    // [n_ff] -> [n_embd]
+} mint_layer;
+
+typedef struct mint_hparams {
+    int32_t n_vocab;       // vocabulary size (rows of token_embd)
+    int32_t n_ctx_train;   // llama.context_length
+    int32_t n_embd;        // residual width
+    int32_t n_ff;          // feed-forward width
+    int32_t n_layer;       // blocks
+    int32_t n_head;        // query heads
+    int32_t n_head_kv;     // key/value heads; n_head % n_head_kv == 0
+    int32_t head_dim;      // n_embd / n_head
+    int32_t n_rot;         // rotary dimensions (== head_dim for llama)
+    float rope_base;       // llama.rope.freq_base (10000)
+    float rope_freq_scale; // 1 / llama.rope.scaling.factor for linear scaling (1)
+    float rms_eps;         // llama.attention.layer_norm_rms_epsilon
+    float attn_scale;      // 1 / sqrt(head_dim)
+} mint_hparams;
+
+struct mint_model {
+    mint_file *file;         // the opened file (owns the map)
+    mint_vocab *vocab;       // tokenizer
+    mint_hparams hp;         // shapes and constants
+    mint_weight tok_embd;    // [n_embd, n_vocab]
+    mint_weight output_norm; // [n_embd] F32
+    mint_weight output;      // [n_embd, n_vocab] (token_embd when tied)
+    mint_layer *layers;      // [n_layer]
+    bool vocab_only;         // no weights bound
+    char *arch;              // general.architecture
+    char *name;              // general.name or ""
+    char *chat_template;     // tokenizer.chat_template or NULL
+    char types[256];         // per-type tensor counts of the bound weights
+    uint64_t n_params;       // elements in the bound weights
+    uint64_t weight_bytes;   // bytes of the bound weights
+    void **owned;            // [n_owned] buffers made at load (widened norms)
+    int n_owned;             // number of owned buffers
+};
+
+#endif // MINT_MODEL_H

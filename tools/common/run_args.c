@@ -1,0 +1,197 @@
+// run_args.c - mint-run's flags, named as llama.cpp's llama-cli names them.
+#include "run_args.h"
+
+#include "cli.h"
+
+#include <string.h>
+
+void run_usage(FILE *out) {
+    fprintf(out,
+            "usage: mint-run -m MODEL [options]\n"
+            "\n"
+            "Generates text with a llama-family GGUF model. Tokens stream to stdout as they are\n"
+            "produced; a timing summary goes to stderr.\n"
+            "\n"
+            "input:\n"
+            "  -m, --model FILE        model file (GGUF)\n"
+            "  -p, --prompt TEXT       prompt (BOS is added as the vocabulary asks)\n"
+            "  -f, --file FILE         read the prompt from a file\n"
+            "      --prompt-ids LIST   token ids instead of text, e.g. 1,15,200\n"
+            "generation:\n"
+            "  -n, --n-predict N       tokens to generate (-1: until EOS or the context is full;"
+            " default -1)\n"
+            "  -c, --ctx-size N        context length (default: the model's, at most 4096)\n"
+            "  -t, --threads N         threads (default: all online CPUs)\n"
+            "  -b, --batch-size N      prompt tokens evaluated per batch (default 512)\n"
+            "      --kv-type f32|f16   KV cache storage (default f32)\n"
+            "      --no-kv-cache       naive mode: recompute the whole sequence at every step,\n"
+            "                          then re-time it with the cache and report both speeds\n"
+            "      --ignore-eos        keep generating after end-of-sequence\n"
+            "sampling (applied in this order):\n"
+            "      --repeat-penalty F  1. penalise the last --repeat-last-n tokens (default 1.0 ="
+            " off)\n"
+            "      --repeat-last-n N      window of that penalty (default 64)\n"
+            "      --top-k N           2. keep the N most likely tokens (default 40; 0 = all)\n"
+            "      --top-p F           3. keep the smallest set with probability >= F (default"
+            " 0.95)\n"
+            "      --min-p F           4. drop tokens below F x p(best) (default 0.05)\n"
+            "      --temp F            5. temperature (default 0.8; 0 = greedy argmax)\n"
+            "  -s, --seed N            6. draw with this RNG seed (default: from the clock)\n"
+            "chat:\n"
+            "  -cnv, --chat            interactive chat: one user turn per stdin line\n"
+            "      --chat-template NAME  zephyr | llama2 | chatml (default: from the model)\n"
+            "      --system TEXT       system message\n"
+            "output:\n"
+            "      --json              one JSON object per generated token: id, piece, logprob\n"
+            "      --n-probs K         with --json: the K most likely alternatives too\n"
+            "      --dump-graph        print the op graph with shapes and types, then exit\n"
+            "  -v, --verbose           model description, kernel level, per-turn statistics\n"
+            "  -h, --help              this help\n");
+}
+
+static void defaults(run_options *o) {
+    memset(o, 0, sizeof *o);
+    o->n_predict = -1;
+    o->seed = -1;
+    o->temp = 0.8f;
+    o->top_k = 40;
+    o->top_p = 0.95f;
+    o->min_p = 0.05f;
+    o->repeat_penalty = 1.0f;
+    o->repeat_last_n = 64;
+}
+
+static bool is(const char *a, const char *s, const char *l) {
+    return (s && strcmp(a, s) == 0) || (l && strcmp(a, l) == 0);
+}
+
+bool run_parse_args(int argc, char **argv, run_options *o, char *err, size_t errlen) {
+    defaults(o);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        long long iv;
+        double fv;
+        // Flags without a value.
+        if (is(a, "-h", "--help")) {
+            o->help = true;
+            return true;
+        }
+        if (is(a, "-cnv", "--chat") || is(a, "--conversation", NULL)) {
+            o->chat = true;
+            continue;
+        }
+        if (is(a, "--no-kv-cache", NULL)) {
+            o->no_kv_cache = true;
+            continue;
+        }
+        if (is(a, "--json", NULL)) {
+            o->json = true;
+            continue;
+        }
+        if (is(a, "--dump-graph", NULL)) {
+            o->dump_graph = true;
+            continue;
+        }
+        if (is(a, "-v", "--verbose")) {
+            o->verbose = true;
+            continue;
+        }
+        if (is(a, "--ignore-eos", NULL)) {
+            o->ignore_eos = true;
+            continue;
+        }
+        // Flags with a value.
+        if (a[0] != '-') {
+            snprintf(err, errlen, "unexpected argument '%s' (see --help)", a);
+            return false;
+        }
+        if (i + 1 >= argc) {
+            snprintf(err, errlen, "%s needs a value (see --help)", a);
+            return false;
+        }
+        const char *v = argv[++i];
+        if (is(a, "-m", "--model"))
+            o->model = v;
+        else if (is(a, "-p", "--prompt"))
+            o->prompt = v;
+        else if (is(a, "-f", "--file"))
+            o->prompt_file = v;
+        else if (is(a, "--prompt-ids", NULL))
+            o->prompt_ids = v;
+        else if (is(a, "--chat-template", NULL))
+            o->chat_template = v;
+        else if (is(a, "--system", NULL))
+            o->system = v;
+        else if (is(a, "--kv-type", NULL)) {
+            if (strcmp(v, "f16") == 0)
+                o->kv_f16 = true;
+            else if (strcmp(v, "f32") == 0)
+                o->kv_f16 = false;
+            else {
+                snprintf(err, errlen, "--kv-type expects f32 or f16, got '%s'", v);
+                return false;
+            }
+        } else if (is(a, "-n", "--n-predict")) {
+            if (!cli_parse_int(a, v, -1, 1 << 24, &iv, err, errlen)) return false;
+            o->n_predict = (int)iv;
+        } else if (is(a, "-c", "--ctx-size")) {
+            if (!cli_parse_int(a, v, 0, 1 << 20, &iv, err, errlen)) return false;
+            o->n_ctx = (int)iv;
+        } else if (is(a, "-t", "--threads")) {
+            if (!cli_parse_int(a, v, 1, 256, &iv, err, errlen)) return false;
+            o->n_threads = (int)iv;
+        } else if (is(a, "-b", "--batch-size")) {
+            if (!cli_parse_int(a, v, 1, 1 << 20, &iv, err, errlen)) return false;
+            o->n_batch = (int)iv;
+        } else if (is(a, "-s", "--seed")) {
+            if (!cli_parse_int(a, v, -1, INT64_MAX, &iv, err, errlen)) return false;
+            o->seed = iv;
+        } else if (is(a, "--top-k", NULL)) {
+            if (!cli_parse_int(a, v, 0, 1 << 30, &iv, err, errlen)) return false;
+            o->top_k = (int)iv;
+        } else if (is(a, "--repeat-last-n", NULL)) {
+            if (!cli_parse_int(a, v, 0, 1 << 20, &iv, err, errlen)) return false;
+            o->repeat_last_n = (int)iv;
+        } else if (is(a, "--n-probs", NULL)) {
+            if (!cli_parse_int(a, v, 0, 1000, &iv, err, errlen)) return false;
+            o->n_probs = (int)iv;
+        } else if (is(a, "--temp", NULL)) {
+            if (!cli_parse_float(a, v, 0, 1e6, &fv, err, errlen)) return false;
+            o->temp = (float)fv;
+        } else if (is(a, "--top-p", NULL)) {
+            if (!cli_parse_float(a, v, 0, 1, &fv, err, errlen)) return false;
+            o->top_p = (float)fv;
+        } else if (is(a, "--min-p", NULL)) {
+            if (!cli_parse_float(a, v, 0, 1, &fv, err, errlen)) return false;
+            o->min_p = (float)fv;
+        } else if (is(a, "--repeat-penalty", NULL)) {
+            if (!cli_parse_float(a, v, 1e-3, 1e3, &fv, err, errlen)) return false;
+            o->repeat_penalty = (float)fv;
+        } else {
+            snprintf(err, errlen, "unknown option '%s' (see --help)", a);
+            return false;
+        }
+    }
+    if (!o->model) {
+        snprintf(err, errlen, "no model given: use -m MODEL (see --help)");
+        return false;
+    }
+    int sources = !!o->prompt + !!o->prompt_file + !!o->prompt_ids;
+    if (sources > 1) {
+        snprintf(err, errlen, "give only one of -p, -f and --prompt-ids");
+        return false;
+    }
+    if (o->chat && o->prompt_ids) {
+        snprintf(err, errlen, "--prompt-ids cannot be used with --chat");
+        return false;
+    }
+    if (o->chat && o->no_kv_cache) {
+        snprintf(err, errlen, "--no-kv-cache cannot be used with --chat");
+        return false;
+    }
+    if (o->n_probs > 0 && !o->json) {
+        snprintf(err, errlen, "--n-probs needs --json");
+        return false;
+    }
+    return true;
+}

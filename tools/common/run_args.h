@@ -1,0 +1,44 @@
+// run_args.h - mint-run's options and their parser (kept apart from main so the fuzz harness
+// can drive it).
+#ifndef MINT_RUN_ARGS_H
+#define MINT_RUN_ARGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct run_options {
+    const char *model;         // -m FILE
+    const char *prompt;        // -p TEXT
+    const char *prompt_file;   // -f FILE
+    const char *prompt_ids;    // --prompt-ids 1,15,200
+    int n_predict;             // -n: tokens to generate; -1 = until EOS or the context is full
+    int n_ctx;                 // -c: context length (0 = the model's, at most 4096)
+    int n_threads;             // -t: threads (0 = all online CPUs)
+    int n_batch;               // -b: prompt tokens per batch (0 = 512)
+    long long seed;            // -s: RNG seed; -1 = from the clock
+    float temp;                // --temp
+    int top_k;                 // --top-k
+    float top_p;               // --top-p
+    float min_p;               // --min-p
+    float repeat_penalty;      // --repeat-penalty
+    int repeat_last_n;         // --repeat-last-n
+    bool chat;                 // -cnv / --chat
+    const char *chat_template; // --chat-template NAME
+    const char *system;        // --system TEXT
+    bool no_kv_cache;          // --no-kv-cache: recompute the whole sequence every step
+    bool kv_f16;               // --kv-type f16
+    bool json;                 // --json: one object per generated token
+    int n_probs;               // --n-probs K: alternatives in --json
+    bool dump_graph;           // --dump-graph
+    bool verbose;              // -v
+    bool ignore_eos;           // --ignore-eos
+    bool help;                 // -h / --help
+} run_options;
+
+// Fills o from argv. Returns true on success; on failure writes one line into err.
+bool run_parse_args(int argc, char **argv, run_options *o, char *err, size_t errlen);
+void run_usage(FILE *out);
+
+#endif // MINT_RUN_ARGS_H
