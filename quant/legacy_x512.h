@@ -1,0 +1,341 @@
+// legacy_x512.h - Q4_0, Q4_1, Q5_0, Q5_1 and Q8_0 dot products and gemm for AVX-512, as one
+// source compiled twice: quant/legacy_avx512.c (vpmaddubsw emulation of u8 x s8 dots) and
+// quant/legacy_avx512vnni.c (vpdpbusd). Included only by those two files.
+//
+// Layout: "lanes = rows". Sixteen weight rows are loaded in 64-byte windows that start at a
+// block, and a 16x16 dword transpose puts dword k of every row's window into lane r of one
+// register. From those registers each block yields, lanes = rows:
+//   q[8]  its 32 levels as unsigned bytes, dword j = elements 4j..4j+3 (low nibbles of qs bytes
+//         0..15 are elements 0..15, high nibbles 16..31, plus the 5th bit for Q5_x);
+//   d, m  its f16 scale (and offset) widened to f32.
+// Dword j of an activation block's quants is then the same for all 16 rows: one broadcast, one
+// vpdpbusd advances 16 exact block sums by 4 products. The unsigned levels carry an offset
+// (Q4_0: 8, Q5_0: 16, Q8_0 under VNNI: 128 after flipping the sign bit), subtracted as
+// offset * sum(activation block), which is computed once per activation block; that form is
+// also immune to GCC 12's miscompilation of (u8 - k) * s8 sums (see dot_ref.c).
+//
+// Float order of one output element, the same in every path: acc = 0, then for each block in
+// order acc = fma((float)sumi, d_w * d_a, acc) (and, for Q4_1/Q5_1, acc = fma(m_w, s_a, acc)).
+// vec_dot is the one-token path with one row, so it agrees with gemm by construction.
+//
+// The including file defines X512_LEGACY_SETTER, the name of the function that fills the table.
+#include "quant/avx512_common.h"
+#include "quant/avx512_parts.h"
+#include "quant/fp16.h"
+
+// ---------------------------------------------------------------------------------------------
+// Block formats as constants (each kernel is instantiated with one of these, and the compiler
+// folds the fields).
+
+typedef struct ltype {
+    int bs;     // bytes per block
+    int q_off;  // offset of qs (16 nibble bytes, or 32 int8 for Q8_0)
+    int m_off;  // offset of the f16 m (Q4_1, Q5_1), 0 if none
+    int h_off;  // offset of the 32 5th bits (Q5_0, Q5_1), 0 if none
+    int wide;   // 1: Q8_0 (signed bytes) instead of nibbles
+    int offset; // level offset subtracted as offset * sum(a)
+    int per;    // whole blocks in one window
+    int win;    // 64-byte loads per row per window
+} ltype;
+
+#if defined(__AVX512VNNI__)
+#define Q8_OFFSET 128 // vpdpbusd takes w ^ 0x80 = w + 128 as unsigned
+#else
+#define Q8_OFFSET 0 // the emulation multiplies signed bytes directly (dot_s8s8)
+#endif
+
+static const ltype LT_Q4_0 = {18, 2, 0, 0, 0, 8, 7, 2};
+static const ltype LT_Q4_1 = {20, 4, 2, 0, 0, 0, 6, 2};
+static const ltype LT_Q5_0 = {22, 6, 0, 2, 0, 16, 5, 2};
+static const ltype LT_Q5_1 = {24, 8, 2, 4, 0, 0, 5, 2};
+static const ltype LT_Q8_0 = {34, 2, 0, 0, 1, Q8_OFFSET, 5, 3};
+
+// Blocks per K chunk of the tile path and activation rows per column chunk: the panels
+// (16 rows x KB blocks x 640 bytes) and the activation block data stay in L1/L2. One token uses
+// K chunks of GEMV_KB blocks (one chunk for any row up to 64K elements).
+enum { KB = 32, CC = 64, GEMV_KB = KB * CC };
+
+// One block of 16 rows, lanes = rows.
+typedef struct panel {
+    __m512i q[8]; // levels of elements 4j..4j+3 (Q8_0: the signed bytes, or w ^ 0x80 under VNNI)
+    __m512 d;     // d_w
+    __m512 m;     // m_w (Q4_1, Q5_1)
+} panel;
+
+// Per activation block: what the block dot needs besides the quants; entry c * ks + j is column
+// c, block j of the chunk (ks = KB, or GEMV_KB for the single column of one token).
+typedef struct act_info {
+    int32_t off[CC * KB]; // -offset * sum(a.qs)
+    float d[CC * KB];     // d_a
+    float s[CC * KB];     // s_a (Q8_1)
+    int ks;               // entries per column
+} act_info;
+
+// ---------------------------------------------------------------------------------------------
+// From transposed windows to block panels.
+
+// The dword of each lane that starts at byte `off` of the window (off is even).
+X512_ALWAYS_INLINE __m512i dword_at(const __m512i *tb, int off) {
+    return off % 4 == 0 ? tb[off / 4] : x512_shift16(tb[off / 4], tb[off / 4 + 1]);
+}
+
+X512_ALWAYS_INLINE __m512 f16_at(const __m512i *tb, int off) {
+    return off % 4 == 0 ? x512_f16_lo(tb[off / 4]) : x512_f16_hi(tb[off / 4]);
+}
+
+// Byte i of entry x is 16 when bit i of x is set: a 4-bit group of qh spread over 4 bytes by
+// vpermd (which reads only the low 4 bits of each index).
+static const int32_t HBIT_LUT[16] = {
+    0x00000000, 0x00000010, 0x00001000, 0x00001010, 0x00100000, 0x00100010, 0x00101000, 0x00101010,
+    0x10000000, 0x10000010, 0x10001000, 0x10001010, 0x10100000, 0x10100010, 0x10101000, 0x10101010,
+};
+
+// The panel of block i of a window (tb: the transposed window, 16 * win dwords per lane).
+X512_ALWAYS_INLINE void make_panel(ltype T, const __m512i *tb, int i, panel *p) {
+    const int o = i * T.bs;
+    p->d = f16_at(tb, o);
+    p->m = T.m_off ? f16_at(tb, o + T.m_off) : _mm512_setzero_ps();
+    if (T.wide) {
+        X512_UNROLL for (int j = 0; j < 8; j++) {
+            const __m512i v = dword_at(tb, o + T.q_off + 4 * j);
+            p->q[j] = Q8_OFFSET ? _mm512_xor_si512(v, _mm512_set1_epi8((char)0x80)) : v;
+        }
+        return;
+    }
+    X512_UNROLL for (int j = 0; j < 4; j++) {
+        const __m512i v = dword_at(tb, o + T.q_off + 4 * j);
+        p->q[j] = x512_lo4(v);
+        p->q[4 + j] = x512_hi4(v);
+    }
+    if (T.h_off) {
+        const __m512i lut = _mm512_loadu_si512(HBIT_LUT);
+        const __m512i qh = dword_at(tb, o + T.h_off);
+        X512_UNROLL for (int j = 0; j < 8; j++) {
+            const __m512i bits = _mm512_permutexvar_epi32(_mm512_srli_epi32(qh, 4 * j), lut);
+            p->q[j] = _mm512_or_si512(p->q[j], bits);
+        }
+    }
+}
+
+// Loads and transposes window `wi` (blocks b .. b + T.per - 1) of rows 0..nr-1.
+X512_ALWAYS_INLINE void load_window(ltype T, __m512i *tb, const uint8_t *w, size_t w_stride, int nr,
+                                    int64_t b, size_t row_bytes) {
+    const size_t start = (size_t)b * T.bs;
+    X512_UNROLL for (int k = 0; k < T.win; k++) {
+        const size_t off = start + 64 * (size_t)k;
+        const int bytes = off >= row_bytes ? 0 : (int)(row_bytes - off < 64 ? row_bytes - off : 64);
+        x512_load_rows(tb + 16 * k, w, w_stride, nr, off, bytes);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Activation side.
+
+// Sum of the 32 signed quants at q.
+X512_ALWAYS_INLINE int32_t sum_i8x32(const int8_t *q) {
+    const __m256i v = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)q),
+                                       _mm256_set1_epi8((char)0x80)); // q + 128, unsigned
+    const __m256i s = _mm256_sad_epu8(v, _mm256_setzero_si256());
+    const __m128i h = _mm_add_epi64(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+    return (int32_t)(_mm_cvtsi128_si64(h) + _mm_extract_epi64(h, 1)) - 32 * 128;
+}
+
+// The entries of activation rows c < nc, blocks b0 + j for j < nb.
+X512_ALWAYS_INLINE void fill_act_info(ltype T, act_info *info, int ks, const uint8_t *a,
+                                      size_t a_stride, int nc, int64_t b0, int nb) {
+    info->ks = ks;
+    for (int c = 0; c < nc; c++) {
+        const uint8_t *row = a + (size_t)c * a_stride;
+        for (int j = 0; j < nb; j++) {
+            const int e = c * ks + j;
+            if (T.m_off) { // Q8_1 activations: no level offset, s instead
+                const mint_block_q8_1 *blk = (const mint_block_q8_1 *)row + b0 + j;
+                info->d[e] = mint_f16_to_f32(blk->d);
+                info->s[e] = mint_f16_to_f32(blk->s);
+                info->off[e] = 0;
+            } else {
+                const mint_block_q8_0 *blk = (const mint_block_q8_0 *)row + b0 + j;
+                info->d[e] = mint_f16_to_f32(blk->d);
+                info->off[e] = T.offset ? -T.offset * sum_i8x32(blk->qs) : 0;
+            }
+        }
+    }
+}
+
+// Address of quant dword j of activation block b in row a (Q8_0 or Q8_1 layout).
+X512_ALWAYS_INLINE const void *act_q(ltype T, const uint8_t *a, int64_t b, int j) {
+    return T.m_off ? (const void *)(((const mint_block_q8_1 *)a)[b].qs + 4 * j)
+                   : (const void *)(((const mint_block_q8_0 *)a)[b].qs + 4 * j);
+}
+
+// acc + the 4-product sums of signed weight bytes w and activation bytes a. Under VNNI the
+// weights arrive as w ^ 0x80 and x512_dot_u8s8 applies; the emulation cannot take w + 128 (pair
+// sums would saturate), so it splits w = (w & 0x7F) - (w & 0x80) into two u8 x s8 dots.
+X512_ALWAYS_INLINE __m512i dot_w(ltype T, __m512i acc, __m512i w, __m512i a) {
+#if !defined(__AVX512VNNI__)
+    if (T.wide) {
+        const __m512i lo = _mm512_and_si512(w, _mm512_set1_epi8(0x7F));
+        const __m512i hi = _mm512_and_si512(w, _mm512_set1_epi8((char)0x80));
+        acc = _mm512_add_epi32(
+            acc, _mm512_madd_epi16(_mm512_maddubs_epi16(lo, a), _mm512_set1_epi16(1)));
+        return _mm512_add_epi32(
+            acc, _mm512_madd_epi16(_mm512_maddubs_epi16(hi, a), _mm512_set1_epi16(-1)));
+    }
+#endif
+    return x512_dot_u8s8(acc, w, a);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Block steps.
+
+// The float step of one block, shared by every path: acc = fma(sumi, d_w * d_a, acc), then
+// acc = fma(m_w, s_a, acc) for the types with an offset m.
+X512_ALWAYS_INLINE __m512 block_float(ltype T, __m512i sumi, const panel *p, const float *da,
+                                      const float *sa, __m512 acc) {
+    acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sumi), _mm512_mul_ps(p->d, x512_bcastf(da)), acc);
+    if (T.m_off) acc = _mm512_fmadd_ps(p->m, x512_bcastf(sa), acc);
+    return acc;
+}
+
+// One token: rows 16 at a time, each group streamed once through its windows; the 16 sums stay
+// in one register per group (a K chunk boundary round-trips them through y, losslessly).
+X512_ALWAYS_INLINE void gemv(ltype T, int64_t n, const uint8_t *w, size_t w_stride, int nr,
+                             const uint8_t *a, float *y) {
+    const int64_t nb = n / MINT_QK;
+    const size_t row_bytes = (size_t)nb * T.bs;
+    act_info info;
+    for (int64_t k0 = 0; k0 < nb; k0 += GEMV_KB) {
+        const int nk = (int)(nb - k0 < GEMV_KB ? nb - k0 : GEMV_KB);
+        fill_act_info(T, &info, GEMV_KB, a, 0, 1, k0, nk);
+        for (int r0 = 0; r0 < nr; r0 += 16) {
+            const int rows = nr - r0 < 16 ? nr - r0 : 16;
+            const __mmask16 rm = x512_mask16(rows);
+            __m512 acc = k0 == 0 ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(rm, y + r0);
+            const uint8_t *wr = w + (size_t)r0 * w_stride;
+            for (int j = 0; j < nk; j += T.per) {
+                __m512i tb[48];
+                load_window(T, tb, wr, w_stride, rows, k0 + j, row_bytes);
+                X512_UNROLL for (int i = 0; i < T.per; i++) {
+                    if (j + i >= nk) break;
+                    panel p;
+                    make_panel(T, tb, i, &p);
+                    __m512i s = _mm512_set1_epi32(info.off[j + i]);
+                    X512_UNROLL for (int k = 0; k < 8; k++) s =
+                        dot_w(T, s, p.q[k], x512_bcast32(act_q(T, a, k0 + j + i, k)));
+                    acc = block_float(T, s, &p, &info.d[j + i], &info.s[j + i], acc);
+                }
+            }
+            _mm512_mask_storeu_ps(y + r0, rm, acc);
+        }
+    }
+}
+
+// C activation rows (columns) against the panels of one 16-row group over blocks k0..k0+nk-1;
+// acc starts at 0 (first chunk) or at y. Columns >= ncols repeat the last one and are not stored.
+X512_ALWAYS_INLINE void micro(ltype T, int C, const panel *pan, int nk, const uint8_t *a,
+                              size_t a_stride, int64_t k0, const act_info *info, int c0, int ncols,
+                              float *y, size_t y_stride, __mmask16 rm, int first) {
+    const uint8_t *ar[8];
+    __m512 acc[8];
+    X512_UNROLL for (int c = 0; c < C; c++) {
+        ar[c] = a + (size_t)(c < ncols ? c : ncols - 1) * a_stride;
+        acc[c] = first ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(rm, y + (size_t)c * y_stride);
+    }
+    for (int j = 0; j < nk; j++) {
+        const panel *p = &pan[j];
+        __m512i s[8];
+        X512_UNROLL for (int c = 0; c < C; c++) {
+            const int e = (c0 + (c < ncols ? c : ncols - 1)) * info->ks + j;
+            s[c] = _mm512_set1_epi32(info->off[e]);
+        }
+        X512_UNROLL for (int k = 0; k < 8; k++) {
+            const __m512i wq = p->q[k];
+            X512_UNROLL for (int c = 0; c < C; c++) s[c] =
+                dot_w(T, s[c], wq, x512_bcast32(act_q(T, ar[c], k0 + j, k)));
+        }
+        X512_UNROLL for (int c = 0; c < C; c++) {
+            const int e = (c0 + (c < ncols ? c : ncols - 1)) * info->ks + j;
+            acc[c] = block_float(T, s[c], p, &info->d[e], &info->s[e], acc[c]);
+        }
+    }
+    X512_UNROLL for (int c = 0; c < C; c++) {
+        if (c < ncols) _mm512_mask_storeu_ps(y + (size_t)c * y_stride, rm, acc[c]);
+    }
+}
+
+// The gemm contract for one type: one token goes to gemv; a batch is cut into K chunks of KB
+// blocks and column chunks of CC activation rows; per chunk the activation block data is
+// gathered once, each 16-row group's panels are built once, and 8 columns at a time run against
+// them.
+X512_ALWAYS_INLINE void gemm(ltype T, int64_t n, const void *vw, size_t w_stride, int nr,
+                             const void *va, size_t a_stride, int nc, float *y, size_t y_stride) {
+    const uint8_t *w = vw, *a = va;
+    if (nc == 1) {
+        gemv(T, n, w, w_stride, nr, a, y);
+        return;
+    }
+    const int64_t nb = n / MINT_QK;
+    const size_t row_bytes = (size_t)nb * T.bs;
+    act_info info;
+    panel pan[KB + 8];
+    for (int c0 = 0; c0 < nc; c0 += CC) {
+        const int ncc = nc - c0 < CC ? nc - c0 : CC;
+        const uint8_t *ac = a + (size_t)c0 * a_stride;
+        for (int64_t k0 = 0; k0 < nb; k0 += KB) {
+            const int nk = (int)(nb - k0 < KB ? nb - k0 : KB);
+            fill_act_info(T, &info, KB, ac, a_stride, ncc, k0, nk);
+            for (int r0 = 0; r0 < nr; r0 += 16) {
+                const int rows = nr - r0 < 16 ? nr - r0 : 16;
+                const uint8_t *wr = w + (size_t)r0 * w_stride;
+                for (int j = 0; j < nk; j += T.per) {
+                    __m512i tb[48];
+                    load_window(T, tb, wr, w_stride, rows, k0 + j, row_bytes);
+                    X512_UNROLL for (int i = 0; i < T.per; i++) make_panel(T, tb, i, &pan[j + i]);
+                }
+                float *yr = y + (size_t)c0 * y_stride + r0;
+                for (int c = 0; c < ncc; c += 8)
+                    micro(T, 8, pan, nk, ac + (size_t)c * a_stride, a_stride, k0, &info, c,
+                          ncc - c < 8 ? ncc - c : 8, yr + (size_t)c * y_stride, y_stride,
+                          x512_mask16(rows), k0 == 0);
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entry points: vec_dot is the one-token path on a single row, so that it equals gemm bit for bit.
+
+#define LEGACY_KERNELS(name, T)                                                                    \
+    static void gemm_##name(int64_t n, const void *restrict w, size_t w_stride, int nr,            \
+                            const void *restrict a, size_t a_stride, int nc, float *restrict y,    \
+                            size_t y_stride) {                                                     \
+        gemm(T, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);                                 \
+    }                                                                                              \
+    static void vec_dot_##name(int64_t n, float *restrict s, const void *restrict w,               \
+                               const void *restrict a) {                                           \
+        gemv(T, n, w, 0, 1, a, s);                                                                 \
+    }
+
+// y = tile of Q4_0 rows . Q8_0 activations; *s = one of them.
+LEGACY_KERNELS(q4_0_q8_0, LT_Q4_0)
+// Q4_1 . Q8_1.
+LEGACY_KERNELS(q4_1_q8_1, LT_Q4_1)
+// Q5_0 . Q8_0.
+LEGACY_KERNELS(q5_0_q8_0, LT_Q5_0)
+// Q5_1 . Q8_1.
+LEGACY_KERNELS(q5_1_q8_1, LT_Q5_1)
+// Q8_0 . Q8_0.
+LEGACY_KERNELS(q8_0_q8_0, LT_Q8_0)
+
+void X512_LEGACY_SETTER(mint_kernels *k) {
+    k->t[MINT_TYPE_Q4_0].vec_dot = vec_dot_q4_0_q8_0;
+    k->t[MINT_TYPE_Q4_0].gemm = gemm_q4_0_q8_0;
+    k->t[MINT_TYPE_Q4_1].vec_dot = vec_dot_q4_1_q8_1;
+    k->t[MINT_TYPE_Q4_1].gemm = gemm_q4_1_q8_1;
+    k->t[MINT_TYPE_Q5_0].vec_dot = vec_dot_q5_0_q8_0;
+    k->t[MINT_TYPE_Q5_0].gemm = gemm_q5_0_q8_0;
+    k->t[MINT_TYPE_Q5_1].vec_dot = vec_dot_q5_1_q8_1;
+    k->t[MINT_TYPE_Q5_1].gemm = gemm_q5_1_q8_1;
+    k->t[MINT_TYPE_Q8_0].vec_dot = vec_dot_q8_0_q8_0;
+    k->t[MINT_TYPE_Q8_0].gemm = gemm_q8_0_q8_0;
+}
