@@ -61,7 +61,7 @@ X512_ALWAYS_INLINE __m512 x512_bcastf(const float *p) {
 // for 1 KiB, the cost of bringing 16 rows into lanes.
 X512_ALWAYS_INLINE void x512_transpose16(__m512i r[16]) {
     __m512i t[16];
-    for (int q = 0; q < 4; q++) {
+    X512_UNROLL for (int q = 0; q < 4; q++) {
         const __m512i a0 = _mm512_unpacklo_epi32(r[4 * q], r[4 * q + 1]);
         const __m512i a1 = _mm512_unpackhi_epi32(r[4 * q], r[4 * q + 1]);
         const __m512i a2 = _mm512_unpacklo_epi32(r[4 * q + 2], r[4 * q + 3]);
@@ -71,7 +71,7 @@ X512_ALWAYS_INLINE void x512_transpose16(__m512i r[16]) {
         t[4 * q + 2] = _mm512_unpacklo_epi64(a1, a3);
         t[4 * q + 3] = _mm512_unpackhi_epi64(a1, a3);
     }
-    for (int m = 0; m < 4; m++) {
+    X512_UNROLL for (int m = 0; m < 4; m++) {
         const __m512i c0 = _mm512_shuffle_i32x4(t[m], t[4 + m], 0x44);
         const __m512i c1 = _mm512_shuffle_i32x4(t[m], t[4 + m], 0xEE);
         const __m512i c2 = _mm512_shuffle_i32x4(t[8 + m], t[12 + m], 0x44);
@@ -89,9 +89,8 @@ X512_ALWAYS_INLINE void x512_transpose16(__m512i r[16]) {
 X512_ALWAYS_INLINE void x512_load_rows(__m512i t[16], const uint8_t *w, size_t stride, int nr,
                                        size_t off, int bytes) {
     const __mmask64 m = bytes >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << bytes) - 1);
-    for (int r = 0; r < 16; r++)
-        t[r] = r < nr ? _mm512_maskz_loadu_epi8(m, w + (size_t)r * stride + off)
-                      : _mm512_setzero_si512();
+    X512_UNROLL for (int r = 0; r < 16; r++) t[r] =
+        r < nr ? _mm512_maskz_loadu_epi8(m, w + (size_t)r * stride + off) : _mm512_setzero_si512();
     x512_transpose16(t);
 }
 

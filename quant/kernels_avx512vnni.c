@@ -5,4 +5,5 @@
 
 void mint_kernels_init_avx512vnni(mint_kernels *k) {
     mint_x512_set_legacy_avx512vnni(k);
+    mint_x512_set_kquant_avx512vnni(k);
 }
