@@ -22,7 +22,7 @@
 
 #define X512_ALWAYS_INLINE static inline __attribute__((always_inline))
 // Loops over register-array indices must unroll fully so that the arrays live in registers.
-#define X512_UNROLL _Pragma("GCC unroll 16")
+#define X512_UNROLL _Pragma("GCC unroll 64")
 
 // acc + per dword lane sum of the 4 products u8(w) * s8(a). Exact when every w <= 128 and every
 // a >= -127 (then the 16-bit pair sums of the emulation, at most 2 * 128 * 127, cannot saturate);
