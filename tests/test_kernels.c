@@ -221,3 +221,131 @@ Test(kernels, isa_override_only_lowers) {
     cr_assert_not_null(mint_kernels_for(k->isa));
     cr_assert_leq((int)k->isa, (int)mint_isa_detect());
 }
+
+// Compares one gemm call of a level with that level's vec_dot, element by element (bit-exact),
+// and checks that nothing outside the tile was written.
+static void check_tile(const mint_kernels *k, mint_type wt, const operands *o, int nr, int nc) {
+    const mint_type_kernels *tk = &k->t[wt];
+    const size_t y_stride = (size_t)nr + 3;
+    const size_t ny = y_stride * (size_t)(nc + 1);
+    float *y = malloc(ny * sizeof *y);
+    for (size_t i = 0; i < ny; i++) y[i] = NAN;
+    tk->gemm(o->n, o->w, o->w_stride, nr, o->a, o->a_stride, nc, y, y_stride);
+    for (int c = 0; c < nc; c++)
+        for (int r = 0; r < nr; r++) {
+            float s;
+            tk->vec_dot(o->n, &s, o->w + r * o->w_stride, o->a + c * o->a_stride);
+            float g = y[c * y_stride + r];
+            cr_assert(memcmp(&g, &s, sizeof s) == 0,
+                      "%s %s n=%lld gemm %dx%d element (%d,%d): %.9g vs vec_dot %.9g", k->name,
+                      mint_type_name(wt), (long long)o->n, nr, nc, r, c, g, s);
+        }
+    for (size_t i = 0; i < ny; i++)
+        if (i % y_stride >= (size_t)nr || i / y_stride >= (size_t)nc)
+            cr_assert(isnan(y[i]), "%s %s wrote outside the tile", k->name, mint_type_name(wt));
+    free(y);
+}
+
+// Long rows cross the kernels' K chunks (the partial sums go through y between chunks), and a
+// full 64 x 64 tile, a one-token column of many rows and odd shapes cross their row groups and
+// column blocks.
+Test(kernels, gemm_equals_vec_dot_on_long_rows_and_full_tiles, .timeout = 240) {
+    const mint_kernels *k[MINT_ISA_COUNT + 1];
+    int nk = available(k);
+    const int shapes[][2] = {{64, 64}, {45, 1}, {1, 9}, {21, 7}};
+    for (int ki = 0; ki < nk; ki++)
+        for (size_t ti = 0; ti < N_WEIGHT_TYPES; ti++) {
+            mint_type wt = weight_types[ti];
+            if (!k[ki]->t[wt].gemm) continue;
+            operands o = make_operands(wt, 2816, 64, 64);
+            for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++)
+                check_tile(k[ki], wt, &o, shapes[si][0], shapes[si][1]);
+            free_operands(&o);
+        }
+}
+
+// Rows longer than 64K elements (a one-token K chunk of the AVX-512 kernels): the one-token
+// path still equals vec_dot, and both stay within the budget of the reference.
+Test(kernels, one_token_rows_beyond_64k_elements, .timeout = 120) {
+    const mint_kernels *ref = mint_kernels_for(MINT_ISA_REF), *k[MINT_ISA_COUNT];
+    int nk = available(k);
+    const mint_type types[] = {MINT_TYPE_Q4_0, MINT_TYPE_Q4_1, MINT_TYPE_Q8_0, MINT_TYPE_Q4_K};
+    for (int ki = 0; ki < nk; ki++)
+        for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
+            if (!k[ki]->t[types[ti]].gemm) continue;
+            operands o = make_operands(types[ti], 65536 + 512, 3, 1);
+            check_tile(k[ki], types[ti], &o, 3, 1);
+            for (int r = 0; r < 3; r++) {
+                float s_ref, s;
+                ref->t[types[ti]].vec_dot(o.n, &s_ref, o.w + r * o.w_stride, o.a);
+                k[ki]->t[types[ti]].vec_dot(o.n, &s, o.w + r * o.w_stride, o.a);
+                cr_assert_leq(fabs((double)s - s_ref), o.mag[r] / (1 << 18), "%s %s row %d",
+                              k[ki]->name, mint_type_name(types[ti]), r);
+            }
+            free_operands(&o);
+        }
+}
+
+// Plain float rows of any length (attention dots over head_dim, stories260K's 172-wide FFN):
+// tails shorter than a vector.
+Test(kernels, float_dots_of_any_length) {
+    const mint_kernels *ref = mint_kernels_for(MINT_ISA_REF), *k[MINT_ISA_COUNT];
+    int nk = available(k);
+    const mint_type types[] = {MINT_TYPE_F32, MINT_TYPE_F16, MINT_TYPE_BF16};
+    const int64_t sizes[] = {1, 7, 15, 17, 64, 172};
+    for (int ki = 0; ki < nk; ki++)
+        for (size_t ti = 0; ti < 3; ti++)
+            for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+                mint_type wt = types[ti];
+                operands o = make_operands(wt, sizes[si], 5, 3);
+                for (int r = 0; r < 5; r++)
+                    for (int c = 0; c < 3; c++) {
+                        float s_ref, s;
+                        ref->t[wt].vec_dot(o.n, &s_ref, o.w + r * o.w_stride, o.a + c * o.a_stride);
+                        k[ki]->t[wt].vec_dot(o.n, &s, o.w + r * o.w_stride, o.a + c * o.a_stride);
+                        cr_assert_leq(fabs((double)s - s_ref), o.mag[r * 3 + c] / (1 << 18),
+                                      "%s %s n=%lld", k[ki]->name, mint_type_name(wt),
+                                      (long long)o.n);
+                    }
+                if (k[ki]->t[wt].gemm) check_tile(k[ki], wt, &o, 5, 3);
+                free_operands(&o);
+            }
+}
+
+// Activation conversion on values that take the unusual paths: NaN (with a payload), infinities,
+// all-zero and signed-zero blocks, a negative maximum tied with a positive one (Q8_K keeps the
+// first), f16 overflow and its rounding tie, subnormals, and exact rounding ties.
+Test(kernels, activation_conversion_of_special_values) {
+    const mint_kernels *ref = mint_kernels_for(MINT_ISA_REF), *k[MINT_ISA_COUNT];
+    int nk = available(k);
+    enum { N = 8 * 256 };
+    float *x = malloc(N * sizeof *x);
+    uint8_t *a = malloc(N * 8), *b = malloc(N * 8);
+    fill(x, N);
+    uint32_t nan_payload = 0x7FC12345, snan = 0xFF800001;
+    memcpy(&x[3], &nan_payload, 4);                 // block 0: a quiet NaN with a payload
+    x[300] = INFINITY;                              // block 9 / super-block 1: +inf
+    x[600] = -INFINITY;                             // super-block 2
+    memcpy(&x[900], &snan, 4);                      // super-block 3: a signalling NaN
+    for (int i = 1024; i < 1056; i++) x[i] = 0.0f;  // an all-zero block
+    for (int i = 1056; i < 1088; i++) x[i] = -0.0f; // an all-negative-zero block
+    x[1100] = -5.0f, x[1101] = 5.0f;                // tied maximum, the negative one first
+    x[1200] = 65520.0f, x[1201] = 65519.0f, x[1202] = -70000.0f;       // f16 overflow and tie
+    x[1300] = 1e-40f, x[1301] = -3e-39f, x[1302] = 6e-8f;              // subnormals, f16 subnormal
+    for (int i = 1536; i < 1568; i++) x[i] = (float)(i - 1552) * 0.5f; // ties after scaling
+    for (int i = 1792; i < 2048; i++) x[i] = 0.0f; // an all-zero Q8_K super-block
+    for (int ki = 0; ki < nk; ki++)
+        for (size_t ai = 0; ai < sizeof act_types / sizeof *act_types; ai++) {
+            mint_type t = act_types[ai];
+            size_t bytes = (size_t)mint_type_nbytes(t, (uint64_t)N);
+            memset(a, 0xAA, bytes);
+            memset(b, 0x55, bytes);
+            ref->t[t].from_float(x, a, N);
+            k[ki]->t[t].from_float(x, b, N);
+            cr_assert_eq(memcmp(a, b, bytes), 0, "%s from_float %s on special values", k[ki]->name,
+                         mint_type_name(t));
+        }
+    free(x);
+    free(a);
+    free(b);
+}
