@@ -107,11 +107,13 @@ X512_ALWAYS_INLINE void signed_scales(kpanel *p, const __m512i v[4]) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Panels, one function per format (tb: the transposed window; g: the super-block's first dword).
+// Panels, per format: kscales_* fills sc, pr, d, dmin; klevel_* is level vector k (tb: the
+// transposed window; g: the super-block's first dword). With hi16, Q4_K's odd sub-blocks come
+// as (byte & 0xF0), 16 times the level, which saves a shift when the caller scales back.
 
 // Q2_K: scales[16] (low nibble scale, high nibble min), qs[64], d, dmin. Element
 // 128n + 32j + l: bits 2j.. of qs byte 32n + l.
-X512_ALWAYS_INLINE void panel_q2_K(kpanel *p, const __m512i *tb, int g) {
+X512_ALWAYS_INLINE void kscales_q2_K(kpanel *p, const __m512i *tb, int g) {
     p->d = x512_f16_lo(tb[g + 20]);
     p->dmin = x512_f16_hi(tb[g + 20]);
     X512_UNROLL for (int k = 0; k < 16; k++) {
@@ -122,16 +124,16 @@ X512_ALWAYS_INLINE void panel_q2_K(kpanel *p, const __m512i *tb, int g) {
             _mm512_and_si512(_mm512_srli_epi32(tb[g + q / 2], 4), _mm512_set1_epi32(0x0F0F0F0F));
         p->pr[q] = byte_pair(mins, q % 2, 0);
     }
-    X512_UNROLL for (int k = 0; k < 64; k++) {
-        const int e = 4 * k, n = e / 128, j = (e % 128) / 32, l = e % 32;
-        p->q[k] = _mm512_and_si512(_mm512_srli_epi32(tb[g + 4 + (32 * n + l) / 4], 2 * j),
-                                   _mm512_set1_epi32(0x03030303));
-    }
+}
+X512_ALWAYS_INLINE __m512i klevel_q2_K(const __m512i *tb, int g, int k) {
+    const int e = 4 * k, n = e / 128, j = (e % 128) / 32, l = e % 32;
+    return _mm512_and_si512(_mm512_srli_epi32(tb[g + 4 + (32 * n + l) / 4], 2 * j),
+                            _mm512_set1_epi32(0x03030303));
 }
 
 // Q3_K: hmask[32], qs[64], scales[12] (16 six-bit, biased by 32), d. Level of element
 // 128n + 32j + l: bits 2j.. of qs byte 32n + l, plus bit 4n + j of hmask[l] as bit 2.
-X512_ALWAYS_INLINE void panel_q3_K(kpanel *p, const __m512i *tb, int g) {
+X512_ALWAYS_INLINE void kscales_q3_K(kpanel *p, const __m512i *tb, int g) {
     p->d = x512_f16_lo(tb[g + 27]);
     p->dmin = _mm512_setzero_ps();
     const __m512i s0 = tb[g + 24], s1 = tb[g + 25], s2 = tb[g + 26];
@@ -144,76 +146,88 @@ X512_ALWAYS_INLINE void panel_q3_K(kpanel *p, const __m512i *tb, int g) {
         merge(_mm512_and_si512(_mm512_srli_epi32(s1, 4), lo), _mm512_srli_epi32(s2, 2), 0x30303030);
     X512_UNROLL for (int i = 0; i < 4; i++) v[i] = _mm512_sub_epi8(v[i], _mm512_set1_epi8(32));
     signed_scales(p, v);
-    X512_UNROLL for (int k = 0; k < 64; k++) {
-        const int e = 4 * k, n = e / 128, j = (e % 128) / 32, l = e % 32;
-        const __m512i q2 = _mm512_and_si512(_mm512_srli_epi32(tb[g + 8 + (32 * n + l) / 4], 2 * j),
-                                            _mm512_set1_epi32(0x03030303));
-        p->q[k] = merge(q2, shl(tb[g + l / 4], 2 - (4 * n + j)), 0x04040404);
-    }
+}
+X512_ALWAYS_INLINE __m512i klevel_q3_K(const __m512i *tb, int g, int k) {
+    const int e = 4 * k, n = e / 128, j = (e % 128) / 32, l = e % 32;
+    const __m512i q2 = _mm512_and_si512(_mm512_srli_epi32(tb[g + 8 + (32 * n + l) / 4], 2 * j),
+                                        _mm512_set1_epi32(0x03030303));
+    return merge(q2, shl(tb[g + l / 4], 2 - (4 * n + j)), 0x04040404);
 }
 
 // Q4_K: d, dmin, scales[12], qs[128]. Sub-block 2i / 2i+1 are the low / high nibbles of qs
 // bytes 32i..32i+31.
-X512_ALWAYS_INLINE void panel_q4_K(kpanel *p, const __m512i *tb, int g) {
+X512_ALWAYS_INLINE void kscales_q4_K(kpanel *p, const __m512i *tb, int g) {
     p->d = x512_f16_lo(tb[g]);
     p->dmin = x512_f16_hi(tb[g]);
     k4_scales(p, tb[g + 1], tb[g + 2], tb[g + 3]);
-    X512_UNROLL for (int i = 0; i < 4; i++) {
-        X512_UNROLL for (int jj = 0; jj < 8; jj++) {
-            const __m512i v = tb[g + 4 + 8 * i + jj];
-            p->q[16 * i + jj] = x512_lo4(v);
-            p->q[16 * i + 8 + jj] = x512_hi4(v);
-        }
-    }
+}
+X512_ALWAYS_INLINE __m512i klevel_q4_K(const __m512i *tb, int g, int k, int hi16) {
+    const int i = k / 16, odd = (k / 8) % 2, jj = k % 8;
+    const __m512i v = tb[g + 4 + 8 * i + jj];
+    if (!odd) return x512_lo4(v);
+    return hi16 ? _mm512_and_si512(v, _mm512_set1_epi8((char)0xF0)) : x512_hi4(v);
 }
 
 // Q5_K: as Q4_K with qh[32] before qs: bit b of qh[l] is the 5th bit of sub-block b, element l.
-X512_ALWAYS_INLINE void panel_q5_K(kpanel *p, const __m512i *tb, int g) {
-    p->d = x512_f16_lo(tb[g]);
-    p->dmin = x512_f16_hi(tb[g]);
-    k4_scales(p, tb[g + 1], tb[g + 2], tb[g + 3]);
-    X512_UNROLL for (int i = 0; i < 4; i++) {
-        X512_UNROLL for (int jj = 0; jj < 8; jj++) {
-            const __m512i v = tb[g + 12 + 8 * i + jj], h = tb[g + 4 + jj];
-            p->q[16 * i + jj] = merge(x512_lo4(v), shl(h, 4 - 2 * i), 0x10101010);
-            p->q[16 * i + 8 + jj] = merge(x512_hi4(v), shl(h, 3 - 2 * i), 0x10101010);
-        }
-    }
+X512_ALWAYS_INLINE __m512i klevel_q5_K(const __m512i *tb, int g, int k) {
+    const int i = k / 16, odd = (k / 8) % 2, jj = k % 8;
+    const __m512i v = tb[g + 12 + 8 * i + jj], h = tb[g + 4 + jj];
+    return odd ? merge(x512_hi4(v), shl(h, 3 - 2 * i), 0x10101010)
+               : merge(x512_lo4(v), shl(h, 4 - 2 * i), 0x10101010);
 }
 
 // Q6_K: ql[128], qh[64], scales[16] (int8), d. Element 128h + 32t + l: low 4 bits in ql byte
 // 64h + 32(t&1) + l (high nibble for t >= 2), high 2 bits in bits 2t.. of qh byte 32h + l.
-X512_ALWAYS_INLINE void panel_q6_K(kpanel *p, const __m512i *tb, int g) {
+X512_ALWAYS_INLINE void kscales_q6_K(kpanel *p, const __m512i *tb, int g) {
     p->d = x512_f16_lo(tb[g + 52]);
     p->dmin = _mm512_setzero_ps();
     signed_scales(p, &tb[g + 48]);
-    X512_UNROLL for (int k = 0; k < 64; k++) {
-        const int e = 4 * k, h = e / 128, t = (e % 128) / 32, l = e % 32;
-        const __m512i ql = tb[g + (64 * h + 32 * (t & 1) + l) / 4];
-        const __m512i qh = tb[g + 32 + (32 * h + l) / 4];
-        p->q[k] = merge(t < 2 ? x512_lo4(ql) : x512_hi4(ql), shl(qh, 4 - 2 * t), 0x30303030);
+}
+X512_ALWAYS_INLINE __m512i klevel_q6_K(const __m512i *tb, int g, int k) {
+    const int e = 4 * k, h = e / 128, t = (e % 128) / 32, l = e % 32;
+    const __m512i ql = tb[g + (64 * h + 32 * (t & 1) + l) / 4];
+    const __m512i qh = tb[g + 32 + (32 * h + l) / 4];
+    return merge(t < 2 ? x512_lo4(ql) : x512_hi4(ql), shl(qh, 4 - 2 * t), 0x30303030);
+}
+
+X512_ALWAYS_INLINE void kscales(ktype T, kpanel *p, const __m512i *tb, int g) {
+    switch (T.kind) {
+    case K_Q2:
+        kscales_q2_K(p, tb, g);
+        break;
+    case K_Q3:
+        kscales_q3_K(p, tb, g);
+        break;
+    case K_Q4:
+    case K_Q5:
+        kscales_q4_K(p, tb, g);
+        break;
+    case K_Q6:
+        kscales_q6_K(p, tb, g);
+        break;
     }
 }
 
-X512_ALWAYS_INLINE void make_kpanel(ktype T, kpanel *p, const __m512i *tb, int i) {
-    const int g = i * T.bs / 4;
+X512_ALWAYS_INLINE __m512i klevel(ktype T, const __m512i *tb, int g, int k, int hi16) {
     switch (T.kind) {
     case K_Q2:
-        panel_q2_K(p, tb, g);
-        break;
+        return klevel_q2_K(tb, g, k);
     case K_Q3:
-        panel_q3_K(p, tb, g);
-        break;
+        return klevel_q3_K(tb, g, k);
     case K_Q4:
-        panel_q4_K(p, tb, g);
-        break;
+        return klevel_q4_K(tb, g, k, hi16);
     case K_Q5:
-        panel_q5_K(p, tb, g);
-        break;
-    case K_Q6:
-        panel_q6_K(p, tb, g);
-        break;
+        return klevel_q5_K(tb, g, k);
+    default:
+        return klevel_q6_K(tb, g, k);
     }
+}
+
+// The panel of super-block i of a window, for the tiles.
+X512_ALWAYS_INLINE void make_kpanel(ktype T, kpanel *p, const __m512i *tb, int i) {
+    const int g = i * T.bs / 4;
+    kscales(T, p, tb, g);
+    X512_UNROLL for (int k = 0; k < 64; k++) p->q[k] = klevel(T, tb, g, k, 0);
 }
 
 // Loads and transposes the window of super-blocks b .. b + T.per - 1 of rows 0..nr-1.
@@ -230,26 +244,43 @@ X512_ALWAYS_INLINE void load_kwindow(ktype T, __m512i *tb, const uint8_t *w, siz
 // ---------------------------------------------------------------------------------------------
 // Dot products.
 
-// C activation rows against one panel (super-block b of each row a[c]): acc[c] += its terms.
-X512_ALWAYS_INLINE void kstep(ktype T, int C, const kpanel *p, const mint_block_q8_K *const *ar,
-                              int64_t b, __m512 *acc) {
+// C activation rows against one super-block (b of each row ar[c]): acc[c] += its terms. The
+// levels come from the panel p, or (tb != NULL, one token) straight from the transposed window
+// at dword g, skipping the panel's store and reload; under VNNI Q4_K then takes its odd
+// sub-blocks as 16 * level into a second sum that is shifted back once (exact: every term is a
+// multiple of 16).
+X512_ALWAYS_INLINE void kstep(ktype T, int C, const kpanel *p, const __m512i *tb, int g,
+                              const mint_block_q8_K *const *ar, int64_t b, __m512 *acc) {
     const int ns = nsub(T), dps = 64 / ns;
-    __m512i isum[8], s[8];
-    X512_UNROLL for (int c = 0; c < C; c++) isum[c] = _mm512_setzero_si512();
+#if defined(__AVX512VNNI__)
+    const int hi16 = tb && T.kind == K_Q4;
+#else
+    const int hi16 = 0;
+#endif
+    __m512i isum[8], isum16[8], s[8];
+    X512_UNROLL for (int c = 0; c < C; c++) {
+        isum[c] = _mm512_setzero_si512();
+        isum16[c] = _mm512_setzero_si512();
+    }
     X512_UNROLL for (int sb = 0; sb < ns; sb++) {
         X512_UNROLL for (int c = 0; c < C; c++) s[c] = _mm512_setzero_si512();
         X512_UNROLL for (int jj = 0; jj < dps; jj++) {
             const int k = sb * dps + jj;
-            const __m512i wq = p->q[k];
+            const __m512i wq = tb ? klevel(T, tb, g, k, hi16) : p->q[k];
             X512_UNROLL for (int c = 0; c < C; c++) {
                 s[c] = x512_dot_u8s8(s[c], wq, x512_bcast32(ar[c][b].qs + 4 * k));
             }
         }
         X512_UNROLL for (int c = 0; c < C; c++) {
-            isum[c] = _mm512_add_epi32(isum[c], _mm512_mullo_epi32(s[c], p->sc[sb]));
+            const __m512i t = _mm512_mullo_epi32(s[c], p->sc[sb]);
+            if (hi16 && sb % 2)
+                isum16[c] = _mm512_add_epi32(isum16[c], t);
+            else
+                isum[c] = _mm512_add_epi32(isum[c], t);
         }
     }
     X512_UNROLL for (int c = 0; c < C; c++) {
+        if (hi16) isum[c] = _mm512_add_epi32(isum[c], _mm512_srai_epi32(isum16[c], 4));
         const mint_block_q8_K *blk = &ar[c][b];
         __m512i pair = _mm512_setzero_si512();
         X512_UNROLL for (int q = 0; q < 8; q++) {
@@ -282,9 +313,9 @@ X512_ALWAYS_INLINE void kgemv(ktype T, int64_t n, const uint8_t *w, size_t w_str
             load_kwindow(T, tb, wr, w_stride, rows, b, row_bytes);
             X512_UNROLL for (int i = 0; i < T.per; i++) {
                 if (b + i >= nb) break;
-                kpanel p;
-                make_kpanel(T, &p, tb, i);
-                kstep(T, 1, &p, ar, b + i, acc);
+                kpanel p; // scales only: the levels come from tb
+                kscales(T, &p, tb, i * T.bs / 4);
+                kstep(T, 1, &p, tb, i * T.bs / 4, ar, b + i, acc);
             }
         }
         _mm512_mask_storeu_ps(y + r0, x512_mask16(rows), acc[0]);
@@ -302,7 +333,7 @@ X512_ALWAYS_INLINE void kmicro(ktype T, int C, const kpanel *pan, int nk, const 
         ar[c] = (const mint_block_q8_K *)(a + (size_t)(c < ncols ? c : ncols - 1) * a_stride);
         acc[c] = first ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(rm, y + (size_t)c * y_stride);
     }
-    for (int j = 0; j < nk; j++) kstep(T, C, &pan[j], ar, k0 + j, acc);
+    for (int j = 0; j < nk; j++) kstep(T, C, &pan[j], NULL, 0, ar, k0 + j, acc);
     X512_UNROLL for (int c = 0; c < C; c++) {
         if (c < ncols) _mm512_mask_storeu_ps(y + (size_t)c * y_stride, rm, acc[c]);
     }
