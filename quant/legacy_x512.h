@@ -188,6 +188,39 @@ X512_ALWAYS_INLINE __m512i dot_w(ltype T, __m512i acc, __m512i w, __m512i a) {
 // ---------------------------------------------------------------------------------------------
 // Block steps.
 
+#if defined(__AVX512VNNI__)
+#define HI16 1
+#else
+#define HI16 0
+#endif
+
+// s + the exact sum of levels * activations of block i of a window of a 4-bit type, for one
+// token under VNNI: the high nibbles are taken in place (byte & 0xF0, 16 times the level) into
+// a second sum that is shifted back once, and a quant dword that starts 2 bytes into a lane is
+// assembled and masked by one vpternlogd per half. Saves the shifts the panels need.
+X512_ALWAYS_INLINE __m512i nibble_sum_hi16(ltype T, const __m512i *tb, int i, const uint8_t *a,
+                                           int64_t b, __m512i s) {
+    const int off = i * T.bs + T.q_off;
+    __m512i s16 = _mm512_setzero_si512();
+    X512_UNROLL for (int m = 0; m < 4; m++) {
+        const int o = off + 4 * m;
+        __m512i x, y; // the dword is (x | y)
+        if (o % 4 == 0) {
+            x = tb[o / 4];
+            y = _mm512_setzero_si512();
+        } else {
+            x = _mm512_srli_epi32(tb[o / 4], 16);
+            y = _mm512_slli_epi32(tb[o / 4 + 1], 16);
+        }
+        // (x | y) & mask: vpternlogd 0xA8 = (A | B) & C.
+        const __m512i lo = _mm512_ternarylogic_epi32(x, y, _mm512_set1_epi8(0x0F), 0xA8);
+        const __m512i hi = _mm512_ternarylogic_epi32(x, y, _mm512_set1_epi8((char)0xF0), 0xA8);
+        s = x512_dot_u8s8(s, lo, x512_bcast32(act_q(T, a, b, m)));
+        s16 = x512_dot_u8s8(s16, hi, x512_bcast32(act_q(T, a, b, 4 + m)));
+    }
+    return _mm512_add_epi32(s, _mm512_srai_epi32(s16, 4));
+}
+
 // The float step of one block, shared by every path: acc = fma(sumi, d_w * d_a, acc), then
 // acc = fma(m_w, s_a, acc) for the types with an offset m.
 X512_ALWAYS_INLINE __m512 block_float(ltype T, __m512i sumi, const panel *p, const float *da,
@@ -218,10 +251,16 @@ X512_ALWAYS_INLINE void gemv(ltype T, int64_t n, const uint8_t *w, size_t w_stri
                 X512_UNROLL for (int i = 0; i < T.per; i++) {
                     if (j + i >= nk) break;
                     panel p;
-                    make_panel(T, tb, i, &p);
                     __m512i s = _mm512_set1_epi32(info.off[j + i]);
-                    X512_UNROLL for (int k = 0; k < 8; k++) s =
-                        dot_w(T, s, p.q[k], x512_bcast32(act_q(T, a, k0 + j + i, k)));
+                    if (HI16 && !T.wide && !T.h_off) {
+                        s = nibble_sum_hi16(T, tb, i, a, k0 + j + i, s);
+                        p.d = f16_at(tb, i * T.bs);
+                        p.m = T.m_off ? f16_at(tb, i * T.bs + T.m_off) : _mm512_setzero_ps();
+                    } else {
+                        make_panel(T, tb, i, &p);
+                        X512_UNROLL for (int k = 0; k < 8; k++) s =
+                            dot_w(T, s, p.q[k], x512_bcast32(act_q(T, a, k0 + j + i, k)));
+                    }
                     acc = block_float(T, s, &p, &info.d[j + i], &info.s[j + i], acc);
                 }
             }
