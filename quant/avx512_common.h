@@ -94,6 +94,30 @@ X512_ALWAYS_INLINE void x512_load_rows(__m512i t[16], const uint8_t *w, size_t s
     x512_transpose16(t);
 }
 
+// x512_load_rows for `win` consecutive 64-byte pieces from byte `start` of each row (rows end at
+// row_bytes): tb[16k + j] lane r = dword j of piece k of row r.
+X512_ALWAYS_INLINE void x512_load_window(__m512i *tb, const uint8_t *w, size_t stride, int nr,
+                                         size_t start, size_t row_bytes, int win) {
+    X512_UNROLL for (int k = 0; k < win; k++) {
+        const size_t off = start + 64 * (size_t)k;
+        const int bytes = off >= row_bytes ? 0 : (int)(row_bytes - off < 64 ? row_bytes - off : 64);
+        x512_load_rows(tb + 16 * k, w, stride, nr, off, bytes);
+    }
+}
+
+// The same out of line, for the tile paths: there a window is transposed once per 16 rows and
+// then serves every column, so one copy per file does instead of one per kernel.
+static __attribute__((noinline, unused)) void x512_load_window_call(__m512i *tb, const uint8_t *w,
+                                                                    size_t stride, int nr,
+                                                                    size_t start, size_t row_bytes,
+                                                                    int win) {
+    for (int k = 0; k < win; k++) {
+        const size_t off = start + 64 * (size_t)k;
+        const int bytes = off >= row_bytes ? 0 : (int)(row_bytes - off < 64 ? row_bytes - off : 64);
+        x512_load_rows(tb + 16 * k, w, stride, nr, off, bytes);
+    }
+}
+
 // Bytes 2..5 of the 8 bytes lo:hi (per dword lane): a dword that starts 2 bytes into a dword
 // lane, for the blocks whose quants start at an offset of 2 mod 4.
 X512_ALWAYS_INLINE __m512i x512_shift16(__m512i lo, __m512i hi) {

@@ -225,24 +225,47 @@ X512_ALWAYS_INLINE __m512i klevel(ktype T, const __m512i *tb, int g, int k, int 
 
 // The panel of super-block i of a window, for the tiles.
 X512_ALWAYS_INLINE void make_kpanel(ktype T, kpanel *p, const __m512i *tb, int i) {
-    const int g = i * T.bs / 4;
-    kscales(T, p, tb, g);
-    X512_UNROLL for (int k = 0; k < 64; k++) p->q[k] = klevel(T, tb, g, k, 0);
+    const __m512i *sbp = tb + i * T.bs / 4; // super-block offsets in a window are 0 mod 4
+    kscales(T, p, sbp, 0);
+    X512_UNROLL for (int k = 0; k < 64; k++) p->q[k] = klevel(T, sbp, 0, k, 0);
 }
 
-// Loads and transposes the window of super-blocks b .. b + T.per - 1 of rows 0..nr-1.
-X512_ALWAYS_INLINE void load_kwindow(ktype T, __m512i *tb, const uint8_t *w, size_t w_stride,
-                                     int nr, int64_t b, size_t row_bytes) {
-    const size_t start = (size_t)b * T.bs;
-    X512_UNROLL for (int k = 0; k < T.win; k++) {
-        const size_t off = start + 64 * (size_t)k;
-        const int bytes = off >= row_bytes ? 0 : (int)(row_bytes - off < 64 ? row_bytes - off : 64);
-        x512_load_rows(tb + 16 * k, w, w_stride, nr, off, bytes);
-    }
+// Loads and transposes the window of super-blocks b .. b + T.per - 1 of rows 0..nr-1 (inline
+// for one token, out of line for the tiles).
+X512_ALWAYS_INLINE void load_kwindow(int out_of_line, ktype T, __m512i *tb, const uint8_t *w,
+                                     size_t w_stride, int nr, int64_t b, size_t row_bytes) {
+    if (out_of_line)
+        x512_load_window_call(tb, w, w_stride, nr, (size_t)b * T.bs, row_bytes, T.win);
+    else
+        x512_load_window(tb, w, w_stride, nr, (size_t)b * T.bs, row_bytes, T.win);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Dot products.
+
+// Sub-block sb of one super-block for C activation rows: s = sum of level * a, then
+// isum += sc * s (into isum16 for Q4_K's odd sub-blocks taken as 16 * level).
+X512_ALWAYS_INLINE void ksub(ktype T, int C, const kpanel *p, const __m512i *tb, int g,
+                             const mint_block_q8_K *const *ar, int64_t b, int sb, int hi16,
+                             __m512i *isum, __m512i *isum16) {
+    const int dps = 64 / nsub(T);
+    __m512i s[8];
+    X512_UNROLL for (int c = 0; c < C; c++) s[c] = _mm512_setzero_si512();
+    X512_UNROLL for (int jj = 0; jj < dps; jj++) {
+        const int k = sb * dps + jj;
+        const __m512i wq = tb ? klevel(T, tb, g, k, hi16) : p->q[k];
+        X512_UNROLL for (int c = 0; c < C; c++) {
+            s[c] = x512_dot_u8s8(s[c], wq, x512_bcast32(ar[c][b].qs + 4 * k));
+        }
+    }
+    X512_UNROLL for (int c = 0; c < C; c++) {
+        const __m512i t = _mm512_mullo_epi32(s[c], p->sc[sb]);
+        if (hi16 && sb % 2)
+            isum16[c] = _mm512_add_epi32(isum16[c], t);
+        else
+            isum[c] = _mm512_add_epi32(isum[c], t);
+    }
+}
 
 // C activation rows against one super-block (b of each row ar[c]): acc[c] += its terms. The
 // levels come from the panel p, or (tb != NULL, one token) straight from the transposed window
@@ -251,33 +274,24 @@ X512_ALWAYS_INLINE void load_kwindow(ktype T, __m512i *tb, const uint8_t *w, siz
 // multiple of 16).
 X512_ALWAYS_INLINE void kstep(ktype T, int C, const kpanel *p, const __m512i *tb, int g,
                               const mint_block_q8_K *const *ar, int64_t b, __m512 *acc) {
-    const int ns = nsub(T), dps = 64 / ns;
+    const int ns = nsub(T);
 #if defined(__AVX512VNNI__)
     const int hi16 = tb && T.kind == K_Q4;
 #else
     const int hi16 = 0;
 #endif
-    __m512i isum[8], isum16[8], s[8];
+    __m512i isum[8], isum16[8];
     X512_UNROLL for (int c = 0; c < C; c++) {
         isum[c] = _mm512_setzero_si512();
         isum16[c] = _mm512_setzero_si512();
     }
-    X512_UNROLL for (int sb = 0; sb < ns; sb++) {
-        X512_UNROLL for (int c = 0; c < C; c++) s[c] = _mm512_setzero_si512();
-        X512_UNROLL for (int jj = 0; jj < dps; jj++) {
-            const int k = sb * dps + jj;
-            const __m512i wq = tb ? klevel(T, tb, g, k, hi16) : p->q[k];
-            X512_UNROLL for (int c = 0; c < C; c++) {
-                s[c] = x512_dot_u8s8(s[c], wq, x512_bcast32(ar[c][b].qs + 4 * k));
-            }
-        }
-        X512_UNROLL for (int c = 0; c < C; c++) {
-            const __m512i t = _mm512_mullo_epi32(s[c], p->sc[sb]);
-            if (hi16 && sb % 2)
-                isum16[c] = _mm512_add_epi32(isum16[c], t);
-            else
-                isum[c] = _mm512_add_epi32(isum[c], t);
-        }
+    // Unrolled when the levels are built here (their shifts depend on the sub-block), a plain
+    // loop over a panel.
+    if (tb) {
+        X512_UNROLL for (int sb = 0; sb < ns; sb++)
+            ksub(T, C, p, tb, g, ar, b, sb, hi16, isum, isum16);
+    } else {
+        for (int sb = 0; sb < ns; sb++) ksub(T, C, p, tb, g, ar, b, sb, hi16, isum, isum16);
     }
     X512_UNROLL for (int c = 0; c < C; c++) {
         if (hi16) isum[c] = _mm512_add_epi32(isum[c], _mm512_srai_epi32(isum16[c], 4));
@@ -310,12 +324,13 @@ X512_ALWAYS_INLINE void kgemv(ktype T, int64_t n, const uint8_t *w, size_t w_str
         const uint8_t *wr = w + (size_t)r0 * w_stride;
         for (int64_t b = 0; b < nb; b += T.per) {
             __m512i tb[176];
-            load_kwindow(T, tb, wr, w_stride, rows, b, row_bytes);
-            X512_UNROLL for (int i = 0; i < T.per; i++) {
+            load_kwindow(0, T, tb, wr, w_stride, rows, b, row_bytes);
+            X512_UNROLL for (int i = 0; i < T.per; i++) { // constant offsets into tb
                 if (b + i >= nb) break;
-                kpanel p; // scales only: the levels come from tb
-                kscales(T, &p, tb, i * T.bs / 4);
-                kstep(T, 1, &p, tb, i * T.bs / 4, ar, b + i, acc);
+                const __m512i *sbp = tb + i * T.bs / 4;
+                kpanel p; // scales only: the levels come from the window
+                kscales(T, &p, sbp, 0);
+                kstep(T, 1, &p, sbp, 0, ar, b + i, acc);
             }
         }
         _mm512_mask_storeu_ps(y + r0, x512_mask16(rows), acc[0]);
@@ -358,10 +373,8 @@ X512_ALWAYS_INLINE void kgemm(ktype T, int64_t n, const void *vw, size_t w_strid
             const uint8_t *wr = w + (size_t)r0 * w_stride;
             for (int j = 0; j < nk; j += T.per) {
                 __m512i tb[176];
-                load_kwindow(T, tb, wr, w_stride, rows, k0 + j, row_bytes);
-                X512_UNROLL for (int i = 0; i < T.per; i++) {
-                    if (j + i < nk) make_kpanel(T, &pan[j + i], tb, i);
-                }
+                load_kwindow(1, T, tb, wr, w_stride, rows, k0 + j, row_bytes);
+                for (int i = 0; i < T.per && j + i < nk; i++) make_kpanel(T, &pan[j + i], tb, i);
             }
             for (int c = 0; c < nc; c += 6)
                 kmicro(T, 6, pan, nk, a + (size_t)c * a_stride, a_stride, k0,
@@ -382,7 +395,7 @@ X512_ALWAYS_INLINE void kgemm(ktype T, int64_t n, const void *vw, size_t w_strid
     }                                                                                              \
     static void vec_dot_##name(int64_t n, float *restrict s, const void *restrict w,               \
                                const void *restrict a) {                                           \
-        kgemv(T, n, w, 0, 1, a, s);                                                                \
+        gemm_##name(n, w, 0, 1, a, 0, 1, s, 1);                                                    \
     }
 
 // y = tile of Q2_K rows . Q8_K activations; *s = one of them.

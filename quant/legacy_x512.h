@@ -41,7 +41,7 @@ typedef struct ltype {
 #if defined(__AVX512VNNI__)
 #define Q8_OFFSET 128 // vpdpbusd takes w ^ 0x80 = w + 128 as unsigned
 #else
-#define Q8_OFFSET 0 // the emulation multiplies signed bytes directly (dot_s8s8)
+#define Q8_OFFSET 0 // the emulation multiplies the signed bytes directly (dot_w)
 #endif
 
 static const ltype LT_Q4_0 = {18, 2, 0, 0, 0, 8, 7, 2};
@@ -117,15 +117,14 @@ X512_ALWAYS_INLINE void make_panel(ltype T, const __m512i *tb, int i, panel *p) 
     }
 }
 
-// Loads and transposes window `wi` (blocks b .. b + T.per - 1) of rows 0..nr-1.
-X512_ALWAYS_INLINE void load_window(ltype T, __m512i *tb, const uint8_t *w, size_t w_stride, int nr,
-                                    int64_t b, size_t row_bytes) {
-    const size_t start = (size_t)b * T.bs;
-    X512_UNROLL for (int k = 0; k < T.win; k++) {
-        const size_t off = start + 64 * (size_t)k;
-        const int bytes = off >= row_bytes ? 0 : (int)(row_bytes - off < 64 ? row_bytes - off : 64);
-        x512_load_rows(tb + 16 * k, w, w_stride, nr, off, bytes);
-    }
+// Loads and transposes the window of blocks b .. b + T.per - 1 of rows 0..nr-1 (inline for one
+// token, where the transposed registers feed the dots directly; out of line for the tiles).
+X512_ALWAYS_INLINE void load_window(int out_of_line, ltype T, __m512i *tb, const uint8_t *w,
+                                    size_t w_stride, int nr, int64_t b, size_t row_bytes) {
+    if (out_of_line)
+        x512_load_window_call(tb, w, w_stride, nr, (size_t)b * T.bs, row_bytes, T.win);
+    else
+        x512_load_window(tb, w, w_stride, nr, (size_t)b * T.bs, row_bytes, T.win);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -247,7 +246,7 @@ X512_ALWAYS_INLINE void gemv(ltype T, int64_t n, const uint8_t *w, size_t w_stri
             const uint8_t *wr = w + (size_t)r0 * w_stride;
             for (int j = 0; j < nk; j += T.per) {
                 __m512i tb[48];
-                load_window(T, tb, wr, w_stride, rows, k0 + j, row_bytes);
+                load_window(0, T, tb, wr, w_stride, rows, k0 + j, row_bytes);
                 X512_UNROLL for (int i = 0; i < T.per; i++) {
                     if (j + i >= nk) break;
                     panel p;
@@ -328,7 +327,7 @@ X512_ALWAYS_INLINE void gemm(ltype T, int64_t n, const void *vw, size_t w_stride
                 const uint8_t *wr = w + (size_t)r0 * w_stride;
                 for (int j = 0; j < nk; j += T.per) {
                     __m512i tb[48];
-                    load_window(T, tb, wr, w_stride, rows, k0 + j, row_bytes);
+                    load_window(1, T, tb, wr, w_stride, rows, k0 + j, row_bytes);
                     X512_UNROLL for (int i = 0; i < T.per; i++) make_panel(T, tb, i, &pan[j + i]);
                 }
                 float *yr = y + (size_t)c0 * y_stride + r0;
@@ -352,7 +351,7 @@ X512_ALWAYS_INLINE void gemm(ltype T, int64_t n, const void *vw, size_t w_stride
     }                                                                                              \
     static void vec_dot_##name(int64_t n, float *restrict s, const void *restrict w,               \
                                const void *restrict a) {                                           \
-        gemv(T, n, w, 0, 1, a, s);                                                                 \
+        gemm_##name(n, w, 0, 1, a, 0, 1, s, 1);                                                    \
     }
 
 // y = tile of Q4_0 rows . Q8_0 activations; *s = one of them.
