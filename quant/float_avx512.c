@@ -5,7 +5,7 @@
 // one fused multiply-add per 16 elements in order (the last, partial group with masked-off lanes
 // reading as zero), then x512_hsum adds the lanes. vec_dot, the one-token path and the tiles all
 // run exactly this per element, so they agree bit for bit. The tiles reuse each loaded (and
-// widened) weight vector for 4 activation rows and each activation vector for 4 weight rows.
+// widened) weight vector for 6 activation rows and each activation vector for 4 weight rows.
 #include "quant/avx512_common.h"
 #include "quant/avx512_parts.h"
 #include "quant/fp16.h"
@@ -14,16 +14,21 @@
 // Loads: 16 elements of each float type as f32 (exact); lanes >= m read as 0 and touch nothing.
 
 X512_ALWAYS_INLINE __m512 load_f32(const void *p, int64_t i, __mmask16 m) {
-    return _mm512_maskz_loadu_ps(m, (const float *)p + i);
+    const float *f = (const float *)p + i;
+    return m == 0xFFFF ? _mm512_loadu_ps(f) : _mm512_maskz_loadu_ps(m, f);
 }
 
 X512_ALWAYS_INLINE __m512 load_f16(const void *p, int64_t i, __mmask16 m) {
-    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, (const uint16_t *)p + i));
+    const uint16_t *h = (const uint16_t *)p + i;
+    return _mm512_cvtph_ps(m == 0xFFFF ? _mm256_loadu_si256((const __m256i *)h)
+                                       : _mm256_maskz_loadu_epi16(m, h));
 }
 
 // bf16 is the top half of an f32: widen to 32 bits and shift into place.
 X512_ALWAYS_INLINE __m512 load_bf16(const void *p, int64_t i, __mmask16 m) {
-    const __m256i h = _mm256_maskz_loadu_epi16(m, (const uint16_t *)p + i);
+    const uint16_t *b = (const uint16_t *)p + i;
+    const __m256i h =
+        m == 0xFFFF ? _mm256_loadu_si256((const __m256i *)b) : _mm256_maskz_loadu_epi16(m, b);
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
 }
 
@@ -33,26 +38,33 @@ typedef __m512 (*load_fn)(const void *p, int64_t i, __mmask16 m);
 // The tile: R weight rows x C activation rows, full length n. Rows past nr and columns past nc
 // are computed on a clamped (valid) row and not stored, so edge tiles need no other code.
 
+// acc[r][c] += w row r . a row c over elements i..i+15 (lanes outside m read as 0).
+X512_ALWAYS_INLINE void tile_step(load_fn load, int R, int C, const char *const *wr,
+                                  const char *const *ac, int64_t i, __mmask16 m, __m512 acc[8][6]) {
+    __m512 wv[8], av[6];
+    X512_UNROLL for (int r = 0; r < R; r++) wv[r] = load(wr[r], i, m);
+    X512_UNROLL for (int c = 0; c < C; c++) av[c] = load(ac[c], i, m);
+    X512_UNROLL for (int r = 0; r < R; r++) {
+        X512_UNROLL for (int c = 0; c < C; c++) acc[r][c] =
+            _mm512_fmadd_ps(wv[r], av[c], acc[r][c]);
+    }
+}
+
 X512_ALWAYS_INLINE void tile(load_fn load, int R, int C, int64_t n, const char *w, size_t w_stride,
                              int nr, const char *a, size_t a_stride, int nc, float *y,
                              size_t y_stride) {
-    const char *wr[8], *ac[4];
+    const char *wr[8], *ac[6];
     X512_UNROLL for (int r = 0; r < R; r++) wr[r] = w + (size_t)(r < nr ? r : nr - 1) * w_stride;
     X512_UNROLL for (int c = 0; c < C; c++) ac[c] = a + (size_t)(c < nc ? c : nc - 1) * a_stride;
-    __m512 acc[8][4];
+    __m512 acc[8][6];
     X512_UNROLL for (int r = 0; r < R; r++) {
         X512_UNROLL for (int c = 0; c < C; c++) acc[r][c] = _mm512_setzero_ps();
     }
-    for (int64_t i = 0; i < n; i += 16) {
-        const __mmask16 m = x512_mask16((int)(n - i < 16 ? n - i : 16));
-        __m512 wv[8], av[4];
-        X512_UNROLL for (int r = 0; r < R; r++) wv[r] = load(wr[r], i, m);
-        X512_UNROLL for (int c = 0; c < C; c++) av[c] = load(ac[c], i, m);
-        X512_UNROLL for (int r = 0; r < R; r++) {
-            X512_UNROLL for (int c = 0; c < C; c++) acc[r][c] =
-                _mm512_fmadd_ps(wv[r], av[c], acc[r][c]);
-        }
-    }
+    // Whole vectors with plain loads, then the tail (if any) with masked ones: the same sequence
+    // of fused multiply-adds as dot_float.
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) tile_step(load, R, C, wr, ac, i, 0xFFFF, acc);
+    if (i < n) tile_step(load, R, C, wr, ac, i, x512_mask16((int)(n - i)), acc);
     X512_UNROLL for (int c = 0; c < C; c++) {
         X512_UNROLL for (int r = 0; r < R; r++) {
             if (c < nc && r < nr) y[(size_t)c * y_stride + r] = x512_hsum(acc[r][c]);
@@ -61,7 +73,7 @@ X512_ALWAYS_INLINE void tile(load_fn load, int R, int C, int64_t n, const char *
 }
 
 // The whole gemm contract for one float type: 8 x 1 tiles for one token (eight weight streams in
-// flight), 4 x 4 tiles for a batch.
+// flight), 4 x 6 tiles for a batch (24 accumulators).
 X512_ALWAYS_INLINE void gemm_float(load_fn load, int64_t n, const void *vw, size_t w_stride, int nr,
                                    const void *va, size_t a_stride, int nc, float *y,
                                    size_t y_stride) {
@@ -72,17 +84,19 @@ X512_ALWAYS_INLINE void gemm_float(load_fn load, int64_t n, const void *vw, size
                  y_stride);
         return;
     }
-    for (int c = 0; c < nc; c += 4)
+    for (int c = 0; c < nc; c += 6)
         for (int r = 0; r < nr; r += 4)
-            tile(load, 4, 4, n, w + (size_t)r * w_stride, w_stride, nr - r,
+            tile(load, 4, 6, n, w + (size_t)r * w_stride, w_stride, nr - r,
                  a + (size_t)c * a_stride, a_stride, nc - c, y + (size_t)c * y_stride + r,
                  y_stride);
 }
 
 X512_ALWAYS_INLINE float dot_float(load_fn load, int64_t n, const void *w, const void *a) {
     __m512 acc = _mm512_setzero_ps();
-    for (int64_t i = 0; i < n; i += 16) {
-        const __mmask16 m = x512_mask16((int)(n - i < 16 ? n - i : 16));
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) acc = _mm512_fmadd_ps(load(w, i, 0xFFFF), load(a, i, 0xFFFF), acc);
+    if (i < n) {
+        const __mmask16 m = x512_mask16((int)(n - i));
         acc = _mm512_fmadd_ps(load(w, i, m), load(a, i, m), acc);
     }
     return x512_hsum(acc);
