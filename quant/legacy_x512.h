@@ -21,7 +21,6 @@
 // The including file defines X512_LEGACY_SETTER, the name of the function that fills the table.
 #include "quant/avx512_common.h"
 #include "quant/avx512_parts.h"
-#include "quant/fp16.h"
 
 // ---------------------------------------------------------------------------------------------
 // Block formats as constants (each kernel is instantiated with one of these, and the compiler
@@ -53,7 +52,7 @@ static const ltype LT_Q8_0 = {34, 2, 0, 0, 1, Q8_OFFSET, 5, 3};
 // Blocks per K chunk of the tile path and activation rows per column chunk: the panels
 // (16 rows x KB blocks x 640 bytes) and the activation block data stay in L1/L2. One token uses
 // K chunks of GEMV_KB blocks (one chunk for any row up to 64K elements).
-enum { KB = 32, CC = 64, GEMV_KB = KB * CC };
+enum { KB = 32, CC = 64, CW = CC + 8, GEMV_KB = KB * CW };
 
 // One block of 16 rows, lanes = rows.
 typedef struct panel {
@@ -62,13 +61,14 @@ typedef struct panel {
     __m512 m;     // m_w (Q4_1, Q5_1)
 } panel;
 
-// Per activation block: what the block dot needs besides the quants; entry c * ks + j is column
-// c, block j of the chunk (ks = KB, or GEMV_KB for the single column of one token).
+// Per activation block: what the block dot needs besides the quants. Entry j * cw + c is block j
+// of the chunk, column c: block-major, so that the 8 columns of a micro-tile sit at constant
+// offsets from one pointer (cw = CW for the tiles, whose last 8 slots repeat the last column so
+// that edge micro-tiles read valid data; cw = 1 for the single column of one token).
 typedef struct act_info {
-    int32_t off[CC * KB]; // -offset * sum(a.qs)
-    float d[CC * KB];     // d_a
-    float s[CC * KB];     // s_a (Q8_1)
-    int ks;               // entries per column
+    int32_t off[KB * CW]; // -offset * sum(a.qs)
+    float d[KB * CW];     // d_a
+    float s[KB * CW];     // s_a (Q8_1)
 } act_info;
 
 // ---------------------------------------------------------------------------------------------
@@ -139,22 +139,23 @@ X512_ALWAYS_INLINE int32_t sum_i8x32(const int8_t *q) {
     return (int32_t)(_mm_cvtsi128_si64(h) + _mm_extract_epi64(h, 1)) - 32 * 128;
 }
 
-// The entries of activation rows c < nc, blocks b0 + j for j < nb.
-X512_ALWAYS_INLINE void fill_act_info(ltype T, act_info *info, int ks, const uint8_t *a,
+// The entries of activation rows c < nfill (rows >= nc repeat row nc - 1), blocks b0 + j for
+// j < nb, with column stride cw (f16 widened by F16C, exact
+// like mint_f16_to_f32 but one instruction: this runs for every block of every tile).
+X512_ALWAYS_INLINE void fill_act_info(ltype T, act_info *info, int cw, int nfill, const uint8_t *a,
                                       size_t a_stride, int nc, int64_t b0, int nb) {
-    info->ks = ks;
-    for (int c = 0; c < nc; c++) {
-        const uint8_t *row = a + (size_t)c * a_stride;
+    for (int c = 0; c < nfill; c++) {
+        const uint8_t *row = a + (size_t)(c < nc ? c : nc - 1) * a_stride;
         for (int j = 0; j < nb; j++) {
-            const int e = c * ks + j;
+            const int e = j * cw + c;
             if (T.m_off) { // Q8_1 activations: no level offset, s instead
                 const mint_block_q8_1 *blk = (const mint_block_q8_1 *)row + b0 + j;
-                info->d[e] = mint_f16_to_f32(blk->d);
-                info->s[e] = mint_f16_to_f32(blk->s);
+                info->d[e] = _cvtsh_ss(blk->d);
+                info->s[e] = _cvtsh_ss(blk->s);
                 info->off[e] = 0;
             } else {
                 const mint_block_q8_0 *blk = (const mint_block_q8_0 *)row + b0 + j;
-                info->d[e] = mint_f16_to_f32(blk->d);
+                info->d[e] = _cvtsh_ss(blk->d);
                 info->off[e] = T.offset ? -T.offset * sum_i8x32(blk->qs) : 0;
             }
         }
@@ -238,7 +239,7 @@ X512_ALWAYS_INLINE void gemv(ltype T, int64_t n, const uint8_t *w, size_t w_stri
     act_info info;
     for (int64_t k0 = 0; k0 < nb; k0 += GEMV_KB) {
         const int nk = (int)(nb - k0 < GEMV_KB ? nb - k0 : GEMV_KB);
-        fill_act_info(T, &info, GEMV_KB, a, 0, 1, k0, nk);
+        fill_act_info(T, &info, 1, 1, a, 0, 1, k0, nk);
         for (int r0 = 0; r0 < nr; r0 += 16) {
             const int rows = nr - r0 < 16 ? nr - r0 : 16;
             const __mmask16 rm = x512_mask16(rows);
@@ -287,8 +288,7 @@ X512_ALWAYS_INLINE void micro(ltype T, int C, const panel *pan, int nk, const ui
         const panel *p = &pan[j];
         __m512i s[8];
         X512_UNROLL for (int c = 0; c < C; c++) {
-            const int e = (c0 + (c < ncols ? c : ncols - 1)) * info->ks + j;
-            s[c] = _mm512_set1_epi32(info->off[e]);
+            s[c] = _mm512_set1_epi32(info->off[j * CW + c0 + c]);
         }
         X512_UNROLL for (int k = 0; k < 8; k++) {
             const __m512i wq = p->q[k];
@@ -296,7 +296,7 @@ X512_ALWAYS_INLINE void micro(ltype T, int C, const panel *pan, int nk, const ui
                 dot_w(T, s[c], wq, x512_bcast32(act_q(T, ar[c], k0 + j, k)));
         }
         X512_UNROLL for (int c = 0; c < C; c++) {
-            const int e = (c0 + (c < ncols ? c : ncols - 1)) * info->ks + j;
+            const int e = j * CW + c0 + c;
             acc[c] = block_float(T, s[c], p, &info->d[e], &info->s[e], acc[c]);
         }
     }
@@ -325,7 +325,7 @@ X512_ALWAYS_INLINE void gemm(ltype T, int64_t n, const void *vw, size_t w_stride
         const uint8_t *ac = a + (size_t)c0 * a_stride;
         for (int64_t k0 = 0; k0 < nb; k0 += KB) {
             const int nk = (int)(nb - k0 < KB ? nb - k0 : KB);
-            fill_act_info(T, &info, KB, ac, a_stride, ncc, k0, nk);
+            fill_act_info(T, &info, CW, ncc + 8 < CW ? ncc + 8 : CW, ac, a_stride, ncc, k0, nk);
             for (int r0 = 0; r0 < nr; r0 += 16) {
                 const int rows = nr - r0 < 16 ? nr - r0 : 16;
                 const uint8_t *wr = w + (size_t)r0 * w_stride;
