@@ -368,7 +368,7 @@ X512_ALWAYS_INLINE void kgemm(ktype T, int64_t n, const void *vw, size_t w_strid
     }
     const int64_t nb = n / MINT_QK_K;
     const size_t row_bytes = (size_t)nb * T.bs;
-    kpanel pan[KSB + 4];
+    kpanel pan[KSB];
     for (int64_t k0 = 0; k0 < nb; k0 += KSB) {
         const int nk = (int)(nb - k0 < KSB ? nb - k0 : KSB);
         for (int r0 = 0; r0 < nr; r0 += 16) {

@@ -349,3 +349,27 @@ Test(kernels, activation_conversion_of_special_values) {
     free(a);
     free(b);
 }
+
+// The shortest rows a type allows (one block or super-block, and a few), where a kernel's first
+// window is also its last and only partly inside the row.
+Test(kernels, gemm_equals_vec_dot_on_the_shortest_rows) {
+    const mint_kernels *ref = mint_kernels_for(MINT_ISA_REF), *k[MINT_ISA_COUNT];
+    int nk = available(k);
+    for (int ki = 0; ki < nk; ki++)
+        for (size_t ti = 0; ti < N_WEIGHT_TYPES; ti++) {
+            mint_type wt = weight_types[ti];
+            if (!k[ki]->t[wt].gemm) continue;
+            const int64_t blk = mint_type_block_size(wt);
+            for (int64_t nb = 1; nb <= 3; nb++) {
+                operands o = make_operands(wt, (blk > 1 ? blk : 16) * nb, 18, 10);
+                check_tile(k[ki], wt, &o, 18, 10);
+                check_tile(k[ki], wt, &o, 17, 1);
+                float s_ref, s;
+                ref->t[wt].vec_dot(o.n, &s_ref, o.w, o.a);
+                k[ki]->t[wt].vec_dot(o.n, &s, o.w, o.a);
+                cr_assert_leq(fabs((double)s - s_ref), o.mag[0] / (1 << 18), "%s %s n=%lld",
+                              k[ki]->name, mint_type_name(wt), (long long)o.n);
+                free_operands(&o);
+            }
+        }
+}
