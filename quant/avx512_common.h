@@ -118,14 +118,14 @@ static __attribute__((noinline, unused)) void x512_load_window_call(__m512i *tb,
     }
 }
 
-// One-token streaming: while a group of 16 rows is consumed window by window, its 16 rows'
+// One-token streaming: while a group of 16 rows is consumed block by block, its 16 rows'
 // interleaved loads look like 16 short streams to the hardware prefetchers, which then fetch the
-// next group late. So window wi of nwin also asks for slice wi of the next group's bytes
-// [next, next + group_bytes) into L2, one group ahead of use.
-X512_ALWAYS_INLINE void x512_prefetch_slice(const uint8_t *next, size_t group_bytes, int wi,
-                                            int nwin) {
-    const size_t span = (group_bytes / (size_t)nwin + 127) & ~(size_t)63;
-    const uint8_t *p = next + (size_t)wi * span;
+// next group late. So step i of n also asks for slice i of the next group's bytes
+// [next, next + group_bytes) into L2, one group ahead of use. Small slices spread over the steps
+// work better than one burst per window (measured: Q4_K from DRAM 10 -> 18 GB/s on one core).
+X512_ALWAYS_INLINE void x512_prefetch_slice(const uint8_t *next, size_t group_bytes, int i, int n) {
+    const size_t span = (group_bytes / (size_t)n + 127) & ~(size_t)63;
+    const uint8_t *p = next + (size_t)i * span;
     for (size_t o = 0; o < span; o += 64) _mm_prefetch((const char *)(p + o), _MM_HINT_T1);
 }
 

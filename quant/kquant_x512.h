@@ -322,14 +322,14 @@ X512_ALWAYS_INLINE void kgemv(ktype T, int64_t n, const uint8_t *w, size_t w_str
         const int rows = nr - r0 < 16 ? nr - r0 : 16;
         __m512 acc[1] = {_mm512_setzero_ps()};
         const uint8_t *wr = w + (size_t)r0 * w_stride;
-        const int nwin = (int)((nb + T.per - 1) / T.per);
         for (int64_t b = 0; b < nb; b += T.per) {
             __m512i tb[176];
-            if (r0 + 16 < nr)
-                x512_prefetch_slice(wr + 16 * w_stride, 16 * w_stride, (int)(b / T.per), nwin);
             load_kwindow(0, T, tb, wr, w_stride, rows, b, row_bytes);
             X512_UNROLL for (int i = 0; i < T.per; i++) { // constant offsets into tb
                 if (b + i >= nb) break;
+                // A slice per super-block (not per window): the prefetches stay spread out.
+                if (r0 + 16 < nr)
+                    x512_prefetch_slice(wr + 16 * w_stride, 16 * w_stride, (int)(b + i), (int)nb);
                 const __m512i *sbp = tb + i * T.bs / 4;
                 kpanel p; // scales only: the levels come from the window
                 kscales(T, &p, sbp, 0);

@@ -245,15 +245,14 @@ X512_ALWAYS_INLINE void gemv(ltype T, int64_t n, const uint8_t *w, size_t w_stri
             const __mmask16 rm = x512_mask16(rows);
             __m512 acc = k0 == 0 ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(rm, y + r0);
             const uint8_t *wr = w + (size_t)r0 * w_stride;
-            const int nwin = (nk + T.per - 1) / T.per;
             for (int j = 0; j < nk; j += T.per) {
                 __m512i tb[48];
-                if (r0 + 16 < nr)
-                    x512_prefetch_slice(wr + 16 * w_stride + (size_t)k0 * T.bs, 16 * w_stride,
-                                        j / T.per, nwin);
                 load_window(0, T, tb, wr, w_stride, rows, k0 + j, row_bytes);
                 X512_UNROLL for (int i = 0; i < T.per; i++) {
                     if (j + i >= nk) break;
+                    // A slice of the next group per block: the prefetches stay spread out.
+                    if (r0 + 16 < nr)
+                        x512_prefetch_slice(wr + 16 * w_stride, 16 * w_stride, j + i, nk);
                     panel p;
                     __m512i s = _mm512_set1_epi32(info.off[j + i]);
                     if (HI16 && !T.wide && !T.h_off) {
