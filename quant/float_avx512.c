@@ -181,11 +181,26 @@ static void quantize_row_bf16_avx512(const float *restrict x, void *restrict vy,
     }
 }
 
-// y = f32(x) for f16 x (exact widening).
+// y = f32(x) for f16 x (exact widening). vcvtph2ps quiets a signalling NaN; mint_f16_to_f32
+// keeps its payload as it is (sign | 0x7F800000 | mant << 13), so NaN lanes are rebuilt so.
 static void dequantize_row_f16_avx512(const void *restrict x, float *restrict y, int64_t n) {
     for (int64_t i = 0; i < n; i += 16) {
         const __mmask16 m = x512_mask16((int)(n - i < 16 ? n - i : 16));
-        _mm512_mask_storeu_ps(y + i, m, load_f16(x, i, m));
+        const __m512i h =
+            _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, (const uint16_t *)x + i));
+        __m512 v = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(h));
+        const __m512i mag = _mm512_and_si512(h, _mm512_set1_epi32(0x7FFF));
+        const __mmask16 nan = _mm512_cmpgt_epi32_mask(mag, _mm512_set1_epi32(0x7C00));
+        if (nan) {
+            const __m512i sign =
+                _mm512_slli_epi32(_mm512_and_si512(h, _mm512_set1_epi32(0x8000)), 16);
+            const __m512i mant =
+                _mm512_slli_epi32(_mm512_and_si512(h, _mm512_set1_epi32(0x3FF)), 13);
+            const __m512i bits =
+                _mm512_or_si512(_mm512_or_si512(sign, mant), _mm512_set1_epi32(0x7F800000));
+            v = _mm512_mask_mov_ps(v, nan, _mm512_castsi512_ps(bits));
+        }
+        _mm512_mask_storeu_ps(y + i, m, v);
     }
 }
 
