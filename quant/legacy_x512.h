@@ -50,8 +50,9 @@ static const ltype LT_Q5_1 = {24, 8, 2, 4, 0, 0, 5, 2};
 static const ltype LT_Q8_0 = {34, 2, 0, 0, 1, Q8_OFFSET, 5, 3};
 
 // Blocks per K chunk of the tile path and activation rows per column chunk: the panels
-// (16 rows x KB blocks x 640 bytes) and the activation block data stay in L1/L2. One token uses
-// K chunks of GEMV_KB blocks (one chunk for any row up to 64K elements).
+// (2 x 16 rows x KB blocks x 640 bytes) and the activation block data stay in L1/L2; together
+// about 80 KB of stack in gemm (the thread pool's threads have the default 8 MB). One token uses
+// K chunks of GEMV_KB blocks (one chunk for any row up to 73K elements).
 enum { KB = 32, CC = 64, CW = CC + 8, GEMV_KB = KB * CW };
 
 // One block of 16 rows, lanes = rows.
@@ -272,42 +273,56 @@ X512_ALWAYS_INLINE void gemv(ltype T, int64_t n, const uint8_t *w, size_t w_stri
     }
 }
 
-// C activation rows (columns) against the panels of one 16-row group over blocks k0..k0+nk-1;
-// acc starts at 0 (first chunk) or at y. Columns >= ncols repeat the last one and are not stored.
-X512_ALWAYS_INLINE void micro(ltype T, int C, const panel *pan, int nk, const uint8_t *a,
-                              size_t a_stride, int64_t k0, const act_info *info, int c0, int ncols,
-                              float *y, size_t y_stride, __mmask16 rm, int first) {
+// C activation rows (columns) against the panels of G 16-row groups (pan[g], G = 1 or 2) over
+// blocks k0..k0+nk-1; acc starts at 0 (first chunk) or at y. With two groups every activation
+// broadcast feeds two vpdpbusd. Columns >= ncols repeat the last one and are not stored.
+X512_ALWAYS_INLINE void micro(ltype T, int G, int C, const panel *const *pan, int nk,
+                              const uint8_t *a, size_t a_stride, int64_t k0, const act_info *info,
+                              int c0, int ncols, float *y, size_t y_stride, const __mmask16 *rm,
+                              int first) {
     const uint8_t *ar[8];
-    __m512 acc[8];
+    __m512 acc[2][8];
     X512_UNROLL for (int c = 0; c < C; c++) {
         ar[c] = a + (size_t)(c < ncols ? c : ncols - 1) * a_stride;
-        acc[c] = first ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(rm, y + (size_t)c * y_stride);
+        X512_UNROLL for (int g = 0; g < G; g++) {
+            acc[g][c] = first ? _mm512_setzero_ps()
+                              : _mm512_maskz_loadu_ps(rm[g], y + (size_t)c * y_stride + 16 * g);
+        }
     }
     for (int j = 0; j < nk; j++) {
-        const panel *p = &pan[j];
-        __m512i s[8];
+        __m512i s[2][8];
         X512_UNROLL for (int c = 0; c < C; c++) {
-            s[c] = _mm512_set1_epi32(info->off[j * CW + c0 + c]);
+            const __m512i off = _mm512_set1_epi32(info->off[j * CW + c0 + c]);
+            X512_UNROLL for (int g = 0; g < G; g++) s[g][c] = off;
         }
         X512_UNROLL for (int k = 0; k < 8; k++) {
-            const __m512i wq = p->q[k];
-            X512_UNROLL for (int c = 0; c < C; c++) s[c] =
-                dot_w(T, s[c], wq, x512_bcast32(act_q(T, ar[c], k0 + j, k)));
+            __m512i wq[2];
+            X512_UNROLL for (int g = 0; g < G; g++) wq[g] = pan[g][j].q[k];
+            X512_UNROLL for (int c = 0; c < C; c++) {
+                const __m512i av = x512_bcast32(act_q(T, ar[c], k0 + j, k));
+                X512_UNROLL for (int g = 0; g < G; g++) s[g][c] = dot_w(T, s[g][c], wq[g], av);
+            }
         }
         X512_UNROLL for (int c = 0; c < C; c++) {
             const int e = j * CW + c0 + c;
-            acc[c] = block_float(T, s[c], p, &info->d[e], &info->s[e], acc[c]);
+            X512_UNROLL for (int g = 0; g < G; g++) {
+                acc[g][c] =
+                    block_float(T, s[g][c], &pan[g][j], &info->d[e], &info->s[e], acc[g][c]);
+            }
         }
     }
     X512_UNROLL for (int c = 0; c < C; c++) {
-        if (c < ncols) _mm512_mask_storeu_ps(y + (size_t)c * y_stride, rm, acc[c]);
+        if (c >= ncols) continue;
+        X512_UNROLL for (int g = 0; g < G; g++) {
+            _mm512_mask_storeu_ps(y + (size_t)c * y_stride + 16 * g, rm[g], acc[g][c]);
+        }
     }
 }
 
 // The gemm contract for one type: one token goes to gemv; a batch is cut into K chunks of KB
 // blocks and column chunks of CC activation rows; per chunk the activation block data is
-// gathered once, each 16-row group's panels are built once, and 8 columns at a time run against
-// them.
+// gathered once, the panels of each pair of 16-row groups are built once, and 4 columns at a
+// time run against the pair (8 against a lone last group).
 X512_ALWAYS_INLINE void gemm(ltype T, int64_t n, const void *vw, size_t w_stride, int nr,
                              const void *va, size_t a_stride, int nc, float *y, size_t y_stride) {
     const uint8_t *w = vw, *a = va;
@@ -318,26 +333,40 @@ X512_ALWAYS_INLINE void gemm(ltype T, int64_t n, const void *vw, size_t w_stride
     const int64_t nb = n / MINT_QK;
     const size_t row_bytes = (size_t)nb * T.bs;
     act_info info;
-    panel pan[KB + 8];
+    panel pan[2][KB + 8];
+    const panel *pp[2] = {pan[0], pan[1]};
     for (int c0 = 0; c0 < nc; c0 += CC) {
         const int ncc = nc - c0 < CC ? nc - c0 : CC;
         const uint8_t *ac = a + (size_t)c0 * a_stride;
         for (int64_t k0 = 0; k0 < nb; k0 += KB) {
             const int nk = (int)(nb - k0 < KB ? nb - k0 : KB);
             fill_act_info(T, &info, CW, ncc + 8 < CW ? ncc + 8 : CW, ac, a_stride, ncc, k0, nk);
-            for (int r0 = 0; r0 < nr; r0 += 16) {
-                const int rows = nr - r0 < 16 ? nr - r0 : 16;
-                const uint8_t *wr = w + (size_t)r0 * w_stride;
-                for (int j = 0; j < nk; j += T.per) {
-                    __m512i tb[48];
-                    load_window(1, T, tb, wr, w_stride, rows, k0 + j, row_bytes);
-                    X512_UNROLL for (int i = 0; i < T.per; i++) make_panel(T, tb, i, &pan[j + i]);
+            for (int r0 = 0; r0 < nr; r0 += 32) {
+                const int groups = nr - r0 > 16 ? 2 : 1;
+                __mmask16 rm[2];
+                for (int g = 0; g < groups; g++) {
+                    const int rows = nr - r0 - 16 * g < 16 ? nr - r0 - 16 * g : 16;
+                    const uint8_t *wr = w + (size_t)(r0 + 16 * g) * w_stride;
+                    rm[g] = x512_mask16(rows);
+                    for (int j = 0; j < nk; j += T.per) {
+                        __m512i tb[48];
+                        load_window(1, T, tb, wr, w_stride, rows, k0 + j, row_bytes);
+                        X512_UNROLL for (int i = 0; i < T.per; i++)
+                            make_panel(T, tb, i, &pan[g][j + i]);
+                    }
                 }
                 float *yr = y + (size_t)c0 * y_stride + r0;
-                for (int c = 0; c < ncc; c += 8)
-                    micro(T, 8, pan, nk, ac + (size_t)c * a_stride, a_stride, k0, &info, c,
-                          ncc - c < 8 ? ncc - c : 8, yr + (size_t)c * y_stride, y_stride,
-                          x512_mask16(rows), k0 == 0);
+                for (int c = 0; c < ncc; c += groups == 2 ? 4 : 8) {
+                    const int left = ncc - c;
+                    if (groups == 2)
+                        micro(T, 2, 4, pp, nk, ac + (size_t)c * a_stride, a_stride, k0, &info, c,
+                              left < 4 ? left : 4, yr + (size_t)c * y_stride, y_stride, rm,
+                              k0 == 0);
+                    else
+                        micro(T, 1, 8, pp, nk, ac + (size_t)c * a_stride, a_stride, k0, &info, c,
+                              left < 8 ? left : 8, yr + (size_t)c * y_stride, y_stride, rm,
+                              k0 == 0);
+                }
             }
         }
     }
