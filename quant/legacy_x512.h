@@ -163,6 +163,53 @@ X512_ALWAYS_INLINE void fill_act_info(ltype T, act_info *info, int cw, int nfill
     }
 }
 
+// fill_act_info for the tiles, 16 columns at a time with the columns in lanes: block j of 16
+// activation rows is loaded and transposed like weight rows, its scale(s) are the f16 halves of
+// dword 0, and the sum of its quants is 9 vpdpbusd against a mask of ones that skips the scale
+// bytes (the block is 34 bytes from a dword boundary: d, then 32 quants). The entries of 16
+// columns of a block are then contiguous stores. About 2.5 times fewer instructions than the
+// scalar fill, which matters because the tiles gather this once per 64 weight rows.
+X512_ALWAYS_INLINE void fill_act_info_lanes(ltype T, act_info *info, int nfill, const uint8_t *a,
+                                            size_t a_stride, int nc, int64_t b0, int nb) {
+    const int bs = T.m_off ? (int)sizeof(mint_block_q8_1) : (int)sizeof(mint_block_q8_0);
+    for (int c = 0; c < nc; c += 16) {
+        const int cols = nc - c < 16 ? nc - c : 16;
+        const uint8_t *ac = a + (size_t)c * a_stride;
+        for (int j = 0; j < nb; j++) {
+            __m512i t[16];
+            // Exactly the block's bytes (masked loads): nothing past the row is touched.
+            x512_load_rows(t, ac, a_stride, cols, (size_t)(b0 + j) * bs, bs);
+            float *d = &info->d[j * CW + c];
+            if (T.m_off) {
+                _mm512_storeu_ps(d, x512_f16_lo(t[0]));
+                _mm512_storeu_ps(&info->s[j * CW + c], x512_f16_hi(t[0]));
+                _mm512_storeu_si512(&info->off[j * CW + c], _mm512_setzero_si512());
+                continue;
+            }
+            _mm512_storeu_ps(d, x512_f16_lo(t[0]));
+            if (!T.offset) {
+                _mm512_storeu_si512(&info->off[j * CW + c], _mm512_setzero_si512());
+                continue;
+            }
+            // Bytes 2..33 of the block: dword 0 without its low half, dwords 1..7, and the low
+            // half of dword 8.
+            __m512i sum =
+                x512_dot_u8s8(_mm512_setzero_si512(), _mm512_set1_epi32(0x01010000), t[0]);
+            X512_UNROLL for (int k = 1; k < 8; k++) sum =
+                x512_dot_u8s8(sum, _mm512_set1_epi8(1), t[k]);
+            sum = x512_dot_u8s8(sum, _mm512_set1_epi32(0x00000101), t[8]);
+            _mm512_storeu_si512(&info->off[j * CW + c],
+                                _mm512_mullo_epi32(sum, _mm512_set1_epi32(-T.offset)));
+        }
+    }
+    for (int c = nc; c < nfill; c++) // the repeated last column of edge micro-tiles
+        for (int j = 0; j < nb; j++) {
+            info->d[j * CW + c] = info->d[j * CW + nc - 1];
+            info->s[j * CW + c] = info->s[j * CW + nc - 1];
+            info->off[j * CW + c] = info->off[j * CW + nc - 1];
+        }
+}
+
 // Address of quant dword j of activation block b in row a (Q8_0 or Q8_1 layout).
 X512_ALWAYS_INLINE const void *act_q(ltype T, const uint8_t *a, int64_t b, int j) {
     return T.m_off ? (const void *)(((const mint_block_q8_1 *)a)[b].qs + 4 * j)
@@ -340,7 +387,7 @@ X512_ALWAYS_INLINE void gemm(ltype T, int64_t n, const void *vw, size_t w_stride
         const uint8_t *ac = a + (size_t)c0 * a_stride;
         for (int64_t k0 = 0; k0 < nb; k0 += KB) {
             const int nk = (int)(nb - k0 < KB ? nb - k0 : KB);
-            fill_act_info(T, &info, CW, ncc + 8 < CW ? ncc + 8 : CW, ac, a_stride, ncc, k0, nk);
+            fill_act_info_lanes(T, &info, ncc + 8 < CW ? ncc + 8 : CW, ac, a_stride, ncc, k0, nk);
             for (int r0 = 0; r0 < nr; r0 += 32) {
                 const int groups = nr - r0 > 16 ? 2 : 1;
                 __mmask16 rm[2];
