@@ -168,6 +168,21 @@ X512_ALWAYS_INLINE float x512_hsum(__m512 v) {
     return _mm_cvtss_f32(q);
 }
 
+// The x512_hsum of each of a[0..3], as lanes 0, 4, 8 and 12 of the result: the same additions
+// in the same pairs (lanes 8 apart, then 4, 2, 1), done for four accumulators at once. A tile
+// over short rows (attention's head_dim of 64 is 4 multiply-adds per element) would otherwise
+// spend most of its time in one horizontal sum per element.
+X512_ALWAYS_INLINE __m512 x512_hsum4(const __m512 a[4]) {
+    const __m512 h01 = _mm512_add_ps(_mm512_shuffle_f32x4(a[0], a[1], 0x44),
+                                     _mm512_shuffle_f32x4(a[0], a[1], 0xEE));
+    const __m512 h23 = _mm512_add_ps(_mm512_shuffle_f32x4(a[2], a[3], 0x44),
+                                     _mm512_shuffle_f32x4(a[2], a[3], 0xEE));
+    const __m512 q =
+        _mm512_add_ps(_mm512_shuffle_f32x4(h01, h23, 0x88), _mm512_shuffle_f32x4(h01, h23, 0xDD));
+    const __m512 r = _mm512_add_ps(q, _mm512_permute_ps(q, 0x4E));
+    return _mm512_add_ps(r, _mm512_permute_ps(r, 0xB1));
+}
+
 // Masks of the first n lanes.
 X512_ALWAYS_INLINE __mmask16 x512_mask16(int n) {
     return n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1);

@@ -65,9 +65,19 @@ X512_ALWAYS_INLINE void tile(load_fn load, int R, int C, int64_t n, const char *
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) tile_step(load, R, C, wr, ac, i, 0xFFFF, acc);
     if (i < n) tile_step(load, R, C, wr, ac, i, x512_mask16((int)(n - i)), acc);
+    // Horizontal sums four rows at a time (x512_hsum4 adds exactly as x512_hsum does).
     X512_UNROLL for (int c = 0; c < C; c++) {
-        X512_UNROLL for (int r = 0; r < R; r++) {
-            if (c < nc && r < nr) y[(size_t)c * y_stride + r] = x512_hsum(acc[r][c]);
+        if (c >= nc) continue;
+        X512_UNROLL for (int r = 0; r < R; r += 4) {
+            const __m512 quad[4] = {acc[r][c], acc[r + 1][c], acc[r + 2][c], acc[r + 3][c]};
+            const __m512 s = _mm512_permutexvar_ps(
+                _mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+                x512_hsum4(quad));
+            const int left = nr - r;
+            if (left > 0)
+                _mm_mask_storeu_ps(y + (size_t)c * y_stride + r,
+                                   (__mmask8)(left >= 4 ? 0xF : (1u << left) - 1),
+                                   _mm512_castps512_ps128(s));
         }
     }
 }
