@@ -293,6 +293,22 @@ void mint_sampler_accept(mint_sampler *s, int32_t id);
 void mint_sampler_reset(mint_sampler *s, uint64_t seed);
 
 // ---------------------------------------------------------------------------------------------
+// Synthetic models: random weights with real shapes, for speed, memory and format tests
+
+typedef struct mint_synth_params {
+    const char *preset; // "tinyllama" (TinyLlama-1.1B's exact shapes) or "small" (256-wide, 4 layers)
+    const char *ftype;  // file type as llama-quantize names it: "F32", "F16", "Q4_0", "Q4_K_M", ...
+    const char *vocab;  // a GGUF whose tokenizer.* entries to copy, or a SentencePiece
+                        // tokenizer.model; NULL: a built-in byte + letters vocabulary
+    uint64_t seed;      // weights are a pure function of (seed, tensor name, index)
+    int n_threads;      // threads quantizing rows (0 = all online CPUs)
+} mint_synth_params;
+
+// Writes a llama GGUF with random weights (llama.cpp's per-tensor mix for the file type)
+// atomically to path. The text such a model generates is noise.
+mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_err *err);
+
+// ---------------------------------------------------------------------------------------------
 // Chat templates
 
 typedef enum mint_chat_template {
