@@ -293,6 +293,57 @@ void mint_sampler_accept(mint_sampler *s, int32_t id);
 void mint_sampler_reset(mint_sampler *s, uint64_t seed);
 
 // ---------------------------------------------------------------------------------------------
+// Perplexity and KL divergence, by llama-perplexity's method
+//
+// The text is tokenized once (BOS first); chunk i is tokens [i*n_ctx, (i+1)*n_ctx) evaluated as
+// one batch in an empty cache with its first token replaced by BOS; the logits of positions
+// n_ctx/2 .. n_ctx-2 score the next token. PPL = exp(mean NLL), +- PPL * sd(NLL)/sqrt(count-1).
+// The KL base file is llama.cpp's format (interchangeable with llama-perplexity's
+// --kl-divergence-base): "_logits_", n_ctx, n_vocab, n_chunk, the tokens, then per scored token
+// the log-probabilities as uint16 over a 16-nat window below the maximum.
+
+typedef struct mint_ppl_params {
+    int32_t n_ctx;           // chunk length (default 512)
+    int32_t n_chunks;        // at most this many chunks; <= 0: all
+    int32_t n_threads;       // 0 = all online CPUs
+    mint_kv_type kv_type;    // KV cache type (default F32)
+    const char *kld_base_out; // write the base log-probabilities here (atomically)
+    const char *kld_base_in;  // compare against this base file (its tokens replace the text)
+    // Called after every chunk with the running perplexity (may be NULL).
+    void (*on_chunk)(void *user, int32_t chunk, int32_t n_chunks, double ppl);
+    void *user;
+} mint_ppl_params;
+
+typedef struct mint_ppl_percentiles {
+    double max, p999, p99, p95, p90, p75, median, p25, p10, p5, p1, p01, min;
+} mint_ppl_percentiles;
+
+typedef struct mint_ppl_result {
+    int32_t n_ctx, n_chunks;   // chunks evaluated
+    uint64_t n_text_tokens;    // tokens of the whole text
+    uint64_t count;            // scored tokens
+    double ppl, ppl_err;       // Final estimate: PPL = ppl +/- ppl_err
+    double seconds;            // evaluation time
+    bool has_kld;              // the fields below are set (kld_base_in was given)
+    double ppl_base, ppl_base_err;     // Mean PPL(base), from the base file
+    double cor;                        // Cor(ln PPL(Q), ln PPL(base))
+    double log_ratio, log_ratio_err;   // Mean ln(PPL(Q)/PPL(base))
+    double ppl_ratio, ppl_ratio_err;   // Mean PPL(Q)/PPL(base)
+    double ppl_diff, ppl_diff_err;     // Mean PPL(Q)-PPL(base)
+    double kld, kld_err;               // Mean KLD
+    mint_ppl_percentiles kld_pct;      // KLD percentiles (p75 / p25 unused)
+    double dp, dp_err;                 // Mean delta-p (probability of the right token)
+    mint_ppl_percentiles dp_pct;       // delta-p percentiles
+    double dp_rms, dp_rms_err;         // RMS delta-p
+    double same_top, same_top_err;     // share of steps with the same argmax
+} mint_ppl_result;
+
+mint_ppl_params mint_ppl_default_params(void);
+// Computes perplexity (and KL divergence against a base file) of `len` bytes of text.
+mint_status mint_perplexity(mint_model *m, const char *text, size_t len, const mint_ppl_params *p,
+                            mint_ppl_result *out, mint_err *err);
+
+// ---------------------------------------------------------------------------------------------
 // Synthetic models: random weights with real shapes, for speed, memory and format tests
 
 typedef struct mint_synth_params {
