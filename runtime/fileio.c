@@ -76,6 +76,22 @@ mint_status mint_atomic_file_write(mint_atomic_file *f, const void *p, size_t n,
     return MINT_OK;
 }
 
+mint_status mint_atomic_file_pwrite(mint_atomic_file *f, uint64_t off, const void *p, size_t n,
+                                    mint_err *err) {
+    const char *b = p;
+    while (n > 0) {
+        ssize_t k = pwrite(f->fd, b, n, (off_t)off);
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            return mint_fail(err, MINT_E_IO, "%s: write failed: %s", f->path, strerror(errno));
+        }
+        b += k;
+        off += (uint64_t)k;
+        n -= (size_t)k;
+    }
+    return MINT_OK;
+}
+
 mint_status mint_atomic_file_commit(mint_atomic_file *f, mint_err *err) {
     mint_status st = MINT_OK;
     if (fsync(f->fd) != 0) {

@@ -344,6 +344,39 @@ mint_status mint_perplexity(mint_model *m, const char *text, size_t len, const m
                             mint_ppl_result *out, mint_err *err);
 
 // ---------------------------------------------------------------------------------------------
+// Quantizing: a model (GGUF, safetensors, Hugging Face folder) to a GGUF of a file type
+
+typedef struct mint_quantize_params {
+    const char *ftype;           // llama-quantize's name: "Q4_K_M", "Q8_0", "F16", ...
+    bool pure;                   // every quantized tensor gets the base type
+    bool leave_output;           // output.weight keeps its type
+    bool allow_requantize;       // a quantized source may be quantized again
+    const char *output_type;     // type name for output.weight, or NULL
+    const char *token_embd_type; // type name for token_embd.weight, or NULL
+    const char *const *overrides; // [n_overrides] "PATTERN=TYPE", first match wins
+    int n_overrides;
+    int n_threads;               // 0 = all online CPUs
+    // Progress (may be NULL): bytes of output written so far out of the total.
+    void (*progress)(void *user, uint64_t done, uint64_t total);
+    // Each tensor's decision (may be NULL): name, source type, chosen type, one-line reason.
+    void (*on_tensor)(void *user, const char *name, const char *from, const char *to,
+                      const char *reason);
+    void *user;
+} mint_quantize_params;
+
+// Writes `out` atomically (temporary file, fsync, rename; an interrupted run leaves no file and
+// an existing `out` untouched). Refuses to write over the input. The output's metadata records
+// the source's XXH3-64 (mint.quantize.source_xxh3) and every tensor's XXH3-64
+// (mint.quantize.tensor_xxh3, in tensor order), which mint_verify_hashes checks.
+mint_status mint_quantize_file(const char *in, const char *out, const mint_quantize_params *p,
+                               mint_err *err);
+
+// Checks the tensor hashes a mint-quantized file records. *n_checked gets the number of tensors
+// compared; MINT_E_FORMAT names the first tensor whose bytes do not match; MINT_E_NOT_FOUND if
+// the file records no hashes.
+mint_status mint_verify_hashes(const mint_file *f, uint64_t *n_checked, mint_err *err);
+
+// ---------------------------------------------------------------------------------------------
 // Synthetic models: random weights with real shapes, for speed, memory and format tests
 
 typedef struct mint_synth_params {

@@ -22,6 +22,7 @@ typedef struct options {
     const char *path; // model file
     bool json;        // machine-readable output
     bool hash;        // per-tensor XXH3-64
+    bool verify;      // check the tensor hashes mint-quantize recorded
 } options;
 
 static void usage(FILE *out) {
@@ -32,6 +33,8 @@ static void usage(FILE *out) {
                  "\n"
                  "  --json   one JSON object on stdout instead of text\n"
                  "  --hash   XXH3-64 of every tensor's bytes and of the whole data section\n"
+                 "  --verify check every tensor against the XXH3-64 mint-quantize recorded in the\n"
+                 "           file's metadata (exit 1 on a mismatch)\n"
                  "  -h       this help\n");
 }
 
@@ -44,6 +47,8 @@ static int parse_args(int argc, char **argv, options *o) {
             o->json = true;
         else if (strcmp(a, "--hash") == 0)
             o->hash = true;
+        else if (strcmp(a, "--verify") == 0)
+            o->verify = true;
         else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
             return 1;
@@ -387,6 +392,18 @@ int main(int argc, char **argv) {
     if (mint_file_open(o.path, &f, &err) != MINT_OK) {
         fprintf(stderr, "mint-inspect: %s\n", err.msg);
         return 1;
+    }
+    if (o.verify) {
+        uint64_t n = 0;
+        mint_status st = mint_verify_hashes(f, &n, &err);
+        mint_file_close(f);
+        if (st != MINT_OK) {
+            fprintf(stderr, "mint-inspect: %s: %s\n", o.path, err.msg);
+            return 1;
+        }
+        printf("%s: all %llu tensors match their recorded XXH3-64\n", o.path,
+               (unsigned long long)n);
+        return 0;
     }
     if (o.json)
         print_json(f, &o);
