@@ -10,8 +10,10 @@
 #include <string.h>
 
 // ---------------------------------------------------------------------------------------------
-// Duplicate keys. json-c has already checked the syntax when this runs, but the scan still
-// checks every index against the length, so it is safe on any input.
+// The raw scan. json-c has already checked the syntax when this runs, but even in strict mode it
+// accepts a few non-JSON forms (single-quoted keys, NaN / Infinity, "1.", raw control characters
+// in strings); the scan refuses those, and finds duplicate keys. It checks every index against
+// the length, so it is safe on any input.
 
 typedef struct key_ref {
     const char *p; // key bytes (into the text, or a decoded copy in `owned`)
@@ -97,6 +99,44 @@ static mint_status close_object(scan *s, frame *fr, const char *name, size_t bas
     return MINT_OK;
 }
 
+static bool is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
+
+// JSON's number grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? ; returns its length or 0.
+static size_t number_len(const char *t, size_t n) {
+    size_t i = 0;
+    if (i < n && t[i] == '-') i++;
+    if (i < n && t[i] == '0') {
+        i++;
+    } else if (i < n && t[i] >= '1' && t[i] <= '9') {
+        while (i < n && is_digit(t[i])) i++;
+    } else {
+        return 0;
+    }
+    if (i < n && t[i] == '.') {
+        i++;
+        if (i >= n || !is_digit(t[i])) return 0;
+        while (i < n && is_digit(t[i])) i++;
+    }
+    if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+        i++;
+        if (i < n && (t[i] == '+' || t[i] == '-')) i++;
+        if (i >= n || !is_digit(t[i])) return 0;
+        while (i < n && is_digit(t[i])) i++;
+    }
+    return i;
+}
+
+static size_t literal_len(const char *t, size_t n) {
+    static const char *const words[] = {"true", "false", "null"};
+    for (int w = 0; w < 3; w++) {
+        size_t m = strlen(words[w]);
+        if (n >= m && memcmp(t, words[w], m) == 0) return m;
+    }
+    return 0;
+}
+
 static mint_status scan_text(scan *s, const char *name, size_t base, mint_err *err) {
     const char *t = s->text;
     size_t n = s->len;
@@ -107,6 +147,10 @@ static mint_status scan_text(scan *s, const char *name, size_t base, mint_err *e
             size_t j = i + 1;
             bool escaped = false;
             while (j < n && t[j] != '"') {
+                if ((unsigned char)t[j] < 0x20)
+                    return mint_fail(err, MINT_E_FORMAT,
+                                     "%s: control character 0x%02x inside a string at byte %zu",
+                                     name, (unsigned char)t[j], base + j);
                 if (t[j] == '\\') {
                     if (j + 5 < n && memcmp(t + j + 1, "u0000", 5) == 0)
                         return mint_fail(err, MINT_E_FORMAT,
@@ -143,6 +187,18 @@ static mint_status scan_text(scan *s, const char *name, size_t base, mint_err *e
             fr->at = i;
         } else if (c == ',' && top && top->is_obj) {
             top->want_key = true;
+        } else if (c == '-' || is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+            size_t k =
+                c == '-' || is_digit(c) ? number_len(t + i, n - i) : literal_len(t + i, n - i);
+            if (k == 0)
+                return mint_fail(err, MINT_E_FORMAT, "%s: not a JSON number or literal at byte %zu",
+                                 name, base + i);
+            i += k;
+            continue;
+        } else if (c != ':' && c != ',' && c != ' ' && c != '\t' && c != '\n' && c != '\r' &&
+                   c != '}' && c != ']') {
+            return mint_fail(err, MINT_E_FORMAT, "%s: unexpected character '%c' at byte %zu", name,
+                             c >= 0x20 && c < 0x7f ? c : '?', base + i);
         } else if ((c == '}' || c == ']') && top) {
             mint_status st = top->is_obj ? close_object(s, top, name, base, err) : MINT_OK;
             free(top->keys);

@@ -3,9 +3,10 @@
 //
 // json-c alone accepts a few things these formats do not: it keeps the last of two equal keys
 // (a safetensors header with a name twice would silently lose a tensor), and lenient mode accepts
-// non-JSON. mint_json_parse runs json-c in strict mode with UTF-8 validation, demands that the
+// non-JSON even in strict mode (single-quoted keys, NaN, "1.", raw control characters in
+// strings). mint_json_parse runs json-c in strict mode with UTF-8 validation, demands that the
 // text is exactly one value (trailing whitespace allowed), refuses NUL bytes (raw or as \u0000),
-// and scans the raw text for duplicate keys at every level.
+// and scans the raw text for those forms and for duplicate keys at every level.
 #ifndef MINT_JSON_DOC_H
 #define MINT_JSON_DOC_H
 
