@@ -325,13 +325,7 @@ static mint_status parse_header(mint_file *f, const uint8_t *data, size_t size, 
     }
     json_object_put(root);
     if (st != MINT_OK) return st;
-    st = check_overlaps(f, first, f->n_tensors - first, err);
-    if (st != MINT_OK) return st;
-    for (uint64_t i = first; i < f->n_tensors; i++) {
-        uint64_t end = f->t[i].offset + f->t[i].nbytes;
-        if (shard == 0 && end > f->data_size) f->data_size = end;
-    }
-    return MINT_OK;
+    return check_overlaps(f, first, f->n_tensors - first, err);
 }
 
 mint_status mint_safetensors_parse_into(mint_file *f, const uint8_t *data, size_t size, int shard,
@@ -353,6 +347,10 @@ mint_status mint_safetensors_parse(const void *data, size_t size, const char *na
     if (st == MINT_OK) {
         st = mint_file_build_index(f, err);
         if (st != MINT_OK) mint_err_prefix(err, "%s", name);
+    }
+    for (uint64_t i = 0; st == MINT_OK && i < f->n_tensors; i++) {
+        uint64_t end = f->t[i].offset + f->t[i].nbytes;
+        if (end > f->data_size) f->data_size = end;
     }
     if (st != MINT_OK) {
         mint_file_close(f);
