@@ -196,6 +196,22 @@ Test(sentencepiece, random_corruptions_never_crash) {
     cr_assert_gt(failed, 100, "corruptions should mostly be caught (%d)", failed);
     free(work);
     free(buf);
+
+    // A few on the real 0.5 MB file too.
+    uint8_t *real = mt_read_file(mt_data_path("tokenizer.model"), &len);
+    cr_assert(real);
+    work = malloc(len);
+    for (int iter = 0; iter < 100; iter++) {
+        memcpy(work, real, len);
+        for (int k = 0; k < 4; k++) work[rng_next(&seed) % len] = (uint8_t)rng_next(&seed);
+        mint_err err = {0};
+        mint_spm_model m;
+        if (mint_spm_parse(work, len, "corrupt", &m, &err) != MINT_OK)
+            cr_assert(err.msg[0], "real file, iteration %d: failure without a message", iter);
+        mint_spm_free(&m);
+    }
+    free(work);
+    free(real);
 }
 
 // Builds a ModelProto from pieces given as (text, type) and a trainer_spec writer.
