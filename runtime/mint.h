@@ -90,8 +90,9 @@ typedef struct mint_file_info {
     uint32_t alignment;   // GGUF data alignment (general.alignment or 32); 0 for safetensors
     uint64_t header_size; // bytes before the data section's padding (GGUF: header + metadata +
                           // tensor infos; safetensors: 8 + JSON header)
-    uint64_t data_offset; // byte offset of the data section in the file
-    uint64_t data_size;   // bytes from data_offset to the end of the last tensor
+    uint64_t data_offset; // byte offset of the data section in the (first) file
+    uint64_t data_size;   // bytes from data_offset to the end of the last tensor (summed over
+                          // the shards of a checkpoint folder)
 } mint_file_info;
 
 typedef struct mint_tensor_info {
@@ -104,7 +105,8 @@ typedef struct mint_tensor_info {
     uint64_t offset;      // byte offset relative to the data section
     uint64_t file_offset; // absolute byte offset in its file
     uint64_t nbytes;      // bytes of tensor data
-    const void *data;     // pointer into the read-only map
+    const void *data;     // into the read-only map, or memory the file owns (q/k rows of a
+                          // HF checkpoint, reordered; unaligned safetensors data, copied)
 } mint_tensor_info;
 
 typedef struct mint_kv_info {
