@@ -5,6 +5,7 @@
 // Weights are a pure function of (seed, tensor name, element index): a counter-based generator,
 // so tensors can be made in any order, in parallel, and the same seed always gives the same file.
 #include "formats/gguf.h"
+#include "formats/sentencepiece.h"
 #include "quant/kernels.h"
 #include "quant/mix.h"
 #include "runtime/error.h"
@@ -263,6 +264,42 @@ static mint_status gguf_vocab(mint_gguf_writer *w, const char *path, int32_t *n_
     return MINT_OK;
 }
 
+// A SentencePiece tokenizer.model turned into tokenizer.ggml.* entries (types as stored).
+static mint_status spm_vocab(mint_gguf_writer *w, const char *path, int32_t *n_vocab,
+                             mint_err *err) {
+    mint_spm_model sp;
+    mint_status st = mint_spm_load(path, &sp, err);
+    if (st) return st;
+    uint32_t n = sp.n_pieces;
+    mint_str *tok = calloc(n, sizeof *tok);
+    float *score = calloc(n, sizeof *score);
+    int32_t *type = calloc(n, sizeof *type);
+    if (!tok || !score || !type) st = mint_fail(err, MINT_E_NOMEM, "out of memory");
+    for (uint32_t i = 0; !st && i < n; i++) {
+        tok[i] = sp.pieces[i].text;
+        score[i] = sp.pieces[i].score;
+        type[i] = sp.pieces[i].type;
+    }
+    if (!st) st = mint_gguf_add_str(w, "tokenizer.ggml.model", "llama");
+    if (!st) st = mint_gguf_add_arr_str(w, "tokenizer.ggml.tokens", tok, n);
+    if (!st) st = mint_gguf_add_arr(w, "tokenizer.ggml.scores", MINT_VAL_F32, score, n);
+    if (!st) st = mint_gguf_add_arr(w, "tokenizer.ggml.token_type", MINT_VAL_I32, type, n);
+    const struct {
+        const char *key;
+        int32_t id;
+    } ids[] = {{"tokenizer.ggml.bos_token_id", sp.bos_id},
+               {"tokenizer.ggml.eos_token_id", sp.eos_id},
+               {"tokenizer.ggml.unknown_token_id", sp.unk_id}};
+    for (size_t i = 0; !st && i < 3; i++)
+        if (ids[i].id >= 0) st = mint_gguf_add_u32(w, ids[i].key, (uint32_t)ids[i].id);
+    if (st == MINT_E_NOMEM && err && err->code != MINT_E_NOMEM)
+        st = mint_fail(err, st, "out of memory writing the vocabulary");
+    free(tok), free(score), free(type);
+    mint_spm_free(&sp);
+    *n_vocab = (int32_t)n;
+    return st;
+}
+
 static bool is_gguf(const char *path) {
     FILE *fp = fopen(path, "rb");
     char magic[4] = {0};
@@ -314,7 +351,7 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
     else if (is_gguf(p->vocab))
         st = gguf_vocab(w, p->vocab, &local.n_vocab, err);
     else
-        st = mint_fail(err, MINT_E_UNSUPPORTED, "vocabulary %s: not a GGUF file", p->vocab);
+        st = spm_vocab(w, p->vocab, &local.n_vocab, err);
     if (st) goto done;
     make_tensors(&s);
     if ((st = plan_types(&s, ftype, err))) goto done;

@@ -379,5 +379,5 @@ Test(safetensors, sniffing) {
     mint_file *f;
     mint_err err;
     cr_assert_eq(mint_file_open(path, &f, &err), MINT_E_FORMAT);
-    cr_assert(strstr(err.msg, "gguf"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "\"GGUF\""), "%s", err.msg);
 }
