@@ -76,7 +76,8 @@ static mint_status plan_memory(mint_ctx *c, mint_err *err) {
         c->stride[b] = round_up((size_t)bytes, ROW_ALIGN);
         total += (uint64_t)c->stride[b] * (uint64_t)p->n_batch;
     }
-    total += (uint64_t)p->n_threads * (uint64_t)p->n_ctx * sizeof(float);
+    c->att_scratch_bytes = mint_attention_scratch_bytes(&c->model->hp, p->n_ctx);
+    total += (uint64_t)p->n_threads * (uint64_t)c->att_scratch_bytes;
     uint64_t mem = phys_mem();
     if (total > mem)
         return mint_fail(err, MINT_E_LIMIT,
@@ -113,7 +114,7 @@ mint_status mint_ctx_create(mint_model *m, const mint_ctx_params *params, mint_c
             goto fail;
         }
     }
-    c->att_scratch = malloc((size_t)p->n_threads * (size_t)p->n_ctx * sizeof(float));
+    c->att_scratch = aligned_alloc(ROW_ALIGN, (size_t)p->n_threads * c->att_scratch_bytes);
     c->chunk = calloc((size_t)c->graph.n_nodes, sizeof *c->chunk);
     if (!c->att_scratch || !c->chunk) {
         st = mint_fail(err, MINT_E_NOMEM, "out of memory");

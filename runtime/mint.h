@@ -232,6 +232,8 @@ typedef struct mint_ctx_params {
     int32_t n_ctx;        // KV cache length in tokens (default: the model's, at most 4096)
     int32_t n_batch;      // most tokens per mint_eval call (default 512)
     mint_kv_type kv_type; // KV cache storage (default F32)
+    bool naive_attention; // attention one (query, head) at a time, the plain reference way,
+                          // instead of the tiled kernel path (default false)
 } mint_ctx_params;
 
 mint_ctx_params mint_ctx_default_params(void);
@@ -305,10 +307,10 @@ void mint_sampler_reset(mint_sampler *s, uint64_t seed);
 // the log-probabilities as uint16 over a 16-nat window below the maximum.
 
 typedef struct mint_ppl_params {
-    int32_t n_ctx;           // chunk length (default 512)
-    int32_t n_chunks;        // at most this many chunks; <= 0: all
-    int32_t n_threads;       // 0 = all online CPUs
-    mint_kv_type kv_type;    // KV cache type (default F32)
+    int32_t n_ctx;            // chunk length (default 512)
+    int32_t n_chunks;         // at most this many chunks; <= 0: all
+    int32_t n_threads;        // 0 = all online CPUs
+    mint_kv_type kv_type;     // KV cache type (default F32)
     const char *kld_base_out; // write the base log-probabilities here (atomically)
     const char *kld_base_in;  // compare against this base file (its tokens replace the text)
     // Called after every chunk with the running perplexity (may be NULL).
@@ -321,23 +323,23 @@ typedef struct mint_ppl_percentiles {
 } mint_ppl_percentiles;
 
 typedef struct mint_ppl_result {
-    int32_t n_ctx, n_chunks;   // chunks evaluated
-    uint64_t n_text_tokens;    // tokens of the whole text
-    uint64_t count;            // scored tokens
-    double ppl, ppl_err;       // Final estimate: PPL = ppl +/- ppl_err
-    double seconds;            // evaluation time
-    bool has_kld;              // the fields below are set (kld_base_in was given)
-    double ppl_base, ppl_base_err;     // Mean PPL(base), from the base file
-    double cor;                        // Cor(ln PPL(Q), ln PPL(base))
-    double log_ratio, log_ratio_err;   // Mean ln(PPL(Q)/PPL(base))
-    double ppl_ratio, ppl_ratio_err;   // Mean PPL(Q)/PPL(base)
-    double ppl_diff, ppl_diff_err;     // Mean PPL(Q)-PPL(base)
-    double kld, kld_err;               // Mean KLD
-    mint_ppl_percentiles kld_pct;      // KLD percentiles (p75 / p25 unused)
-    double dp, dp_err;                 // Mean delta-p (probability of the right token)
-    mint_ppl_percentiles dp_pct;       // delta-p percentiles
-    double dp_rms, dp_rms_err;         // RMS delta-p
-    double same_top, same_top_err;     // share of steps with the same argmax
+    int32_t n_ctx, n_chunks;         // chunks evaluated
+    uint64_t n_text_tokens;          // tokens of the whole text
+    uint64_t count;                  // scored tokens
+    double ppl, ppl_err;             // Final estimate: PPL = ppl +/- ppl_err
+    double seconds;                  // evaluation time
+    bool has_kld;                    // the fields below are set (kld_base_in was given)
+    double ppl_base, ppl_base_err;   // Mean PPL(base), from the base file
+    double cor;                      // Cor(ln PPL(Q), ln PPL(base))
+    double log_ratio, log_ratio_err; // Mean ln(PPL(Q)/PPL(base))
+    double ppl_ratio, ppl_ratio_err; // Mean PPL(Q)/PPL(base)
+    double ppl_diff, ppl_diff_err;   // Mean PPL(Q)-PPL(base)
+    double kld, kld_err;             // Mean KLD
+    mint_ppl_percentiles kld_pct;    // KLD percentiles (p75 / p25 unused)
+    double dp, dp_err;               // Mean delta-p (probability of the right token)
+    mint_ppl_percentiles dp_pct;     // delta-p percentiles
+    double dp_rms, dp_rms_err;       // RMS delta-p
+    double same_top, same_top_err;   // share of steps with the same argmax
 } mint_ppl_result;
 
 mint_ppl_params mint_ppl_default_params(void);
@@ -349,15 +351,15 @@ mint_status mint_perplexity(mint_model *m, const char *text, size_t len, const m
 // Quantizing: a model (GGUF, safetensors, Hugging Face folder) to a GGUF of a file type
 
 typedef struct mint_quantize_params {
-    const char *ftype;           // llama-quantize's name: "Q4_K_M", "Q8_0", "F16", ...
-    bool pure;                   // every quantized tensor gets the base type
-    bool leave_output;           // output.weight keeps its type
-    bool allow_requantize;       // a quantized source may be quantized again
-    const char *output_type;     // type name for output.weight, or NULL
-    const char *token_embd_type; // type name for token_embd.weight, or NULL
+    const char *ftype;            // llama-quantize's name: "Q4_K_M", "Q8_0", "F16", ...
+    bool pure;                    // every quantized tensor gets the base type
+    bool leave_output;            // output.weight keeps its type
+    bool allow_requantize;        // a quantized source may be quantized again
+    const char *output_type;      // type name for output.weight, or NULL
+    const char *token_embd_type;  // type name for token_embd.weight, or NULL
     const char *const *overrides; // [n_overrides] "PATTERN=TYPE", first match wins
     int n_overrides;
-    int n_threads;               // 0 = all online CPUs
+    int n_threads; // 0 = all online CPUs
     // Progress (may be NULL): bytes of output written so far out of the total.
     void (*progress)(void *user, uint64_t done, uint64_t total);
     // Each tensor's decision (may be NULL): name, source type, chosen type, one-line reason.
@@ -382,12 +384,13 @@ mint_status mint_verify_hashes(const mint_file *f, uint64_t *n_checked, mint_err
 // Synthetic models: random weights with real shapes, for speed, memory and format tests
 
 typedef struct mint_synth_params {
-    const char *preset; // "tinyllama" (TinyLlama-1.1B's exact shapes) or "small" (256-wide, 4 layers)
-    const char *ftype;  // file type as llama-quantize names it: "F32", "F16", "Q4_0", "Q4_K_M", ...
-    const char *vocab;  // a GGUF whose tokenizer.* entries to copy, or a SentencePiece
-                        // tokenizer.model; NULL: a built-in byte + letters vocabulary
-    uint64_t seed;      // weights are a pure function of (seed, tensor name, index)
-    int n_threads;      // threads quantizing rows (0 = all online CPUs)
+    const char
+        *preset; // "tinyllama" (TinyLlama-1.1B's exact shapes) or "small" (256-wide, 4 layers)
+    const char *ftype; // file type as llama-quantize names it: "F32", "F16", "Q4_0", "Q4_K_M", ...
+    const char *vocab; // a GGUF whose tokenizer.* entries to copy, or a SentencePiece
+                       // tokenizer.model; NULL: a built-in byte + letters vocabulary
+    uint64_t seed;     // weights are a pure function of (seed, tensor name, index)
+    int n_threads;     // threads quantizing rows (0 = all online CPUs)
 } mint_synth_params;
 
 // Writes a llama GGUF with random weights (llama.cpp's per-tensor mix for the file type)
