@@ -16,8 +16,9 @@
 // Tiles go up to 4 weight rows x 2 activation columns: per 32 elements a pair needs its int32
 // accumulator, two unpacked weight registers and two activation registers; at 4 x 2 GCC 12
 // keeps Q2_K, Q4_K and Q6_K's inner loops free of stack spills (Q3_K and Q5_K, which also unpack
-// a high-bit mask, spill a few registers; 4 x 4 would spill for every type). The loops over a super-block's parts are not unrolled
-// (the offsets and shifts of a part are computed), which keeps the code small.
+// a high-bit mask, spill a few registers; 4 x 4 would spill for every type). The loops over a
+// super-block's parts are not unrolled (the offsets and shifts of a part are computed), which keeps
+// the code small.
 #include "quant/simd_neon.h"
 #include "quant/unpack.h"
 
