@@ -49,11 +49,13 @@ static int run_tool_stdin(char **out, char **err, const char *input, const char 
 }
 
 // A lasting copy of a path: mt_data_path, mt_path and mt_bin share 8 rotating buffers, and
-// run_tool calls mt_bin each time (the copies live until the test process ends).
+// run_tool calls mt_bin each time. Each test runs in its own process and keeps a few paths.
 static const char *keep(const char *path) {
-    char *p = strdup(path);
-    cr_assert(p);
-    return p;
+    static char kept[8][4200];
+    static int n;
+    cr_assert_lt(n, 8, "keep(): more than 8 paths in one test");
+    snprintf(kept[n], sizeof kept[0], "%s", path);
+    return kept[n++];
 }
 
 static int count_lines(const char *s) {

@@ -514,6 +514,27 @@ Test(ppl_args, unwritable_base_file_leaves_nothing) {
     mint_model_close(m);
 }
 
+// Both texts tokenize to llama-perplexity's token counts (reference/README.md 2.4), so the
+// 1000 chunks cover the same 128,000 tokens.
+Test(ppl_args, texts_tokenize_as_llama_cpp) {
+    mint_model *m = open_model(STORIES);
+    static const struct {
+        const char *rel;
+        size_t tokens;
+    } texts[] = {{TS, 393019}, {WIKI, 809290}};
+    for (size_t i = 0; i < 2; i++) {
+        text t = load_text(texts[i].rel);
+        size_t n;
+        int32_t *ids = tokenize(m, &t, &n);
+        cr_assert_eq(n, texts[i].tokens, "%s: %zu tokens, llama.cpp %zu", texts[i].rel, n,
+                     texts[i].tokens);
+        cr_assert_eq(ids[0], 1, "BOS first");
+        free(ids);
+        free(t.p);
+    }
+    mint_model_close(m);
+}
+
 // More chunks than the text holds: all of them, and no more.
 Test(ppl_args, chunk_count_is_capped_by_the_text) {
     mint_model *m = open_model(STORIES);
