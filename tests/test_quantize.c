@@ -634,7 +634,10 @@ Test(quantize_atomic, failed_run_leaves_previous_output) {
     compare_with_llama(&fx, out);
     struct stat st;
     cr_assert_eq(stat(out, &st), 0);
-    cr_assert_eq(st.st_mode & 0777, 0644 & ~(mode_t)0, "mode %o", st.st_mode & 0777);
+    // A new file's usual mode (0644 less the umask), not the temporary file's 0600 default.
+    mode_t mask = umask(0);
+    umask(mask);
+    cr_assert_eq(st.st_mode & 0777, 0644 & ~mask, "mode %o", st.st_mode & 0777);
     cr_assert_eq(list_dir(mt_tmpdir(), names, sizeof names), 1, "folder holds: %s", names);
 }
 
