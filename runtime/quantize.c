@@ -133,8 +133,9 @@ mint_status mint_quantize_file(const char *in, const char *out, const mint_quant
     if (!in || !out || !p)
         return mint_fail(err, MINT_E_ARG, "quantize: input, output or params is NULL");
     if (p->n_overrides < 0 || (p->n_overrides > 0 && !p->overrides))
-        return mint_fail(err, MINT_E_ARG, "quantize: %d overrides at %p", p->n_overrides,
-                         (const void *)p->overrides);
+        return mint_fail(err, MINT_E_ARG,
+                         "quantize: n_overrides is %d (must be 0, or more with an overrides array)",
+                         p->n_overrides);
     if (same_file(in, out))
         return mint_fail(err, MINT_E_ARG, "refusing to write over the input %s", in);
     mint_mix_params mp;
