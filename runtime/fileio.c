@@ -99,10 +99,24 @@ mint_status mint_atomic_file_commit(mint_atomic_file *f, mint_err *err) {
         goto done;
     }
     if (!f->tmp_name) {
-        // Give the unnamed file a temporary name, then rename it over the target (linkat cannot
-        // replace an existing file).
         char proc[64];
         snprintf(proc, sizeof proc, "/proc/self/fd/%d", f->fd);
+        // No target yet: give the unnamed file its final name in one step. linkat never
+        // replaces, so a process killed at any moment leaves either no file or the whole one,
+        // and never a temporary name.
+        if (linkat(AT_FDCWD, proc, AT_FDCWD, f->path, AT_SYMLINK_FOLLOW) == 0) {
+            int fd = f->fd;
+            f->fd = -1;
+            if (close(fd) != 0) {
+                st = mint_fail(err, MINT_E_IO, "%s: close failed: %s", f->path, strerror(errno));
+                unlink(f->path); // ours: the link just made it; failure leaves no file
+                goto done;
+            }
+            goto sync_dir;
+        }
+        // The target exists (or linking failed, and the path below reports why): link the file
+        // under a temporary name, then rename it over the target, as linkat cannot replace. A
+        // kill between the two leaves that name behind; the window is a few system calls.
         size_t n = strlen(f->path) + 32;
         f->tmp_name = malloc(n);
         if (!f->tmp_name) {
@@ -133,6 +147,7 @@ mint_status mint_atomic_file_commit(mint_atomic_file *f, mint_err *err) {
     }
     free(f->tmp_name);
     f->tmp_name = NULL;
+sync_dir:;
     int dfd = open(f->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd >= 0) {
         (void)fsync(dfd);

@@ -289,6 +289,11 @@ mint_status mint_perplexity(mint_model *m, const char *text, size_t len, const m
     const bool add_bos = mint_vocab_add_bos(m->vocab);
     if (mint_vocab_add_eos(m->vocab))
         return mint_fail(err, MINT_E_UNSUPPORTED, "perplexity needs a vocabulary that adds no EOS");
+    if (p.kld_base_in && p.kld_base_out)
+        return mint_fail(err, MINT_E_ARG,
+                         "perplexity: give a base file to write (%s) or one to compare with (%s), "
+                         "not both",
+                         p.kld_base_out, p.kld_base_in);
     base_file base = {0};
     int32_t *tokens = NULL;
     size_t n_tokens = 0;

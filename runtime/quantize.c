@@ -110,13 +110,16 @@ static bool same_file(const char *a, const char *b) {
            sa.st_ino == sb.st_ino;
 }
 
+// A tensor type name given for output.weight or token_embd.weight: MINT_E_ARG when it names no
+// type, MINT_E_UNSUPPORTED when it names one mint cannot compute with (IQ*, TQ*, Q8_1, Q8_K),
+// as mint_mix_override_parse reports the same cases for --tensor-type.
 static mint_status parse_type(const char *what, const char *name, int *out, mint_err *err) {
     *out = -1;
     if (!name) return MINT_OK;
     int t = mint_type_from_name(name);
     const mint_type_traits *tt = t >= 0 ? mint_type_get((uint32_t)t) : NULL;
     if (!tt || !tt->computable)
-        return mint_fail(err, MINT_E_ARG,
+        return mint_fail(err, tt ? MINT_E_UNSUPPORTED : MINT_E_ARG,
                          "%s '%s' is not a type mint can write (F32, F16, BF16, "
                          "Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K..Q6_K)",
                          what, name);
@@ -127,6 +130,12 @@ static mint_status parse_type(const char *what, const char *name, int *out, mint
 mint_status mint_quantize_file(const char *in, const char *out, const mint_quantize_params *p,
                                mint_err *err) {
     mint_err_clear(err);
+    if (!in || !out || !p)
+        return mint_fail(err, MINT_E_ARG, "quantize: input, output or params is NULL");
+    if (p->n_overrides < 0 || (p->n_overrides > 0 && !p->overrides))
+        return mint_fail(err, MINT_E_ARG,
+                         "quantize: n_overrides is %d (must be 0, or more with an overrides array)",
+                         p->n_overrides);
     if (same_file(in, out))
         return mint_fail(err, MINT_E_ARG, "refusing to write over the input %s", in);
     mint_mix_params mp;
@@ -157,6 +166,12 @@ mint_status mint_quantize_file(const char *in, const char *out, const mint_quant
     mint_mix_choice *ch = NULL;
     size_t *order = NULL;
     if ((st = mint_file_open(in, &f, err))) goto done;
+    // A checkpoint folder is read from several files; OUT must be none of them either.
+    for (int i = 0; i < f->n_maps; i++)
+        if (f->maps[i].path && same_file(f->maps[i].path, out)) {
+            st = mint_fail(err, MINT_E_ARG, "refusing to write over the input %s", f->maps[i].path);
+            goto done;
+        }
     j.n = f->n_tensors;
     ch = calloc(j.n + 1, sizeof *ch);
     order = calloc(j.n + 1, sizeof *order);
@@ -217,7 +232,7 @@ mint_status mint_quantize_file(const char *in, const char *out, const mint_quant
         st = mint_gguf_add_tensor_fill(w, t->name, j.type[k], t->n_dims, t->ne, bytes, fill, &j, k);
     }
     if (st) {
-        st = mint_fail(err, st, "out of memory");
+        st = mint_fail(err, st, "building the output's header failed (%s)", mint_status_name(st));
         goto done;
     }
     int threads = p->n_threads > 0 ? p->n_threads : (int)sysconf(_SC_NPROCESSORS_ONLN);

@@ -35,6 +35,16 @@ static void usage(FILE *out) {
                  "  -h, --help                    this help\n");
 }
 
+// The flags that take a value (an unknown one is reported as unknown, not as lacking a value).
+static bool takes_value(const char *a) {
+    static const char *const flags[] = {
+        "-m", "--model",   "-f", "--file",       "-c",        "--ctx-size",          "--chunks",
+        "-t", "--threads", "-b", "--batch-size", "--kv-type", "--kl-divergence-base"};
+    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
+        if (!strcmp(a, flags[i])) return true;
+    return false;
+}
+
 static bool parse(int argc, char **argv, options *o, char *err, size_t n) {
     memset(o, 0, sizeof *o);
     o->n_ctx = 512;
@@ -48,6 +58,14 @@ static bool parse(int argc, char **argv, options *o, char *err, size_t n) {
         if (!strcmp(a, "--kl-divergence")) {
             o->kld = true;
             continue;
+        }
+        if (a[0] != '-') {
+            snprintf(err, n, "unexpected argument '%s' (see --help)", a);
+            return false;
+        }
+        if (!takes_value(a)) {
+            snprintf(err, n, "unknown option '%s' (see --help)", a);
+            return false;
         }
         if (i + 1 >= argc) {
             snprintf(err, n, "%s needs a value (see --help)", a);

@@ -14,7 +14,16 @@
 
 #define TOOL "mint-quantize"
 
+// Refuses to replace an existing OUT unless --overwrite (the library never writes over the
+// input either way).
+static bool may_write(const quantize_options *o) {
+    if (o->overwrite || access(o->out, F_OK) != 0) return true;
+    fprintf(stderr, TOOL ": %s exists; pass --overwrite to replace it\n", o->out);
+    return false;
+}
+
 static int synthetic(const quantize_options *o) {
+    if (!may_write(o)) return 1;
     mint_synth_params p = {o->preset, o->type, o->vocab, o->seed, o->n_threads};
     mint_err err;
     double t0 = cli_now();
@@ -49,6 +58,7 @@ static void on_tensor(void *user, const char *name, const char *from, const char
 }
 
 static int convert(const quantize_options *o) {
+    if (!may_write(o)) return 1;
     mint_quantize_params p = {0};
     int last = -1;
     p.ftype = o->type;

@@ -50,6 +50,29 @@ static bool is(const char *a, const char *s, const char *l) {
     return (s && strcmp(a, s) == 0) || (l && strcmp(a, l) == 0);
 }
 
+// The flags that take a value (an unknown one is reported as unknown, not as lacking a value).
+static bool takes_value(const char *a) {
+    static const char *const flags[] = {"--output-tensor-type",
+                                        "--token-embedding-type",
+                                        "--tensor-type",
+                                        "-t",
+                                        "--threads",
+                                        "--synthetic",
+                                        "--type",
+                                        "--vocab",
+                                        "--seed",
+                                        "-o",
+                                        "--output",
+                                        "--compare",
+                                        "--text",
+                                        "--ctx",
+                                        "--chunks",
+                                        "--work-dir"};
+    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
+        if (strcmp(a, flags[i]) == 0) return true;
+    return false;
+}
+
 bool quantize_parse_args(int argc, char **argv, quantize_options *o, char *err, size_t errlen) {
     memset(o, 0, sizeof *o);
     o->seed = 1;
@@ -79,6 +102,10 @@ bool quantize_parse_args(int argc, char **argv, quantize_options *o, char *err, 
         else if (is(a, "-v", "--verbose"))
             o->verbose = true;
         else if (a[0] == '-' && a[1] != '\0') {
+            if (!takes_value(a)) {
+                snprintf(err, errlen, "unknown option '%s' (see --help)", a);
+                return false;
+            }
             if (i + 1 >= argc) {
                 snprintf(err, errlen, "%s needs a value (see --help)", a);
                 return false;
