@@ -48,6 +48,10 @@ export MINT_TEST_DATA="${MINT_TEST_DATA:-}"
 [ -n "$MINT_TEST_DATA" ] || echo "fuzz.sh: MINT_TEST_DATA is not set: synthetic seeds only" >&2
 
 # Build: the whole project with clang (MINT_FUZZ needs it), only the fuzz targets.
+if ! command -v "${CC:-clang}" >/dev/null; then
+    echo "fuzz.sh: ${CC:-clang} not found (Debian: apt-get install clang libclang-rt-14-dev)" >&2
+    exit 2
+fi
 cmake -S . -B "$dir" -DCMAKE_C_COMPILER="${CC:-clang}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DMINT_FUZZ=ON -DMINT_TESTS=OFF >/dev/null
 cmake --build "$dir" --target fuzz -j"$(nproc)" >/dev/null

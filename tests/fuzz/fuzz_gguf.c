@@ -125,8 +125,9 @@ static void walk_tensors(const mint_file *f, const mint_file_info *info) {
     FUZZ_CHECK(mint_file_tensor(f, info->n_tensors, &t) == MINT_E_ARG);
 }
 
-// The vocabulary loader on whatever metadata the file has; the tokenizer when it accepts it.
-static void try_vocab(const mint_file *f) {
+// The vocabulary loader on whatever metadata the file has; when it accepts it, the tokenizer on
+// a fixed text and on the input's last bytes (so the fuzzer can shape the text to the vocabulary).
+static void try_vocab(const mint_file *f, const uint8_t *data, size_t size) {
     mint_vocab *v = NULL;
     mint_err err;
     mint_status st = mint_vocab_load(f, &v, &err);
@@ -135,15 +136,19 @@ static void try_vocab(const mint_file *f) {
         FUZZ_CHECK(err.code == st && err.msg[0] != '\0');
         return;
     }
-    static const char text[] = " Hello <s>world</s>\n\xE2\x96\x81\xFF\x00 <unk>x";
+    static const char fixed[] = " Hello <s>world</s>\n\xE2\x96\x81\xFF\x00 <unk>x";
+    size_t tail = size < 64 ? size : 64;
     int32_t ids[256];
-    for (int ps = 0; ps < 2; ps++) {
+    for (int k = 0; k < 4; k++) {
+        bool ps = k & 1;
+        const char *text = k < 2 ? fixed : (const char *)data + size - tail;
+        size_t len = k < 2 ? sizeof fixed - 1 : tail;
         size_t n = 0;
-        st = mint_vocab_tokenize(v, text, sizeof text - 1, true, ps, ids, 256, &n, &err);
+        st = mint_vocab_tokenize(v, text, len, true, ps, ids, 256, &n, &err);
         FUZZ_CHECK(st == MINT_OK || st == MINT_E_UNSUPPORTED || st == MINT_E_LIMIT);
         if (st == MINT_E_LIMIT) n = 256;
         if (st == MINT_E_UNSUPPORTED) n = 0;
-        for (size_t k = 0; k < n; k++) FUZZ_CHECK(ids[k] >= 0 && ids[k] < v->n);
+        for (size_t j = 0; j < n; j++) FUZZ_CHECK(ids[j] >= 0 && ids[j] < v->n);
         char out[512];
         (void)mint_vocab_detokenize(v, ids, n, ps, ps, out, sizeof out);
     }
@@ -185,7 +190,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *tmpl;
     if (mint_file_get_str(f, "tokenizer.chat_template", &tmpl, NULL, NULL) == MINT_OK)
         (void)mint_chat_detect(tmpl);
-    try_vocab(f);
+    try_vocab(f, data, size);
     mint_file_close(f);
     return 0;
 }
