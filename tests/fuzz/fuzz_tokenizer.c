@@ -7,10 +7,11 @@
 // Each input is tokenized twice: plain (add_special and parse_special off) and as a chat prompt
 // (both on). Checked: the call succeeds (every byte has a fallback token in these vocabularies),
 // a too-small id buffer gives MINT_E_LIMIT and the same count, every id is in range, BOS / EOS
-// are where the vocabulary asks; every id's piece fits the size token_to_piece reports and is
-// not written when the buffer is one byte short; detokenize equals the concatenated pieces, and
-// with a short buffer writes whole pieces only. And the round trip: plain tokens of valid UTF-8
-// without U+2581, made only of NORMAL and BYTE tokens, detokenize to exactly the input.
+// are where the vocabulary asks; each id's piece (up to 64 ids per list) fits the size
+// token_to_piece reports and is not written when the buffer is one byte short; detokenize
+// (which reads every id's piece) equals the concatenated pieces, and with a short buffer writes
+// whole pieces only. And the round trip: plain tokens of valid UTF-8 without U+2581, made only
+// of NORMAL and BYTE tokens, detokenize to exactly the input.
 #include "formats/gguf.h"
 #include "fuzz_util.h"
 #include "runtime/vocab.h"
@@ -20,8 +21,7 @@
 #include <string.h>
 
 static mint_vocab *vocab;        // loaded once
-static mint_file *vocab_file;    // the file it came from (kept open: the vocabulary copies, but
-                                 // the harness may want its metadata)
+static mint_file *vocab_file;    // the file it was loaded from (open for the process's life)
 static uint8_t *vocab_image;     // the built-in vocabulary's GGUF image, when used
 static bool every_byte_fallback; // every byte has a fallback token
 static bool has_space_token;     // "▁" is a token, so escaped spaces never fall back to bytes
