@@ -332,7 +332,10 @@ mint_status mint_safetensors_parse_into(mint_file *f, const uint8_t *data, size_
                                         const char *name, bool keep_metadata, uint64_t *data_start,
                                         mint_err *err) {
     mint_status st = parse_header(f, data, size, shard, keep_metadata, data_start, err);
-    if (st != MINT_OK) mint_err_prefix(err, "%s", name);
+    if (st != MINT_OK) {
+        mint_err_prefix(err, "%s", name);
+        mint_err_one_line(err); // names and keys from the JSON may hold escaped control bytes
+    }
     return st;
 }
 
@@ -347,7 +350,10 @@ mint_status mint_safetensors_parse(const void *data, size_t size, const char *na
     f->header_size = f->data_offset; // 8-byte length + JSON header
     if (st == MINT_OK) {
         st = mint_file_build_index(f, err);
-        if (st != MINT_OK) mint_err_prefix(err, "%s", name);
+        if (st != MINT_OK) {
+            mint_err_prefix(err, "%s", name);
+            mint_err_one_line(err);
+        }
     }
     for (uint64_t i = 0; st == MINT_OK && i < f->n_tensors; i++) {
         uint64_t end = f->t[i].offset + f->t[i].nbytes;

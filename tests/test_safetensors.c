@@ -381,3 +381,28 @@ Test(safetensors, sniffing) {
     cr_assert_eq(mint_file_open(path, &f, &err), MINT_E_FORMAT);
     cr_assert(strstr(err.msg, "\"GGUF\""), "%s", err.msg);
 }
+
+// Found by tests/fuzz/fuzz_safetensors: tensor names and metadata keys are quoted in messages,
+// and JSON escapes can put control characters in them; a message must still be one line.
+Test(safetensors, messages_stay_on_one_line) {
+    static const char *const headers[] = {
+        "{\"a\\nb\":{\"dtype\":\"X\",\"shape\":[],\"data_offsets\":[0,0]}}",
+        "{\"__metadata__\":{\"k\\r\\n\":1}}",
+        "{\"\\u001b[2J\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,8]}}",
+        "{\"a\\n\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},"
+        "\"b\\t\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[2,6]}}",
+    };
+    for (size_t i = 0; i < sizeof headers / sizeof headers[0]; i++) {
+        size_t len;
+        uint8_t *b = image(headers[i], 8, &len);
+        mint_file *f = NULL;
+        mint_err err = {0};
+        cr_assert_neq(mint_safetensors_parse(b, len, "hostile", &f, &err), MINT_OK, "%s",
+                      headers[i]);
+        for (const char *p = err.msg; *p; p++)
+            cr_assert((unsigned char)*p >= 0x20 && *p != 0x7f,
+                      "header %zu: control byte 0x%02x in message '%s'", i, (unsigned char)*p,
+                      err.msg);
+        free(b);
+    }
+}
