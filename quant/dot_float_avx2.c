@@ -90,13 +90,10 @@ MINT_AVX2_INLINE void bf16_tile(const int R, const int C, const mint_avx2_tile *
     float_tile(R, C, KIND_BF16, t);
 }
 
-MINT_AVX2_TILES(f32_tile, 4, 3)
-MINT_AVX2_TILES(f16_tile, 4, 3)
-MINT_AVX2_TILES(bf16_tile, 4, 3)
 
 // ---------------------------------------------------------------------------------------------
 // Entry points: vec_dot is the 1 x 1 tile, gemm covers the output with tiles of up to 4 x 3.
 
-MINT_AVX2_ENTRY_POINTS(f32_f32, f32_tile, 4, 3)
-MINT_AVX2_ENTRY_POINTS(f16_f16, f16_tile, 4, 3)
-MINT_AVX2_ENTRY_POINTS(bf16_bf16, bf16_tile, 4, 3)
+MINT_AVX2_KERNELS(f32_f32, f32_tile, 4, 3, 4)
+MINT_AVX2_KERNELS(f16_f16, f16_tile, 4, 3, 4)
+MINT_AVX2_KERNELS(bf16_bf16, bf16_tile, 4, 3, 4)

@@ -277,14 +277,9 @@ MINT_AVX2_INLINE void q6_K_tile(const int R, const int C, const mint_avx2_tile *
     k_tile(R, C, MINT_TYPE_Q6_K, t);
 }
 
-MINT_AVX2_TILES(q2_K_tile, 4, 2)
-MINT_AVX2_TILES(q3_K_tile, 4, 2)
-MINT_AVX2_TILES(q4_K_tile, 4, 2)
-MINT_AVX2_TILES(q5_K_tile, 4, 2)
-MINT_AVX2_TILES(q6_K_tile, 4, 2)
 
-MINT_AVX2_ENTRY_POINTS(q2_K_q8_K, q2_K_tile, 4, 2)
-MINT_AVX2_ENTRY_POINTS(q3_K_q8_K, q3_K_tile, 4, 2)
-MINT_AVX2_ENTRY_POINTS(q4_K_q8_K, q4_K_tile, 4, 2)
-MINT_AVX2_ENTRY_POINTS(q5_K_q8_K, q5_K_tile, 4, 2)
-MINT_AVX2_ENTRY_POINTS(q6_K_q8_K, q6_K_tile, 4, 2)
+MINT_AVX2_KERNELS(q2_K_q8_K, q2_K_tile, 4, 2, 4)
+MINT_AVX2_KERNELS(q3_K_q8_K, q3_K_tile, 4, 2, 4)
+MINT_AVX2_KERNELS(q4_K_q8_K, q4_K_tile, 4, 2, 4)
+MINT_AVX2_KERNELS(q5_K_q8_K, q5_K_tile, 4, 2, 4)
+MINT_AVX2_KERNELS(q6_K_q8_K, q6_K_tile, 4, 2, 4)

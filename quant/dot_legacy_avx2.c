@@ -1,24 +1,25 @@
 // dot_legacy_avx2.c - dot products and gemm tiles of the 32-element block types (Q4_0, Q4_1,
 // Q5_0, Q5_1, Q8_0) with Q8_0 / Q8_1 activations, for AVX2 (Haswell, Zen 1 and later).
 //
-// The integer dot of one block is the classic AVX2 sequence: vpmaddubsw multiplies unsigned
-// weight bytes by signed activation bytes and adds adjacent pairs into int16, vpmaddwd with ones
-// widens and adds pairs again into 8 int32 lanes. No int16 pair can saturate: weight levels are
-// at most 31 (|w| at most 128 for Q8_0) and activations are at most 127 in magnitude. Offset
-// levels (Q4_0: q - 8, Q5_0: q - 16) are handled as sum(q * a) - offset * sum(a), the offset
-// term taken per activation block with the same vpmaddubsw (offset bytes x a) and subtracted in
-// int16 before widening; that keeps the multiply unsigned x signed and costs one instruction
-// per (row, column). The 8 lanes are converted to f32 and added with one FMA scaled by
-// d_w * d_a into the pair's accumulator, then summed with hsum_f32x8 at the end.
+// Integer part, per (row, column) block: vpmaddubsw multiplies unsigned weight bytes by signed
+// activation bytes and adds adjacent pairs into int16 (no saturation: levels are at most 31, or
+// |w| at most 128 for Q8_0, against activations of magnitude at most 127), then vpmaddwd with
+// ones widens and adds pairs into 8 int32 lanes. Offset levels (Q4_0: q - 8, Q5_0: q - 16) are
+// summed as sum(q * a) - offset * sum(a): the offset term is one vpmaddubsw per activation block,
+// subtracted in int16 (each pair stays within 2 * 16 * 127), so each (row, column) pays one
+// vpsubw for it. Q8_0 x Q8_0 moves w's sign onto a: |w| * (a * sign(w)) with vpsignb (a is never
+// -128, so the negation cannot overflow).
+//
+// Float part. The block scale d_w * d_a differs for every (row, column, block), so each block's
+// integer sum must be scaled by its own float. Four rows share one accumulator: vphaddd folds
+// the four rows' 8-lane sums into one vector [r0 r1 r2 r3 | r0 r1 r2 r3] (low half: the sum of
+// each row's lanes 0..3, high half: lanes 4..7; integer adds, exact), and one vcvtdq2ps, one
+// vmulps (the four rows' d_w times the column's d_a) and one FMA accumulate all four. That is 3
+// float instructions per 4 blocks instead of 3 per block, and a 4-row x C tile needs only C
+// accumulators. A row's float arithmetic is the same whichever of the four slots it sits in
+// (lanes r and r + 4), so the 1 x 1 tile (vec_dot, with three empty slots) and every gemm tile
+// shape give the same bits; the result is lane r plus lane r + 4.
 #include "quant/simd_avx2.h"
-
-// sum over adjacent int16 pairs -> 8 int32 lanes, as f32.
-MINT_AVX2_INLINE __m256 widen_sum_f32(__m256i p16) {
-    return _mm256_cvtepi32_ps(_mm256_madd_epi16(p16, _mm256_set1_epi16(1)));
-}
-
-// ---------------------------------------------------------------------------------------------
-// Q4_0 and Q5_0 (levels with an offset) x Q8_0
 
 // Bytes per block of a legacy weight type.
 MINT_AVX2_INLINE size_t block_bytes(mint_type type) {
@@ -29,185 +30,189 @@ MINT_AVX2_INLINE size_t block_bytes(mint_type type) {
         return sizeof(mint_block_q4_1);
     case MINT_TYPE_Q5_0:
         return sizeof(mint_block_q5_0);
-    default:
+    case MINT_TYPE_Q5_1:
         return sizeof(mint_block_q5_1);
+    default:
+        return sizeof(mint_block_q8_0);
     }
 }
 
-// Weight levels of block ib of a row: Q4_0's nibbles (0..15) or Q5_0's nibble | 5th bit << 4
-// (0..31), one byte per element in element order.
-MINT_AVX2_INLINE __m256i legacy_levels(mint_type type, const uint8_t *row, int64_t ib) {
-    if (type == MINT_TYPE_Q4_0) return nibbles32(((const mint_block_q4_0 *)row)[ib].qs);
-    const mint_block_q5_0 *b = (const mint_block_q5_0 *)row + ib;
-    return _mm256_or_si256(nibbles32(b->qs), bits_to_0x10(load_u32(b->qh)));
+MINT_AVX2_INLINE bool has_offset(mint_type type) {
+    return type == MINT_TYPE_Q4_0 || type == MINT_TYPE_Q5_0;
 }
 
-MINT_AVX2_INLINE const uint16_t *legacy_d(mint_type type, const uint8_t *row, int64_t ib) {
-    if (type == MINT_TYPE_Q4_0) return &((const mint_block_q4_0 *)row)[ib].d;
-    return &((const mint_block_q5_0 *)row)[ib].d;
+MINT_AVX2_INLINE bool has_min(mint_type type) {
+    return type == MINT_TYPE_Q4_1 || type == MINT_TYPE_Q5_1;
 }
 
-// R x C tile of Q4_0 or Q5_0 rows against Q8_0 rows. Per block: R weight blocks are unpacked
-// once and kept in registers, then for each of the C activation blocks the offset term
-// offset * a (in int16 pairs) is computed once and the R pair products reuse it.
-MINT_AVX2_INLINE void offset_tile(const int R, const int C, mint_type type,
-                                  const mint_avx2_tile *t) {
+// One weight block, ready to multiply: the unsigned operand of vpmaddubsw (levels, or |w| for
+// Q8_0) and, for Q8_0, w itself (whose signs go onto the activations).
+typedef struct legacy_w {
+    __m256i u;    // [32] unsigned bytes
+    __m256i sign; // [32] Q8_0's w (sign source); unused otherwise
+} legacy_w;
+
+// Unpacks block ib of a row; *d and *m get the f16 bits of its scale and min (m: 0 if none).
+MINT_AVX2_INLINE legacy_w legacy_unpack(mint_type type, const uint8_t *row, int64_t ib, uint16_t *d,
+                                        uint16_t *m) {
+    legacy_w w = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+    *m = 0;
+    switch (type) {
+    case MINT_TYPE_Q4_0: {
+        const mint_block_q4_0 *b = (const mint_block_q4_0 *)row + ib;
+        w.u = nibbles32(b->qs);
+        *d = b->d;
+        break;
+    }
+    case MINT_TYPE_Q4_1: {
+        const mint_block_q4_1 *b = (const mint_block_q4_1 *)row + ib;
+        w.u = nibbles32(b->qs);
+        *d = b->d;
+        *m = b->m;
+        break;
+    }
+    case MINT_TYPE_Q5_0: {
+        const mint_block_q5_0 *b = (const mint_block_q5_0 *)row + ib;
+        w.u = _mm256_or_si256(nibbles32(b->qs), bits_to_0x10(load_u32(b->qh)));
+        *d = b->d;
+        break;
+    }
+    case MINT_TYPE_Q5_1: {
+        const mint_block_q5_1 *b = (const mint_block_q5_1 *)row + ib;
+        w.u = _mm256_or_si256(nibbles32(b->qs), bits_to_0x10(load_u32(b->qh)));
+        *d = b->d;
+        *m = b->m;
+        break;
+    }
+    default: {
+        const mint_block_q8_0 *b = (const mint_block_q8_0 *)row + ib;
+        w.sign = _mm256_loadu_si256((const __m256i *)b->qs);
+        w.u = _mm256_abs_epi8(w.sign);
+        *d = b->d;
+        break;
+    }
+    }
+    return w;
+}
+
+// One activation block: its bytes, the offset term (offset types) and its f16 d and s.
+typedef struct legacy_a {
+    __m256i q;   // [32] int8 activations
+    __m256i off; // [16] int16 pair sums of offset * q (Q4_0, Q5_0)
+    __m256 d;    // f32 d_a, broadcast
+    __m256 s;    // f32 s_a, broadcast (Q8_1: Q4_1, Q5_1)
+} legacy_a;
+
+MINT_AVX2_INLINE legacy_a legacy_act(mint_type type, const uint8_t *row, int64_t ib) {
+    legacy_a a;
+    if (has_min(type)) {
+        const mint_block_q8_1 *b = (const mint_block_q8_1 *)row + ib;
+        a.q = _mm256_loadu_si256((const __m256i *)b->qs);
+        a.d = bcast_f16(&b->d);
+        a.s = bcast_f16(&b->s);
+    } else {
+        const mint_block_q8_0 *b = (const mint_block_q8_0 *)row + ib;
+        a.q = _mm256_loadu_si256((const __m256i *)b->qs);
+        a.d = bcast_f16(&b->d);
+        a.s = _mm256_setzero_ps();
+    }
     const __m256i offset = _mm256_set1_epi8(type == MINT_TYPE_Q4_0 ? 8 : 16);
-    __m256 acc[4][4];
+    a.off = has_offset(type) ? _mm256_maddubs_epi16(offset, a.q) : _mm256_setzero_si256();
+    return a;
+}
+
+// 8 int32 lanes whose sum is the block's exact integer dot (levels with the offset removed).
+MINT_AVX2_INLINE __m256i legacy_idot(mint_type type, legacy_w w, legacy_a a) {
+    __m256i p;
+    if (type == MINT_TYPE_Q8_0)
+        p = _mm256_maddubs_epi16(w.u, _mm256_sign_epi8(a.q, w.sign));
+    else
+        p = _mm256_maddubs_epi16(w.u, a.q);
+    if (has_offset(type)) p = _mm256_sub_epi16(p, a.off);
+    return _mm256_madd_epi16(p, _mm256_set1_epi16(1));
+}
+
+// Four f16 values (raw bits) as f32 [v0 v1 v2 v3 | v0 v1 v2 v3], the layout of a 4-row
+// accumulator.
+MINT_AVX2_INLINE __m256 f16x4_twice(const uint16_t v[4]) {
+    const uint64_t bits =
+        (uint64_t)v[0] | (uint64_t)v[1] << 16 | (uint64_t)v[2] << 32 | (uint64_t)v[3] << 48;
+    return _mm256_cvtph_ps(_mm_set1_epi64x((long long)bits));
+}
+
+// Four f16 values as f32 [v0 v1 v2 v3 | 0 0 0 0]: the *_1 types add m_w * s_a into the low half
+// only, once per block.
+MINT_AVX2_INLINE __m256 f16x4_low(const uint16_t v[4]) {
+    const uint64_t bits =
+        (uint64_t)v[0] | (uint64_t)v[1] << 16 | (uint64_t)v[2] << 32 | (uint64_t)v[3] << 48;
+    return _mm256_cvtph_ps(_mm_set_epi64x(0, (long long)bits));
+}
+
+// R x C tile (R <= 4 rows share the accumulator of each column). Per block: the R weight blocks
+// are unpacked once and kept in registers; each of the C activation blocks is loaded once and
+// multiplied with all of them.
+MINT_AVX2_INLINE void legacy_tile(const int R, const int C, mint_type type,
+                                  const mint_avx2_tile *t) {
+    const size_t bytes = block_bytes(type);
+    __m256 acc[4];
 #pragma GCC unroll 4
-    for (int r = 0; r < R; r++)
-#pragma GCC unroll 4
-        for (int c = 0; c < C; c++) acc[r][c] = _mm256_setzero_ps();
+    for (int c = 0; c < C; c++) acc[c] = _mm256_setzero_ps();
     for (int64_t ib = 0; ib < t->n / MINT_QK; ib++) {
-        prefetch_next_rows(R, C, t, (size_t)ib * block_bytes(type));
-        __m256i q[4];
-        __m256 dw[4];
+        prefetch_next_rows(R, C, t, (size_t)ib * bytes);
+        legacy_w w[4];
+        uint16_t d[4] = {0, 0, 0, 0}, m[4] = {0, 0, 0, 0};
 #pragma GCC unroll 4
-        for (int r = 0; r < R; r++) {
-            q[r] = legacy_levels(type, t->w + r * t->w_stride, ib);
-            dw[r] = bcast_f16(legacy_d(type, t->w + r * t->w_stride, ib));
-        }
+        for (int r = 0; r < R; r++)
+            w[r] = legacy_unpack(type, t->w + r * t->w_stride, ib, &d[r], &m[r]);
+        const __m256 dw = f16x4_twice(d);
+        const __m256 mw = has_min(type) ? f16x4_low(m) : _mm256_setzero_ps();
 #pragma GCC unroll 4
         for (int c = 0; c < C; c++) {
-            const mint_block_q8_0 *ab = (const mint_block_q8_0 *)(t->a + c * t->a_stride) + ib;
-            const __m256i av = _mm256_loadu_si256((const __m256i *)ab->qs);
-            const __m256i off = _mm256_maddubs_epi16(offset, av);
-            const __m256 da = bcast_f16(&ab->d);
+            const legacy_a a = legacy_act(type, t->a + c * t->a_stride, ib);
+            __m256i p[4];
 #pragma GCC unroll 4
-            for (int r = 0; r < R; r++) {
-                const __m256i p = _mm256_sub_epi16(_mm256_maddubs_epi16(q[r], av), off);
-                acc[r][c] = _mm256_fmadd_ps(_mm256_mul_ps(dw[r], da), widen_sum_f32(p), acc[r][c]);
-            }
+            for (int r = 0; r < 4; r++)
+                p[r] = r < R ? legacy_idot(type, w[r], a) : _mm256_setzero_si256();
+            const __m256i sum4 =
+                _mm256_hadd_epi32(_mm256_hadd_epi32(p[0], p[1]), _mm256_hadd_epi32(p[2], p[3]));
+            acc[c] = _mm256_fmadd_ps(_mm256_mul_ps(dw, a.d), _mm256_cvtepi32_ps(sum4), acc[c]);
+            if (has_min(type)) acc[c] = _mm256_fmadd_ps(mw, a.s, acc[c]);
         }
     }
 #pragma GCC unroll 4
-    for (int r = 0; r < R; r++)
+    for (int c = 0; c < C; c++) {
+        const __m128 s =
+            _mm_add_ps(_mm256_castps256_ps128(acc[c]), _mm256_extractf128_ps(acc[c], 1));
+        float *y = t->y + c * t->y_stride;
+        if (R == 4) {
+            _mm_storeu_ps(y, s);
+        } else {
+            float v[4];
+            _mm_storeu_ps(v, s);
 #pragma GCC unroll 4
-        for (int c = 0; c < C; c++) t->y[c * t->y_stride + r] = hsum_f32x8(acc[r][c]);
+            for (int r = 0; r < R; r++) y[r] = v[r];
+        }
+    }
 }
 
 MINT_AVX2_INLINE void q4_0_tile(const int R, const int C, const mint_avx2_tile *t) {
-    offset_tile(R, C, MINT_TYPE_Q4_0, t);
+    legacy_tile(R, C, MINT_TYPE_Q4_0, t);
+}
+MINT_AVX2_INLINE void q4_1_tile(const int R, const int C, const mint_avx2_tile *t) {
+    legacy_tile(R, C, MINT_TYPE_Q4_1, t);
 }
 MINT_AVX2_INLINE void q5_0_tile(const int R, const int C, const mint_avx2_tile *t) {
-    offset_tile(R, C, MINT_TYPE_Q5_0, t);
-}
-
-MINT_AVX2_TILES(q4_0_tile, 4, 2)
-MINT_AVX2_TILES(q5_0_tile, 4, 2)
-
-// ---------------------------------------------------------------------------------------------
-// Q4_1 and Q5_1 (levels with a min) x Q8_1: d_w * d_a * sum(q * a) + m_w * s_a per block.
-
-MINT_AVX2_INLINE __m256i min_levels(mint_type type, const uint8_t *row, int64_t ib) {
-    if (type == MINT_TYPE_Q4_1) return nibbles32(((const mint_block_q4_1 *)row)[ib].qs);
-    const mint_block_q5_1 *b = (const mint_block_q5_1 *)row + ib;
-    return _mm256_or_si256(nibbles32(b->qs), bits_to_0x10(load_u32(b->qh)));
-}
-
-// d and m of block ib (the two types start with the same two f16 fields).
-MINT_AVX2_INLINE const uint16_t *min_dm(mint_type type, const uint8_t *row, int64_t ib) {
-    if (type == MINT_TYPE_Q4_1) return &((const mint_block_q4_1 *)row)[ib].d;
-    return &((const mint_block_q5_1 *)row)[ib].d;
-}
-
-// R x C tile of Q4_1 or Q5_1 rows against Q8_1 rows. The m_w * s_a term is one product per
-// block: it is added into lane 0 of the accumulator only (the other lanes add 0 * s_a), with the
-// same FMA in every tile shape.
-MINT_AVX2_INLINE void min_tile(const int R, const int C, mint_type type, const mint_avx2_tile *t) {
-    __m256 acc[4][4];
-#pragma GCC unroll 4
-    for (int r = 0; r < R; r++)
-#pragma GCC unroll 4
-        for (int c = 0; c < C; c++) acc[r][c] = _mm256_setzero_ps();
-    for (int64_t ib = 0; ib < t->n / MINT_QK; ib++) {
-        prefetch_next_rows(R, C, t, (size_t)ib * block_bytes(type));
-        __m256i q[4];
-        __m256 dw[4], mw[4];
-#pragma GCC unroll 4
-        for (int r = 0; r < R; r++) {
-            const uint16_t *dm = min_dm(type, t->w + r * t->w_stride, ib);
-            q[r] = min_levels(type, t->w + r * t->w_stride, ib);
-            dw[r] = bcast_f16(&dm[0]);
-            mw[r] = _mm256_zextps128_ps256(_mm_cvtph_ps(_mm_cvtsi32_si128(dm[1])));
-        }
-#pragma GCC unroll 4
-        for (int c = 0; c < C; c++) {
-            const mint_block_q8_1 *ab = (const mint_block_q8_1 *)(t->a + c * t->a_stride) + ib;
-            const __m256i av = _mm256_loadu_si256((const __m256i *)ab->qs);
-            const __m256 da = bcast_f16(&ab->d), sa = bcast_f16(&ab->s);
-#pragma GCC unroll 4
-            for (int r = 0; r < R; r++) {
-                const __m256 sumi = widen_sum_f32(_mm256_maddubs_epi16(q[r], av));
-                acc[r][c] = _mm256_fmadd_ps(_mm256_mul_ps(dw[r], da), sumi, acc[r][c]);
-                acc[r][c] = _mm256_fmadd_ps(mw[r], sa, acc[r][c]);
-            }
-        }
-    }
-#pragma GCC unroll 4
-    for (int r = 0; r < R; r++)
-#pragma GCC unroll 4
-        for (int c = 0; c < C; c++) t->y[c * t->y_stride + r] = hsum_f32x8(acc[r][c]);
-}
-
-MINT_AVX2_INLINE void q4_1_tile(const int R, const int C, const mint_avx2_tile *t) {
-    min_tile(R, C, MINT_TYPE_Q4_1, t);
+    legacy_tile(R, C, MINT_TYPE_Q5_0, t);
 }
 MINT_AVX2_INLINE void q5_1_tile(const int R, const int C, const mint_avx2_tile *t) {
-    min_tile(R, C, MINT_TYPE_Q5_1, t);
+    legacy_tile(R, C, MINT_TYPE_Q5_1, t);
 }
-
-MINT_AVX2_TILES(q4_1_tile, 4, 2)
-MINT_AVX2_TILES(q5_1_tile, 4, 2)
-
-// ---------------------------------------------------------------------------------------------
-// Q8_0 x Q8_0. vpmaddubsw needs one unsigned operand, so the sign of w moves onto a:
-// |w| * (a * sign(w)) (vpsignb). |w| is at most 128 and fits an unsigned byte even for
-// w = -128; a is never -128 (activations are at most 127 in magnitude), so negating it cannot
-// overflow, and a pair is at most 2 * 128 * 127 < 2^15.
-
 MINT_AVX2_INLINE void q8_0_tile(const int R, const int C, const mint_avx2_tile *t) {
-    __m256 acc[4][4];
-#pragma GCC unroll 4
-    for (int r = 0; r < R; r++)
-#pragma GCC unroll 4
-        for (int c = 0; c < C; c++) acc[r][c] = _mm256_setzero_ps();
-    for (int64_t ib = 0; ib < t->n / MINT_QK; ib++) {
-        prefetch_next_rows(R, C, t, (size_t)ib * sizeof(mint_block_q8_0));
-        __m256i qw[4], aw[4];
-        __m256 dw[4];
-#pragma GCC unroll 4
-        for (int r = 0; r < R; r++) {
-            const mint_block_q8_0 *b = (const mint_block_q8_0 *)(t->w + r * t->w_stride) + ib;
-            qw[r] = _mm256_loadu_si256((const __m256i *)b->qs);
-            aw[r] = _mm256_abs_epi8(qw[r]);
-            dw[r] = bcast_f16(&b->d);
-        }
-#pragma GCC unroll 4
-        for (int c = 0; c < C; c++) {
-            const mint_block_q8_0 *ab = (const mint_block_q8_0 *)(t->a + c * t->a_stride) + ib;
-            const __m256i av = _mm256_loadu_si256((const __m256i *)ab->qs);
-            const __m256 da = bcast_f16(&ab->d);
-#pragma GCC unroll 4
-            for (int r = 0; r < R; r++) {
-                const __m256i p = _mm256_maddubs_epi16(aw[r], _mm256_sign_epi8(av, qw[r]));
-                acc[r][c] = _mm256_fmadd_ps(_mm256_mul_ps(dw[r], da), widen_sum_f32(p), acc[r][c]);
-            }
-        }
-    }
-#pragma GCC unroll 4
-    for (int r = 0; r < R; r++)
-#pragma GCC unroll 4
-        for (int c = 0; c < C; c++) t->y[c * t->y_stride + r] = hsum_f32x8(acc[r][c]);
+    legacy_tile(R, C, MINT_TYPE_Q8_0, t);
 }
 
-MINT_AVX2_TILES(q8_0_tile, 4, 2)
-
-// ---------------------------------------------------------------------------------------------
-// Entry points: vec_dot is the 1 x 1 tile, gemm covers the output with the type's tiles.
-
-MINT_AVX2_ENTRY_POINTS(q4_0_q8_0, q4_0_tile, 4, 2)
-MINT_AVX2_ENTRY_POINTS(q4_1_q8_1, q4_1_tile, 4, 2)
-MINT_AVX2_ENTRY_POINTS(q5_0_q8_0, q5_0_tile, 4, 2)
-MINT_AVX2_ENTRY_POINTS(q5_1_q8_1, q5_1_tile, 4, 2)
-MINT_AVX2_ENTRY_POINTS(q8_0_q8_0, q8_0_tile, 4, 2)
+MINT_AVX2_KERNELS(q4_0_q8_0, q4_0_tile, 4, 4, 4)
+MINT_AVX2_KERNELS(q4_1_q8_1, q4_1_tile, 4, 4, 4)
+MINT_AVX2_KERNELS(q5_0_q8_0, q5_0_tile, 4, 4, 4)
+MINT_AVX2_KERNELS(q5_1_q8_1, q5_1_tile, 4, 4, 4)
+MINT_AVX2_KERNELS(q8_0_q8_0, q8_0_tile, 4, 4, 4)

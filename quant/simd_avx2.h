@@ -162,8 +162,26 @@ MINT_AVX2_INLINE mint_avx2_tile one_by_one(int64_t n, float *s, const void *w, c
         MINT_AVX2_TILE_ROW(kernel, 1, RMAX, CMAX), MINT_AVX2_TILE_ROW(kernel, 2, RMAX, CMAX),      \
         MINT_AVX2_TILE_ROW(kernel, 3, RMAX, CMAX), MINT_AVX2_TILE_ROW(kernel, 4, RMAX, CMAX)};
 
-// vec_dot_<name>_avx2 as the 1 x 1 tile and gemm_<name>_avx2 as tiles of up to RMAX x CMAX.
-#define MINT_AVX2_ENTRY_POINTS(name, tile, RMAX, CMAX)                                             \
+#ifdef MINT_AVX2_TILE_EXPERIMENT
+// Benchmark builds only: tile shapes chosen at run time.
+extern int mint_exp_rmax, mint_exp_cmax, mint_exp_rgemv;
+#define MINT_AVX2_TABLE_R(RMAX, RGEMV) 4
+#define MINT_AVX2_TABLE_C(CMAX)        4
+#define MINT_AVX2_RMAX_USED(RMAX, RGEMV, nc)                                                       \
+    (nc == 1 ? (mint_exp_rgemv ? mint_exp_rgemv : RGEMV) : (mint_exp_rmax ? mint_exp_rmax : RMAX))
+#define MINT_AVX2_CMAX_USED(CMAX) (mint_exp_cmax ? mint_exp_cmax : CMAX)
+#else
+#define MINT_AVX2_TABLE_R(RMAX, RGEMV)       ((RMAX) > (RGEMV) ? (RMAX) : (RGEMV))
+#define MINT_AVX2_TABLE_C(CMAX)              (CMAX)
+#define MINT_AVX2_RMAX_USED(RMAX, RGEMV, nc) (nc == 1 ? RGEMV : RMAX)
+#define MINT_AVX2_CMAX_USED(CMAX)            CMAX
+#endif
+
+// The kernels of one type from its tile function: the tiles, vec_dot_<name>_avx2 (the 1 x 1
+// tile) and gemm_<name>_avx2, which covers a batch with RMAX x CMAX tiles and one token with
+// RGEMV x 1 tiles.
+#define MINT_AVX2_KERNELS(name, tile, RMAX, CMAX, RGEMV)                                           \
+    MINT_AVX2_TILES(tile, MINT_AVX2_TABLE_R(RMAX, RGEMV), MINT_AVX2_TABLE_C(CMAX))                 \
     void vec_dot_##name##_avx2(int64_t n, float *restrict s, const void *restrict w,               \
                                const void *restrict a) {                                           \
         const mint_avx2_tile t = one_by_one(n, s, w, a);                                           \
@@ -172,7 +190,8 @@ MINT_AVX2_INLINE mint_avx2_tile one_by_one(int64_t n, float *s, const void *w, c
     void gemm_##name##_avx2(int64_t n, const void *restrict w, size_t w_stride, int nr,            \
                             const void *restrict a, size_t a_stride, int nc, float *restrict y,    \
                             size_t y_stride) {                                                     \
-        mint_avx2_gemm(tile##_tiles, RMAX, CMAX, n, w, w_stride, nr, a, a_stride, nc, y,           \
+        mint_avx2_gemm(tile##_tiles, MINT_AVX2_RMAX_USED(RMAX, RGEMV, nc),                         \
+                       MINT_AVX2_CMAX_USED(CMAX), n, w, w_stride, nr, a, a_stride, nc, y,          \
                        y_stride);                                                                  \
     }
 
