@@ -42,41 +42,41 @@ MINT_AVX2_INLINE __m256 load_tail(enum float_kind kind, const uint8_t *row, int6
 // activations and 1 weight vector in the 16 YMM registers.
 MINT_AVX2_INLINE void float_tile(const int R, const int C, enum float_kind kind,
                                  const mint_avx2_tile *t) {
-    __m256 acc[4][4];
+    __m256 acc[MINT_AVX2_RMAX][MINT_AVX2_CMAX];
 #pragma GCC unroll 4
     for (int r = 0; r < R; r++)
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int c = 0; c < C; c++) acc[r][c] = _mm256_setzero_ps();
     const int64_t n8 = t->n & ~(int64_t)7;
     const size_t elem_bytes = kind == KIND_F32 ? 4 : 2;
     for (int64_t i = 0; i < n8; i += 8) {
         // One prefetch per 64-byte line of each next row (every 16 or 8 elements).
         if ((i & (64 / elem_bytes - 1)) == 0) prefetch_next_rows(R, C, t, (size_t)i * elem_bytes);
-        __m256 av[4];
-#pragma GCC unroll 4
+        __m256 av[MINT_AVX2_CMAX];
+#pragma GCC unroll 8
         for (int c = 0; c < C; c++) av[c] = load8(kind, t->a + c * t->a_stride, i);
 #pragma GCC unroll 4
         for (int r = 0; r < R; r++) {
             const __m256 wv = load8(kind, t->w + r * t->w_stride, i);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
             for (int c = 0; c < C; c++) acc[r][c] = _mm256_fmadd_ps(wv, av[c], acc[r][c]);
         }
     }
     const int rem = (int)(t->n - n8);
     if (rem) {
-        __m256 av[4];
-#pragma GCC unroll 4
+        __m256 av[MINT_AVX2_CMAX];
+#pragma GCC unroll 8
         for (int c = 0; c < C; c++) av[c] = load_tail(kind, t->a + c * t->a_stride, n8, rem);
 #pragma GCC unroll 4
         for (int r = 0; r < R; r++) {
             const __m256 wv = load_tail(kind, t->w + r * t->w_stride, n8, rem);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
             for (int c = 0; c < C; c++) acc[r][c] = _mm256_fmadd_ps(wv, av[c], acc[r][c]);
         }
     }
 #pragma GCC unroll 4
     for (int r = 0; r < R; r++)
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int c = 0; c < C; c++) t->y[c * t->y_stride + r] = hsum_f32x8(acc[r][c]);
 }
 
@@ -89,7 +89,6 @@ MINT_AVX2_INLINE void f16_tile(const int R, const int C, const mint_avx2_tile *t
 MINT_AVX2_INLINE void bf16_tile(const int R, const int C, const mint_avx2_tile *t) {
     float_tile(R, C, KIND_BF16, t);
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // Entry points: vec_dot is the 1 x 1 tile, gemm covers the output with tiles of up to 4 x 3.

@@ -21,10 +21,10 @@
 
 // What one weight row's super-block contributes, unpacked once and reused for C columns.
 typedef struct k_row {
-    __m256i scale[8]; // [8 groups] int16 vpmaddwd operand: sub-block scales of the group
-    __m256i bmul;     // [16] int16 multipliers of Q8_K's bsums (mins, or scales for the offset)
-    __m256 d;         // f32 d_w, broadcast
-    __m256 dmin;      // f32 dmin_w, broadcast (types with mins)
+    __m256i lo, hi; // [16] int16 sub-block scales 0..7 / 8..15, each in both 128-bit halves
+    __m256i bmul;   // [16] int16 multipliers of Q8_K's bsums (mins, or scales for the offset)
+    __m256 d;       // f32 d_w, broadcast
+    __m256 dmin;    // f32 dmin_w, broadcast (types with mins)
 } k_row;
 
 MINT_AVX2_INLINE bool has_mins(mint_type type) {
@@ -49,20 +49,16 @@ MINT_AVX2_INLINE size_t k_block_bytes(mint_type type) {
 // ---------------------------------------------------------------------------------------------
 // Scales
 
-// The 8 group operands from 16 int16 sub-block scales s0..s15: group g takes s[2g] in its low
-// half and s[2g+1] in its high half. vpshufb stays inside 128-bit halves, so each half of the
-// source is first broadcast to both halves; then one shuffle per group picks the two words.
-MINT_AVX2_INLINE void group_scales(__m256i s16, __m256i out[8]) {
-    const __m256i lo = _mm256_permute2x128_si256(s16, s16, 0x00);
-    const __m256i hi = _mm256_permute2x128_si256(s16, s16, 0x11);
-#pragma GCC unroll 8
-    for (int g = 0; g < 8; g++) {
-        const int w = 2 * (g % 4); // word index of s[2g] within its half
-        const short pick_lo = (short)((2 * w) | (2 * w + 1) << 8);
-        const short pick_hi = (short)((2 * w + 2) | (2 * w + 3) << 8);
-        const __m256i pick = _mm256_set_m128i(_mm_set1_epi16(pick_hi), _mm_set1_epi16(pick_lo));
-        out[g] = _mm256_shuffle_epi8(g < 4 ? lo : hi, pick);
-    }
+// The vpmaddwd operand of group g (elements 32g..32g+31) from the 16 int16 sub-block scales
+// s0..s15: s[2g] in the low half, s[2g+1] in the high half. vpshufb stays inside 128-bit halves,
+// so k_prepare broadcast each half of the scales to both halves (lo: s0..s7, hi: s8..s15); one
+// shuffle then picks the two words.
+MINT_AVX2_INLINE __m256i group_scale(const k_row *row, int g) {
+    const int w = 2 * (g % 4); // word index of s[2g] within its half
+    const short pick_lo = (short)((2 * w) | (2 * w + 1) << 8);
+    const short pick_hi = (short)((2 * w + 2) | (2 * w + 3) << 8);
+    const __m256i pick = _mm256_set_m128i(_mm_set1_epi16(pick_hi), _mm_set1_epi16(pick_lo));
+    return _mm256_shuffle_epi8(g < 4 ? row->lo : row->hi, pick);
 }
 
 // 8 unsigned bytes -> 16 int16 with each value twice (a 32-element sub-block's scale for both of
@@ -139,7 +135,8 @@ MINT_AVX2_INLINE void k_prepare(mint_type type, const uint8_t *blk, k_row *row) 
         break;
     }
     }
-    group_scales(s16, row->scale);
+    row->lo = _mm256_permute2x128_si256(s16, s16, 0x00);
+    row->hi = _mm256_permute2x128_si256(s16, s16, 0x11);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -204,10 +201,10 @@ MINT_AVX2_INLINE void k_tile(const int R, const int C, mint_type type, const min
     const size_t bytes = k_block_bytes(type);
     // Q3_K and Q6_K sum level * a: subtract offset * scale * bsum (offset 4 = 1 << 2 or 32).
     const int offset_shift = type == MINT_TYPE_Q3_K ? 2 : 5;
-    __m256 acc[4][4];
+    __m256 acc[MINT_AVX2_RMAX][MINT_AVX2_CMAX];
 #pragma GCC unroll 4
     for (int r = 0; r < R; r++)
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int c = 0; c < C; c++) acc[r][c] = _mm256_setzero_ps();
     for (int64_t i = 0; i < t->n / MINT_QK_K; i++) {
         for (size_t off = 0; off < bytes; off += 64)
@@ -215,30 +212,30 @@ MINT_AVX2_INLINE void k_tile(const int R, const int C, mint_type type, const min
         k_row row[4];
 #pragma GCC unroll 4
         for (int r = 0; r < R; r++) k_prepare(type, t->w + r * t->w_stride + i * bytes, &row[r]);
-        const mint_block_q8_K *a[4];
-#pragma GCC unroll 4
+        const mint_block_q8_K *a[MINT_AVX2_CMAX];
+#pragma GCC unroll 8
         for (int c = 0; c < C; c++) a[c] = (const mint_block_q8_K *)(t->a + c * t->a_stride) + i;
 
-        __m256i isum[4][4];
+        __m256i isum[MINT_AVX2_RMAX][MINT_AVX2_CMAX];
 #pragma GCC unroll 4
         for (int r = 0; r < R; r++)
-#pragma GCC unroll 4
+#pragma GCC unroll 8
             for (int c = 0; c < C; c++) isum[r][c] = _mm256_setzero_si256();
 #pragma GCC unroll 8
         for (int g = 0; g < 8; g++) {
 #pragma GCC unroll 4
             for (int r = 0; r < R; r++) {
                 const __m256i q = k_levels(type, t->w + r * t->w_stride + i * bytes, g);
-#pragma GCC unroll 4
+                const __m256i scale = group_scale(&row[r], g);
+#pragma GCC unroll 8
                 for (int c = 0; c < C; c++) {
                     const __m256i av = _mm256_loadu_si256((const __m256i *)(a[c]->qs + 32 * g));
                     const __m256i p = _mm256_maddubs_epi16(q, av);
-                    isum[r][c] =
-                        _mm256_add_epi32(isum[r][c], _mm256_madd_epi16(p, row[r].scale[g]));
+                    isum[r][c] = _mm256_add_epi32(isum[r][c], _mm256_madd_epi16(p, scale));
                 }
             }
         }
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int c = 0; c < C; c++) {
             const __m256i bsums = load_bsums(a[c]);
             const __m256 da = _mm256_set1_ps(a[c]->d);
@@ -257,7 +254,7 @@ MINT_AVX2_INLINE void k_tile(const int R, const int C, mint_type type, const min
     }
 #pragma GCC unroll 4
     for (int r = 0; r < R; r++)
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int c = 0; c < C; c++) t->y[c * t->y_stride + r] = hsum_f32x8(acc[r][c]);
 }
 
@@ -277,9 +274,8 @@ MINT_AVX2_INLINE void q6_K_tile(const int R, const int C, const mint_avx2_tile *
     k_tile(R, C, MINT_TYPE_Q6_K, t);
 }
 
-
-MINT_AVX2_KERNELS(q2_K_q8_K, q2_K_tile, 4, 2, 4)
-MINT_AVX2_KERNELS(q3_K_q8_K, q3_K_tile, 4, 2, 4)
-MINT_AVX2_KERNELS(q4_K_q8_K, q4_K_tile, 4, 2, 4)
-MINT_AVX2_KERNELS(q5_K_q8_K, q5_K_tile, 4, 2, 4)
-MINT_AVX2_KERNELS(q6_K_q8_K, q6_K_tile, 4, 2, 4)
+MINT_AVX2_KERNELS(q2_K_q8_K, q2_K_tile, 1, 8, 4)
+MINT_AVX2_KERNELS(q3_K_q8_K, q3_K_tile, 1, 8, 4)
+MINT_AVX2_KERNELS(q4_K_q8_K, q4_K_tile, 1, 8, 4)
+MINT_AVX2_KERNELS(q5_K_q8_K, q5_K_tile, 1, 8, 4)
+MINT_AVX2_KERNELS(q6_K_q8_K, q6_K_tile, 1, 8, 4)

@@ -154,8 +154,8 @@ MINT_AVX2_INLINE __m256 f16x4_low(const uint16_t v[4]) {
 MINT_AVX2_INLINE void legacy_tile(const int R, const int C, mint_type type,
                                   const mint_avx2_tile *t) {
     const size_t bytes = block_bytes(type);
-    __m256 acc[4];
-#pragma GCC unroll 4
+    __m256 acc[MINT_AVX2_CMAX];
+#pragma GCC unroll 8
     for (int c = 0; c < C; c++) acc[c] = _mm256_setzero_ps();
     for (int64_t ib = 0; ib < t->n / MINT_QK; ib++) {
         prefetch_next_rows(R, C, t, (size_t)ib * bytes);
@@ -166,7 +166,7 @@ MINT_AVX2_INLINE void legacy_tile(const int R, const int C, mint_type type,
             w[r] = legacy_unpack(type, t->w + r * t->w_stride, ib, &d[r], &m[r]);
         const __m256 dw = f16x4_twice(d);
         const __m256 mw = has_min(type) ? f16x4_low(m) : _mm256_setzero_ps();
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int c = 0; c < C; c++) {
             const legacy_a a = legacy_act(type, t->a + c * t->a_stride, ib);
             __m256i p[4];
@@ -179,7 +179,7 @@ MINT_AVX2_INLINE void legacy_tile(const int R, const int C, mint_type type,
             if (has_min(type)) acc[c] = _mm256_fmadd_ps(mw, a.s, acc[c]);
         }
     }
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int c = 0; c < C; c++) {
         const __m128 s =
             _mm_add_ps(_mm256_castps256_ps128(acc[c]), _mm256_extractf128_ps(acc[c], 1));
@@ -211,8 +211,8 @@ MINT_AVX2_INLINE void q8_0_tile(const int R, const int C, const mint_avx2_tile *
     legacy_tile(R, C, MINT_TYPE_Q8_0, t);
 }
 
-MINT_AVX2_KERNELS(q4_0_q8_0, q4_0_tile, 4, 4, 4)
-MINT_AVX2_KERNELS(q4_1_q8_1, q4_1_tile, 4, 4, 4)
-MINT_AVX2_KERNELS(q5_0_q8_0, q5_0_tile, 4, 4, 4)
-MINT_AVX2_KERNELS(q5_1_q8_1, q5_1_tile, 4, 4, 4)
-MINT_AVX2_KERNELS(q8_0_q8_0, q8_0_tile, 4, 4, 4)
+MINT_AVX2_KERNELS(q4_0_q8_0, q4_0_tile, 4, 8, 4)
+MINT_AVX2_KERNELS(q4_1_q8_1, q4_1_tile, 4, 8, 4)
+MINT_AVX2_KERNELS(q5_0_q8_0, q5_0_tile, 4, 8, 4)
+MINT_AVX2_KERNELS(q5_1_q8_1, q5_1_tile, 4, 8, 4)
+MINT_AVX2_KERNELS(q8_0_q8_0, q8_0_tile, 4, 8, 4)

@@ -97,7 +97,7 @@ typedef void (*mint_avx2_tile_fn)(const mint_avx2_tile *t);
 
 // Largest tile shape any type uses; tables are [MINT_AVX2_RMAX][MINT_AVX2_CMAX] with NULL beyond
 // a type's own maximum shape.
-enum { MINT_AVX2_RMAX = 4, MINT_AVX2_CMAX = 4 };
+enum { MINT_AVX2_RMAX = 4, MINT_AVX2_CMAX = 8 };
 
 // Covers an nr x nc gemm with tiles of at most rmax x cmax: tiles[r - 1][c - 1] computes r x c.
 void mint_avx2_gemm(const mint_avx2_tile_fn tiles[MINT_AVX2_RMAX][MINT_AVX2_CMAX], int rmax,
@@ -130,7 +130,7 @@ MINT_AVX2_INLINE mint_avx2_tile one_by_one(int64_t n, float *s, const void *w, c
         kernel(R, C, t);                                                                           \
     }
 
-// Instantiates every shape up to 4 x 4 (only the ones a table names get compiled) and the table
+// Instantiates every shape up to 4 x 8 (only the ones a table names get compiled) and the table
 // kernel##_tiles of shapes up to RMAX x CMAX.
 #define MINT_AVX2_TILE_ENTRY(kernel, R, C, RMAX, CMAX)                                             \
     ((R) <= (RMAX) && (C) <= (CMAX) ? kernel##_##R##x##C : NULL)
@@ -139,25 +139,26 @@ MINT_AVX2_INLINE mint_avx2_tile one_by_one(int64_t n, float *s, const void *w, c
         MINT_AVX2_TILE_ENTRY(kernel, R, 1, RMAX, CMAX),                                            \
             MINT_AVX2_TILE_ENTRY(kernel, R, 2, RMAX, CMAX),                                        \
             MINT_AVX2_TILE_ENTRY(kernel, R, 3, RMAX, CMAX),                                        \
-            MINT_AVX2_TILE_ENTRY(kernel, R, 4, RMAX, CMAX)                                         \
+            MINT_AVX2_TILE_ENTRY(kernel, R, 4, RMAX, CMAX),                                        \
+            MINT_AVX2_TILE_ENTRY(kernel, R, 5, RMAX, CMAX),                                        \
+            MINT_AVX2_TILE_ENTRY(kernel, R, 6, RMAX, CMAX),                                        \
+            MINT_AVX2_TILE_ENTRY(kernel, R, 7, RMAX, CMAX),                                        \
+            MINT_AVX2_TILE_ENTRY(kernel, R, 8, RMAX, CMAX)                                         \
     }
+#define MINT_AVX2_TILE_R(kernel, R)                                                                \
+    MINT_AVX2_TILE(kernel, R, 1)                                                                   \
+    MINT_AVX2_TILE(kernel, R, 2)                                                                   \
+    MINT_AVX2_TILE(kernel, R, 3)                                                                   \
+    MINT_AVX2_TILE(kernel, R, 4)                                                                   \
+    MINT_AVX2_TILE(kernel, R, 5)                                                                   \
+    MINT_AVX2_TILE(kernel, R, 6)                                                                   \
+    MINT_AVX2_TILE(kernel, R, 7)                                                                   \
+    MINT_AVX2_TILE(kernel, R, 8)
 #define MINT_AVX2_TILES(kernel, RMAX, CMAX)                                                        \
-    MINT_AVX2_TILE(kernel, 1, 1)                                                                   \
-    MINT_AVX2_TILE(kernel, 1, 2)                                                                   \
-    MINT_AVX2_TILE(kernel, 1, 3)                                                                   \
-    MINT_AVX2_TILE(kernel, 1, 4)                                                                   \
-    MINT_AVX2_TILE(kernel, 2, 1)                                                                   \
-    MINT_AVX2_TILE(kernel, 2, 2)                                                                   \
-    MINT_AVX2_TILE(kernel, 2, 3)                                                                   \
-    MINT_AVX2_TILE(kernel, 2, 4)                                                                   \
-    MINT_AVX2_TILE(kernel, 3, 1)                                                                   \
-    MINT_AVX2_TILE(kernel, 3, 2)                                                                   \
-    MINT_AVX2_TILE(kernel, 3, 3)                                                                   \
-    MINT_AVX2_TILE(kernel, 3, 4)                                                                   \
-    MINT_AVX2_TILE(kernel, 4, 1)                                                                   \
-    MINT_AVX2_TILE(kernel, 4, 2)                                                                   \
-    MINT_AVX2_TILE(kernel, 4, 3)                                                                   \
-    MINT_AVX2_TILE(kernel, 4, 4)                                                                   \
+    MINT_AVX2_TILE_R(kernel, 1)                                                                    \
+    MINT_AVX2_TILE_R(kernel, 2)                                                                    \
+    MINT_AVX2_TILE_R(kernel, 3)                                                                    \
+    MINT_AVX2_TILE_R(kernel, 4)                                                                    \
     static const mint_avx2_tile_fn kernel##_tiles[MINT_AVX2_RMAX][MINT_AVX2_CMAX] = {              \
         MINT_AVX2_TILE_ROW(kernel, 1, RMAX, CMAX), MINT_AVX2_TILE_ROW(kernel, 2, RMAX, CMAX),      \
         MINT_AVX2_TILE_ROW(kernel, 3, RMAX, CMAX), MINT_AVX2_TILE_ROW(kernel, 4, RMAX, CMAX)};
@@ -166,7 +167,7 @@ MINT_AVX2_INLINE mint_avx2_tile one_by_one(int64_t n, float *s, const void *w, c
 // Benchmark builds only: tile shapes chosen at run time.
 extern int mint_exp_rmax, mint_exp_cmax, mint_exp_rgemv;
 #define MINT_AVX2_TABLE_R(RMAX, RGEMV) 4
-#define MINT_AVX2_TABLE_C(CMAX)        4
+#define MINT_AVX2_TABLE_C(CMAX)        8
 #define MINT_AVX2_RMAX_USED(RMAX, RGEMV, nc)                                                       \
     (nc == 1 ? (mint_exp_rgemv ? mint_exp_rgemv : RGEMV) : (mint_exp_rmax ? mint_exp_rmax : RMAX))
 #define MINT_AVX2_CMAX_USED(CMAX) (mint_exp_cmax ? mint_exp_cmax : CMAX)
