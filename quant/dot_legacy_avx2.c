@@ -121,15 +121,33 @@ MINT_AVX2_INLINE legacy_a legacy_act(mint_type type, const uint8_t *row, int64_t
     return a;
 }
 
-// 8 int32 lanes whose sum is the block's exact integer dot (levels with the offset removed).
-MINT_AVX2_INLINE __m256i legacy_idot(mint_type type, legacy_w w, legacy_a a) {
+// 16 int16 lanes, each the sum of two adjacent products (levels with the offset removed):
+// at most 2 * 31 * 127 (Q5_1) or 2 * 128 * 127 (Q8_0) in magnitude.
+MINT_AVX2_INLINE __m256i legacy_pairs(mint_type type, legacy_w w, legacy_a a) {
     __m256i p;
     if (type == MINT_TYPE_Q8_0)
         p = _mm256_maddubs_epi16(w.u, _mm256_sign_epi8(a.q, w.sign));
     else
         p = _mm256_maddubs_epi16(w.u, a.q);
     if (has_offset(type)) p = _mm256_sub_epi16(p, a.off);
-    return _mm256_madd_epi16(p, _mm256_set1_epi16(1));
+    return p;
+}
+
+// Four rows' products of one block folded into [r0 r1 r2 r3 | r0 r1 r2 r3] int32: low half the
+// row's elements 0..15, high half 16..31 (no instruction here crosses the 128-bit halves). Up to
+// Q5_1 a sum of 8 products stays below 2^15 (8 * 31 * 127 = 31496), so the first two folds can
+// be 16-bit vphaddw and one vpmaddwd widens the result, instead of widening each row; Q8_0's
+// products (up to 128 * 127) only allow the pairs in 16 bits, so it widens first.
+MINT_AVX2_INLINE __m256i legacy_fold4(mint_type type, const __m256i p[4]) {
+    const __m256i ones = _mm256_set1_epi16(1);
+    if (type == MINT_TYPE_Q8_0) {
+        const __m256i q0 = _mm256_madd_epi16(p[0], ones), q1 = _mm256_madd_epi16(p[1], ones);
+        const __m256i q2 = _mm256_madd_epi16(p[2], ones), q3 = _mm256_madd_epi16(p[3], ones);
+        return _mm256_hadd_epi32(_mm256_hadd_epi32(q0, q1), _mm256_hadd_epi32(q2, q3));
+    }
+    const __m256i h =
+        _mm256_hadd_epi16(_mm256_hadd_epi16(p[0], p[1]), _mm256_hadd_epi16(p[2], p[3]));
+    return _mm256_madd_epi16(h, ones);
 }
 
 // Four f16 values (raw bits) as f32 [v0 v1 v2 v3 | v0 v1 v2 v3], the layout of a 4-row
@@ -172,9 +190,8 @@ MINT_AVX2_INLINE void legacy_tile(const int R, const int C, mint_type type,
             __m256i p[4];
 #pragma GCC unroll 4
             for (int r = 0; r < 4; r++)
-                p[r] = r < R ? legacy_idot(type, w[r], a) : _mm256_setzero_si256();
-            const __m256i sum4 =
-                _mm256_hadd_epi32(_mm256_hadd_epi32(p[0], p[1]), _mm256_hadd_epi32(p[2], p[3]));
+                p[r] = r < R ? legacy_pairs(type, w[r], a) : _mm256_setzero_si256();
+            const __m256i sum4 = legacy_fold4(type, p);
             acc[c] = _mm256_fmadd_ps(_mm256_mul_ps(dw, a.d), _mm256_cvtepi32_ps(sum4), acc[c]);
             if (has_min(type)) acc[c] = _mm256_fmadd_ps(mw, a.s, acc[c]);
         }
