@@ -4,12 +4,15 @@
 //
 // How every AVX2 dot product is built, so that gemm equals vec_dot bit for bit: each type has
 // one always-inline "tile" function that computes an R x C block of outputs (R weight rows, C
-// activation rows) with R and C compile-time constants. Per (row, column) pair it keeps one
-// 8-lane f32 accumulator; per block it adds scale * (8 lanes of exact integer partial sums) with
-// one FMA, and at the end it reduces the 8 lanes with hsum_f32x8. The sequence of float
-// operations each pair goes through does not depend on R or C, so vec_dot (the 1 x 1 tile) and
-// every gemm tile shape give identical bits. Register blocking reuses each unpacked weight block
-// for C columns and each activation block for R rows.
+// activation rows) with R and C compile-time constants, and both vec_dot (the 1 x 1 tile) and
+// gemm are made of it. Integer sums inside a block are exact whatever the instruction order; the
+// float operations a (row, column) pair goes through (conversion of its integer lanes, the scale
+// multiply, the FMA into its accumulator lanes, the final reduction) are the same in every tile
+// shape, so every shape gives identical bits. Float and K-quant tiles keep one 8-lane
+// accumulator per pair (reduced by hsum_f32x8); the legacy tiles share one accumulator between
+// four rows (dot_legacy_avx2.c says why). Register blocking reuses each unpacked weight block
+// for C columns and each activation block for R rows; the tile shapes per type were chosen by
+// measurement (the numbers are in the commit messages).
 #ifndef MINT_QUANT_SIMD_AVX2_H
 #define MINT_QUANT_SIMD_AVX2_H
 
@@ -113,10 +116,12 @@ void mint_avx2_gemm(const mint_avx2_tile_fn tiles[MINT_AVX2_RMAX][MINT_AVX2_CMAX
 // is a harmless hint (prefetches never fault).
 MINT_AVX2_INLINE void prefetch_next_rows(const int R, const int C, const mint_avx2_tile *t,
                                          size_t offset) {
-    if (C != 1) return; // a batch tile reads rows that are already in L2
+    if (C != 1 || t->w_stride == 0) return; // batch tiles find their rows in L2; vec_dot has one
+    // The address is computed as an integer: past the last row it points outside the weights.
+    const uintptr_t next = (uintptr_t)t->w + (size_t)R * t->w_stride + offset;
 #pragma GCC unroll 4
     for (int r = 0; r < R; r++)
-        _mm_prefetch((const char *)(t->w + (size_t)(R + r) * t->w_stride + offset), _MM_HINT_T2);
+        _mm_prefetch((const char *)(next + (size_t)r * t->w_stride), _MM_HINT_T2);
 }
 
 // The 1 x 1 tile as a vec_dot.
