@@ -209,7 +209,7 @@ MINT_AVX2_INLINE void k_tile(const int R, const int C, mint_type type, const min
     for (int64_t i = 0; i < t->n / MINT_QK_K; i++) {
         for (size_t off = 0; off < bytes; off += 64)
             prefetch_next_rows(R, C, t, (size_t)i * bytes + off);
-        k_row row[4];
+        k_row row[MINT_AVX2_RMAX];
 #pragma GCC unroll 4
         for (int r = 0; r < R; r++) k_prepare(type, t->w + r * t->w_stride + i * bytes, &row[r]);
         const mint_block_q8_K *a[MINT_AVX2_CMAX];

@@ -119,7 +119,7 @@ MINT_AVX2_INLINE void prefetch_next_rows(const int R, const int C, const mint_av
     if (C != 1 || t->w_stride == 0) return; // batch tiles find their rows in L2; vec_dot has one
     // The address is computed as an integer: past the last row it points outside the weights.
     const uintptr_t next = (uintptr_t)t->w + (size_t)R * t->w_stride + offset;
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int r = 0; r < R; r++)
         _mm_prefetch((const char *)(next + (size_t)r * t->w_stride), _MM_HINT_T2);
 }
