@@ -14,9 +14,14 @@
 // -(dmin_w * d_a) * summs, each one FMA over 8 lanes; hsum_f32x8 reduces it at the end.
 //
 // The scales are unpacked once per row and super-block into 16 int16 values (one per 16-element
-// sub-block; the 32-element types repeat each scale twice), and from those into 8 vpmaddwd
-// operands, one per group: scale of its first 16 elements in the low 128-bit half, of its last 16
-// in the high half (vpmaddwd pairs never cross the halves).
+// sub-block; the 32-element types repeat each scale twice); each group's vpmaddwd operand (the
+// scale of its first 16 elements in the low 128-bit half, of its last 16 in the high half:
+// vpmaddwd pairs never cross the halves) is one vpshufb of those, made when the group is used
+// (precomputing all 8 per row was slower: they were spilled and reloaded).
+//
+// Tiles: a batch uses 1 row x 8 columns. The work is bound by the two multiplies per group and
+// column (vpmaddubsw, vpmaddwd); sharing one row's unpacked levels and scales over 8 columns beat
+// every multi-row shape measured (2x4 .. 4x8). One token uses 4 x 1 tiles.
 #include "quant/simd_avx2.h"
 
 // What one weight row's super-block contributes, unpacked once and reused for C columns.

@@ -19,6 +19,9 @@
 // accumulators. A row's float arithmetic is the same whichever of the four slots it sits in
 // (lanes r and r + 4), so the 1 x 1 tile (vec_dot, with three empty slots) and every gemm tile
 // shape give the same bits; the result is lane r plus lane r + 4.
+//
+// Tiles: 4 rows x 8 columns for a batch (8 accumulators, 4 unpacked weight blocks), 4 x 1 for one
+// token. Eight-row tiles (two accumulators per column) measured within noise of these.
 #include "quant/simd_avx2.h"
 
 // Bytes per block of a legacy weight type.
