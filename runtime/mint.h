@@ -234,6 +234,8 @@ typedef struct mint_ctx_params {
     mint_kv_type kv_type; // KV cache storage (default F32)
     bool naive_attention; // attention one (query, head) at a time, the plain reference way,
                           // instead of the tiled kernel path (default false)
+    uint64_t max_memory;  // refuse a context needing more bytes than this (0 = the machine's
+                          // physical memory); checked before anything is allocated
 } mint_ctx_params;
 
 mint_ctx_params mint_ctx_default_params(void);

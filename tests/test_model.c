@@ -253,15 +253,24 @@ Test(model_errors, bad_token_ids_and_positions) {
     mint_model_close(f.m);
 }
 
-// Copies stories260K into a new GGUF, dropping or reshaping one tensor.
-static const char *rewrite_stories(const char *name, const char *drop, const char *reshape) {
+// Copies stories260K into a new GGUF, dropping or reshaping one tensor, or giving one u32
+// metadata entry another value.
+static const char *rewrite_stories_kv(const char *name, const char *drop, const char *reshape,
+                                      const char *key, uint32_t value) {
     mint_file *f;
     mint_err err;
     cr_assert_eq(mint_file_open(mt_data_path("stories260K.gguf"), &f, &err), MINT_OK);
     mint_gguf_writer *w = mint_gguf_writer_create();
     mint_file_info info;
     mint_file_get_info(f, &info);
-    for (uint64_t i = 0; i < info.n_kv; i++) mint_gguf_add_kv_from(w, f, i);
+    for (uint64_t i = 0; i < info.n_kv; i++) {
+        mint_kv_info kv;
+        mint_file_kv(f, i, &kv);
+        if (key && strcmp(kv.key, key) == 0)
+            mint_gguf_add_u32(w, key, value);
+        else
+            mint_gguf_add_kv_from(w, f, i);
+    }
     for (uint64_t i = 0; i < info.n_tensors; i++) {
         mint_tensor_info t;
         mint_file_tensor(f, i, &t);
@@ -276,6 +285,36 @@ static const char *rewrite_stories(const char *name, const char *drop, const cha
     mint_gguf_writer_free(w);
     mint_file_close(f);
     return path;
+}
+
+static const char *rewrite_stories(const char *name, const char *drop, const char *reshape) {
+    return rewrite_stories_kv(name, drop, reshape, NULL, 0);
+}
+
+Test(model_errors, absurd_claims_are_refused_before_allocating) {
+    // A file claiming a context of 10^9 tokens.
+    mint_model *m;
+    mint_err err;
+    const char *p = rewrite_stories_kv("ctx.gguf", NULL, NULL, "llama.context_length", 1000000000u);
+    cr_assert_eq(mint_model_open(p, NULL, &m, &err), MINT_E_FORMAT);
+    cr_assert(strstr(err.msg, "context_length") && strstr(err.msg, "1000000000"), "%s", err.msg);
+    // A context or batch out of range, and a KV cache larger than the memory allowed.
+    fixture f = open_stories();
+    mint_ctx_params cp = mint_ctx_default_params();
+    mint_ctx *c = NULL;
+    cp.n_ctx = 2000000000;
+    cr_assert_eq(mint_ctx_create(f.m, &cp, &c, &err), MINT_E_ARG);
+    cr_assert(strstr(err.msg, "context length 2000000000"), "%s", err.msg);
+    cp = mint_ctx_default_params();
+    cp.n_threads = 100000;
+    cr_assert_eq(mint_ctx_create(f.m, &cp, &c, &err), MINT_E_ARG);
+    cp = mint_ctx_default_params();
+    cp.n_ctx = 2048;
+    cp.max_memory = 1 << 20; // the KV cache alone needs 2.6 MB
+    cr_assert_eq(mint_ctx_create(f.m, &cp, &c, &err), MINT_E_LIMIT);
+    cr_assert(strstr(err.msg, "context needs") && strstr(err.msg, "allowed"), "%s", err.msg);
+    cr_assert_null(c);
+    mint_model_close(f.m);
 }
 
 Test(model_errors, missing_and_misshaped_tensors_are_named) {
