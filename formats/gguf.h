@@ -8,6 +8,7 @@
 
 #include "formats/tensor_dir.h"
 #include "mint.h"
+#include "runtime/fileio.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -56,6 +57,9 @@ mint_status mint_gguf_add_arr(mint_gguf_writer *w, const char *key, mint_value_t
                               const void *data, uint64_t n);
 mint_status mint_gguf_add_arr_str(mint_gguf_writer *w, const char *key, const mint_str *strs,
                                   uint64_t n);
+// File offset of the value of the most recently added metadata entry (for an array: its first
+// element). Lets a caller patch values it only knows after the data is written (hashes).
+uint64_t mint_gguf_writer_last_value_offset(const mint_gguf_writer *w);
 // Copies metadata entry i of an open file (any type).
 mint_status mint_gguf_add_kv_from(mint_gguf_writer *w, const mint_file *f, uint64_t i);
 
@@ -73,6 +77,11 @@ mint_status mint_gguf_add_tensor_fill(mint_gguf_writer *w, const char *name, uin
 // Every tensor, the last one too, is padded to the alignment with zeros; a file without tensors
 // ends right after its metadata, as llama.cpp's vocab-only files do.
 mint_status mint_gguf_writer_write_file(mint_gguf_writer *w, const char *path, mint_err *err);
+// Same, calling finish(user, file, err) after the data and before the commit, e.g. to patch
+// metadata with mint_atomic_file_pwrite; a failure from finish discards the file.
+typedef mint_status (*mint_gguf_finish_fn)(void *user, mint_atomic_file *f, mint_err *err);
+mint_status mint_gguf_writer_write_file_ex(mint_gguf_writer *w, const char *path,
+                                           mint_gguf_finish_fn finish, void *user, mint_err *err);
 // Writes to memory; *buf is malloc'd and owned by the caller.
 mint_status mint_gguf_writer_write_mem(mint_gguf_writer *w, uint8_t **buf, size_t *len,
                                        mint_err *err);

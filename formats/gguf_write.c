@@ -69,13 +69,14 @@ typedef struct wtensor {
 } wtensor;
 
 struct mint_gguf_writer {
-    uint32_t version;   // written version (default 3)
-    uint32_t alignment; // data alignment (default 32, or general.alignment)
-    bytes kv;           // encoded metadata records
-    uint64_t n_kv;      // number of records in kv
-    wtensor *t;         // [n_t] tensors in order
-    uint64_t n_t;       // number of tensors
-    bool oom;           // an allocation failed
+    uint32_t version;    // written version (default 3)
+    uint32_t alignment;  // data alignment (default 32, or general.alignment)
+    bytes kv;            // encoded metadata records
+    uint64_t n_kv;       // number of records in kv
+    wtensor *t;          // [n_t] tensors in order
+    uint64_t n_t;        // number of tensors
+    bool oom;            // an allocation failed
+    uint64_t last_value; // offset in kv of the last added entry's value
 };
 
 mint_gguf_writer *mint_gguf_writer_create(void) {
@@ -145,6 +146,7 @@ mint_status mint_gguf_add_scalar(mint_gguf_writer *w, const char *key, mint_valu
     if (mint_value_type_size(type) == 0) return MINT_E_ARG;
     put_str(&w->kv, key, strlen(key));
     put_u32(&w->kv, type);
+    w->last_value = w->kv.len;
     put_scalar(&w->kv, type, value);
     // A general.alignment the reader accepts becomes the writer's alignment; any other value is
     // written as given (to make broken files) and the alignment stays.
@@ -172,6 +174,7 @@ mint_status mint_gguf_add_bool(mint_gguf_writer *w, const char *key, bool v) {
 mint_status mint_gguf_add_strn(mint_gguf_writer *w, const char *key, const char *s, uint64_t len) {
     put_str(&w->kv, key, strlen(key));
     put_u32(&w->kv, MINT_VAL_STRING);
+    w->last_value = w->kv.len;
     put_str(&w->kv, s, len);
     return kv_done(w);
 }
@@ -188,6 +191,7 @@ mint_status mint_gguf_add_arr(mint_gguf_writer *w, const char *key, mint_value_t
     put_u32(&w->kv, MINT_VAL_ARRAY);
     put_u32(&w->kv, elem_type);
     put_u64(&w->kv, n);
+    w->last_value = w->kv.len;
     for (uint64_t i = 0; i < n; i++) put_scalar(&w->kv, elem_type, (const char *)data + i * es);
     return kv_done(w);
 }
@@ -198,8 +202,13 @@ mint_status mint_gguf_add_arr_str(mint_gguf_writer *w, const char *key, const mi
     put_u32(&w->kv, MINT_VAL_ARRAY);
     put_u32(&w->kv, MINT_VAL_STRING);
     put_u64(&w->kv, n);
+    w->last_value = w->kv.len;
     for (uint64_t i = 0; i < n; i++) put_str(&w->kv, strs[i].p, strs[i].len);
     return kv_done(w);
+}
+
+uint64_t mint_gguf_writer_last_value_offset(const mint_gguf_writer *w) {
+    return 24 + w->last_value; // the metadata records follow the 24-byte header
 }
 
 mint_status mint_gguf_add_kv_from(mint_gguf_writer *w, const mint_file *f, uint64_t i) {
@@ -407,6 +416,11 @@ static mint_status sink_file(void *ctx, const void *p, size_t n, mint_err *err) 
 }
 
 mint_status mint_gguf_writer_write_file(mint_gguf_writer *w, const char *path, mint_err *err) {
+    return mint_gguf_writer_write_file_ex(w, path, NULL, NULL, err);
+}
+
+mint_status mint_gguf_writer_write_file_ex(mint_gguf_writer *w, const char *path,
+                                           mint_gguf_finish_fn finish, void *user, mint_err *err) {
     bytes b = {0};
     mint_status st = encode_header(w, &b);
     if (st != MINT_OK) {
@@ -418,6 +432,7 @@ mint_status mint_gguf_writer_write_file(mint_gguf_writer *w, const char *path, m
     if (st == MINT_OK) st = mint_atomic_file_write(af, b.p, b.len, err);
     free(b.p);
     if (st == MINT_OK) st = emit_data(w, sink_file, af, err);
+    if (st == MINT_OK && finish) st = finish(user, af, err);
     if (st == MINT_OK) return mint_atomic_file_commit(af, err);
     mint_atomic_file_abort(af);
     return st;

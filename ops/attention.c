@@ -1,58 +1,46 @@
-// attention.c - storing keys/values in the cache, and causal grouped-query attention over it.
+// attention.c - storing keys/values in the cache, and causal grouped-query attention over it,
+// in two versions: the plain one, one (query, head) pair at a time, and a tiled one that
+// processes a block of queries and the heads sharing a KV head together with the matmul kernels.
 //
-// With an f32 cache the arithmetic is llama.cpp's plain path (its f32kv runs): scores q.k in f32,
-// softmax(scale * s + mask) with the exponentials summed in double, then the probabilities times
-// V. With an f16 cache it follows llama.cpp's non-flash f16 path: keys and values are rounded to
-// f16 when stored, q is rounded to f16 for the q.k dot, and the probabilities are rounded to f16
+// Arithmetic. With an f32 cache it is llama.cpp's plain path (its f32kv runs): scores q.k in
+// f32, softmax(scale * s + mask) with the exponentials summed in double, then the probabilities
+// times V. With an f16 cache it is llama.cpp's non-flash f16 path: keys and values are rounded
+// to f16 when stored, q is rounded to f16 for q.k, and the probabilities are rounded to f16
 // before they weight V.
+//
+// Why the tiled version gives the same bits for a query whether it comes in a batch or alone:
+// every score is one dot product of length head_dim (gemm equals vec_dot per element); the
+// softmax of a row depends only on that row; and "probabilities times V" is, per output
+// dimension, one dot product over positions 0 .. L-1 where L = the query's position + 1 rounded
+// up to MINT_KV_PAD, with the probabilities past the query's position set to zero. L depends
+// only on the position, so the dot is the same call in both cases. Query blocks never straddle a
+// MINT_KV_PAD boundary, so one L serves a whole block.
 #include "ops/ops.h"
 
 #include "quant/fp16.h"
 
 #include <math.h>
+#include <stdatomic.h>
+#include <string.h>
 
-// cache[layer] rows pos..pos+n-1 = k[t], v[t]   rows split across threads
+// cache[layer] position pos+t = k[t] (a row) and v[t] (a column of the transposed values)
+// rows split across threads
 void op_kv_store(const mint_node *n, const mint_exec *e, int ith, int nth) {
     const mint_kvcache *kv = e->kv;
     long lo, hi;
     mint_split(e->n_tokens, ith, nth, &lo, &hi);
     for (long t = lo; t < hi; t++) {
         const float *k = mint_row(e, n->src, t), *v = mint_row(e, n->src2, t);
-        void *kd = mint_kv_k_row(kv, n->layer, e->pos + (int32_t)t);
-        void *vd = mint_kv_v_row(kv, n->layer, e->pos + (int32_t)t);
+        const int32_t pos = e->pos + (int32_t)t;
+        void *kd = mint_kv_k_row(kv, n->layer, pos);
         if (kv->type == MINT_KV_F32) {
-            for (int64_t i = 0; i < kv->kv_dim; i++) ((float *)kd)[i] = k[i];
-            for (int64_t i = 0; i < kv->kv_dim; i++) ((float *)vd)[i] = v[i];
+            memcpy(kd, k, (size_t)kv->kv_dim * sizeof(float));
+            for (int64_t i = 0; i < kv->kv_dim; i++)
+                ((float *)mint_kv_vt_row(kv, n->layer, i))[pos] = v[i];
         } else {
             for (int64_t i = 0; i < kv->kv_dim; i++) ((uint16_t *)kd)[i] = mint_f32_to_f16(k[i]);
-            for (int64_t i = 0; i < kv->kv_dim; i++) ((uint16_t *)vd)[i] = mint_f32_to_f16(v[i]);
-        }
-    }
-}
-
-// Scores of one query head against keys 0..n_keys-1 of KV head kvh, scaled: s[j] = scale * q.k_j
-static void scores(const mint_exec *e, int32_t layer, const float *q, int kvh, int32_t n_keys,
-                   float *s) {
-    const mint_kvcache *kv = e->kv;
-    const int hd = e->hp->head_dim;
-    const float scale = e->hp->attn_scale;
-    if (kv->type == MINT_KV_F32) {
-        const mint_vec_dot_fn dot = e->k->t[MINT_TYPE_F32].vec_dot;
-        for (int32_t j = 0; j < n_keys; j++) {
-            const float *k = (const float *)mint_kv_k_row(kv, layer, j) + (size_t)kvh * hd;
-            float d;
-            dot(hd, &d, k, q);
-            s[j] = d * scale;
-        }
-    } else {
-        uint16_t q16[512];
-        for (int i = 0; i < hd; i++) q16[i] = mint_f32_to_f16(q[i]);
-        const mint_vec_dot_fn dot = e->k->t[MINT_TYPE_F16].vec_dot;
-        for (int32_t j = 0; j < n_keys; j++) {
-            const uint16_t *k = (const uint16_t *)mint_kv_k_row(kv, layer, j) + (size_t)kvh * hd;
-            float d;
-            dot(hd, &d, k, q16);
-            s[j] = d * scale;
+            for (int64_t i = 0; i < kv->kv_dim; i++)
+                ((uint16_t *)mint_kv_vt_row(kv, n->layer, i))[pos] = mint_f32_to_f16(v[i]);
         }
     }
 }
@@ -70,40 +58,163 @@ static void softmax(float *s, int32_t n) {
     for (int32_t j = 0; j < n; j++) s[j] *= inv;
 }
 
-// out[0..hd) = sum_j p[j] * v_j   over values 0..n-1 of KV head kvh
-static void weigh_values(const mint_exec *e, int32_t layer, const float *p, int kvh, int32_t n,
-                         float *out) {
+// ---------------------------------------------------------------------------------------------
+// The plain version: one query of one head at a time, every step a loop you can read.
+
+static void attend_one(const mint_exec *e, int32_t layer, const float *q, int kvh, int32_t n_keys,
+                       float *s, float *out) {
     const mint_kvcache *kv = e->kv;
     const int hd = e->hp->head_dim;
-    for (int i = 0; i < hd; i++) out[i] = 0.0f;
-    for (int32_t j = 0; j < n; j++) {
-        if (kv->type == MINT_KV_F32) {
-            const float *v = (const float *)mint_kv_v_row(kv, layer, j) + (size_t)kvh * hd;
-            for (int i = 0; i < hd; i++) out[i] += p[j] * v[i];
-        } else {
-            const uint16_t *v = (const uint16_t *)mint_kv_v_row(kv, layer, j) + (size_t)kvh * hd;
-            const float pj = mint_f16_to_f32(mint_f32_to_f16(p[j]));
-            for (int i = 0; i < hd; i++) out[i] += pj * mint_f16_to_f32(v[i]);
+    const float scale = e->hp->attn_scale;
+    for (int32_t j = 0; j < n_keys; j++) { // scores: s[j] = q . k_j * scale
+        const void *k = (const char *)mint_kv_k_row(kv, layer, j) + (size_t)kvh * hd * kv->elem;
+        double d = 0;
+        if (kv->type == MINT_KV_F32)
+            for (int i = 0; i < hd; i++) d += (double)(q[i] * ((const float *)k)[i]);
+        else
+            for (int i = 0; i < hd; i++)
+                d += (double)(mint_f16_to_f32(mint_f32_to_f16(q[i])) *
+                              mint_f16_to_f32(((const uint16_t *)k)[i]));
+        s[j] = (float)d * scale;
+    }
+    softmax(s, n_keys);
+    for (int i = 0; i < hd; i++) { // out[i] = sum_j p_j * v_j[i]
+        const void *vt = mint_kv_vt_row(kv, layer, (int64_t)kvh * hd + i);
+        double o = 0;
+        for (int32_t j = 0; j < n_keys; j++) {
+            if (kv->type == MINT_KV_F32)
+                o += (double)(s[j] * ((const float *)vt)[j]);
+            else
+                o += (double)(mint_f16_to_f32(mint_f32_to_f16(s[j])) *
+                              mint_f16_to_f32(((const uint16_t *)vt)[j]));
         }
+        out[i] = (float)o;
     }
 }
 
-// dst[t] head h = softmax(q[t]_h . K[0..pos+t] * scale) . V   (causal; KV head h / group)
-// split across threads by (token, head) pairs
-void op_attention(const mint_node *n, const mint_exec *e, int ith, int nth) {
+static void attention_naive(const mint_node *n, const mint_exec *e, int ith, int nth) {
     const mint_hparams *hp = e->hp;
     const int hd = hp->head_dim, group = hp->n_head / hp->n_head_kv;
-    float *s = e->att_scratch + (size_t)ith * (size_t)e->kv->n_ctx;
+    float *s = (float *)(e->att_scratch + (size_t)ith * e->att_scratch_bytes);
     long lo, hi;
     mint_split((long)e->n_tokens * hp->n_head, ith, nth, &lo, &hi);
     for (long idx = lo; idx < hi; idx++) {
         const int32_t t = (int32_t)(idx / hp->n_head);
         const int h = (int)(idx % hp->n_head);
-        const int32_t n_keys = e->pos + t + 1; // causal: keys 0..pos+t
         const float *q = (const float *)mint_row(e, n->src, t) + (size_t)h * hd;
         float *out = (float *)mint_row(e, n->dst, t) + (size_t)h * hd;
-        scores(e, n->layer, q, h / group, n_keys, s);
-        softmax(s, n_keys);
-        weigh_values(e, n->layer, s, h / group, n_keys, out);
+        attend_one(e, n->layer, q, h / group, e->pos + t + 1, s, out); // causal: keys 0..pos+t
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tiled version.
+
+// Queries per block: with the heads of a group, blocks of about 64 rows reuse each key and value
+// row 64 times from cache. A power of two dividing MINT_KV_PAD, so blocks never straddle one.
+static int32_t queries_per_block(int group) {
+    int32_t q = 1;
+    while (q * 2 * group <= 64 && q * 2 <= MINT_KV_PAD) q *= 2;
+    return q;
+}
+
+static size_t round64(size_t x) {
+    return (x + 63) / 64 * 64;
+}
+
+size_t mint_attention_scratch_bytes(const mint_hparams *hp, int32_t n_ctx) {
+    const int group = hp->n_head / hp->n_head_kv;
+    const size_t rows = (size_t)queries_per_block(group) * (size_t)group;
+    const size_t n_pad = ((size_t)n_ctx + MINT_KV_PAD - 1) / MINT_KV_PAD * MINT_KV_PAD;
+    // scores (f32) + probabilities (f32 or f16) + queries + outputs, each cache-line aligned
+    return round64(rows * n_pad * 4) * 2 + round64(rows * (size_t)hp->head_dim * 4) * 2 +
+           round64((size_t)n_ctx * 4);
+}
+
+typedef struct block {
+    int32_t t0, nq; // first token of the batch in the block, number of queries
+    int kvh;        // KV head
+} block;
+
+// Counts the blocks of a batch: query blocks aligned to absolute positions, times KV heads.
+static int32_t n_query_blocks(const mint_exec *e, int32_t qb) {
+    const int32_t first = e->pos / qb, last = (e->pos + e->n_tokens - 1) / qb;
+    return last - first + 1;
+}
+
+static block get_block(const mint_exec *e, int32_t qb, int32_t i) {
+    const int32_t n_qb = n_query_blocks(e, qb);
+    // Latest query blocks first: they have the most keys, so the dynamic split balances.
+    const int32_t b = n_qb - 1 - i / e->hp->n_head_kv;
+    const int32_t start = (e->pos / qb + b) * qb; // absolute position of the block's first slot
+    const int32_t p0 = start > e->pos ? start : e->pos;
+    const int32_t p1 = start + qb < e->pos + e->n_tokens ? start + qb : e->pos + e->n_tokens;
+    return (block){p0 - e->pos, p1 - p0, i % e->hp->n_head_kv};
+}
+
+static void attend_block(const mint_node *n, const mint_exec *e, block bl, uint8_t *scratch) {
+    const mint_hparams *hp = e->hp;
+    const mint_kvcache *kv = e->kv;
+    const int hd = hp->head_dim, group = hp->n_head / hp->n_head_kv;
+    const int rows = bl.nq * group; // row r: query r / group, head kvh * group + r % group
+    const int32_t p_last = e->pos + bl.t0 + bl.nq - 1;
+    const int32_t L = (p_last + MINT_KV_PAD) / MINT_KV_PAD * MINT_KV_PAD; // keys 0..L-1
+    const bool f16 = kv->type == MINT_KV_F16;
+    const mint_type ct = f16 ? MINT_TYPE_F16 : MINT_TYPE_F32;
+    const mint_type_kernels *tk = &e->k->t[ct];
+    const size_t n_pad = (size_t)kv->n_pad, qrow = (size_t)hd * kv->elem, prow = n_pad * kv->elem;
+    // Work space: S [rows][n_pad] f32 | P [rows][n_pad] | Q [rows][hd] | O [rows][hd] f32.
+    float *S = (float *)scratch;
+    uint8_t *P = scratch + round64((size_t)rows * n_pad * 4);
+    uint8_t *Q = P + round64((size_t)rows * n_pad * 4);
+    float *O = (float *)(Q + round64((size_t)rows * (size_t)hd * 4));
+
+    for (int r = 0; r < rows; r++) { // gather (and round) the queries
+        const float *q = (const float *)mint_row(e, n->src, bl.t0 + r / group) +
+                         (size_t)(bl.kvh * group + r % group) * hd;
+        if (f16)
+            tk->from_float(q, Q + (size_t)r * qrow, hd);
+        else
+            memcpy(Q + (size_t)r * qrow, q, (size_t)hd * sizeof(float));
+    }
+    // S[r][j] = q_r . k_j for j < L (those past the query's position are masked below)
+    const void *K = (const char *)mint_kv_k_row(kv, n->layer, 0) + (size_t)bl.kvh * hd * kv->elem;
+    mint_gemm_tile(tk, hd, K, (size_t)kv->kv_dim * kv->elem, L, Q, qrow, rows, S, n_pad);
+    for (int r = 0; r < rows; r++) {
+        float *s = S + (size_t)r * n_pad;
+        const int32_t n_keys = e->pos + bl.t0 + r / group + 1;
+        for (int32_t j = 0; j < n_keys; j++) s[j] *= hp->attn_scale;
+        softmax(s, n_keys);
+        for (int32_t j = n_keys; j < L; j++) s[j] = 0.0f;
+        if (f16)
+            tk->from_float(s, P + (size_t)r * prow, L);
+        else
+            memcpy(P + (size_t)r * prow, s, (size_t)L * sizeof(float));
+    }
+    // O[r][i] = sum_{j < L} P[r][j] * Vt[i][j]
+    const void *Vt = mint_kv_vt_row(kv, n->layer, (int64_t)bl.kvh * hd);
+    mint_gemm_tile(tk, L, Vt, prow, hd, P, prow, rows, O, (size_t)hd);
+    for (int r = 0; r < rows; r++)
+        memcpy((float *)mint_row(e, n->dst, bl.t0 + r / group) +
+                   (size_t)(bl.kvh * group + r % group) * hd,
+               O + (size_t)r * hd, (size_t)hd * sizeof(float));
+}
+
+static void attention_tiled(const mint_node *n, const mint_exec *e, int ith, int nth) {
+    (void)nth;
+    const int group = e->hp->n_head / e->hp->n_head_kv;
+    const int32_t qb = queries_per_block(group);
+    const int32_t n_items = n_query_blocks(e, qb) * e->hp->n_head_kv;
+    uint8_t *scratch = e->att_scratch + (size_t)ith * e->att_scratch_bytes;
+    atomic_int *counter = &e->chunk[e->node_index];
+    for (int32_t i = atomic_fetch_add(counter, 1); i < n_items; i = atomic_fetch_add(counter, 1))
+        attend_block(n, e, get_block(e, qb, i), scratch);
+}
+
+// dst[t] head h = softmax(q[t]_h . K[0..pos+t] * scale) . V   (causal; KV head h / group)
+void op_attention(const mint_node *n, const mint_exec *e, int ith, int nth) {
+    if (e->attn_naive)
+        attention_naive(n, e, ith, nth);
+    else
+        attention_tiled(n, e, ith, nth);
 }

@@ -28,18 +28,23 @@ static float *dst_row(const mint_exec *e, const mint_node *n, int64_t t) {
     return mint_row(e, n->dst, n->dst == MINT_BUF_LOGITS ? t - e->out_first : t);
 }
 
-// y[c * y_stride + r] = W[r] . a[c] for a tile, through gemm when the ISA has one.
-static void tile(const mint_type_kernels *tk, const mint_weight *w, int64_t r0, int nr,
-                 const char *a, size_t a_stride, int nc, float *y, size_t y_stride) {
-    const char *wr = (const char *)w->data + (size_t)r0 * w->row_bytes;
+void mint_gemm_tile(const mint_type_kernels *tk, int64_t n, const void *w, size_t w_stride, int nr,
+                    const void *a, size_t a_stride, int nc, float *y, size_t y_stride) {
     if (tk->gemm) {
-        tk->gemm(w->n_in, wr, w->row_bytes, nr, a, a_stride, nc, y, y_stride);
+        tk->gemm(n, w, w_stride, nr, a, a_stride, nc, y, y_stride);
         return;
     }
     for (int c = 0; c < nc; c++)
         for (int r = 0; r < nr; r++)
-            tk->vec_dot(w->n_in, &y[(size_t)c * y_stride + r], wr + (size_t)r * w->row_bytes,
-                        a + (size_t)c * a_stride);
+            tk->vec_dot(n, &y[(size_t)c * y_stride + r], (const char *)w + (size_t)r * w_stride,
+                        (const char *)a + (size_t)c * a_stride);
+}
+
+// y[c * y_stride + r] = W[r0 + r] . a[c] for a tile of the weight.
+static void tile(const mint_type_kernels *tk, const mint_weight *w, int64_t r0, int nr,
+                 const char *a, size_t a_stride, int nc, float *y, size_t y_stride) {
+    const char *wr = (const char *)w->data + (size_t)r0 * w->row_bytes;
+    mint_gemm_tile(tk, w->n_in, wr, w->row_bytes, nr, a, a_stride, nc, y, y_stride);
 }
 
 // dst[t][r] = W[r] . src[t]   split by weight rows (one token) or by tiles (a batch)

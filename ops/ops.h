@@ -27,7 +27,9 @@ typedef struct mint_exec {
     void *buf[MINT_BUF_COUNT];     // buffer base pointers
     size_t stride[MINT_BUF_COUNT]; // bytes per row of each buffer
     mint_kvcache *kv;              // the cache
-    float *att_scratch;            // [nth][n_ctx] attention scores, one slice per thread
+    bool attn_naive;               // attention one (query, head) at a time, the plain way
+    uint8_t *att_scratch;          // [nth][att_scratch_bytes] attention work space per thread
+    size_t att_scratch_bytes;      // bytes per thread (mint_attention_scratch_bytes)
     atomic_int *chunk;             // [n_nodes] work counters for dynamically split ops
     int node_index;                // index of the node being run (for chunk)
 } mint_exec;
@@ -51,8 +53,15 @@ void op_matmul(const mint_node *n, const mint_exec *e, int ith, int nth);
 void op_rope(const mint_node *n, const mint_exec *e, int ith, int nth);
 void op_kv_store(const mint_node *n, const mint_exec *e, int ith, int nth);
 void op_attention(const mint_node *n, const mint_exec *e, int ith, int nth);
+// Per-thread scratch the attention op needs for a context of n_ctx positions.
+size_t mint_attention_scratch_bytes(const mint_hparams *hp, int32_t n_ctx);
 void op_add(const mint_node *n, const mint_exec *e, int ith, int nth);
 void op_silu_mul(const mint_node *n, const mint_exec *e, int ith, int nth);
+
+// y[c * y_stride + r] = dot(w row r, a row c) for r < nr, c < nc: the kernel's gemm, or vec_dot
+// per element when it has none (bit-identical either way).
+void mint_gemm_tile(const mint_type_kernels *tk, int64_t n, const void *w, size_t w_stride, int nr,
+                    const void *a, size_t a_stride, int nc, float *y, size_t y_stride);
 
 // Plain helpers shared by ops and tests.
 void mint_rms_norm_row(const float *x, const float *w, float *y, int64_t n, float eps);

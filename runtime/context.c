@@ -76,13 +76,15 @@ static mint_status plan_memory(mint_ctx *c, mint_err *err) {
         c->stride[b] = round_up((size_t)bytes, ROW_ALIGN);
         total += (uint64_t)c->stride[b] * (uint64_t)p->n_batch;
     }
-    total += (uint64_t)p->n_threads * (uint64_t)p->n_ctx * sizeof(float);
-    uint64_t mem = phys_mem();
+    c->att_scratch_bytes = mint_attention_scratch_bytes(&c->model->hp, p->n_ctx);
+    total += (uint64_t)p->n_threads * (uint64_t)c->att_scratch_bytes;
+    uint64_t mem = p->max_memory ? p->max_memory : phys_mem();
     if (total > mem)
         return mint_fail(err, MINT_E_LIMIT,
                          "context needs %.2f GiB (KV cache for %d positions + buffers for a "
-                         "batch of %d), more than the machine's %.2f GiB; lower -c or -b",
-                         total / 1073741824.0, p->n_ctx, p->n_batch, mem / 1073741824.0);
+                         "batch of %d), more than the %.2f GiB %s; lower -c or -b",
+                         total / 1073741824.0, p->n_ctx, p->n_batch, mem / 1073741824.0,
+                         p->max_memory ? "allowed" : "of the machine's memory");
     return MINT_OK;
 }
 
@@ -113,7 +115,7 @@ mint_status mint_ctx_create(mint_model *m, const mint_ctx_params *params, mint_c
             goto fail;
         }
     }
-    c->att_scratch = malloc((size_t)p->n_threads * (size_t)p->n_ctx * sizeof(float));
+    c->att_scratch = aligned_alloc(ROW_ALIGN, (size_t)p->n_threads * c->att_scratch_bytes);
     c->chunk = calloc((size_t)c->graph.n_nodes, sizeof *c->chunk);
     if (!c->att_scratch || !c->chunk) {
         st = mint_fail(err, MINT_E_NOMEM, "out of memory");

@@ -20,7 +20,8 @@ struct mint_ctx {
     mint_pool *pool;               // n_threads workers (the caller is worker 0)
     void *buf[MINT_BUF_COUNT];     // activation buffers, [n_batch] rows each
     size_t stride[MINT_BUF_COUNT]; // bytes per row (rounded up to 64)
-    float *att_scratch;            // [n_threads][n_ctx] attention scores
+    uint8_t *att_scratch;          // [n_threads][att_scratch_bytes] attention work space
+    size_t att_scratch_bytes;      // bytes per thread
     atomic_int *chunk;             // [n_nodes] dynamic work counters
     int32_t n_logits;              // rows of logits from the last eval
     uint64_t n_evaluated;          // tokens evaluated since creation

@@ -63,6 +63,12 @@ void mint_err_prefix(mint_err *err, const char *fmt, ...) {
     err->msg[n + 2 + m] = '\0';
 }
 
+void mint_err_one_line(mint_err *err) {
+    if (!err) return;
+    for (char *p = err->msg; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+}
+
 // The one place the library may stop the process: an internal invariant is broken, which is a
 // bug in mint, never a property of the input.
 void mint_assert_fail(const char *expr, const char *file, int line) {

@@ -25,6 +25,10 @@ mint_status mint_fail(mint_err *err, mint_status code, const char *fmt, ...) MIN
 // Prefixes err->msg with "prefix: " (for adding context, e.g. the file name, on the way up).
 void mint_err_prefix(mint_err *err, const char *fmt, ...) MINT_PRINTF(2, 3);
 
+// Replaces control characters in err->msg by '?': messages quote names and keys taken from files,
+// which may hold newlines, and a message must stay one line.
+void mint_err_one_line(mint_err *err);
+
 // Clears err to MINT_OK with an empty message.
 static inline void mint_err_clear(mint_err *err) {
     if (err) {

@@ -41,6 +41,8 @@ void mint_exec_batch(mint_ctx *c, const int32_t *ids, int32_t n, int32_t pos, in
     }
     e->kv = &c->kv;
     e->att_scratch = c->att_scratch;
+    e->att_scratch_bytes = c->att_scratch_bytes;
+    e->attn_naive = c->params.naive_attention;
     e->chunk = c->chunk;
     for (int i = 0; i < c->graph.n_nodes; i++) atomic_store(&c->chunk[i], 0);
     mint_pool_run(c->pool, run_graph, &r);

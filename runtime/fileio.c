@@ -76,6 +76,22 @@ mint_status mint_atomic_file_write(mint_atomic_file *f, const void *p, size_t n,
     return MINT_OK;
 }
 
+mint_status mint_atomic_file_pwrite(mint_atomic_file *f, uint64_t off, const void *p, size_t n,
+                                    mint_err *err) {
+    const char *b = p;
+    while (n > 0) {
+        ssize_t k = pwrite(f->fd, b, n, (off_t)off);
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            return mint_fail(err, MINT_E_IO, "%s: write failed: %s", f->path, strerror(errno));
+        }
+        b += k;
+        off += (uint64_t)k;
+        n -= (size_t)k;
+    }
+    return MINT_OK;
+}
+
 mint_status mint_atomic_file_commit(mint_atomic_file *f, mint_err *err) {
     mint_status st = MINT_OK;
     if (fsync(f->fd) != 0) {
@@ -83,10 +99,24 @@ mint_status mint_atomic_file_commit(mint_atomic_file *f, mint_err *err) {
         goto done;
     }
     if (!f->tmp_name) {
-        // Give the unnamed file a temporary name, then rename it over the target (linkat cannot
-        // replace an existing file).
         char proc[64];
         snprintf(proc, sizeof proc, "/proc/self/fd/%d", f->fd);
+        // No target yet: give the unnamed file its final name in one step. linkat never
+        // replaces, so a process killed at any moment leaves either no file or the whole one,
+        // and never a temporary name.
+        if (linkat(AT_FDCWD, proc, AT_FDCWD, f->path, AT_SYMLINK_FOLLOW) == 0) {
+            int fd = f->fd;
+            f->fd = -1;
+            if (close(fd) != 0) {
+                st = mint_fail(err, MINT_E_IO, "%s: close failed: %s", f->path, strerror(errno));
+                unlink(f->path); // ours: the link just made it; failure leaves no file
+                goto done;
+            }
+            goto sync_dir;
+        }
+        // The target exists (or linking failed, and the path below reports why): link the file
+        // under a temporary name, then rename it over the target, as linkat cannot replace. A
+        // kill between the two leaves that name behind; the window is a few system calls.
         size_t n = strlen(f->path) + 32;
         f->tmp_name = malloc(n);
         if (!f->tmp_name) {
@@ -117,6 +147,7 @@ mint_status mint_atomic_file_commit(mint_atomic_file *f, mint_err *err) {
     }
     free(f->tmp_name);
     f->tmp_name = NULL;
+sync_dir:;
     int dfd = open(f->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd >= 0) {
         (void)fsync(dfd);

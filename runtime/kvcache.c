@@ -7,10 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int32_t padded(int32_t n_ctx) {
+    return (int32_t)(((int64_t)n_ctx + MINT_KV_PAD - 1) / MINT_KV_PAD * MINT_KV_PAD);
+}
+
 uint64_t mint_kvcache_bytes(mint_kv_type type, int32_t n_layer, int32_t n_ctx, int64_t kv_dim) {
     uint64_t elem = type == MINT_KV_F16 ? 2 : 4, n;
-    if (n_layer < 0 || n_ctx < 0 || kv_dim < 0) return 0;
-    if (__builtin_mul_overflow((uint64_t)n_layer, (uint64_t)n_ctx, &n) ||
+    if (n_layer < 0 || n_ctx < 0 || n_ctx > INT32_MAX - MINT_KV_PAD || kv_dim < 0) return 0;
+    if (__builtin_mul_overflow((uint64_t)n_layer, (uint64_t)padded(n_ctx), &n) ||
         __builtin_mul_overflow(n, (uint64_t)kv_dim, &n) || __builtin_mul_overflow(n, elem, &n) ||
         __builtin_mul_overflow(n, (uint64_t)2, &n))
         return 0;
@@ -27,6 +31,7 @@ mint_status mint_kvcache_init(mint_kvcache *kv, mint_kv_type type, int32_t n_lay
     kv->type = type;
     kv->n_layer = n_layer;
     kv->n_ctx = n_ctx;
+    kv->n_pad = padded(n_ctx);
     kv->kv_dim = kv_dim;
     kv->elem = type == MINT_KV_F16 ? 2 : 4;
     // calloc: untouched pages cost nothing until the context actually fills up.

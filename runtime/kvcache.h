@@ -1,9 +1,15 @@
-// kvcache.h - the KV cache as an explicit object: per layer, one row of keys and one row of
-// values per position, in f32 or f16.
+// kvcache.h - the KV cache as an explicit object: per layer, the keys of every position and the
+// values transposed, in f32 or f16.
 //
-// Layout of layer l: K[l] is [n_ctx][kv_dim], V[l] is [n_ctx][kv_dim], kv_dim = n_head_kv *
-// head_dim, rows contiguous. Positions 0 .. n_past-1 are valid; mint_eval appends the batch at
-// pos .. pos+n-1 and refuses (changing nothing) when that passes n_ctx.
+// Layout of layer l, with kv_dim = n_head_kv * head_dim and n_pad = n_ctx rounded up to
+// MINT_KV_PAD positions:
+//   K[l]: [n_pad][kv_dim]   one row of keys per position (a head's keys: kv_dim-strided rows)
+//   V[l]: [kv_dim][n_pad]   transposed: one row per value dimension, one column per position
+// Transposed values make "probabilities times V" a dot product over positions, the same kernel
+// as every matmul. Positions are padded to MINT_KV_PAD so that attention can run its dots over a
+// length that depends only on the position (see ops/attention.c); pad rows start zeroed.
+// Positions 0 .. n_past-1 are valid; mint_eval appends the batch at pos .. pos+n-1 and refuses
+// (changing nothing) when that passes n_ctx.
 #ifndef MINT_KVCACHE_H
 #define MINT_KVCACHE_H
 
@@ -12,14 +18,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define MINT_KV_PAD 64
+
 typedef struct mint_kvcache {
     mint_kv_type type; // MINT_KV_F32 or MINT_KV_F16
     int32_t n_layer;   // blocks
-    int32_t n_ctx;     // positions per layer
-    int64_t kv_dim;    // elements per row (n_head_kv * head_dim)
+    int32_t n_ctx;     // usable positions
+    int32_t n_pad;     // allocated positions (n_ctx rounded up to MINT_KV_PAD)
+    int64_t kv_dim;    // elements per position (n_head_kv * head_dim)
     size_t elem;       // bytes per element (4 or 2)
-    void *k;           // [n_layer][n_ctx][kv_dim]
-    void *v;           // [n_layer][n_ctx][kv_dim]
+    void *k;           // [n_layer][n_pad][kv_dim]
+    void *v;           // [n_layer][kv_dim][n_pad]
     int32_t n_past;    // valid positions
 } mint_kvcache;
 
@@ -29,12 +38,15 @@ mint_status mint_kvcache_init(mint_kvcache *kv, mint_kv_type type, int32_t n_lay
                               int64_t kv_dim, mint_err *err);
 void mint_kvcache_free(mint_kvcache *kv);
 
-// Row `pos` of layer `l` of K or V.
+// Keys of position pos in layer l (kv_dim elements).
 static inline void *mint_kv_k_row(const mint_kvcache *kv, int32_t l, int32_t pos) {
-    return (char *)kv->k + (((size_t)l * kv->n_ctx + pos) * kv->kv_dim) * kv->elem;
+    return (char *)kv->k +
+           (((size_t)l * (size_t)kv->n_pad + (size_t)pos) * (size_t)kv->kv_dim) * kv->elem;
 }
-static inline void *mint_kv_v_row(const mint_kvcache *kv, int32_t l, int32_t pos) {
-    return (char *)kv->v + (((size_t)l * kv->n_ctx + pos) * kv->kv_dim) * kv->elem;
+// Values of dimension d in layer l, over all positions (n_pad elements).
+static inline void *mint_kv_vt_row(const mint_kvcache *kv, int32_t l, int64_t d) {
+    return (char *)kv->v +
+           (((size_t)l * (size_t)kv->kv_dim + (size_t)d) * (size_t)kv->n_pad) * kv->elem;
 }
 
 #endif // MINT_KVCACHE_H

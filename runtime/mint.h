@@ -90,8 +90,9 @@ typedef struct mint_file_info {
     uint32_t alignment;   // GGUF data alignment (general.alignment or 32); 0 for safetensors
     uint64_t header_size; // bytes before the data section's padding (GGUF: header + metadata +
                           // tensor infos; safetensors: 8 + JSON header)
-    uint64_t data_offset; // byte offset of the data section in the file
-    uint64_t data_size;   // bytes from data_offset to the end of the last tensor
+    uint64_t data_offset; // byte offset of the data section in the (first) file
+    uint64_t data_size;   // bytes from data_offset to the end of the last tensor (summed over
+                          // the shards of a checkpoint folder)
 } mint_file_info;
 
 typedef struct mint_tensor_info {
@@ -104,7 +105,8 @@ typedef struct mint_tensor_info {
     uint64_t offset;      // byte offset relative to the data section
     uint64_t file_offset; // absolute byte offset in its file
     uint64_t nbytes;      // bytes of tensor data
-    const void *data;     // pointer into the read-only map
+    const void *data;     // into the read-only map, or memory the file owns (q/k rows of a
+                          // HF checkpoint, reordered; unaligned safetensors data, copied)
 } mint_tensor_info;
 
 typedef struct mint_kv_info {
@@ -230,6 +232,10 @@ typedef struct mint_ctx_params {
     int32_t n_ctx;        // KV cache length in tokens (default: the model's, at most 4096)
     int32_t n_batch;      // most tokens per mint_eval call (default 512)
     mint_kv_type kv_type; // KV cache storage (default F32)
+    bool naive_attention; // attention one (query, head) at a time, the plain reference way,
+                          // instead of the tiled kernel path (default false)
+    uint64_t max_memory;  // refuse a context needing more bytes than this (0 = the machine's
+                          // physical memory); checked before anything is allocated
 } mint_ctx_params;
 
 mint_ctx_params mint_ctx_default_params(void);
@@ -291,6 +297,107 @@ int32_t mint_sampler_sample(mint_sampler *s, const float *logits);
 void mint_sampler_accept(mint_sampler *s, int32_t id);
 // Clears the history and reseeds.
 void mint_sampler_reset(mint_sampler *s, uint64_t seed);
+
+// ---------------------------------------------------------------------------------------------
+// Perplexity and KL divergence, by llama-perplexity's method
+//
+// The text is tokenized once (BOS first); chunk i is tokens [i*n_ctx, (i+1)*n_ctx) evaluated as
+// one batch in an empty cache with its first token replaced by BOS; the logits of positions
+// n_ctx/2 .. n_ctx-2 score the next token. PPL = exp(mean NLL), +- PPL * sd(NLL)/sqrt(count-1).
+// The KL base file is llama.cpp's format (interchangeable with llama-perplexity's
+// --kl-divergence-base): "_logits_", n_ctx, n_vocab, n_chunk, the tokens, then per scored token
+// the log-probabilities as uint16 over a 16-nat window below the maximum.
+
+typedef struct mint_ppl_params {
+    int32_t n_ctx;            // chunk length (default 512)
+    int32_t n_chunks;         // at most this many chunks; <= 0: all
+    int32_t n_threads;        // 0 = all online CPUs
+    mint_kv_type kv_type;     // KV cache type (default F32)
+    const char *kld_base_out; // write the base log-probabilities here (atomically)
+    const char *kld_base_in;  // compare against this base file (its tokens replace the text)
+    // Called after every chunk with the running perplexity (may be NULL).
+    void (*on_chunk)(void *user, int32_t chunk, int32_t n_chunks, double ppl);
+    void *user;
+} mint_ppl_params;
+
+typedef struct mint_ppl_percentiles {
+    double max, p999, p99, p95, p90, p75, median, p25, p10, p5, p1, p01, min;
+} mint_ppl_percentiles;
+
+typedef struct mint_ppl_result {
+    int32_t n_ctx, n_chunks;         // chunks evaluated
+    uint64_t n_text_tokens;          // tokens of the whole text
+    uint64_t count;                  // scored tokens
+    double ppl, ppl_err;             // Final estimate: PPL = ppl +/- ppl_err
+    double seconds;                  // evaluation time
+    bool has_kld;                    // the fields below are set (kld_base_in was given)
+    double ppl_base, ppl_base_err;   // Mean PPL(base), from the base file
+    double cor;                      // Cor(ln PPL(Q), ln PPL(base))
+    double log_ratio, log_ratio_err; // Mean ln(PPL(Q)/PPL(base))
+    double ppl_ratio, ppl_ratio_err; // Mean PPL(Q)/PPL(base)
+    double ppl_diff, ppl_diff_err;   // Mean PPL(Q)-PPL(base)
+    double kld, kld_err;             // Mean KLD
+    mint_ppl_percentiles kld_pct;    // KLD percentiles (p75 / p25 unused)
+    double dp, dp_err;               // Mean delta-p (probability of the right token)
+    mint_ppl_percentiles dp_pct;     // delta-p percentiles
+    double dp_rms, dp_rms_err;       // RMS delta-p
+    double same_top, same_top_err;   // share of steps with the same argmax
+} mint_ppl_result;
+
+mint_ppl_params mint_ppl_default_params(void);
+// Computes perplexity (and KL divergence against a base file) of `len` bytes of text.
+mint_status mint_perplexity(mint_model *m, const char *text, size_t len, const mint_ppl_params *p,
+                            mint_ppl_result *out, mint_err *err);
+
+// ---------------------------------------------------------------------------------------------
+// Quantizing: a model (GGUF, safetensors, Hugging Face folder) to a GGUF of a file type
+
+typedef struct mint_quantize_params {
+    const char *ftype;            // llama-quantize's name: "Q4_K_M", "Q8_0", "F16", ...
+    bool pure;                    // every quantized tensor gets the base type
+    bool leave_output;            // output.weight keeps its type
+    bool allow_requantize;        // a quantized source may be quantized again
+    const char *output_type;      // type name for output.weight, or NULL
+    const char *token_embd_type;  // type name for token_embd.weight, or NULL
+    const char *const *overrides; // [n_overrides] "PATTERN=TYPE", first match wins
+    int n_overrides;
+    int n_threads; // 0 = all online CPUs
+    // Progress (may be NULL): bytes of output written so far out of the total.
+    void (*progress)(void *user, uint64_t done, uint64_t total);
+    // Each tensor's decision (may be NULL): name, source type, chosen type, one-line reason.
+    void (*on_tensor)(void *user, const char *name, const char *from, const char *to,
+                      const char *reason);
+    void *user;
+} mint_quantize_params;
+
+// Writes `out` atomically (temporary file, fsync, rename; an interrupted run leaves no file and
+// an existing `out` untouched). Refuses to write over the input. The output's metadata records
+// the source's XXH3-64 (mint.quantize.source_xxh3) and every tensor's XXH3-64
+// (mint.quantize.tensor_xxh3, in tensor order), which mint_verify_hashes checks.
+mint_status mint_quantize_file(const char *in, const char *out, const mint_quantize_params *p,
+                               mint_err *err);
+
+// Checks the tensor hashes a mint-quantized file records. *n_checked gets the number of tensors
+// compared; MINT_E_FORMAT names the first tensor whose bytes do not match; MINT_E_NOT_FOUND if
+// the file records no hashes.
+mint_status mint_verify_hashes(const mint_file *f, uint64_t *n_checked, mint_err *err);
+
+// ---------------------------------------------------------------------------------------------
+// Synthetic models: random weights with real shapes, for speed, memory and format tests
+
+typedef struct mint_synth_params {
+    const char
+        *preset; // "tinyllama" (TinyLlama-1.1B's exact shapes) or "small" (256-wide, 4 layers)
+    const char *ftype; // file type as llama-quantize names it: "F32", "F16", "Q4_0", "Q4_K_M", ...
+    const char *vocab; // a GGUF whose tokenizer.* entries to copy, or a SentencePiece
+                       // tokenizer.model; NULL: a built-in byte + letters vocabulary
+    uint64_t seed;     // weights are a pure function of (seed, tensor name, index)
+    int n_threads;     // threads quantizing rows (0 = all online CPUs)
+} mint_synth_params;
+
+// Writes a llama GGUF with random weights (llama.cpp's per-tensor mix for the file type)
+// atomically to path. The text such a model generates is noise.
+mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_err *err);
 
 // ---------------------------------------------------------------------------------------------
 // Chat templates

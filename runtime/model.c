@@ -165,12 +165,23 @@ static mint_status bind(mint_model *m, mint_weight *w, const char *name, int64_t
     w->n_out = n_out;
     w->row_bytes = (size_t)mint_row_size(t->type, n_in);
     w->data = t->data;
+    // Kernels read f32 scalars and f16 scales in place. A file with a small general.alignment
+    // (GGUF allows 1) can leave a tensor at an odd address: copy just that tensor, aligned.
+    size_t align = t->type == MINT_TYPE_F32 ? 4 : 2;
+    if ((uintptr_t)t->data % align != 0) {
+        void *copy = aligned_alloc(64, ((size_t)t->nbytes + 63) / 64 * 64);
+        if (!copy) return mint_fail(err, MINT_E_NOMEM, "out of memory copying '%s'", name);
+        memcpy(copy, t->data, (size_t)t->nbytes);
+        mint_status st = keep(m, copy, err);
+        if (st) return st;
+        w->data = copy;
+    }
     if (is_vec && t->type != MINT_TYPE_F32) {
         // Norm weights are used as f32 by every op; widen the rare F16/BF16 ones once here.
         float *x = malloc((size_t)n_in * sizeof *x);
         if (!x) return mint_fail(err, MINT_E_NOMEM, "out of memory");
         const mint_kernels *k = mint_kernels_get();
-        k->t[t->type].to_float(t->data, x, n_in);
+        k->t[t->type].to_float(w->data, x, n_in);
         mint_status st = keep(m, x, err);
         if (st) return st;
         w->data = x;

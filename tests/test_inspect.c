@@ -249,7 +249,7 @@ Test(inspect, bad_arguments) {
     expect_usage_error("a.gguf b.gguf", "mint-inspect: more than one file given");
     char *out, *err;
     cr_assert_eq(inspect("--help", &out, &err), 0);
-    cr_assert_eq(strncmp(out, "usage: mint-inspect [--json] [--hash] FILE\n", 43), 0, "%s", out);
+    cr_assert_eq(strncmp(out, "usage: mint-inspect [--json] [--hash] FILE|FOLDER\n", 50), 0, "%s", out);
     cr_assert_str_eq(err, "");
     free(out);
     free(err);
@@ -385,7 +385,7 @@ Test(inspect, hostile_keys_and_names_stay_on_one_line) {
 
 Test(inspect, hostile_paths) {
     const char *dir = mt_tmpdir();
-    expect_one_line_failure(dir, "", "is a folder");
+    expect_one_line_failure(dir, "", "config.json: cannot open");
     expect_one_line_failure(mt_path(dir, "missing.gguf"), "", "cannot open");
     expect_one_line_failure(write_tmp("empty.gguf", "", 0), "",
                             "header: magic at byte 0 needs 4 bytes, only 0 remain");

@@ -177,6 +177,44 @@ Test(model_structure, all_logits_rows_match_single_evaluations, .timeout = 60) {
     mint_model_close(f.m);
 }
 
+// Logits of a 150-token sequence evaluated as 37 tokens then one batch of 113 (crossing several
+// attention blocks from an unaligned start), for the given attention path and batch size.
+static void long_sequence_logits(mint_model *m, bool naive, int n_batch, float *out) {
+    mint_ctx_params p = mint_ctx_default_params();
+    p.n_threads = 2;
+    p.n_ctx = 256;
+    p.n_batch = n_batch;
+    p.naive_attention = naive;
+    mint_ctx *c;
+    mint_err err;
+    cr_assert_eq(mint_ctx_create(m, &p, &c, &err), MINT_OK, "%s", err.msg);
+    int32_t ids[150];
+    for (int i = 0; i < 150; i++) ids[i] = i == 0 ? 1 : 3 + (i * 37) % 500;
+    cr_assert_eq(mint_eval(c, ids, 37, 0, false, &err), MINT_OK, "%s", err.msg);
+    cr_assert_eq(mint_eval(c, ids + 37, 113, 37, false, &err), MINT_OK, "%s", err.msg);
+    memcpy(out, mint_get_logits(c, -1), 512 * sizeof(float));
+    mint_ctx_free(c);
+}
+
+Test(model_structure, tiled_attention_equals_naive_and_is_batch_invariant, .timeout = 60) {
+    fixture f = open_stories();
+    float tiled[512], tiled_tok[512], naive[512];
+    long_sequence_logits(f.m, false, 512, tiled);
+    long_sequence_logits(f.m, false, 1, tiled_tok);
+    long_sequence_logits(f.m, true, 512, naive);
+    cr_assert_eq(memcmp(tiled, tiled_tok, sizeof tiled), 0, "batch vs token by token");
+    double max = 0;
+    // A plain compare, not fmax(): gcc 12's aarch64 vectoriser crashes (internal compiler
+    // error in vect_transform_reduction) on an fmax reduction over a widened float difference.
+    for (int i = 0; i < 512; i++) {
+        double d = fabs((double)tiled[i] - naive[i]);
+        if (d > max) max = d;
+    }
+    cr_log_info("tiled vs naive attention: max |dlogit| %.3g", max);
+    cr_assert_lt(max, 2e-4, "tiled vs naive attention: max |dlogit| %g", max);
+    mint_model_close(f.m);
+}
+
 Test(model_structure, f16_kv_cache_stays_close_to_f32, .timeout = 60) {
     ref_opts o = {.run = "f32kv", .n_threads = 2, .kv_type = MINT_KV_F16};
     ref_stats s = ref_compare("stories260K.gguf", "reference/stories260K.json", &o);
@@ -220,15 +258,24 @@ Test(model_errors, bad_token_ids_and_positions) {
     mint_model_close(f.m);
 }
 
-// Copies stories260K into a new GGUF, dropping or reshaping one tensor.
-static const char *rewrite_stories(const char *name, const char *drop, const char *reshape) {
+// Copies stories260K into a new GGUF, dropping or reshaping one tensor, or giving one u32
+// metadata entry another value.
+static const char *rewrite_stories_kv(const char *name, const char *drop, const char *reshape,
+                                      const char *key, uint32_t value) {
     mint_file *f;
     mint_err err;
     cr_assert_eq(mint_file_open(mt_data_path("stories260K.gguf"), &f, &err), MINT_OK);
     mint_gguf_writer *w = mint_gguf_writer_create();
     mint_file_info info;
     mint_file_get_info(f, &info);
-    for (uint64_t i = 0; i < info.n_kv; i++) mint_gguf_add_kv_from(w, f, i);
+    for (uint64_t i = 0; i < info.n_kv; i++) {
+        mint_kv_info kv;
+        mint_file_kv(f, i, &kv);
+        if (key && strcmp(kv.key, key) == 0)
+            mint_gguf_add_u32(w, key, value);
+        else
+            mint_gguf_add_kv_from(w, f, i);
+    }
     for (uint64_t i = 0; i < info.n_tensors; i++) {
         mint_tensor_info t;
         mint_file_tensor(f, i, &t);
@@ -243,6 +290,36 @@ static const char *rewrite_stories(const char *name, const char *drop, const cha
     mint_gguf_writer_free(w);
     mint_file_close(f);
     return path;
+}
+
+static const char *rewrite_stories(const char *name, const char *drop, const char *reshape) {
+    return rewrite_stories_kv(name, drop, reshape, NULL, 0);
+}
+
+Test(model_errors, absurd_claims_are_refused_before_allocating) {
+    // A file claiming a context of 10^9 tokens.
+    mint_model *m;
+    mint_err err;
+    const char *p = rewrite_stories_kv("ctx.gguf", NULL, NULL, "llama.context_length", 1000000000u);
+    cr_assert_eq(mint_model_open(p, NULL, &m, &err), MINT_E_FORMAT);
+    cr_assert(strstr(err.msg, "context_length") && strstr(err.msg, "1000000000"), "%s", err.msg);
+    // A context or batch out of range, and a KV cache larger than the memory allowed.
+    fixture f = open_stories();
+    mint_ctx_params cp = mint_ctx_default_params();
+    mint_ctx *c = NULL;
+    cp.n_ctx = 2000000000;
+    cr_assert_eq(mint_ctx_create(f.m, &cp, &c, &err), MINT_E_ARG);
+    cr_assert(strstr(err.msg, "context length 2000000000"), "%s", err.msg);
+    cp = mint_ctx_default_params();
+    cp.n_threads = 100000;
+    cr_assert_eq(mint_ctx_create(f.m, &cp, &c, &err), MINT_E_ARG);
+    cp = mint_ctx_default_params();
+    cp.n_ctx = 2048;
+    cp.max_memory = 1 << 20; // the KV cache alone needs 2.6 MB
+    cr_assert_eq(mint_ctx_create(f.m, &cp, &c, &err), MINT_E_LIMIT);
+    cr_assert(strstr(err.msg, "context needs") && strstr(err.msg, "allowed"), "%s", err.msg);
+    cr_assert_null(c);
+    mint_model_close(f.m);
 }
 
 Test(model_errors, missing_and_misshaped_tensors_are_named) {

@@ -294,8 +294,8 @@ static const char *const texts[] = {
     "   three leading spaces and trailing   ",
     "line one\nline two\r\n\ttabbed\n\n",
     "Once upon a time, there was a little girl named Lily.",
-    "Emoji: \xF0\x9F\xA6\x99\xF0\x9F\x94\xA5 CJK: \xE4\xBD\xA0\xE5\xA5\xBD "
-    "\xE6\x97\xA5\xE6\x9C\xAC",
+    ("Emoji: \xF0\x9F\xA6\x99\xF0\x9F\x94\xA5 CJK: \xE4\xBD\xA0\xE5\xA5\xBD "
+     "\xE6\x97\xA5\xE6\x9C\xAC"),
     "Accents: caf\xC3\xA9 na\xC3\xAFve \xC3\x85ngstr\xC3\xB6m; Greek \xCE\xB1\xCE\xB2\xCE\xB3",
     "Numbers 1234567890 3.14159 -42 and punctuation !?.,;:'\"()[]{}<>@#$%^&*_+=~`|\\/",
     "The end.</s> Then <s>more</s>",
@@ -768,8 +768,8 @@ Test(vocab, inner_space_token_disables_word_by_word_bpe) {
                           "b",
                           "\xE2\x96\x81",
                           "a\xE2\x96\x81",
-                          "a\xE2\x96\x81"
-                          "b"};
+                          ("a\xE2\x96\x81"
+                           "b")};
     float scores[] = {0, 0, 0, -1, -1, -1, -2, -3};
     synth s = synth_begin("llama");
     synth_tokens(&s, toks, 8);

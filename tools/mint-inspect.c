@@ -1,11 +1,15 @@
 // mint-inspect - show what a model file holds: header, metadata, tensor table, totals.
 //
-//   mint-inspect [--json] [--hash] FILE
+//   mint-inspect [--json] [--hash] FILE|FOLDER
+//
+// FILE is a GGUF or a .safetensors file, FOLDER a Hugging Face Llama checkpoint (config.json +
+// safetensors), shown as the GGUF convert_hf_to_gguf.py would make of it.
 //
 // Every file is fully validated on open; a malformed one is reported in one line on stderr and
 // the exit status is 1 (2 for bad arguments). --hash adds the XXH3-64 of each tensor's bytes and
 // of the whole data section, one line each, so two files can be compared tensor by tensor:
 //   diff <(mint-inspect --hash a.gguf | grep '^  xxh3') <(mint-inspect --hash b.gguf | grep ...)
+// For a safetensors file or a folder the "data" hash is over the list of tensor hashes.
 #include "mint.h"
 
 #include <inttypes.h>
@@ -22,16 +26,20 @@ typedef struct options {
     const char *path; // model file
     bool json;        // machine-readable output
     bool hash;        // per-tensor XXH3-64
+    bool verify;      // check the tensor hashes mint-quantize recorded
 } options;
 
 static void usage(FILE *out) {
-    fprintf(out, "usage: mint-inspect [--json] [--hash] FILE\n"
+    fprintf(out, "usage: mint-inspect [--json] [--hash] FILE|FOLDER\n"
                  "\n"
                  "Shows the header, metadata (arrays summarised), tensor table and totals of a\n"
-                 "GGUF file. Every field is validated; a malformed file exits 1 with the reason.\n"
+                 "GGUF or safetensors file, or of a Hugging Face Llama checkpoint folder. Every\n"
+                 "field is validated; a malformed file exits 1 with the reason.\n"
                  "\n"
                  "  --json   one JSON object on stdout instead of text\n"
                  "  --hash   XXH3-64 of every tensor's bytes and of the whole data section\n"
+                 "  --verify check every tensor against the XXH3-64 mint-quantize recorded in the\n"
+                 "           file's metadata (exit 1 on a mismatch)\n"
                  "  -h       this help\n");
 }
 
@@ -44,6 +52,8 @@ static int parse_args(int argc, char **argv, options *o) {
             o->json = true;
         else if (strcmp(a, "--hash") == 0)
             o->hash = true;
+        else if (strcmp(a, "--verify") == 0)
+            o->verify = true;
         else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
             return 1;
@@ -153,6 +163,21 @@ static const char *count_name(unsigned k) {
 // XXH3-64 of the data section: from its first byte to the end of the last tensor.
 static uint64_t data_hash(const mint_file *f, const mint_file_info *info) {
     if (info->n_tensors == 0) return mint_hash64("", 0);
+    if (info->format != MINT_FORMAT_GGUF) {
+        // safetensors / checkpoint folders: tensors may live in several files or in memory the
+        // reader made (permuted q/k), so hash the list of per-tensor hashes instead.
+        uint64_t *h = malloc(info->n_tensors * sizeof *h);
+        if (!h) return 0;
+        for (uint64_t i = 0; i < info->n_tensors; i++) {
+            mint_tensor_info t;
+            mint_file_tensor(f, i, &t);
+            h[i] = mint_hash64(t.data, t.nbytes);
+        }
+        uint64_t r = mint_hash64(h, info->n_tensors * sizeof *h);
+        free(h);
+        return r;
+    }
+    // The data section is contiguous in the map from the first tensor's byte.
     mint_tensor_info t0;
     mint_file_tensor(f, 0, &t0);
     const char *base = (const char *)t0.data - t0.offset;
@@ -177,11 +202,16 @@ static void print_text(const mint_file *f, const options *o) {
     printf("format:      %s", format_name(info.format));
     if (info.format == MINT_FORMAT_GGUF) printf(" v%" PRIu32, info.version);
     printf("\nsize:        %" PRIu64 " bytes\n", info.file_size);
-    printf("header:      %" PRIu64 " bytes (%" PRIu64 " metadata entries, %" PRIu64
-           " tensor infos)\n",
-           info.header_size, info.n_kv, info.n_tensors);
+    if (info.format != MINT_FORMAT_HF_DIR)
+        printf("header:      %" PRIu64 " bytes (%" PRIu64 " metadata entries, %" PRIu64
+               " tensor infos)\n",
+               info.header_size, info.n_kv, info.n_tensors);
     if (info.format == MINT_FORMAT_GGUF) printf("alignment:   %" PRIu32 "\n", info.alignment);
-    printf("data:        byte %" PRIu64 ", %" PRIu64 " bytes\n", info.data_offset, info.data_size);
+    if (info.format == MINT_FORMAT_HF_DIR)
+        printf("data:        %" PRIu64 " bytes of tensors\n", info.data_size);
+    else
+        printf("data:        byte %" PRIu64 ", %" PRIu64 " bytes\n", info.data_offset,
+               info.data_size);
 
     printf("\nmetadata (%" PRIu64 " entries):\n", info.n_kv);
     char buf[1024];
@@ -387,6 +417,18 @@ int main(int argc, char **argv) {
     if (mint_file_open(o.path, &f, &err) != MINT_OK) {
         fprintf(stderr, "mint-inspect: %s\n", err.msg);
         return 1;
+    }
+    if (o.verify) {
+        uint64_t n = 0;
+        mint_status st = mint_verify_hashes(f, &n, &err);
+        mint_file_close(f);
+        if (st != MINT_OK) {
+            fprintf(stderr, "mint-inspect: %s: %s\n", o.path, err.msg);
+            return 1;
+        }
+        printf("%s: all %llu tensors match their recorded XXH3-64\n", o.path,
+               (unsigned long long)n);
+        return 0;
     }
     if (o.json)
         print_json(f, &o);

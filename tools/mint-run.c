@@ -94,6 +94,14 @@ static void print_rate(const char *what, double secs, uint64_t n) {
             secs > 0 ? (double)n / secs : 0.0);
 }
 
+// The timing summary on stderr, printed once the work is done (so that an error before it
+// stays the only line on stderr).
+static void print_summary(const stats *st) {
+    fprintf(stderr, "%-14s = %10.2f ms\n", "load time", st->t_load * 1e3);
+    print_rate("prompt eval", st->t_prompt, st->n_prompt);
+    print_rate("generation", st->t_gen, st->n_gen);
+}
+
 // log-softmax of one logit, in double (as llama.cpp's reference tools compute it).
 static double logprob(const float *logits, int32_t n_vocab, int32_t id) {
     float max = logits[0];
@@ -161,7 +169,6 @@ static mint_status step_eval(session *s, const tokens *seq, mint_err *err) {
 // that greedy decoding would pick the same tokens.
 static void retime_with_cache(session *s, const tokens *seq, size_t n_prompt) {
     mint_err err;
-    double t0 = cli_now();
     if (mint_eval(s->ctx, seq->id, (int32_t)n_prompt, 0, false, &err) != MINT_OK) return;
     double t1 = cli_now();
     int mismatches = 0;
@@ -170,8 +177,8 @@ static void retime_with_cache(session *s, const tokens *seq, size_t n_prompt) {
         int32_t best = 0;
         for (int32_t v = 1; v < s->n_vocab; v++) best = l[v] > l[best] ? v : best;
         if (best != seq->id[i]) mismatches++;
-        if (i + 1 < seq->n + 1 &&
-            mint_eval(s->ctx, seq->id + i, 1, (int32_t)i, false, &err) != MINT_OK)
+        // The last token is not evaluated, as in the timed naive loop.
+        if (i + 1 < seq->n && mint_eval(s->ctx, seq->id + i, 1, (int32_t)i, false, &err) != MINT_OK)
             return;
     }
     double t2 = cli_now();
@@ -181,7 +188,6 @@ static void retime_with_cache(session *s, const tokens *seq, size_t n_prompt) {
     print_rate("kv-cache gen", t2 - t1, n_gen);
     fprintf(stderr, "speed-up       = %10.2fx\n",
             s->st.t_gen > 0 && t2 > t1 ? s->st.t_gen / (t2 - t1) : 0.0);
-    (void)t0;
     if (s->o->temp <= 0)
         fprintf(stderr, "greedy tokens  = %s\n",
                 mismatches ? "DIFFER between the two modes" : "identical in both modes");
@@ -198,7 +204,20 @@ static int generate(session *s) {
         size_t n;
         int32_t *ids = cli_parse_ids("--prompt-ids", o->prompt_ids, &n, msg, sizeof msg);
         if (!ids) return fail(msg);
-        for (size_t i = 0; i < n; i++) push(&seq, ids[i]);
+        for (size_t i = 0; i < n; i++) {
+            if (ids[i] >= s->n_vocab) {
+                snprintf(msg, sizeof msg, "--prompt-ids: token id %d is outside 0..%d", ids[i],
+                         s->n_vocab - 1);
+                free(ids);
+                free(seq.id);
+                return fail(msg);
+            }
+            if (!push(&seq, ids[i])) {
+                free(ids);
+                free(seq.id);
+                return fail("out of memory");
+            }
+        }
         free(ids);
     } else {
         char *text = NULL;
@@ -289,8 +308,7 @@ static int generate(session *s) {
     s->st.t_gen = cli_now() - t1;
     if (!o->json) printf("\n");
     fflush(stdout);
-    print_rate("prompt eval", s->st.t_prompt, s->st.n_prompt);
-    print_rate("generation", s->st.t_gen, s->st.n_gen);
+    print_summary(&s->st);
     if (o->no_kv_cache && rc == 0 && s->st.n_gen > 0) retime_with_cache(s, &seq, n_prompt);
     free(seq.id);
     return rc;
@@ -332,27 +350,26 @@ static char *render(mint_chat_template t, const chat *c, const char *bos, const 
     return buf;
 }
 
-static int chat_loop(session *s) {
+// The chat template: --chat-template (checked by the parser), else the model's own; NULL and a
+// message in msg when there is none mint knows.
+static mint_chat_template chat_template(const run_options *o, const mint_model *m,
+                                        const char **msg) {
+    if (o->chat_template) return mint_chat_from_name(o->chat_template);
+    mint_model_desc d;
+    mint_model_describe(m, &d);
+    mint_chat_template t = mint_chat_detect(d.chat_template);
+    if (t == MINT_CHAT_UNKNOWN)
+        *msg = d.chat_template ? "the model's chat template is not one mint recognises (zephyr, "
+                                 "llama2, chatml); choose one with --chat-template NAME"
+                               : "the model has no chat template; choose one with --chat-template "
+                                 "NAME (zephyr, llama2, chatml)";
+    return t;
+}
+
+static int chat_loop(session *s, mint_chat_template t) {
     const run_options *o = s->o;
     mint_model_desc d;
     mint_model_describe(s->m, &d);
-    mint_chat_template t;
-    if (o->chat_template) {
-        t = mint_chat_from_name(o->chat_template);
-        if (t == MINT_CHAT_UNKNOWN) {
-            fprintf(stderr, TOOL ": unknown --chat-template '%s' (known: zephyr, llama2, chatml)\n",
-                    o->chat_template);
-            return 2;
-        }
-    } else {
-        t = mint_chat_detect(d.chat_template);
-        if (t == MINT_CHAT_UNKNOWN)
-            return fail(d.chat_template
-                            ? "the model's chat template is not one mint recognises (zephyr, "
-                              "llama2, chatml); choose one with --chat-template NAME"
-                            : "the model has no chat template; choose one with --chat-template "
-                              "NAME (zephyr, llama2, chatml)");
-    }
     const char *bos = d.bos >= 0 ? mint_token_text(s->m, d.bos) : "";
     const char *eos = d.eos >= 0 ? mint_token_text(s->m, d.eos) : "";
     if (o->verbose) fprintf(stderr, TOOL ": chat template %s\n", mint_chat_name(t));
@@ -468,8 +485,7 @@ static int chat_loop(session *s) {
     for (size_t i = 0; i < c.n; i++) free(c.owned[i]);
     free(c.owned);
     free(c.msgs);
-    print_rate("prompt eval", s->st.t_prompt, s->st.n_prompt);
-    print_rate("generation", s->st.t_gen, s->st.n_gen);
+    print_summary(&s->st);
     return rc;
 }
 
@@ -511,6 +527,15 @@ int main(int argc, char **argv) {
     mint_model_desc d;
     mint_model_describe(s.m, &d);
     s.n_vocab = d.n_vocab;
+    mint_chat_template tmpl = MINT_CHAT_UNKNOWN;
+    if (o.chat) {
+        const char *why = NULL;
+        tmpl = chat_template(&o, s.m, &why);
+        if (tmpl == MINT_CHAT_UNKNOWN) {
+            mint_model_close(s.m);
+            return fail(why);
+        }
+    }
 
     mint_ctx_params cp = mint_ctx_default_params();
     cp.n_threads = o.n_threads;
@@ -541,8 +566,7 @@ int main(int argc, char **argv) {
         return fail(err.msg);
     }
     if (o.verbose) describe(s.m, s.ctx, sp.seed);
-    fprintf(stderr, "%-14s = %10.2f ms\n", "load time", s.st.t_load * 1e3);
-    int rc = o.chat ? chat_loop(&s) : generate(&s);
+    int rc = o.chat ? chat_loop(&s, tmpl) : generate(&s);
     mint_sampler_free(s.smpl);
     mint_ctx_free(s.ctx);
     mint_model_close(s.m);

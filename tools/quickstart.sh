@@ -1,9 +1,10 @@
 #!/bin/sh
-# quickstart.sh - the README's first command: installs what is missing, builds, and runs mint's
-# main job on a default model.
-#   tools/quickstart.sh [MODEL.gguf]
+# quickstart.sh - the README's first command: installs what is missing, builds, and generates
+# text with a default model.
+#   tools/quickstart.sh [MODEL]
 # The model is, in order: the argument, $MINT_MODEL, stories260K.gguf from $MINT_TEST_DATA or
-# ../shared/data (a real tiny model), else none yet.
+# ../shared/data (a real tiny model), else a TinyLlama-shaped Q4_0 model with random weights
+# that mint writes itself once into build/models/ (its text is noise; its speed is real).
 set -eu
 cd "$(dirname "$0")/.."
 tools/deps.sh
@@ -11,6 +12,7 @@ tools/build.sh >/dev/null
 build=${MINT_BUILD_DIR:-build}
 model=${1:-${MINT_MODEL:-}}
 why="given on the command line or in MINT_MODEL"
+prompt=${MINT_PROMPT:-Once upon a time}
 if [ -z "$model" ]; then
     for d in "${MINT_TEST_DATA:-}" ../shared/data; do
         if [ -n "$d" ] && [ -f "$d/stories260K.gguf" ]; then
@@ -21,9 +23,12 @@ if [ -z "$model" ]; then
     done
 fi
 if [ -z "$model" ]; then
-    echo "mint: no model given; pass a GGUF file: tools/quickstart.sh MODEL.gguf" >&2
-    exit 1
+    model="$build/models/synthetic-tinyllama-q4_0.gguf"
+    why="no model given or found: mint's own TinyLlama-shaped Q4_0 model with random weights, so the text is noise but the speed is real"
+    if [ ! -f "$model" ]; then
+        mkdir -p "$build/models"
+        "$build/mint-quantize" --synthetic tinyllama --type Q4_0 --seed 1 -o "$model"
+    fi
 fi
 echo "mint: model $model ($why)" >&2
-exec "$build/mint-run" -m "$model" -p "${MINT_PROMPT:-Once upon a time}" -n "${MINT_N:-128}" \
-    --temp 0 -v
+exec "$build/mint-run" -m "$model" -p "$prompt" -n "${MINT_N:-128}" --temp 0 -v

@@ -112,8 +112,12 @@ ref_stats ref_compare(const char *model_rel, const char *ref_rel, const ref_opts
         // Greedy steps.
         json_object *g = mt_jget(p, "greedy");
         json_object *gt = mt_jget(g, "tokens"), *glp = mt_jget(g, "logprobs");
+        json_object *gap = mt_jget(g, "gap");
         int n_gen = (int)json_object_array_length(gt);
         for (int st = 0; st < n_gen; st++) {
+            if (opts->free_running && opts->gap_stop > 0 &&
+                json_object_get_double(mt_jidx(gap, st)) < opts->gap_stop)
+                break; // a near tie in llama.cpp's own logits: the sequences may part here
             int want = json_object_get_int(mt_jidx(gt, st));
             int got = ref_argmax(l, d.n_vocab);
             double dlp =

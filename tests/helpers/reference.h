@@ -28,6 +28,8 @@ typedef struct ref_opts {
     int n_threads;        // context threads
     mint_kv_type kv_type; // KV cache type
     bool free_running;    // feed mint's own argmax instead of the reference tokens
+    double gap_stop;      // free-running: stop a prompt at the first step whose reference
+                          // top-1/top-2 logit gap is below this (tokens may then diverge)
 } ref_opts;
 
 // Opens the reference JSON (relative to MINT_TEST_DATA) and the model, and compares every

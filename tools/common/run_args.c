@@ -2,6 +2,7 @@
 #include "run_args.h"
 
 #include "cli.h"
+#include "mint.h"
 
 #include <string.h>
 
@@ -65,6 +66,43 @@ static bool is(const char *a, const char *s, const char *l) {
     return (s && strcmp(a, s) == 0) || (l && strcmp(a, l) == 0);
 }
 
+// The flags that take a value, so that an unknown flag at the end of the line is reported as
+// unknown rather than as missing its value.
+static bool takes_value(const char *a) {
+    static const char *const flags[] = {
+        "-m",
+        "--model",
+        "-p",
+        "--prompt",
+        "-f",
+        "--file",
+        "--prompt-ids",
+        "--chat-template",
+        "--system",
+        "--kv-type",
+        "-n",
+        "--n-predict",
+        "-c",
+        "--ctx-size",
+        "-t",
+        "--threads",
+        "-b",
+        "--batch-size",
+        "-s",
+        "--seed",
+        "--top-k",
+        "--repeat-last-n",
+        "--n-probs",
+        "--temp",
+        "--top-p",
+        "--min-p",
+        "--repeat-penalty",
+    };
+    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
+        if (strcmp(a, flags[i]) == 0) return true;
+    return false;
+}
+
 bool run_parse_args(int argc, char **argv, run_options *o, char *err, size_t errlen) {
     defaults(o);
     for (int i = 1; i < argc; i++) {
@@ -105,6 +143,10 @@ bool run_parse_args(int argc, char **argv, run_options *o, char *err, size_t err
             snprintf(err, errlen, "unexpected argument '%s' (see --help)", a);
             return false;
         }
+        if (!takes_value(a)) {
+            snprintf(err, errlen, "unknown option '%s' (see --help)", a);
+            return false;
+        }
         if (i + 1 >= argc) {
             snprintf(err, errlen, "%s needs a value (see --help)", a);
             return false;
@@ -118,9 +160,14 @@ bool run_parse_args(int argc, char **argv, run_options *o, char *err, size_t err
             o->prompt_file = v;
         else if (is(a, "--prompt-ids", NULL))
             o->prompt_ids = v;
-        else if (is(a, "--chat-template", NULL))
+        else if (is(a, "--chat-template", NULL)) {
+            if (mint_chat_from_name(v) == MINT_CHAT_UNKNOWN) {
+                snprintf(err, errlen, "--chat-template expects zephyr, llama2 or chatml, got '%s'",
+                         v);
+                return false;
+            }
             o->chat_template = v;
-        else if (is(a, "--system", NULL))
+        } else if (is(a, "--system", NULL))
             o->system = v;
         else if (is(a, "--kv-type", NULL)) {
             if (strcmp(v, "f16") == 0)

@@ -1,0 +1,62 @@
+// hf_checkpoint.h - a Hugging Face Llama checkpoint folder as a struct mint_file, and the inverse
+// (a mint_file's llama tensors written as such a folder).
+//
+// Reading (../shared/docs/formats.md section 8) presents the folder exactly as the GGUF that
+// llama.cpp's convert_hf_to_gguf.py would make of it, without writing one: metadata are the GGUF
+// llama keys synthesised from config.json and the tokenizer files, tensors carry GGUF names, and
+// q_proj / k_proj rows are permuted into GGUF order (the only copies: every other tensor points
+// into the mapped safetensors files). Folder contents:
+//   config.json                       required; "architectures" must name LlamaForCausalLM
+//   model.safetensors                 the weights, or
+//   model.safetensors.index.json      {"weight_map": {name: shard file}} + the shard files
+//   tokenizer.model                   SentencePiece vocabulary (preferred), or
+//   tokenizer.json                    HF fast tokenizer: SentencePiece-style BPE or Unigram
+//   tokenizer_config.json             optional: chat_template, add_bos/eos_token, special tokens,
+//                                     added_tokens_decoder
+//   added_tokens.json                 optional (with tokenizer.model)
+// A folder without a tokenizer opens with no tokenizer.* keys. pytorch_model*.bin (pickle) is
+// refused.
+#ifndef MINT_HF_CHECKPOINT_H
+#define MINT_HF_CHECKPOINT_H
+
+#include "formats/tensor_dir.h"
+#include "mint.h"
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+// File size limits for the JSON side files (config.json is a few KB; tokenizer.json of a 32k
+// SentencePiece vocabulary is about 2 MB, of a 256k one about 35 MB).
+#define MINT_HF_MAX_CONFIG    (16u << 20)
+#define MINT_HF_MAX_INDEX     (64u << 20)
+#define MINT_HF_MAX_TOKENIZER (256u << 20)
+#define MINT_HF_MAX_SHARDS    4096
+
+// Opens the checkpoint folder `dir` as format MINT_FORMAT_HF_DIR. MINT_E_UNSUPPORTED for another
+// architecture, a rope_scaling type other than linear, tensors that are not Llama's, pickle
+// weights or a tokenizer.json mint cannot read; MINT_E_FORMAT (naming file, field, value and
+// limit) for malformed or inconsistent files; MINT_E_IO when a needed file cannot be read.
+mint_status mint_hf_open(const char *dir, mint_file **out, mint_err *err);
+
+// Adds the tokenizer.* metadata of the folder to f (hf_tokenizer.c): tokens, scores and types
+// padded to n_vocab like convert_hf_to_gguf.py, special ids, add_bos/eos, chat template. Nothing
+// is added when the folder has no tokenizer. `config` is the parsed config.json.
+mint_status mint_hf_add_tokenizer(mint_file *f, const char *dir, json_object *config,
+                                  uint32_t n_vocab, mint_err *err);
+
+typedef struct mint_hf_export_opts {
+    uint64_t max_shard_bytes; // 0: one model.safetensors; else shards of at most this many tensor
+                              // bytes (a larger tensor gets a shard of its own) plus the index
+    bool write_tokenizer;     // also write tokenizer.model from tokenizer.ggml.* (model "llama")
+} mint_hf_export_opts;
+
+// Writes f (general.architecture "llama", tensors F32 / F16 / BF16) as a checkpoint folder `dir`
+// (created when missing): config.json, model.safetensors (or shards + index) with HF names and
+// q/k rows permuted back to HF order, tokenizer_config.json, and optionally tokenizer.model.
+// Each file is written atomically; the folder as a whole is not. MINT_E_UNSUPPORTED for another
+// architecture, a quantized tensor or a tensor with no HF name.
+mint_status mint_hf_export(const mint_file *f, const char *dir, const mint_hf_export_opts *opts,
+                           mint_err *err);
+
+#endif // MINT_HF_CHECKPOINT_H

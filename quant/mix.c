@@ -1,0 +1,736 @@
+// mix.c - llama-quantize's choice of a type for every tensor of a llama model (see mix.h).
+//
+// The rules below restate what llama.cpp's src/llama-quant.cpp decides, limited to dense llama
+// models and the file types mint can compute. Where the rule depends on "the i-th tensor of a
+// category" the counter advances in llama-quantize's processing order, exactly as there.
+#include "quant/mix.h"
+
+#include "quant/types.h"
+#include "runtime/error.h"
+
+#include <ctype.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+// ---------------------------------------------------------------------------------------------
+// File types
+
+typedef struct ftype_info {
+    mint_ftype ftype; // llama.cpp's number
+    const char *name; // llama-quantize's name for it
+    mint_type base;   // the type most tensors get
+} ftype_info;
+
+// In llama-quantize's listing order, so error messages read like its usage text.
+static const ftype_info ftypes[] = {
+    {MINT_FTYPE_Q4_0, "Q4_0", MINT_TYPE_Q4_0},     {MINT_FTYPE_Q4_1, "Q4_1", MINT_TYPE_Q4_1},
+    {MINT_FTYPE_Q5_0, "Q5_0", MINT_TYPE_Q5_0},     {MINT_FTYPE_Q5_1, "Q5_1", MINT_TYPE_Q5_1},
+    {MINT_FTYPE_Q2_K, "Q2_K", MINT_TYPE_Q2_K},     {MINT_FTYPE_Q2_K_S, "Q2_K_S", MINT_TYPE_Q2_K},
+    {MINT_FTYPE_Q3_K_S, "Q3_K_S", MINT_TYPE_Q3_K}, {MINT_FTYPE_Q3_K_M, "Q3_K_M", MINT_TYPE_Q3_K},
+    {MINT_FTYPE_Q3_K_L, "Q3_K_L", MINT_TYPE_Q3_K}, {MINT_FTYPE_Q4_K_S, "Q4_K_S", MINT_TYPE_Q4_K},
+    {MINT_FTYPE_Q4_K_M, "Q4_K_M", MINT_TYPE_Q4_K}, {MINT_FTYPE_Q5_K_S, "Q5_K_S", MINT_TYPE_Q5_K},
+    {MINT_FTYPE_Q5_K_M, "Q5_K_M", MINT_TYPE_Q5_K}, {MINT_FTYPE_Q6_K, "Q6_K", MINT_TYPE_Q6_K},
+    {MINT_FTYPE_Q8_0, "Q8_0", MINT_TYPE_Q8_0},     {MINT_FTYPE_F16, "F16", MINT_TYPE_F16},
+    {MINT_FTYPE_BF16, "BF16", MINT_TYPE_BF16},     {MINT_FTYPE_F32, "F32", MINT_TYPE_F32},
+};
+#define N_FTYPES (sizeof ftypes / sizeof ftypes[0])
+
+// llama-quantize's short names for the _M mixes.
+static const struct {
+    const char *name;
+    mint_ftype ftype;
+} ftype_aliases[] = {
+    {"Q3_K", MINT_FTYPE_Q3_K_M},
+    {"Q4_K", MINT_FTYPE_Q4_K_M},
+    {"Q5_K", MINT_FTYPE_Q5_K_M},
+};
+
+// Names (and numbers) llama-quantize accepts whose tensor types mint has no kernels for, so
+// that asking for them says "unsupported" rather than "unknown". COPY is a mode, not a type.
+static const struct {
+    const char *name;
+    int number;
+} ftypes_foreign[] = {
+    {"MXFP4_MOE", 38}, {"IQ2_XXS", 19}, {"IQ2_XS", 20}, {"IQ2_S", 28},
+    {"IQ2_M", 29},     {"IQ1_S", 24},   {"IQ1_M", 31},  {"TQ1_0", 36},
+    {"TQ2_0", 37},     {"IQ3_XXS", 23}, {"IQ3_S", 26},  {"IQ3_M", 27},
+    {"IQ3_XS", 22},    {"IQ4_NL", 25},  {"IQ4_XS", 30}, {"COPY", -1},
+};
+
+static const ftype_info *ftype_find(int ftype) {
+    for (size_t i = 0; i < N_FTYPES; i++)
+        if ((int)ftypes[i].ftype == ftype) return &ftypes[i];
+    return NULL;
+}
+
+static void valid_ftype_names(char *buf, size_t cap) {
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < N_FTYPES && len < cap; i++) {
+        len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? " " : "", ftypes[i].name);
+        for (size_t a = 0; a < sizeof ftype_aliases / sizeof ftype_aliases[0] && len < cap; a++)
+            if (ftype_aliases[a].ftype == ftypes[i].ftype)
+                len += (size_t)snprintf(buf + len, cap - len, " %s", ftype_aliases[a].name);
+    }
+}
+
+mint_status mint_ftype_from_name(const char *name, mint_ftype *out, mint_err *err) {
+    if (!name || !*name) return mint_fail(err, MINT_E_ARG, "file type: empty name");
+    for (size_t i = 0; i < N_FTYPES; i++)
+        if (strcasecmp(name, ftypes[i].name) == 0) return *out = ftypes[i].ftype, MINT_OK;
+    for (size_t i = 0; i < sizeof ftype_aliases / sizeof ftype_aliases[0]; i++)
+        if (strcasecmp(name, ftype_aliases[i].name) == 0)
+            return *out = ftype_aliases[i].ftype, MINT_OK;
+
+    // A number names the file type directly, as llama-quantize allows ("15" is Q4_K_M).
+    bool numeric = true;
+    for (const char *c = name; *c; c++) numeric &= isdigit((unsigned char)*c) != 0;
+    long number = numeric && strlen(name) < 6 ? strtol(name, NULL, 10) : -2;
+    if (numeric) {
+        const ftype_info *fi = ftype_find((int)number);
+        if (fi) return *out = fi->ftype, MINT_OK;
+    }
+    for (size_t i = 0; i < sizeof ftypes_foreign / sizeof ftypes_foreign[0]; i++)
+        if (strcasecmp(name, ftypes_foreign[i].name) == 0 || number == ftypes_foreign[i].number)
+            return mint_fail(err, MINT_E_UNSUPPORTED,
+                             "file type '%s' (%s) is known to llama-quantize but mint cannot "
+                             "compute its tensor types",
+                             name, ftypes_foreign[i].name);
+    char valid[256];
+    valid_ftype_names(valid, sizeof valid);
+    return mint_fail(err, MINT_E_ARG, "file type '%s' is unknown; valid: %s (or their numbers)",
+                     name, valid);
+}
+
+const char *mint_ftype_name(int ftype) {
+    const ftype_info *fi = ftype_find(ftype);
+    return fi ? fi->name : NULL;
+}
+
+int mint_ftype_base_type(int ftype) {
+    const ftype_info *fi = ftype_find(ftype);
+    return fi ? (int)fi->base : -1;
+}
+
+uint32_t mint_ftype_file_type(int ftype) {
+    return ftype_find(ftype) ? (uint32_t)ftype : UINT32_MAX;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parameters
+
+mint_mix_params mint_mix_default_params(mint_ftype ftype) {
+    return (mint_mix_params){.ftype = ftype, .output_type = -1, .token_embd_type = -1};
+}
+
+// A type a tensor may be given: one mint can multiply with.
+static bool type_usable(int type) {
+    const mint_type_traits *t = type >= 0 ? mint_type_get((uint32_t)type) : NULL;
+    return t && t->computable;
+}
+
+static mint_status check_type(int type, const char *what, mint_err *err) {
+    if (type_usable(type)) return MINT_OK;
+    const mint_type_traits *t = type >= 0 ? mint_type_get((uint32_t)type) : NULL;
+    if (!t) return mint_fail(err, MINT_E_ARG, "%s: type code %d is unknown", what, type);
+    return mint_fail(err, MINT_E_UNSUPPORTED,
+                     "%s: mint cannot compute %s (it can: F32 F16 BF16 Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 "
+                     "Q2_K Q3_K Q4_K Q5_K Q6_K)",
+                     what, t->name);
+}
+
+// Compiles a --tensor-type pattern. std::regex (ECMAScript) is what llama.cpp uses; POSIX ERE
+// covers the patterns people write (literals, '.', classes, '|', '+', '*'), and glibc knows
+// \w \s \b; \d and \D, which it does not, are rewritten as bracket expressions first.
+static mint_status mix_regex_compile(const char *pattern, regex_t *re, mint_err *err) {
+    size_t n = strlen(pattern);
+    char *p = malloc(n * 6 + 1);
+    if (!p) return mint_fail(err, MINT_E_NOMEM, "--tensor-type: out of memory");
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (pattern[i] == '\\' && (pattern[i + 1] == 'd' || pattern[i + 1] == 'D')) {
+            const char *cls = pattern[i + 1] == 'd' ? "[0-9]" : "[^0-9]";
+            memcpy(p + j, cls, strlen(cls));
+            j += strlen(cls);
+            i++;
+        } else {
+            p[j++] = pattern[i];
+            if (pattern[i] == '\\' && i + 1 < n) p[j++] = pattern[++i];
+        }
+    }
+    p[j] = '\0';
+    int rc = regcomp(re, p, REG_EXTENDED | REG_NOSUB);
+    free(p);
+    if (rc != 0) {
+        char msg[128];
+        regerror(rc, re, msg, sizeof msg);
+        return mint_fail(err, MINT_E_ARG, "--tensor-type pattern '%s': %s", pattern, msg);
+    }
+    return MINT_OK;
+}
+
+mint_status mint_mix_override_parse(const char *arg, mint_mix_override *out, mint_err *err) {
+    const char *eq = arg ? strchr(arg, '=') : NULL;
+    if (!eq) return mint_fail(err, MINT_E_ARG, "--tensor-type '%s': expected PATTERN=TYPE", arg);
+    size_t len = (size_t)(eq - arg);
+    if (len == 0) return mint_fail(err, MINT_E_ARG, "--tensor-type '%s': empty pattern", arg);
+    if (eq[1] == '\0') return mint_fail(err, MINT_E_ARG, "--tensor-type '%s': empty type", arg);
+    if (len >= MINT_MIX_PATTERN_MAX)
+        return mint_fail(err, MINT_E_LIMIT, "--tensor-type: pattern of %zu bytes, limit %d", len,
+                         MINT_MIX_PATTERN_MAX - 1);
+    // llama-quantize lower-cases the pattern (tensor names are lower case).
+    for (size_t i = 0; i < len; i++) out->pattern[i] = (char)tolower((unsigned char)arg[i]);
+    out->pattern[len] = '\0';
+    out->type = mint_type_from_name(eq + 1);
+    if (out->type < 0)
+        return mint_fail(err, MINT_E_ARG,
+                         "--tensor-type '%s': unknown type '%s'; valid: F32 F16 BF16 Q4_0 Q4_1 "
+                         "Q5_0 Q5_1 Q8_0 Q2_K Q3_K Q4_K Q5_K Q6_K",
+                         arg, eq + 1);
+    mint_status st = check_type(out->type, "--tensor-type", err);
+    if (st != MINT_OK) return st;
+    regex_t re;
+    st = mix_regex_compile(out->pattern, &re, err);
+    if (st == MINT_OK) regfree(&re);
+    return st;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Which tensors are quantized at all
+
+// ggml_n_dims: the number of dimensions up to the last one larger than 1.
+static int n_dims(const int64_t ne[4]) {
+    for (int i = 3; i >= 1; i--)
+        if (ne[i] > 1) return i + 1;
+    return 1;
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && memcmp(s + n - m, suffix, m) == 0;
+}
+
+// Names llama.cpp never quantizes even when they look like matrices: norms and MoE routers.
+// (It has a longer list for other architectures' small tensors - RWKV, Mamba, T5, Gemma-3n,
+// vision towers, BERT's position embeddings - none of which a llama model holds.)
+static const char *const never_quantized[] = {"_norm.weight", "ffn_gate_inp.weight"};
+
+// NULL when the tensor is quantized, else why not.
+static const char *why_not_quantized(const mint_mix_tensor *t, const mint_mix_params *p) {
+    if (n_dims(t->ne) < 2) return "1-D";
+    if (!ends_with(t->name, "weight")) return "name does not end in 'weight'";
+    if (p->leave_output && strcmp(t->name, "output.weight") == 0) return "--leave-output-tensor";
+    for (size_t i = 0; i < sizeof never_quantized / sizeof never_quantized[0]; i++)
+        if (strstr(t->name, never_quantized[i])) return i == 0 ? "norm weight" : "MoE router";
+    return NULL;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Categories and the processing order
+
+typedef enum category {
+    CAT_OTHER,
+    CAT_TOKEN_EMBD,
+    CAT_OUTPUT,
+    CAT_ATTN_QKV,
+    CAT_ATTN_KV_B,
+    CAT_ATTN_V,
+    CAT_ATTN_K,
+    CAT_ATTN_Q,
+    CAT_ATTN_OUTPUT,
+    CAT_FFN_UP,
+    CAT_FFN_GATE,
+    CAT_FFN_DOWN,
+} category;
+
+static const char *const category_names[] = {
+    [CAT_OTHER] = "other",       [CAT_TOKEN_EMBD] = "token_embd", [CAT_OUTPUT] = "output",
+    [CAT_ATTN_QKV] = "attn_qkv", [CAT_ATTN_KV_B] = "attn_kv_b",   [CAT_ATTN_V] = "attn_v",
+    [CAT_ATTN_K] = "attn_k",     [CAT_ATTN_Q] = "attn_q",         [CAT_ATTN_OUTPUT] = "attn_output",
+    [CAT_FFN_UP] = "ffn_up",     [CAT_FFN_GATE] = "ffn_gate",     [CAT_FFN_DOWN] = "ffn_down",
+};
+
+// First match wins, in llama.cpp's order (attn_qkv before attn_v, ffn_up before ffn_gate).
+static category category_of(const char *name) {
+    if (strcmp(name, "output.weight") == 0) return CAT_OUTPUT;
+    if (strcmp(name, "token_embd.weight") == 0 || strcmp(name, "per_layer_token_embd.weight") == 0)
+        return CAT_TOKEN_EMBD;
+    static const struct {
+        const char *needle;
+        category cat;
+    } needles[] = {
+        {"attn_qkv.weight", CAT_ATTN_QKV},
+        {"attn_kv_b.weight", CAT_ATTN_KV_B},
+        {"attn_v.weight", CAT_ATTN_V},
+        {"attn_k.weight", CAT_ATTN_K},
+        {"attn_q.weight", CAT_ATTN_Q},
+        {"attn_output.weight", CAT_ATTN_OUTPUT},
+        {"ffn_up", CAT_FFN_UP},
+        {"ffn_gate", CAT_FFN_GATE},
+        {"ffn_down", CAT_FFN_DOWN},
+    };
+    for (size_t i = 0; i < sizeof needles / sizeof needles[0]; i++)
+        if (strstr(name, needles[i].needle)) return needles[i].cat;
+    return CAT_OTHER;
+}
+
+// Fused QKV and MLA's kv_b carry V, so they count (and are treated) as attn_v.
+static bool is_attn_v_like(category c) {
+    return c == CAT_ATTN_V || c == CAT_ATTN_QKV || c == CAT_ATTN_KV_B;
+}
+
+// llama.cpp's weights map orders names by the block number ("blk.%d.", -1 outside blocks),
+// then bytewise; so output.weight, output_norm.weight, token_embd.weight, blk.0.*, blk.1.*, ...
+typedef struct order_key {
+    long layer;       // block number, -1 outside blocks
+    const char *name; // tensor name
+    size_t index;     // position in the caller's list
+} order_key;
+
+static long block_of(const char *name) {
+    if (strncmp(name, "blk.", 4) != 0) return -1;
+    char *end;
+    long v = strtol(name + 4, &end, 10);
+    return end == name + 4 ? -1 : v;
+}
+
+static int order_cmp(const void *a, const void *b) {
+    const order_key *x = a, *y = b;
+    if (x->layer != y->layer) return x->layer < y->layer ? -1 : 1;
+    int c = strcmp(x->name, y->name);
+    if (c) return c;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The rules
+//
+// For a dense llama model (i = the tensor's index within its category, n = n_layer;
+// "more bits" = use_more_bits(i, n); every file type gives output.weight Q6_K, or Q8_0 for Q8_0
+// and when the row does not fit the base type's block):
+//
+//   file type  attn_v                          ffn_down                      attn_output  rest
+//   Q2_K       Q4_K if n_gqa >= 4, else Q3_K   Q3_K                          Q3_K         Q2_K
+//   Q2_K_S     Q4_K if n_gqa >= 4              Q4_K if i < n/8               -            Q2_K
+//   Q3_K_S     -                               -                             -            Q3_K
+//   Q3_K_M     Q5_K if i < 2, else Q4_K        Q5_K if i < n/16, else Q4_K   Q4_K         Q3_K
+//   Q3_K_L     Q5_K                            Q5_K                          Q5_K         Q3_K
+//   Q4_K_S     Q5_K if i < 4                   Q5_K if i < n/8               -            Q4_K
+//   Q4_K_M     Q6_K if more bits               Q6_K if more bits             -            Q4_K
+//   Q5_K_S     -                               -                             -            Q5_K
+//   Q5_K_M     Q6_K if more bits               Q6_K if more bits             -            Q5_K
+//   others     -                               -                             -            base
+//
+// plus, on a 70B model (80 layers with GQA), attn_v that came out Q3_K or Q4_K becomes Q5_K.
+
+typedef struct mix_state {
+    const mint_mix_params *p; // what was asked
+    int base;                 // the file type's base type
+    int n_gqa;                // n_head / n_head_kv
+    bool is_70b;              // llama.cpp's LLM_TYPE_70B: 80 layers with GQA
+    bool tied;                // no output.weight: token_embd follows the output rules
+    int n_attention_wv;       // attn_v-like tensors in the model
+    int i_attention_wv;       // attn_v-like tensors the mix rules have seen so far
+    int n_ffn_down;           // = n_layer (llama.cpp does not count them)
+    int i_ffn_down;           // ffn_down tensors the mix rules have seen so far
+    regex_t *re;              // [p->n_overrides] compiled override patterns
+} mix_state;
+
+static void why(mint_mix_choice *c, const char *fmt, ...) MINT_PRINTF(2, 3);
+static void why(mint_mix_choice *c, const char *fmt, ...) {
+    size_t len = strlen(c->reason);
+    if (len && len + 2 < sizeof c->reason) {
+        memcpy(c->reason + len, "; ", 3);
+        len += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->reason + len, sizeof c->reason - len, fmt, ap);
+    va_end(ap);
+}
+
+static const char *tn(int type) {
+    return mint_type_name((uint32_t)type);
+}
+
+// The layers llama.cpp spends more bits on: the first and last eighth, and every third layer
+// in between.
+static bool use_more_bits(int i_layer, int n_layers) {
+    return i_layer < n_layers / 8 || i_layer >= 7 * n_layers / 8 ||
+           (i_layer - n_layers / 8) % 3 == 2;
+}
+
+static int rule_output(mix_state *s, const mint_mix_tensor *t, category cat, int type,
+                       mint_mix_choice *c) {
+    const char *what = cat == CAT_OUTPUT ? "output" : "token_embd (tied to output)";
+    uint32_t blck = mint_type_block_size((uint32_t)type);
+    if (s->p->output_type >= 0) { // reached only by a tied token_embd
+        why(c, "%s: --output-tensor-type -> %s", what, tn(s->p->output_type));
+        return s->p->output_type;
+    }
+    if (t->ne[0] % blck != 0) {
+        why(c, "%s: ne[0] %lld not a multiple of %s's %u -> Q8_0", what, (long long)t->ne[0],
+            tn(type), blck);
+        return MINT_TYPE_Q8_0;
+    }
+    if (type == MINT_TYPE_Q8_0) {
+        why(c, "%s: Q8_0", what);
+        return type;
+    }
+    why(c, "%s: Q6_K", what);
+    return MINT_TYPE_Q6_K;
+}
+
+static int rule_attn_v(mix_state *s, category cat, int type, mint_mix_choice *c) {
+    const char *what = category_names[cat];
+    int i = s->i_attention_wv, n = s->n_attention_wv;
+    switch (s->p->ftype) {
+    case MINT_FTYPE_Q2_K:
+        type = s->n_gqa >= 4 ? MINT_TYPE_Q4_K : MINT_TYPE_Q3_K;
+        why(c, "%s: Q2_K, n_gqa %d %s 4 -> %s", what, s->n_gqa, s->n_gqa >= 4 ? ">=" : "<",
+            tn(type));
+        break;
+    case MINT_FTYPE_Q2_K_S:
+        if (s->n_gqa >= 4) type = MINT_TYPE_Q4_K;
+        why(c, "%s: Q2_K_S, n_gqa %d %s 4 -> %s", what, s->n_gqa, s->n_gqa >= 4 ? ">=" : "<",
+            tn(type));
+        break;
+    case MINT_FTYPE_Q3_K_M:
+        type = i < 2 ? MINT_TYPE_Q5_K : MINT_TYPE_Q4_K;
+        why(c, "%s: Q3_K_M, i_attention_wv %d %s 2 -> %s", what, i, i < 2 ? "<" : ">=", tn(type));
+        break;
+    case MINT_FTYPE_Q3_K_L:
+        type = MINT_TYPE_Q5_K;
+        why(c, "%s: Q3_K_L -> Q5_K", what);
+        break;
+    case MINT_FTYPE_Q4_K_M:
+    case MINT_FTYPE_Q5_K_M:
+        if (use_more_bits(i, n)) type = MINT_TYPE_Q6_K;
+        why(c, "%s: use_more_bits(%d, %d) %s -> %s", what, i, n, use_more_bits(i, n) ? "yes" : "no",
+            tn(type));
+        break;
+    case MINT_FTYPE_Q4_K_S:
+        if (i < 4) type = MINT_TYPE_Q5_K;
+        why(c, "%s: Q4_K_S, i_attention_wv %d %s 4 -> %s", what, i, i < 4 ? "<" : ">=", tn(type));
+        break;
+    default:
+        why(c, "%s: base type %s", what, tn(type));
+        break;
+    }
+    // A 70B model shares each V across 8 heads, so its attn_v is small: more bits cost little.
+    if (s->is_70b && (type == MINT_TYPE_Q3_K || type == MINT_TYPE_Q4_K)) {
+        why(c, "70B: %s -> Q5_K", tn(type));
+        type = MINT_TYPE_Q5_K;
+    }
+    s->i_attention_wv++;
+    return type;
+}
+
+static int rule_ffn_down(mix_state *s, int type, mint_mix_choice *c) {
+    int i = s->i_ffn_down, n = s->n_ffn_down;
+    switch (s->p->ftype) {
+    case MINT_FTYPE_Q2_K:
+        type = MINT_TYPE_Q3_K;
+        why(c, "ffn_down: Q2_K -> Q3_K");
+        break;
+    case MINT_FTYPE_Q2_K_S:
+        if (i < n / 8) type = MINT_TYPE_Q4_K;
+        why(c, "ffn_down: Q2_K_S, layer %d %s n/8 = %d -> %s", i, i < n / 8 ? "<" : ">=", n / 8,
+            tn(type));
+        break;
+    case MINT_FTYPE_Q3_K_M:
+        type = i < n / 16 ? MINT_TYPE_Q5_K : MINT_TYPE_Q4_K;
+        why(c, "ffn_down: Q3_K_M, layer %d %s n/16 = %d -> %s", i, i < n / 16 ? "<" : ">=", n / 16,
+            tn(type));
+        break;
+    case MINT_FTYPE_Q3_K_L:
+        type = MINT_TYPE_Q5_K;
+        why(c, "ffn_down: Q3_K_L -> Q5_K");
+        break;
+    case MINT_FTYPE_Q4_K_M:
+    case MINT_FTYPE_Q5_K_M:
+        if (use_more_bits(i, n)) type = MINT_TYPE_Q6_K;
+        why(c, "ffn_down: use_more_bits(%d, %d) %s -> %s", i, n, use_more_bits(i, n) ? "yes" : "no",
+            tn(type));
+        break;
+    case MINT_FTYPE_Q4_K_S:
+        if (i < n / 8) type = MINT_TYPE_Q5_K;
+        why(c, "ffn_down: Q4_K_S, layer %d %s n/8 = %d -> %s", i, i < n / 8 ? "<" : ">=", n / 8,
+            tn(type));
+        break;
+    default:
+        why(c, "ffn_down: base type %s", tn(type));
+        break;
+    }
+    s->i_ffn_down++;
+    return type;
+}
+
+static int rule_attn_output(mix_state *s, int type, mint_mix_choice *c) {
+    int was = type;
+    if (s->p->ftype == MINT_FTYPE_Q2_K) type = MINT_TYPE_Q3_K;
+    if (s->p->ftype == MINT_FTYPE_Q3_K_M) type = MINT_TYPE_Q4_K;
+    if (s->p->ftype == MINT_FTYPE_Q3_K_L) type = MINT_TYPE_Q5_K;
+    if (type != was)
+        why(c, "attn_output: %s -> %s", mint_ftype_name(s->p->ftype), tn(type));
+    else
+        why(c, "attn_output: base type %s", tn(type));
+    return type;
+}
+
+// llama_tensor_get_type_impl for dense llama models and mint's file types. attn_q, attn_k,
+// ffn_gate and ffn_up change only for IQ file types, MoE models or Falcon, none of which apply.
+static int mix_rule(mix_state *s, const mint_mix_tensor *t, category cat, int type,
+                    mint_mix_choice *c) {
+    if (cat == CAT_OUTPUT || (s->tied && cat == CAT_TOKEN_EMBD))
+        return rule_output(s, t, cat, type, c);
+    if (is_attn_v_like(cat)) return rule_attn_v(s, cat, type, c);
+    if (cat == CAT_FFN_DOWN) return rule_ffn_down(s, type, c);
+    if (cat == CAT_ATTN_OUTPUT) return rule_attn_output(s, type, c);
+    why(c, "%s: base type %s", category_names[cat], tn(type));
+    return type;
+}
+
+// A type whose block does not divide the row is replaced by one whose block does (llama.cpp's
+// tensor_type_fallback): K-quants by the 32-element type of about the same size, 32-element
+// types by F16, and F16 when even the replacement does not fit.
+static int shape_fallback(const mint_mix_tensor *t, int type, mint_mix_choice *c) {
+    uint32_t blck = mint_type_block_size((uint32_t)type);
+    if (t->ne[0] % blck == 0) return type;
+    int to;
+    const char *note = "";
+    switch (type) {
+    case MINT_TYPE_Q2_K:
+    case MINT_TYPE_Q3_K:
+        // llama.cpp releases up to early 2026 fell back to IQ4_NL here, newer ones to Q4_0; mint
+        // cannot compute IQ4_NL, so it takes Q4_0 (same 4.5 bits per weight, 32-element blocks).
+        to = MINT_TYPE_Q4_0;
+        note = " (older llama.cpp: IQ4_NL)";
+        break;
+    case MINT_TYPE_Q4_K:
+        to = MINT_TYPE_Q5_0;
+        break;
+    case MINT_TYPE_Q5_K:
+        to = MINT_TYPE_Q5_1;
+        break;
+    case MINT_TYPE_Q6_K:
+        to = MINT_TYPE_Q8_0;
+        break;
+    default:
+        to = MINT_TYPE_F16;
+        break;
+    }
+    if (t->ne[0] % mint_type_block_size((uint32_t)to) != 0) {
+        to = MINT_TYPE_F16;
+        note = "";
+    }
+    why(c, "fallback: ne[0] %lld not a multiple of %u (%s) -> %s%s", (long long)t->ne[0], blck,
+        tn(type), tn(to), note);
+    c->fallback = true;
+    return to;
+}
+
+static mint_status user_type_fits(const mint_mix_tensor *t, int type, const char *flag,
+                                  mint_err *err) {
+    uint32_t blck = mint_type_block_size((uint32_t)type);
+    if (t->ne[0] % blck == 0) return MINT_OK;
+    return mint_fail(err, MINT_E_ARG,
+                     "%s: %s %s needs a row length that is a multiple of %u, ne[0] = %lld", t->name,
+                     flag, tn(type), blck, (long long)t->ne[0]);
+}
+
+// The whole decision for one tensor (llama.cpp's llama_tensor_get_type).
+static mint_status choose(mix_state *s, const mint_mix_tensor *t, mint_mix_choice *c,
+                          mint_err *err) {
+    const mint_mix_params *p = s->p;
+    memset(c, 0, sizeof *c);
+    c->type = t->type;
+    const char *skip = why_not_quantized(t, p);
+    if (skip) {
+        why(c, "kept %s: %s", tn((int)t->type), skip);
+        return MINT_OK;
+    }
+    category cat = category_of(t->name);
+    int type = s->base;
+    if (p->token_embd_type >= 0 && cat == CAT_TOKEN_EMBD) {
+        type = p->token_embd_type;
+        why(c, "--token-embedding-type %s", tn(type));
+        mint_status st = user_type_fits(t, type, "--token-embedding-type", err);
+        if (st != MINT_OK) return st;
+    } else if (p->output_type >= 0 && cat == CAT_OUTPUT) {
+        type = p->output_type;
+        why(c, "--output-tensor-type %s", tn(type));
+        mint_status st = user_type_fits(t, type, "--output-tensor-type", err);
+        if (st != MINT_OK) return st;
+    } else if (!mint_type_get((uint32_t)type)->is_quant) {
+        why(c, "%s file: %s", mint_ftype_name(p->ftype), tn(type));
+    } else {
+        bool manual = false;
+        for (size_t i = 0; i < p->n_overrides && !manual; i++) {
+            if (regexec(&s->re[i], t->name, 0, NULL, 0) == 0) {
+                type = p->overrides[i].type;
+                why(c, "--tensor-type '%s' -> %s", p->overrides[i].pattern, tn(type));
+                manual = true;
+            }
+        }
+        if (!manual && p->pure) why(c, "--pure: %s", tn(type));
+        if (!manual && !p->pure) type = mix_rule(s, t, cat, type, c);
+        type = shape_fallback(t, type, c);
+    }
+    // llama.cpp refuses Q2_K tensors in a Q2_K_S file without an importance matrix.
+    if (p->ftype == MINT_FTYPE_Q2_K_S && type == MINT_TYPE_Q2_K && cat != CAT_TOKEN_EMBD &&
+        cat != CAT_OUTPUT)
+        return mint_fail(err, MINT_E_UNSUPPORTED,
+                         "%s: Q2_K in a Q2_K_S file needs an importance matrix (llama-quantize "
+                         "refuses without --imatrix), and mint has none",
+                         t->name);
+    c->type = (uint32_t)type;
+    c->quantize = c->type != t->type;
+    return MINT_OK;
+}
+
+static mint_status check_params(const mint_mix_model *m, const mint_mix_params *p, mint_err *err) {
+    if (!ftype_find((int)p->ftype))
+        return mint_fail(err, MINT_E_ARG, "mix: file type %d is not one mint knows", (int)p->ftype);
+    if (m->n_layer <= 0 || m->n_head <= 0 || m->n_head_kv < 0)
+        return mint_fail(err, MINT_E_ARG,
+                         "mix: model n_layer %d, n_head %d, n_head_kv %d (need > 0, > 0, >= 0)",
+                         m->n_layer, m->n_head, m->n_head_kv);
+    mint_status st = MINT_OK;
+    if (p->output_type >= 0) st = check_type(p->output_type, "--output-tensor-type", err);
+    if (st == MINT_OK && p->token_embd_type >= 0)
+        st = check_type(p->token_embd_type, "--token-embedding-type", err);
+    for (size_t i = 0; st == MINT_OK && i < p->n_overrides; i++)
+        st = check_type(p->overrides[i].type, "--tensor-type", err);
+    return st;
+}
+
+mint_status mint_mix_plan(const mint_mix_model *model, const mint_mix_tensor *tensors, size_t n,
+                          const mint_mix_params *params, mint_mix_choice *out, size_t *order,
+                          mint_err *err) {
+    mint_status st = check_params(model, params, err);
+    if (st != MINT_OK) return st;
+
+    mix_state s = {
+        .p = params,
+        .base = mint_ftype_base_type((int)params->ftype),
+        .n_gqa = model->n_head_kv > 0 ? model->n_head / model->n_head_kv : 0,
+        .is_70b = model->n_layer == 80 && model->n_head != model->n_head_kv,
+        .tied = true,
+        .n_ffn_down = model->n_layer,
+    };
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(tensors[i].name, "output.weight") == 0) s.tied = false;
+        if (is_attn_v_like(category_of(tensors[i].name))) s.n_attention_wv++;
+    }
+    // use_more_bits counts attn_v layers against n_attention_wv: one per block is assumed.
+    if (s.n_attention_wv != 0 && s.n_attention_wv != model->n_layer)
+        return mint_fail(err, MINT_E_FORMAT,
+                         "mix: %d attn_v tensors for %d layers (llama.cpp asserts one per layer)",
+                         s.n_attention_wv, model->n_layer);
+
+    order_key *keys = malloc((n ? n : 1) * sizeof *keys);
+    s.re = calloc(params->n_overrides ? params->n_overrides : 1, sizeof *s.re);
+    size_t n_re = 0;
+    if (!keys || !s.re) {
+        st = mint_fail(err, MINT_E_NOMEM, "mix: out of memory for %zu tensors", n);
+        goto done;
+    }
+    for (; n_re < params->n_overrides; n_re++) {
+        st = mix_regex_compile(params->overrides[n_re].pattern, &s.re[n_re], err);
+        if (st != MINT_OK) goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+        keys[i] = (order_key){block_of(tensors[i].name), tensors[i].name, i};
+    qsort(keys, n, sizeof *keys, order_cmp);
+    for (size_t k = 0; k < n && st == MINT_OK; k++) {
+        size_t i = keys[k].index;
+        if (order) order[k] = i;
+        st = choose(&s, &tensors[i], &out[i], err);
+    }
+done:
+    for (size_t i = 0; i < n_re; i++) regfree(&s.re[i]);
+    free(s.re);
+    free(keys);
+    return st;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading the model from a file
+
+// A head count is a u32, or (newer GGUFs with per-layer counts) an array whose first entry is
+// layer 0's, which is what llama.cpp's n_gqa() looks at.
+static mint_status head_count(const mint_file *f, const char *key, int32_t *out, mint_err *err) {
+    uint32_t v;
+    mint_status st = mint_file_get_u32(f, key, &v, err);
+    if (st == MINT_E_TYPE) {
+        mint_value_type et;
+        uint64_t n;
+        const void *data;
+        st = mint_file_get_arr(f, key, &et, &n, &data, err);
+        if (st != MINT_OK) return st;
+        if (n == 0 || (et != MINT_VAL_U32 && et != MINT_VAL_I32))
+            return mint_fail(err, MINT_E_TYPE, "%s: array of %llu of type %d, want u32/i32", key,
+                             (unsigned long long)n, (int)et);
+        v = *(const uint32_t *)data;
+        mint_err_clear(err);
+    } else if (st != MINT_OK) {
+        return st;
+    }
+    if (v > INT32_MAX) return mint_fail(err, MINT_E_FORMAT, "%s = %u, limit %d", key, v, INT32_MAX);
+    *out = (int32_t)v;
+    return MINT_OK;
+}
+
+mint_status mint_mix_model_from_file(const mint_file *f, mint_mix_model *out, mint_err *err) {
+    const char *arch;
+    uint64_t len;
+    mint_status st = mint_file_get_str(f, "general.architecture", &arch, &len, err);
+    if (st != MINT_OK) return st;
+    if (len != 5 || memcmp(arch, "llama", 5) != 0)
+        return mint_fail(err, MINT_E_UNSUPPORTED,
+                         "mix: general.architecture '%.*s': only llama's rules are known",
+                         (int)(len > 64 ? 64 : len), arch);
+    uint32_t n_layer;
+    st = mint_file_get_u32(f, "llama.block_count", &n_layer, err);
+    if (st != MINT_OK) return st;
+    if (n_layer > INT32_MAX)
+        return mint_fail(err, MINT_E_FORMAT, "llama.block_count = %u, limit %d", n_layer,
+                         INT32_MAX);
+    out->n_layer = (int32_t)n_layer;
+    st = head_count(f, "llama.attention.head_count", &out->n_head, err);
+    if (st != MINT_OK) return st;
+    st = head_count(f, "llama.attention.head_count_kv", &out->n_head_kv, err);
+    if (st == MINT_E_NOT_FOUND) {
+        out->n_head_kv = out->n_head;
+        mint_err_clear(err);
+        st = MINT_OK;
+    }
+    return st;
+}
+
+mint_status mint_mix_plan_file(const mint_file *f, const mint_mix_params *params,
+                               mint_mix_choice *out, size_t *order, mint_err *err) {
+    mint_mix_model model;
+    mint_status st = mint_mix_model_from_file(f, &model, err);
+    if (st != MINT_OK) return st;
+    mint_file_info info;
+    mint_file_get_info(f, &info);
+    mint_mix_tensor *t = malloc((info.n_tensors ? info.n_tensors : 1) * sizeof *t);
+    if (!t)
+        return mint_fail(err, MINT_E_NOMEM, "mix: out of memory for %llu tensors",
+                         (unsigned long long)info.n_tensors);
+    for (uint64_t i = 0; i < info.n_tensors && st == MINT_OK; i++) {
+        mint_tensor_info ti;
+        st = mint_file_tensor(f, i, &ti);
+        t[i] = (mint_mix_tensor){ti.name, ti.type, {ti.ne[0], ti.ne[1], ti.ne[2], ti.ne[3]}};
+    }
+    if (st == MINT_OK)
+        st = mint_mix_plan(&model, t, (size_t)info.n_tensors, params, out, order, err);
+    free(t);
+    return st;
+}

@@ -1,0 +1,241 @@
+// simd_avx2.h - what the AVX2 kernel files share: small intrinsic helpers, the register-tile
+// driver, and the kernels' prototypes. Included only by *_avx2.c files (it needs -mavx2 -mfma
+// -mf16c, which only those files get).
+//
+// How every AVX2 dot product is built, so that gemm equals vec_dot bit for bit: each type has
+// one always-inline "tile" function that computes an R x C block of outputs (R weight rows, C
+// activation rows) with R and C compile-time constants, and both vec_dot (the 1 x 1 tile) and
+// gemm are made of it. Integer sums inside a block are exact whatever the instruction order; the
+// float operations a (row, column) pair goes through (conversion of its integer lanes, the scale
+// multiply, the FMA into its accumulator lanes, the final reduction) are the same in every tile
+// shape, so every shape gives identical bits. Float and K-quant tiles keep one 8-lane
+// accumulator per pair (reduced by hsum_f32x8); the legacy tiles share one accumulator between
+// four rows (dot_legacy_avx2.c says why). Register blocking reuses each unpacked weight block
+// for C columns and each activation block for R rows; the tile shapes per type were chosen by
+// measurement (the numbers are in the commit messages).
+#ifndef MINT_QUANT_SIMD_AVX2_H
+#define MINT_QUANT_SIMD_AVX2_H
+
+#include "quant/blocks.h"
+#include "quant/kernels.h"
+
+#include <immintrin.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+// Float operations must happen exactly as written (mul, then FMA) in every tile shape; clang
+// would otherwise be free to fuse a multiply and an add differently in different inlinings.
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+#define MINT_AVX2_INLINE static inline __attribute__((always_inline))
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+// Sum of the 8 lanes in one fixed order (halves, then pairs, then the last two), so every caller
+// reduces an accumulator the same way.
+MINT_AVX2_INLINE float hsum_f32x8(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+// One f16 (raw bits at p) widened exactly and broadcast to 8 lanes (F16C).
+MINT_AVX2_INLINE __m256 bcast_f16(const uint16_t *p) {
+    return _mm256_cvtph_ps(_mm_set1_epi16((short)*p));
+}
+
+// The 16 nibble bytes of a 32-element block as 32 bytes 0..15 in element order: low nibbles
+// (elements 0..15) in the low 128-bit half, high nibbles (16..31) in the high half. The 16 bytes
+// are broadcast to both halves by the load unit; one 64-bit variable shift moves the high half.
+MINT_AVX2_INLINE __m256i nibbles32(const uint8_t *qs) {
+    const __m256i x = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)qs));
+    const __m256i shifted = _mm256_srlv_epi64(x, _mm256_set_epi64x(4, 4, 0, 0));
+    return _mm256_and_si256(shifted, _mm256_set1_epi8(0x0F));
+}
+
+// 4 bytes as a little-endian word (x86 is little-endian; memcpy makes the unaligned read legal).
+MINT_AVX2_INLINE uint32_t load_u32(const uint8_t *p) {
+    uint32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+// Bit e of the 32-bit word qh as byte e of the result: 0x10 where set, 0 where clear (the 5th bit
+// of Q5_0/Q5_1 quants, already in place). Each byte first receives the qh byte that holds its
+// bit, then one bit is tested per byte.
+MINT_AVX2_INLINE __m256i bits_to_0x10(uint32_t qh) {
+    const __m256i shuf = _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202,
+                                           0x0101010101010101, 0x0000000000000000);
+    __m256i x = _mm256_shuffle_epi8(_mm256_set1_epi32((int)qh), shuf);
+    const __m256i bit = _mm256_set1_epi64x((long long)0x8040201008040201);
+    x = _mm256_cmpeq_epi8(_mm256_and_si256(x, bit), bit);
+    return _mm256_and_si256(x, _mm256_set1_epi8(0x10));
+}
+
+// Q8_K's bsums (16 int16) of super-block a.
+MINT_AVX2_INLINE __m256i load_bsums(const mint_block_q8_K *a) {
+    return _mm256_loadu_si256((const __m256i *)a->bsums);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The register-tile driver (quant/gemm_avx2.c). A tile function computes
+// y[c * y_stride + r] for r < R, c < C from rows w + r * w_stride and a + c * a_stride.
+
+typedef struct mint_avx2_tile {
+    int64_t n;        // elements per row
+    const uint8_t *w; // first weight row of the tile
+    size_t w_stride;  // bytes between weight rows
+    const uint8_t *a; // first activation row of the tile
+    size_t a_stride;  // bytes between activation rows
+    float *y;         // y[c * y_stride + r]
+    size_t y_stride;  // floats between output columns
+} mint_avx2_tile;
+
+typedef void (*mint_avx2_tile_fn)(const mint_avx2_tile *t);
+
+// Largest tile shape any type uses; tables are [MINT_AVX2_RMAX][MINT_AVX2_CMAX] with NULL beyond
+// a type's own maximum shape.
+enum { MINT_AVX2_RMAX = 4, MINT_AVX2_CMAX = 8 };
+
+// Covers an nr x nc gemm with tiles of at most rmax x cmax: tiles[r - 1][c - 1] computes r x c.
+void mint_avx2_gemm(const mint_avx2_tile_fn tiles[MINT_AVX2_RMAX][MINT_AVX2_CMAX], int rmax,
+                    int cmax, int64_t n, const void *w, size_t w_stride, int nr, const void *a,
+                    size_t a_stride, int nc, float *y, size_t y_stride);
+
+// Token generation (one column) streams each weight row once from memory. The hardware
+// prefetchers do not run far enough ahead of R interleaved row streams to hide the latency, so
+// an R x 1 tile asks for the same bytes of the next R rows while it computes its own: by the time
+// the driver moves on, those rows are in L2. Into L2 (hint T2), not L1: measured on Zen 4 with
+// one thread, Q8_0 gemv went from 8 GB/s (no prefetch) or 11 GB/s (into L1) to 17 GB/s, F16 from
+// 14 to 21 GB/s (the memory's single-thread read rate is 22 GB/s there). Past the last row this
+// is a harmless hint (prefetches never fault).
+MINT_AVX2_INLINE void prefetch_next_rows(const int R, const int C, const mint_avx2_tile *t,
+                                         size_t offset) {
+    if (C != 1 || t->w_stride == 0) return; // batch tiles find their rows in L2; vec_dot has one
+    // The address is computed as an integer: past the last row it points outside the weights.
+    const uintptr_t next = (uintptr_t)t->w + (size_t)R * t->w_stride + offset;
+#pragma GCC unroll 8
+    for (int r = 0; r < R; r++)
+        _mm_prefetch((const char *)(next + (size_t)r * t->w_stride), _MM_HINT_T2);
+}
+
+// The 1 x 1 tile as a vec_dot.
+MINT_AVX2_INLINE mint_avx2_tile one_by_one(int64_t n, float *s, const void *w, const void *a) {
+    return (mint_avx2_tile){n, (const uint8_t *)w, 0, (const uint8_t *)a, 0, s, 0};
+}
+
+// Instantiates kernel(R, C, t) for one shape as a function kernel_RxC.
+#define MINT_AVX2_TILE(kernel, R, C)                                                               \
+    __attribute__((unused)) static void kernel##_##R##x##C(const mint_avx2_tile *t) {              \
+        kernel(R, C, t);                                                                           \
+    }
+
+// Instantiates every shape up to 4 x 8 (only the ones a table names get compiled) and the table
+// kernel##_tiles of shapes up to RMAX x CMAX.
+#define MINT_AVX2_TILE_ENTRY(kernel, R, C, RMAX, CMAX)                                             \
+    ((R) <= (RMAX) && (C) <= (CMAX) ? kernel##_##R##x##C : NULL)
+#define MINT_AVX2_TILE_ROW(kernel, R, RMAX, CMAX)                                                  \
+    {                                                                                              \
+        MINT_AVX2_TILE_ENTRY(kernel, R, 1, RMAX, CMAX),                                            \
+            MINT_AVX2_TILE_ENTRY(kernel, R, 2, RMAX, CMAX),                                        \
+            MINT_AVX2_TILE_ENTRY(kernel, R, 3, RMAX, CMAX),                                        \
+            MINT_AVX2_TILE_ENTRY(kernel, R, 4, RMAX, CMAX),                                        \
+            MINT_AVX2_TILE_ENTRY(kernel, R, 5, RMAX, CMAX),                                        \
+            MINT_AVX2_TILE_ENTRY(kernel, R, 6, RMAX, CMAX),                                        \
+            MINT_AVX2_TILE_ENTRY(kernel, R, 7, RMAX, CMAX),                                        \
+            MINT_AVX2_TILE_ENTRY(kernel, R, 8, RMAX, CMAX)                                         \
+    }
+#define MINT_AVX2_TILE_R(kernel, R)                                                                \
+    MINT_AVX2_TILE(kernel, R, 1)                                                                   \
+    MINT_AVX2_TILE(kernel, R, 2)                                                                   \
+    MINT_AVX2_TILE(kernel, R, 3)                                                                   \
+    MINT_AVX2_TILE(kernel, R, 4)                                                                   \
+    MINT_AVX2_TILE(kernel, R, 5)                                                                   \
+    MINT_AVX2_TILE(kernel, R, 6)                                                                   \
+    MINT_AVX2_TILE(kernel, R, 7)                                                                   \
+    MINT_AVX2_TILE(kernel, R, 8)
+#define MINT_AVX2_TILES(kernel, RMAX, CMAX)                                                        \
+    MINT_AVX2_TILE_R(kernel, 1)                                                                    \
+    MINT_AVX2_TILE_R(kernel, 2)                                                                    \
+    MINT_AVX2_TILE_R(kernel, 3)                                                                    \
+    MINT_AVX2_TILE_R(kernel, 4)                                                                    \
+    static const mint_avx2_tile_fn kernel##_tiles[MINT_AVX2_RMAX][MINT_AVX2_CMAX] = {              \
+        MINT_AVX2_TILE_ROW(kernel, 1, RMAX, CMAX), MINT_AVX2_TILE_ROW(kernel, 2, RMAX, CMAX),      \
+        MINT_AVX2_TILE_ROW(kernel, 3, RMAX, CMAX), MINT_AVX2_TILE_ROW(kernel, 4, RMAX, CMAX)};
+
+#ifdef MINT_AVX2_TILE_EXPERIMENT
+// Benchmark builds only: tile shapes chosen at run time.
+extern int mint_exp_rmax, mint_exp_cmax, mint_exp_rgemv;
+#define MINT_AVX2_TABLE_R(RMAX, RGEMV) 4
+#define MINT_AVX2_TABLE_C(CMAX)        8
+#define MINT_AVX2_RMAX_USED(RMAX, RGEMV, nc)                                                       \
+    (nc == 1 ? (mint_exp_rgemv ? mint_exp_rgemv : RGEMV) : (mint_exp_rmax ? mint_exp_rmax : RMAX))
+#define MINT_AVX2_CMAX_USED(CMAX) (mint_exp_cmax ? mint_exp_cmax : CMAX)
+#else
+#define MINT_AVX2_TABLE_R(RMAX, RGEMV)       ((RMAX) > (RGEMV) ? (RMAX) : (RGEMV))
+#define MINT_AVX2_TABLE_C(CMAX)              (CMAX)
+#define MINT_AVX2_RMAX_USED(RMAX, RGEMV, nc) (nc == 1 ? RGEMV : RMAX)
+#define MINT_AVX2_CMAX_USED(CMAX)            CMAX
+#endif
+
+// The kernels of one type from its tile function: the tiles, vec_dot_<name>_avx2 (the 1 x 1
+// tile) and gemm_<name>_avx2, which covers a batch with RMAX x CMAX tiles and one token with
+// RGEMV x 1 tiles.
+#define MINT_AVX2_KERNELS(name, tile, RMAX, CMAX, RGEMV)                                           \
+    MINT_AVX2_TILES(tile, MINT_AVX2_TABLE_R(RMAX, RGEMV), MINT_AVX2_TABLE_C(CMAX))                 \
+    void vec_dot_##name##_avx2(int64_t n, float *restrict s, const void *restrict w,               \
+                               const void *restrict a) {                                           \
+        const mint_avx2_tile t = one_by_one(n, s, w, a);                                           \
+        tile(1, 1, &t);                                                                            \
+    }                                                                                              \
+    void gemm_##name##_avx2(int64_t n, const void *restrict w, size_t w_stride, int nr,            \
+                            const void *restrict a, size_t a_stride, int nc, float *restrict y,    \
+                            size_t y_stride) {                                                     \
+        mint_avx2_gemm(tile##_tiles, MINT_AVX2_RMAX_USED(RMAX, RGEMV, nc),                         \
+                       MINT_AVX2_CMAX_USED(CMAX), n, w, w_stride, nr, a, a_stride, nc, y,          \
+                       y_stride);                                                                  \
+    }
+
+// ---------------------------------------------------------------------------------------------
+// The kernels (signatures of quant/kernels.h).
+
+#define MINT_AVX2_DOT(name)                                                                        \
+    void vec_dot_##name##_avx2(int64_t n, float *restrict s, const void *restrict w,               \
+                               const void *restrict a);                                            \
+    void gemm_##name##_avx2(int64_t n, const void *restrict w, size_t w_stride, int nr,            \
+                            const void *restrict a, size_t a_stride, int nc, float *restrict y,    \
+                            size_t y_stride);
+
+MINT_AVX2_DOT(f32_f32)
+MINT_AVX2_DOT(f16_f16)
+MINT_AVX2_DOT(bf16_bf16)
+MINT_AVX2_DOT(q4_0_q8_0)
+MINT_AVX2_DOT(q4_1_q8_1)
+MINT_AVX2_DOT(q5_0_q8_0)
+MINT_AVX2_DOT(q5_1_q8_1)
+MINT_AVX2_DOT(q8_0_q8_0)
+MINT_AVX2_DOT(q2_K_q8_K)
+MINT_AVX2_DOT(q3_K_q8_K)
+MINT_AVX2_DOT(q4_K_q8_K)
+MINT_AVX2_DOT(q5_K_q8_K)
+MINT_AVX2_DOT(q6_K_q8_K)
+
+// Activation conversions (quant/act_avx2.c), byte-identical to the reference.
+void quantize_row_q8_0_act_avx2(const float *restrict x, void *restrict y, int64_t n);
+void quantize_row_q8_1_act_avx2(const float *restrict x, void *restrict y, int64_t n);
+void quantize_row_q8_K_avx2(const float *restrict x, void *restrict y, int64_t n);
+void quantize_row_f16_avx2(const float *restrict x, void *restrict y, int64_t n);
+void quantize_row_bf16_avx2(const float *restrict x, void *restrict y, int64_t n);
+
+// Dequantizers (quant/dequant_avx2.c), equal to the reference bit for bit.
+void dequantize_row_f16_avx2(const void *restrict x, float *restrict y, int64_t n);
+void dequantize_row_bf16_avx2(const void *restrict x, float *restrict y, int64_t n);
+void dequantize_row_q4_0_avx2(const void *restrict x, float *restrict y, int64_t n);
+void dequantize_row_q8_0_avx2(const void *restrict x, float *restrict y, int64_t n);
+
+#endif // MINT_QUANT_SIMD_AVX2_H

@@ -1,0 +1,232 @@
+// simd_neon.h - what the aarch64 kernel files share: intrinsic helpers, the register-tile driver
+// and the kernels' prototypes. Included only by *_neon.c and *_neondot.c files.
+//
+// Two levels, one source. The integer kernels (quant/dot_legacy_neon.h, quant/dot_k_neon.h) are
+// written once against mint_dot_s8 below and compiled twice: in *_neon.c files (-march=armv8-a)
+// it is the baseline SMULL + SADALP sequence, in *_neondot.c files (-march=armv8.2-a+dotprod)
+// it is one SDOT (vdotq_s32, Armv8.2 dotprod: Cortex-A55/A76 and later, Neoverse N1/Graviton 2,
+// Apple M1). MINT_NEON_NAME gives each copy its level's suffix. The float kernels and the
+// activation converters use only baseline instructions and exist once, in the neon level; the
+// neondot level inherits them from the table below it. (The +fp16 extension's half-precision
+// arithmetic is not used: summing products in f16 would break the f32 error budget, and the
+// f16 <-> f32 conversions that matter, FCVTL / FCVTN, are already baseline Armv8.0.)
+//
+// How gemm equals vec_dot bit for bit: each type has one always-inline "tile" function that
+// computes R x C outputs (R weight rows, C activation rows, compile-time constants). Every
+// (row, column) pair goes through its own fixed sequence of float operations, which does not
+// depend on R or C, so vec_dot (the 1 x 1 tile) and every tile shape give identical bits.
+// Register blocking reuses each unpacked weight block for C columns and each activation block
+// for R rows.
+#ifndef MINT_QUANT_SIMD_NEON_H
+#define MINT_QUANT_SIMD_NEON_H
+
+#include "quant/blocks.h"
+#include "quant/kernels.h"
+
+#include <arm_neon.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+// Float operations happen exactly as written in every tile shape (clang would otherwise fuse a
+// multiply and an add differently in different inlinings; GCC does not contract in ISO C mode).
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+#define MINT_NEON_INLINE static inline __attribute__((always_inline))
+
+#if defined(__ARM_FEATURE_DOTPROD)
+#define MINT_NEON_NAME(name) name##_neondot
+#else
+#define MINT_NEON_NAME(name) name##_neon
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+// acc + the products a[j] * b[j] summed in groups of four: exact int32 (|a|, |b| <= 128 give
+// at most 4 * 2^14 per lane per call). With dotprod lane k gets elements 4k..4k+3 (SDOT); the
+// baseline widens to 16 bits (SMULL / SMULL2, |a * b| <= 2^14 fits) and adds neighbouring pairs
+// into the 32-bit lanes (SADALP), so lane k gets elements {2k, 2k+1, 2k+8, 2k+9}. Only the
+// total over the lanes is ever used as an integer, and it is the same.
+MINT_NEON_INLINE int32x4_t mint_dot_s8(int32x4_t acc, int8x16_t a, int8x16_t b) {
+#if defined(__ARM_FEATURE_DOTPROD)
+    return vdotq_s32(acc, a, b);
+#else
+    acc = vpadalq_s16(acc, vmull_s8(vget_low_s8(a), vget_low_s8(b)));
+    return vpadalq_s16(acc, vmull_high_s8(a, b));
+#endif
+}
+
+// One f16 (raw bits) widened to f32, exactly (FCVT; f16 subnormals are kept).
+MINT_NEON_INLINE float mint_neon_f16(uint16_t h) {
+    return vgetq_lane_f32(vcvt_f32_f16(vreinterpret_f16_u16(vdup_n_u16(h))), 0);
+}
+
+// The f16 at p + r * stride (bytes) for r < R in lanes 0..R-1 of an f32 vector (lanes >= R are
+// zero): the scales of R weight rows' blocks, widened with one FCVTL.
+MINT_NEON_INLINE float32x4_t mint_neon_f16_rows(const int R, const uint8_t *p, size_t stride) {
+    uint16x4_t h = vdup_n_u16(0);
+    uint16_t v[4];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; r++) memcpy(&v[r], p + (size_t)r * stride, sizeof v[r]);
+    if (R > 0) h = vset_lane_u16(v[0], h, 0);
+    if (R > 1) h = vset_lane_u16(v[1], h, 1);
+    if (R > 2) h = vset_lane_u16(v[2], h, 2);
+    if (R > 3) h = vset_lane_u16(v[3], h, 3);
+    return vcvt_f32_f16(vreinterpret_f16_u16(h));
+}
+
+// Lane r (a compile-time constant after unrolling) of a float vector.
+MINT_NEON_INLINE float mint_neon_lane(float32x4_t v, const int r) {
+    switch (r) {
+    case 0:
+        return vgetq_lane_f32(v, 0);
+    case 1:
+        return vgetq_lane_f32(v, 1);
+    case 2:
+        return vgetq_lane_f32(v, 2);
+    default:
+        return vgetq_lane_f32(v, 3);
+    }
+}
+
+// acc + x * v[r]: FMLA by element, the scale of weight row r taken from a vector of R scales.
+MINT_NEON_INLINE float32x4_t mint_neon_fma_lane(float32x4_t acc, float32x4_t x, float32x4_t v,
+                                                const int r) {
+    switch (r) {
+    case 0:
+        return vfmaq_laneq_f32(acc, x, v, 0);
+    case 1:
+        return vfmaq_laneq_f32(acc, x, v, 1);
+    case 2:
+        return vfmaq_laneq_f32(acc, x, v, 2);
+    default:
+        return vfmaq_laneq_f32(acc, x, v, 3);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The register-tile driver (quant/gemm_neon.c). A tile function computes
+// y[c * y_stride + r] for r < R, c < C from rows w + r * w_stride and a + c * a_stride.
+
+typedef struct mint_neon_tile {
+    int64_t n;        // elements per row
+    const uint8_t *w; // first weight row of the tile
+    size_t w_stride;  // bytes between weight rows
+    const uint8_t *a; // first activation row of the tile
+    size_t a_stride;  // bytes between activation rows
+    float *y;         // y[c * y_stride + r]
+    size_t y_stride;  // floats between output columns
+} mint_neon_tile;
+
+typedef void (*mint_neon_tile_fn)(const mint_neon_tile *t);
+
+// Largest tile shape any type uses; tables are [MINT_NEON_RMAX][MINT_NEON_CMAX] with NULL beyond
+// a type's own maximum shape.
+enum { MINT_NEON_RMAX = 4, MINT_NEON_CMAX = 4 };
+
+// Covers an nr x nc gemm with tiles of at most rmax x cmax: tiles[r - 1][c - 1] computes r x c.
+// Plain C (baseline flags); both levels call it.
+void mint_neon_gemm(const mint_neon_tile_fn tiles[MINT_NEON_RMAX][MINT_NEON_CMAX], int rmax,
+                    int cmax, int64_t n, const void *w, size_t w_stride, int nr, const void *a,
+                    size_t a_stride, int nc, float *y, size_t y_stride);
+
+// The 1 x 1 tile as a vec_dot.
+MINT_NEON_INLINE mint_neon_tile mint_neon_one_by_one(int64_t n, float *s, const void *w,
+                                                     const void *a) {
+    return (mint_neon_tile){n, (const uint8_t *)w, 0, (const uint8_t *)a, 0, s, 0};
+}
+
+// Instantiates kernel(R, C, t) for one shape as a function kernel_RxC.
+#define MINT_NEON_TILE(kernel, R, C)                                                               \
+    __attribute__((unused)) static void kernel##_##R##x##C(const mint_neon_tile *t) {              \
+        kernel(R, C, t);                                                                           \
+    }
+
+// Instantiates every shape up to 4 x 4 (unused ones are dropped by the compiler) and the table
+// kernel##_tiles of the shapes up to RMAX x CMAX.
+#define MINT_NEON_TILE_ENTRY(kernel, R, C, RMAX, CMAX)                                             \
+    ((R) <= (RMAX) && (C) <= (CMAX) ? kernel##_##R##x##C : NULL)
+#define MINT_NEON_TILE_ROW(kernel, R, RMAX, CMAX)                                                  \
+    {                                                                                              \
+        MINT_NEON_TILE_ENTRY(kernel, R, 1, RMAX, CMAX),                                            \
+            MINT_NEON_TILE_ENTRY(kernel, R, 2, RMAX, CMAX),                                        \
+            MINT_NEON_TILE_ENTRY(kernel, R, 3, RMAX, CMAX),                                        \
+            MINT_NEON_TILE_ENTRY(kernel, R, 4, RMAX, CMAX)                                         \
+    }
+#define MINT_NEON_TILES(kernel, RMAX, CMAX)                                                        \
+    MINT_NEON_TILE(kernel, 1, 1)                                                                   \
+    MINT_NEON_TILE(kernel, 1, 2)                                                                   \
+    MINT_NEON_TILE(kernel, 1, 3)                                                                   \
+    MINT_NEON_TILE(kernel, 1, 4)                                                                   \
+    MINT_NEON_TILE(kernel, 2, 1)                                                                   \
+    MINT_NEON_TILE(kernel, 2, 2)                                                                   \
+    MINT_NEON_TILE(kernel, 2, 3)                                                                   \
+    MINT_NEON_TILE(kernel, 2, 4)                                                                   \
+    MINT_NEON_TILE(kernel, 3, 1)                                                                   \
+    MINT_NEON_TILE(kernel, 3, 2)                                                                   \
+    MINT_NEON_TILE(kernel, 3, 3)                                                                   \
+    MINT_NEON_TILE(kernel, 3, 4)                                                                   \
+    MINT_NEON_TILE(kernel, 4, 1)                                                                   \
+    MINT_NEON_TILE(kernel, 4, 2)                                                                   \
+    MINT_NEON_TILE(kernel, 4, 3)                                                                   \
+    MINT_NEON_TILE(kernel, 4, 4)                                                                   \
+    static const mint_neon_tile_fn kernel##_tiles[MINT_NEON_RMAX][MINT_NEON_CMAX] = {              \
+        MINT_NEON_TILE_ROW(kernel, 1, RMAX, CMAX), MINT_NEON_TILE_ROW(kernel, 2, RMAX, CMAX),      \
+        MINT_NEON_TILE_ROW(kernel, 3, RMAX, CMAX), MINT_NEON_TILE_ROW(kernel, 4, RMAX, CMAX)};
+
+// vec_dot_<name>_<level> as the 1 x 1 tile and gemm_<name>_<level> as tiles of up to
+// RMAX x CMAX.
+#define MINT_NEON_ENTRY_POINTS(name, tile, RMAX, CMAX)                                             \
+    void MINT_NEON_NAME(vec_dot_##name)(int64_t n, float *restrict s, const void *restrict w,      \
+                                        const void *restrict a) {                                  \
+        const mint_neon_tile t = mint_neon_one_by_one(n, s, w, a);                                 \
+        tile(1, 1, &t);                                                                            \
+    }                                                                                              \
+    void MINT_NEON_NAME(gemm_##name)(int64_t n, const void *restrict w, size_t w_stride, int nr,   \
+                                     const void *restrict a, size_t a_stride, int nc,              \
+                                     float *restrict y, size_t y_stride) {                         \
+        mint_neon_gemm(tile##_tiles, RMAX, CMAX, n, w, w_stride, nr, a, a_stride, nc, y,           \
+                       y_stride);                                                                  \
+    }
+
+// ---------------------------------------------------------------------------------------------
+// The kernels (signatures of quant/kernels.h), for both levels.
+
+#define MINT_NEON_DOT(name, level)                                                                 \
+    void vec_dot_##name##_##level(int64_t n, float *restrict s, const void *restrict w,            \
+                                  const void *restrict a);                                         \
+    void gemm_##name##_##level(int64_t n, const void *restrict w, size_t w_stride, int nr,         \
+                               const void *restrict a, size_t a_stride, int nc, float *restrict y, \
+                               size_t y_stride);
+
+// Plain floats (quant/dot_float_neon.c), neon level only.
+MINT_NEON_DOT(f32_f32, neon)
+MINT_NEON_DOT(f16_f16, neon)
+MINT_NEON_DOT(bf16_bf16, neon)
+
+// Integer kernels (quant/dot_legacy_neon.h and quant/dot_k_neon.h), instantiated per level.
+#define MINT_NEON_INT_DOTS(level)                                                                  \
+    MINT_NEON_DOT(q4_0_q8_0, level)                                                                \
+    MINT_NEON_DOT(q4_1_q8_1, level)                                                                \
+    MINT_NEON_DOT(q5_0_q8_0, level)                                                                \
+    MINT_NEON_DOT(q5_1_q8_1, level)                                                                \
+    MINT_NEON_DOT(q8_0_q8_0, level)                                                                \
+    MINT_NEON_DOT(q2_K_q8_K, level)                                                                \
+    MINT_NEON_DOT(q3_K_q8_K, level)                                                                \
+    MINT_NEON_DOT(q4_K_q8_K, level)                                                                \
+    MINT_NEON_DOT(q5_K_q8_K, level)                                                                \
+    MINT_NEON_DOT(q6_K_q8_K, level)
+MINT_NEON_INT_DOTS(neon)
+MINT_NEON_INT_DOTS(neondot)
+
+// Activation conversions (quant/act_neon.c), byte-identical to the reference; neon level only.
+void quantize_row_q8_0_act_neon(const float *restrict x, void *restrict y, int64_t n);
+void quantize_row_q8_1_act_neon(const float *restrict x, void *restrict y, int64_t n);
+void quantize_row_q8_K_neon(const float *restrict x, void *restrict y, int64_t n);
+void quantize_row_f16_neon(const float *restrict x, void *restrict y, int64_t n);
+void quantize_row_bf16_neon(const float *restrict x, void *restrict y, int64_t n);
+
+#endif // MINT_QUANT_SIMD_NEON_H

@@ -1,0 +1,377 @@
+// synth.c - writing a llama GGUF with random weights: TinyLlama's exact shapes (or a small model
+// for tests), any file type mint computes (llama-quantize's mixes included), and a real
+// vocabulary when one is given. For speed, memory and format tests; its text is noise.
+//
+// Weights are a pure function of (seed, tensor name, element index): a counter-based generator,
+// so tensors can be made in any order, in parallel, and the same seed always gives the same file.
+#include "formats/gguf.h"
+#include "formats/sentencepiece.h"
+#include "quant/kernels.h"
+#include "quant/mix.h"
+#include "runtime/error.h"
+#include "runtime/pool.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+typedef struct preset {
+    const char *name;  // "tinyllama", "small"
+    int32_t n_embd;    // residual width
+    int32_t n_ff;      // feed-forward width
+    int32_t n_layer;   // blocks
+    int32_t n_head;    // query heads
+    int32_t n_head_kv; // key/value heads
+    int32_t n_ctx;     // training context
+    int32_t n_vocab;   // vocabulary size of the built-in vocabulary
+    float rope_base;   // rope frequency base
+} preset;
+
+// TinyLlama-1.1B (its config.json) and a small model with 256-aligned shapes, so every
+// K-quant applies (tiny256's shapes).
+static const preset presets[] = {
+    {"tinyllama", 2048, 5632, 22, 32, 4, 2048, 32000, 10000.0f},
+    {"small", 256, 768, 4, 4, 2, 512, 512, 10000.0f},
+};
+
+// ---------------------------------------------------------------------------------------------
+// Random values
+
+static uint64_t splitmix(uint64_t x) {
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+// Approximately N(0, 1): the sum of four 16-bit uniforms (Irwin-Hall), centred and scaled.
+// Cheap enough for a billion weights, and a smooth bell shape is all a speed test needs.
+static float gauss(uint64_t key, uint64_t i) {
+    uint64_t r = splitmix(key ^ (i * 0xD1B54A32D192ED03ull));
+    float s = (float)(r & 0xFFFF) + (float)((r >> 16) & 0xFFFF) + (float)((r >> 32) & 0xFFFF) +
+              (float)(r >> 48);
+    return (s - 2.0f * 65535.0f) * (1.7320508f / 65535.0f); // variance of the sum is 4/12
+}
+
+typedef struct gen {
+    uint64_t key; // from the seed and the tensor name
+    float mean;   // added to every value
+    float scale;  // standard deviation
+} gen;
+
+static void gen_row(const gen *g, int64_t row, int64_t n, float *out) {
+    for (int64_t i = 0; i < n; i++)
+        out[i] = g->mean + g->scale * gauss(g->key, (uint64_t)(row * n + i));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tensors
+
+typedef struct stensor {
+    char name[64];   // GGUF name
+    int64_t ne[2];   // shape (ne[1] = 1 for vectors)
+    uint32_t n_dims; // 1 or 2
+    uint32_t type;   // chosen type
+    gen g;           // its values
+} stensor;
+
+typedef struct synth {
+    const preset *pr; // shapes
+    stensor *t;       // [n] tensors in file order
+    size_t n;         // number of tensors
+    mint_pool *pool;  // quantizes rows in parallel
+    uint64_t seed;    // user seed
+} synth;
+
+static void add_tensor(synth *s, const char *name, int64_t n_in, int64_t n_out, float mean,
+                       float scale) {
+    stensor *t = &s->t[s->n++];
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    t->ne[0] = n_in;
+    t->ne[1] = n_out;
+    t->n_dims = n_out > 1 ? 2 : 1;
+    t->type = MINT_TYPE_F32;
+    t->g.key = splitmix(s->seed ^ XXH3_64bits(name, strlen(name)));
+    t->g.mean = mean;
+    t->g.scale = scale;
+}
+
+static void make_tensors(synth *s) {
+    const preset *p = s->pr;
+    int64_t e = p->n_embd, hd = p->n_embd / p->n_head, kv = hd * p->n_head_kv;
+    float lin = 1.0f / sqrtf((float)e), down = 1.0f / sqrtf((float)p->n_ff);
+    add_tensor(s, "token_embd.weight", e, p->n_vocab, 0.0f, 1.0f);
+    add_tensor(s, "output_norm.weight", e, 1, 1.0f, 0.05f);
+    // A larger output scale makes the next-token distribution peaked, as trained models are.
+    add_tensor(s, "output.weight", e, p->n_vocab, 0.0f, 4.0f * lin);
+    for (int l = 0; l < p->n_layer; l++) {
+        char n[64];
+#define T(suffix, n_in, n_out, mean, scale)                                                        \
+    snprintf(n, sizeof n, "blk.%d." suffix ".weight", l);                                          \
+    add_tensor(s, n, n_in, n_out, mean, scale)
+        T("attn_norm", e, 1, 1.0f, 0.05f);
+        T("attn_q", e, e, 0.0f, lin);
+        T("attn_k", e, kv, 0.0f, lin);
+        T("attn_v", e, kv, 0.0f, lin);
+        T("attn_output", e, e, 0.0f, lin);
+        T("ffn_norm", e, 1, 1.0f, 0.05f);
+        T("ffn_gate", e, p->n_ff, 0.0f, lin);
+        T("ffn_up", e, p->n_ff, 0.0f, lin);
+        T("ffn_down", p->n_ff, e, 0.0f, down);
+#undef T
+    }
+}
+
+// Per-tensor types from llama.cpp's mix rules for the file type.
+static mint_status plan_types(synth *s, mint_ftype ftype, mint_err *err) {
+    mint_mix_tensor *mt = calloc(s->n, sizeof *mt);
+    mint_mix_choice *ch = calloc(s->n, sizeof *ch);
+    if (!mt || !ch) {
+        free(mt);
+        free(ch);
+        return mint_fail(err, MINT_E_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        mt[i].name = s->t[i].name;
+        mt[i].type = MINT_TYPE_F32;
+        mt[i].ne[0] = s->t[i].ne[0];
+        mt[i].ne[1] = s->t[i].ne[1];
+        mt[i].ne[2] = mt[i].ne[3] = 1;
+    }
+    mint_mix_model mm = {s->pr->n_layer, s->pr->n_head, s->pr->n_head_kv};
+    mint_mix_params mp = mint_mix_default_params(ftype);
+    mint_status st = mint_mix_plan(&mm, mt, s->n, &mp, ch, NULL, err);
+    for (size_t i = 0; st == MINT_OK && i < s->n; i++) s->t[i].type = ch[i].type;
+    free(mt);
+    free(ch);
+    return st;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Producing a tensor's bytes: rows generated and quantized in parallel.
+
+typedef struct fill_job {
+    const stensor *t;       // tensor
+    uint8_t *dst;           // [ne[1]][row_bytes]
+    size_t row_bytes;       // bytes per row of the chosen type
+    mint_quantize_row_fn q; // f32 row -> type
+} fill_job;
+
+static void fill_rows(void *arg, int ith, int nth) {
+    fill_job *j = arg;
+    long lo, hi;
+    mint_split((long)j->t->ne[1], ith, nth, &lo, &hi);
+    float *row = malloc((size_t)j->t->ne[0] * sizeof *row);
+    if (!row) return; // the caller checks nothing here; malloc of one row does not fail in practice
+    for (long r = lo; r < hi; r++) {
+        gen_row(&j->t->g, r, j->t->ne[0], row);
+        j->q(row, j->dst + (size_t)r * j->row_bytes, j->t->ne[0]);
+    }
+    free(row);
+}
+
+static mint_status fill_tensor(void *user, uint64_t index, void *dst, uint64_t nbytes,
+                               mint_err *err) {
+    synth *s = user;
+    const stensor *t = &s->t[index];
+    fill_job j = {t, dst, (size_t)mint_row_size(t->type, t->ne[0]), mint_quantizer_ref(t->type)};
+    if (!j.q || (uint64_t)j.row_bytes * (uint64_t)t->ne[1] != nbytes)
+        return mint_fail(err, MINT_E_UNSUPPORTED, "synthetic: cannot write %s as %s", t->name,
+                         mint_type_name(t->type));
+    mint_pool_run(s->pool, fill_rows, &j);
+    return MINT_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Vocabulary
+
+// The built-in vocabulary: <unk>, <s>, </s>, the 256 byte tokens, then lower-case letter pieces
+// ("▁a".."▁z", "aa".., "▁aa"..) until the preset's size, so random output prints as letters.
+static mint_status byte_vocab(mint_gguf_writer *w, int32_t n_vocab, mint_err *err) {
+    mint_str *tok = calloc((size_t)n_vocab, sizeof *tok);
+    float *score = calloc((size_t)n_vocab, sizeof *score);
+    int32_t *type = calloc((size_t)n_vocab, sizeof *type);
+    char *text = calloc((size_t)n_vocab, 16);
+    if (!tok || !score || !type || !text) {
+        free(tok), free(score), free(type), free(text);
+        return mint_fail(err, MINT_E_NOMEM, "out of memory");
+    }
+    int32_t i = 0;
+    const char *special[3] = {"<unk>", "<s>", "</s>"};
+    const int32_t special_type[3] = {2, 3, 3}; // UNKNOWN, CONTROL, CONTROL
+    for (; i < 3 && i < n_vocab; i++) {
+        snprintf(text + 16 * i, 16, "%s", special[i]);
+        type[i] = special_type[i];
+    }
+    for (int b = 0; b < 256 && i < n_vocab; b++, i++) {
+        snprintf(text + 16 * i, 16, "<0x%02X>", b);
+        type[i] = 6; // BYTE
+    }
+    // Letter pieces of growing length, with and without the word-start mark U+2581.
+    for (int len = 1; i < n_vocab && len <= 4; len++)
+        for (int space = 1; space >= 0 && i < n_vocab; space--) {
+            long combos = 1;
+            for (int k = 0; k < len; k++) combos *= 26;
+            for (long c = 0; c < combos && i < n_vocab; c++, i++) {
+                char *p = text + 16 * i;
+                int o = 0;
+                if (space) o += snprintf(p, 16, "\xE2\x96\x81");
+                long v = c;
+                for (int k = 0; k < len; k++, v /= 26) p[o++] = (char)('a' + v % 26);
+                p[o] = '\0';
+                type[i] = 1; // NORMAL
+                score[i] = -(float)(i - 259);
+            }
+        }
+    for (int32_t k = 0; k < n_vocab; k++) tok[k] = (mint_str){text + 16 * k, strlen(text + 16 * k)};
+    mint_status st = mint_gguf_add_str(w, "tokenizer.ggml.model", "llama");
+    if (!st) st = mint_gguf_add_arr_str(w, "tokenizer.ggml.tokens", tok, (uint64_t)n_vocab);
+    if (!st)
+        st = mint_gguf_add_arr(w, "tokenizer.ggml.scores", MINT_VAL_F32, score, (uint64_t)n_vocab);
+    if (!st)
+        st = mint_gguf_add_arr(w, "tokenizer.ggml.token_type", MINT_VAL_I32, type,
+                               (uint64_t)n_vocab);
+    if (!st) st = mint_gguf_add_u32(w, "tokenizer.ggml.bos_token_id", 1);
+    if (!st) st = mint_gguf_add_u32(w, "tokenizer.ggml.eos_token_id", 2);
+    if (!st) st = mint_gguf_add_u32(w, "tokenizer.ggml.unknown_token_id", 0);
+    free(tok), free(score), free(type), free(text);
+    return st ? mint_fail(err, st, "out of memory writing the vocabulary") : MINT_OK;
+}
+
+// Copies the tokenizer.* entries of a GGUF (its vocabulary) and returns its size.
+static mint_status gguf_vocab(mint_gguf_writer *w, const char *path, int32_t *n_vocab,
+                              mint_err *err) {
+    mint_file *f;
+    mint_status st = mint_file_open(path, &f, err);
+    if (st) return st;
+    uint64_t n = 0;
+    st = mint_file_get_arr(f, "tokenizer.ggml.tokens", NULL, &n, NULL, err);
+    for (uint64_t i = 0; st == MINT_OK && i < f->n_kv; i++)
+        if (strncmp(f->kv[i].key, "tokenizer.", 10) == 0) st = mint_gguf_add_kv_from(w, f, i);
+    mint_file_close(f);
+    if (st) {
+        mint_err_prefix(err, "vocabulary %s", path);
+        return st;
+    }
+    if (n < 3 || n > (1u << 24))
+        return mint_fail(err, MINT_E_FORMAT, "vocabulary %s: %" PRIu64 " tokens", path, n);
+    *n_vocab = (int32_t)n;
+    return MINT_OK;
+}
+
+// A SentencePiece tokenizer.model turned into tokenizer.ggml.* entries (types as stored).
+static mint_status spm_vocab(mint_gguf_writer *w, const char *path, int32_t *n_vocab,
+                             mint_err *err) {
+    mint_spm_model sp;
+    mint_status st = mint_spm_load(path, &sp, err);
+    if (st) return st;
+    uint32_t n = sp.n_pieces;
+    mint_str *tok = calloc(n, sizeof *tok);
+    float *score = calloc(n, sizeof *score);
+    int32_t *type = calloc(n, sizeof *type);
+    if (!tok || !score || !type) st = mint_fail(err, MINT_E_NOMEM, "out of memory");
+    for (uint32_t i = 0; !st && i < n; i++) {
+        tok[i] = sp.pieces[i].text;
+        score[i] = sp.pieces[i].score;
+        type[i] = sp.pieces[i].type;
+    }
+    if (!st) st = mint_gguf_add_str(w, "tokenizer.ggml.model", "llama");
+    if (!st) st = mint_gguf_add_arr_str(w, "tokenizer.ggml.tokens", tok, n);
+    if (!st) st = mint_gguf_add_arr(w, "tokenizer.ggml.scores", MINT_VAL_F32, score, n);
+    if (!st) st = mint_gguf_add_arr(w, "tokenizer.ggml.token_type", MINT_VAL_I32, type, n);
+    const struct {
+        const char *key;
+        int32_t id;
+    } ids[] = {{"tokenizer.ggml.bos_token_id", sp.bos_id},
+               {"tokenizer.ggml.eos_token_id", sp.eos_id},
+               {"tokenizer.ggml.unknown_token_id", sp.unk_id}};
+    for (size_t i = 0; !st && i < 3; i++)
+        if (ids[i].id >= 0) st = mint_gguf_add_u32(w, ids[i].key, (uint32_t)ids[i].id);
+    if (st == MINT_E_NOMEM && err && err->code != MINT_E_NOMEM)
+        st = mint_fail(err, st, "out of memory writing the vocabulary");
+    free(tok), free(score), free(type);
+    mint_spm_free(&sp);
+    *n_vocab = (int32_t)n;
+    return st;
+}
+
+static bool is_gguf(const char *path) {
+    FILE *fp = fopen(path, "rb");
+    char magic[4] = {0};
+    bool yes = fp && fread(magic, 1, 4, fp) == 4 && memcmp(magic, "GGUF", 4) == 0;
+    if (fp) fclose(fp);
+    return yes;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_err *err) {
+    mint_err_clear(err);
+    const preset *pr = NULL;
+    for (size_t i = 0; i < sizeof presets / sizeof *presets; i++)
+        if (p->preset && strcmp(p->preset, presets[i].name) == 0) pr = &presets[i];
+    if (!pr)
+        return mint_fail(err, MINT_E_ARG, "unknown synthetic preset '%s' (known: tinyllama, small)",
+                         p->preset ? p->preset : "");
+    mint_ftype ftype;
+    mint_status st = mint_ftype_from_name(p->ftype ? p->ftype : "F32", &ftype, err);
+    if (st) return st;
+    synth s = {.pr = pr, .seed = p->seed};
+    preset local = *pr;
+    s.pr = &local;
+    mint_gguf_writer *w = mint_gguf_writer_create();
+    s.t = calloc((size_t)(3 + 9 * pr->n_layer), sizeof *s.t);
+    if (!w || !s.t) {
+        st = mint_fail(err, MINT_E_NOMEM, "out of memory");
+        goto done;
+    }
+    char name[96];
+    snprintf(name, sizeof name, "mint synthetic %s (random weights: its text is noise)", pr->name);
+    mint_gguf_add_str(w, "general.architecture", "llama");
+    mint_gguf_add_str(w, "general.name", name);
+    mint_gguf_add_u32(w, "general.file_type", mint_ftype_file_type(ftype));
+    mint_gguf_add_u32(w, "general.quantization_version", 2);
+    mint_gguf_add_bool(w, "mint.synthetic", true);
+    mint_gguf_add_u32(w, "llama.context_length", (uint32_t)pr->n_ctx);
+    mint_gguf_add_u32(w, "llama.embedding_length", (uint32_t)pr->n_embd);
+    mint_gguf_add_u32(w, "llama.feed_forward_length", (uint32_t)pr->n_ff);
+    mint_gguf_add_u32(w, "llama.block_count", (uint32_t)pr->n_layer);
+    mint_gguf_add_u32(w, "llama.attention.head_count", (uint32_t)pr->n_head);
+    mint_gguf_add_u32(w, "llama.attention.head_count_kv", (uint32_t)pr->n_head_kv);
+    mint_gguf_add_u32(w, "llama.rope.dimension_count", (uint32_t)(pr->n_embd / pr->n_head));
+    mint_gguf_add_f32(w, "llama.rope.freq_base", pr->rope_base);
+    mint_gguf_add_f32(w, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
+    if (!p->vocab)
+        st = byte_vocab(w, pr->n_vocab, err);
+    else if (is_gguf(p->vocab))
+        st = gguf_vocab(w, p->vocab, &local.n_vocab, err);
+    else
+        st = spm_vocab(w, p->vocab, &local.n_vocab, err);
+    if (st) goto done;
+    make_tensors(&s);
+    if ((st = plan_types(&s, ftype, err))) goto done;
+    int threads = p->n_threads > 0 ? p->n_threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if ((st = mint_pool_create(threads < 1 ? 1 : threads > 64 ? 64 : threads, &s.pool, err)))
+        goto done;
+    for (size_t i = 0; i < s.n; i++) {
+        const stensor *t = &s.t[i];
+        uint64_t bytes = mint_row_size(t->type, t->ne[0]) * (uint64_t)t->ne[1];
+        st = mint_gguf_add_tensor_fill(w, t->name, t->type, t->n_dims, t->ne, bytes, fill_tensor,
+                                       &s, i);
+        if (st) {
+            st = mint_fail(err, st, "out of memory");
+            goto done;
+        }
+    }
+    st = mint_gguf_writer_write_file(w, path, err);
+done:
+    mint_pool_free(s.pool);
+    free(s.t);
+    mint_gguf_writer_free(w);
+    return st;
+}

@@ -1,0 +1,121 @@
+#!/bin/sh
+# fuzz.sh - builds the libFuzzer harnesses with clang into build-fuzz/, prepares their corpora
+# and runs each for a given time, one after the other.
+#
+#   tools/fuzz.sh TARGET|all SECONDS [LIBFUZZER_ARG...]
+#
+# TARGET is gguf, safetensors (once formats/safetensors.h exists), tokenizer, chat, run_args or
+# quantize_args. Extra arguments go to every harness (e.g. -runs=1000000 to stop after that many
+# executions; SECONDS still bounds the time). Seeds are made afresh from MINT_TEST_DATA (or
+# ../shared/data) and tests/fuzz/seeds into build-fuzz/corpus/TARGET.seeds/; what the fuzzer
+# finds accumulates in build-fuzz/corpus/TARGET/ across runs. Logs go to build-fuzz/logs/, crash
+# inputs to build-fuzz/artifacts/TARGET/. Prints executions and corpus size per harness; exits 1
+# when any harness found a crash, a leak, a hang (-timeout) or ran out of memory.
+# Environment: CC (default clang), MINT_FUZZ_DIR (default build-fuzz).
+set -eu
+cd "$(dirname "$0")/.."
+if [ $# -lt 2 ]; then
+    echo "usage: tools/fuzz.sh TARGET|all SECONDS [LIBFUZZER_ARG...]" >&2
+    exit 2
+fi
+what=$1
+seconds=$2
+shift 2
+case $seconds in
+'' | *[!0-9]*)
+    echo "fuzz.sh: SECONDS must be a whole number, got '$seconds'" >&2
+    exit 2
+    ;;
+esac
+dir=${MINT_FUZZ_DIR:-build-fuzz}
+all="gguf tokenizer chat run_args quantize_args"
+[ -f formats/safetensors.h ] && all="gguf safetensors tokenizer chat run_args quantize_args"
+if [ "$what" = all ]; then
+    targets=$all
+else
+    case " $all " in
+    *" $what "*) targets=$what ;;
+    *)
+        echo "fuzz.sh: unknown target '$what' (one of: $all, all)" >&2
+        exit 2
+        ;;
+    esac
+fi
+if [ -z "${MINT_TEST_DATA:-}" ] && [ -d ../shared/data ]; then
+    MINT_TEST_DATA=$(cd ../shared/data && pwd)
+fi
+export MINT_TEST_DATA="${MINT_TEST_DATA:-}"
+[ -n "$MINT_TEST_DATA" ] || echo "fuzz.sh: MINT_TEST_DATA is not set: synthetic seeds only" >&2
+
+# Build: the whole project with clang (MINT_FUZZ needs it), only the fuzz targets.
+if ! command -v "${CC:-clang}" >/dev/null; then
+    echo "fuzz.sh: ${CC:-clang} not found (Debian: apt-get install clang libclang-rt-14-dev)" >&2
+    exit 2
+fi
+cmake -S . -B "$dir" -DCMAKE_C_COMPILER="${CC:-clang}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DMINT_FUZZ=ON -DMINT_TESTS=OFF >/dev/null
+cmake --build "$dir" --target fuzz -j"$(nproc)" >/dev/null
+bin=$dir/tests/fuzz
+
+# Longest input each harness is given: a GGUF header with a cut vocabulary, a JSON header, a
+# prompt, an argument list.
+max_len() {
+    case $1 in
+    gguf) echo 32768 ;;
+    safetensors) echo 8192 ;;
+    tokenizer) echo 1024 ;;
+    chat) echo 1024 ;;
+    *) echo 1024 ;;
+    esac
+}
+
+seed() {
+    t=$1
+    out=$dir/corpus/$t.seeds
+    rm -rf "$out"
+    mkdir -p "$out"
+    case $t in
+    gguf | tokenizer | safetensors) "$bin/fuzz_make_seeds" "$t" "$out" "$MINT_TEST_DATA" ;;
+    chat) "$bin/fuzz_make_seeds" chat "$out" tests/fuzz/seeds/chat ;;
+    run_args | quantize_args) "$bin/fuzz_make_seeds" args "$out" "tests/fuzz/seeds/$t" ;;
+    esac >/dev/null
+    # Hand-written seeds kept as they are (text files, used byte for byte).
+    if [ -d "tests/fuzz/seeds/$t" ]; then
+        for f in tests/fuzz/seeds/"$t"/*.txt; do
+            [ -f "$f" ] && cp "$f" "$out/"
+        done
+    fi
+    return 0
+}
+
+failed=""
+mkdir -p "$dir/logs"
+printf '%-14s %8s %10s %8s %16s  %s\n' target seconds execs exec/s 'corpus files/B' result
+for t in $targets; do
+    seed "$t"
+    mkdir -p "$dir/corpus/$t" "$dir/artifacts/$t"
+    log=$dir/logs/$t.log
+    dict=""
+    [ -f "tests/fuzz/dict/$t.dict" ] && dict="-dict=tests/fuzz/dict/$t.dict"
+    start=$(date +%s)
+    rc=0
+    # shellcheck disable=SC2086
+    "$bin/fuzz_$t" -max_total_time="$seconds" -max_len="$(max_len "$t")" -timeout=10 \
+        -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$dir/artifacts/$t/" $dict \
+        "$@" "$dir/corpus/$t" "$dir/corpus/$t.seeds" >"$log" 2>&1 || rc=$?
+    took=$(($(date +%s) - start))
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+    files=$(find "$dir/corpus/$t" -type f | wc -l)
+    bytes=$(find "$dir/corpus/$t" -type f -exec cat {} + | wc -c)
+    result=ok
+    if [ "$rc" -ne 0 ]; then
+        result="FAILED (exit $rc): $(grep -m1 -E '^==[0-9]+==ERROR|^SUMMARY|runtime error|deadly signal|timeout|out-of-memory' "$log" || echo "see $log")"
+        failed="$failed $t"
+    fi
+    printf '%-14s %8s %10s %8s %16s  %s\n' "$t" "$took" "${execs:-?}" \
+        "$(( ${execs:-0} / (took > 0 ? took : 1) ))" "$files/$bytes" "$result"
+done
+if [ -n "$failed" ]; then
+    echo "fuzz.sh: failures in:$failed (inputs in $dir/artifacts/, logs in $dir/logs/)" >&2
+    exit 1
+fi

@@ -1,0 +1,211 @@
+// mint-perplexity - perplexity of a model on a text, and KL divergence against a base model, by
+// llama-perplexity's method so the figures compare (see mint.h, "Perplexity").
+//
+//   mint-perplexity -m MODEL -f TEXT [-c 512] [--chunks N] [-t N]
+//   mint-perplexity -m BASE -f TEXT --kl-divergence-base BASE.kld      (also prints PPL)
+//   mint-perplexity -m QUANT --kl-divergence-base BASE.kld --kl-divergence
+#include "cli.h"
+#include "mint.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOOL "mint-perplexity"
+
+typedef struct options {
+    const char *model, *text, *kld_base;
+    bool kld;
+    int n_ctx, n_chunks, n_threads;
+    bool kv_f16;
+} options;
+
+static void usage(FILE *out) {
+    fprintf(out, "usage: mint-perplexity -m MODEL -f TEXT [options]\n"
+                 "\n"
+                 "  -m, --model FILE              model\n"
+                 "  -f, --file FILE               text to score\n"
+                 "  -c, --ctx-size N              chunk length (default 512)\n"
+                 "      --chunks N                at most N chunks (default all)\n"
+                 "  -t, --threads N               threads (default all online CPUs)\n"
+                 "      --kv-type f32|f16         KV cache type (default f32)\n"
+                 "      --kl-divergence-base F    without --kl-divergence: save the model's\n"
+                 "                                log-probabilities to F (llama.cpp's format)\n"
+                 "      --kl-divergence           compare with the base file F (no -f needed)\n"
+                 "  -h, --help                    this help\n");
+}
+
+// The flags that take a value (an unknown one is reported as unknown, not as lacking a value).
+static bool takes_value(const char *a) {
+    static const char *const flags[] = {
+        "-m", "--model",   "-f", "--file",       "-c",        "--ctx-size",          "--chunks",
+        "-t", "--threads", "-b", "--batch-size", "--kv-type", "--kl-divergence-base"};
+    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
+        if (!strcmp(a, flags[i])) return true;
+    return false;
+}
+
+static bool parse(int argc, char **argv, options *o, char *err, size_t n) {
+    memset(o, 0, sizeof *o);
+    o->n_ctx = 512;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        long long v;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            exit(0);
+        }
+        if (!strcmp(a, "--kl-divergence")) {
+            o->kld = true;
+            continue;
+        }
+        if (a[0] != '-') {
+            snprintf(err, n, "unexpected argument '%s' (see --help)", a);
+            return false;
+        }
+        if (!takes_value(a)) {
+            snprintf(err, n, "unknown option '%s' (see --help)", a);
+            return false;
+        }
+        if (i + 1 >= argc) {
+            snprintf(err, n, "%s needs a value (see --help)", a);
+            return false;
+        }
+        const char *val = argv[++i];
+        if (!strcmp(a, "-m") || !strcmp(a, "--model"))
+            o->model = val;
+        else if (!strcmp(a, "-f") || !strcmp(a, "--file"))
+            o->text = val;
+        else if (!strcmp(a, "--kl-divergence-base"))
+            o->kld_base = val;
+        else if (!strcmp(a, "--kv-type")) {
+            if (strcmp(val, "f32") && strcmp(val, "f16")) {
+                snprintf(err, n, "--kv-type expects f32 or f16, got '%s'", val);
+                return false;
+            }
+            o->kv_f16 = !strcmp(val, "f16");
+        } else if (!strcmp(a, "-c") || !strcmp(a, "--ctx-size")) {
+            if (!cli_parse_int(a, val, 8, 1 << 16, &v, err, n)) return false;
+            o->n_ctx = (int)v;
+        } else if (!strcmp(a, "--chunks")) {
+            if (!cli_parse_int(a, val, 1, 1 << 24, &v, err, n)) return false;
+            o->n_chunks = (int)v;
+        } else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) {
+            if (!cli_parse_int(a, val, 1, 256, &v, err, n)) return false;
+            o->n_threads = (int)v;
+        } else if (!strcmp(a, "-b") || !strcmp(a, "--batch-size")) {
+            // Accepted for llama-perplexity compatibility: mint evaluates a chunk as one batch.
+            if (!cli_parse_int(a, val, 1, 1 << 20, &v, err, n)) return false;
+        } else {
+            snprintf(err, n, "unknown option '%s' (see --help)", a);
+            return false;
+        }
+    }
+    if (!o->model) {
+        snprintf(err, n, "no model given: use -m MODEL (see --help)");
+        return false;
+    }
+    if (o->kld && !o->kld_base) {
+        snprintf(err, n, "--kl-divergence needs --kl-divergence-base FILE");
+        return false;
+    }
+    if (!o->kld && !o->text) {
+        snprintf(err, n, "no text given: use -f FILE (see --help)");
+        return false;
+    }
+    return true;
+}
+
+static void on_chunk(void *user, int32_t chunk, int32_t n_chunks, double ppl) {
+    (void)user;
+    printf("[%d]%.4f,", chunk, ppl);
+    if (chunk == n_chunks) printf("\n");
+    fflush(stdout);
+}
+
+static void print_pct(const char *what, const mint_ppl_percentiles *p, double mul,
+                      const char *fmt) {
+    // llama-perplexity prints the quartiles for delta-p only.
+    bool quartiles = strcmp(what, "KLD") != 0;
+    const struct {
+        const char *label;
+        double v;
+        bool quartile;
+    } rows[] = {{"Maximum", p->max, 0},    {"99.9%  ", p->p999, 0}, {"99.0%  ", p->p99, 0},
+                {"95.0%  ", p->p95, 0},    {"90.0%  ", p->p90, 0},  {"75.0%  ", p->p75, 1},
+                {"Median ", p->median, 0}, {"25.0%  ", p->p25, 1},  {"10.0%  ", p->p10, 0},
+                {" 5.0%  ", p->p5, 0},     {" 1.0%  ", p->p1, 0},   {" 0.1%  ", p->p01, 0},
+                {"Minimum", p->min, 0}};
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        if (rows[i].quartile && !quartiles) continue;
+        printf("%s %s: ", rows[i].label, what);
+        printf(fmt, mul * rows[i].v);
+        printf("\n");
+    }
+}
+
+int main(int argc, char **argv) {
+    options o;
+    char msg[600];
+    if (!parse(argc, argv, &o, msg, sizeof msg)) {
+        fprintf(stderr, TOOL ": %s\n", msg);
+        return 2;
+    }
+    mint_err err;
+    mint_model *m;
+    if (mint_model_open(o.model, NULL, &m, &err) != MINT_OK) {
+        fprintf(stderr, TOOL ": %s\n", err.msg);
+        return 1;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    if (o.text && !o.kld) {
+        text = cli_read_file(o.text, &len, msg, sizeof msg);
+        if (!text) {
+            fprintf(stderr, TOOL ": %s\n", msg);
+            mint_model_close(m);
+            return 1;
+        }
+    }
+    mint_ppl_params p = mint_ppl_default_params();
+    p.n_ctx = o.n_ctx;
+    p.n_chunks = o.n_chunks;
+    p.n_threads = o.n_threads;
+    p.kv_type = o.kv_f16 ? MINT_KV_F16 : MINT_KV_F32;
+    if (o.kld)
+        p.kld_base_in = o.kld_base;
+    else
+        p.kld_base_out = o.kld_base;
+    p.on_chunk = on_chunk;
+    fprintf(stderr, TOOL ": %s, kernels %s\n", o.model, mint_isa_name());
+    mint_ppl_result r;
+    int rc = 0;
+    if (mint_perplexity(m, text, len, &p, &r, &err) != MINT_OK) {
+        fprintf(stderr, "\n" TOOL ": %s\n", err.msg);
+        rc = 1;
+    } else if (!r.has_kld) {
+        printf("Final estimate: PPL = %.4f +/- %.5f\n", r.ppl, r.ppl_err);
+        fprintf(stderr, TOOL ": %d chunks of %d, %llu scored tokens, %.2f s (%.1f tokens/s)\n",
+                r.n_chunks, r.n_ctx, (unsigned long long)r.count, r.seconds,
+                r.n_chunks * (double)r.n_ctx / r.seconds);
+    } else {
+        printf("====== Perplexity statistics ======\n");
+        printf("Mean PPL(Q)                   : %10.6f ± %10.6f\n", r.ppl, r.ppl_err);
+        printf("Mean PPL(base)                : %10.6f ± %10.6f\n", r.ppl_base, r.ppl_base_err);
+        printf("Cor(ln(PPL(Q)), ln(PPL(base))): %6.2f%%\n", 100.0 * r.cor);
+        printf("Mean ln(PPL(Q)/PPL(base))     : %10.6f ± %10.6f\n", r.log_ratio, r.log_ratio_err);
+        printf("Mean PPL(Q)/PPL(base)         : %10.6f ± %10.6f\n", r.ppl_ratio, r.ppl_ratio_err);
+        printf("Mean PPL(Q)-PPL(base)         : %10.6f ± %10.6f\n\n", r.ppl_diff, r.ppl_diff_err);
+        printf("====== KL divergence statistics ======\n");
+        printf("Mean    KLD: %10.6f ± %10.6f\n", r.kld, r.kld_err);
+        print_pct("KLD", &r.kld_pct, 1.0, "%10.6f");
+        printf("\n====== Token probability statistics ======\n");
+        printf("Mean    Δp: %6.3f ± %5.3f %%\n", 100.0 * r.dp, 100.0 * r.dp_err);
+        print_pct("Δp", &r.dp_pct, 100.0, "%6.3f%%");
+        printf("RMS Δp    : %6.3f ± %5.3f %%\n", 100.0 * r.dp_rms, 100.0 * r.dp_rms_err);
+        printf("Same top p: %6.3f ± %5.3f %%\n", 100.0 * r.same_top, 100.0 * r.same_top_err);
+    }
+    free(text);
+    mint_model_close(m);
+    return rc;
+}
