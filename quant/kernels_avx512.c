@@ -1,6 +1,10 @@
-// kernels_avx512.c - the avx512 kernels (compiled only with that instruction set's flags).
-#include "quant/kernels.h"
+// kernels_avx512.c - the avx512 table: AVX-512 F/BW/VL/DQ (Skylake-X; Zen 4 and Ice Lake take
+// the avx512vnni table, which starts from this one).
+#include "quant/avx512_parts.h"
 
 void mint_kernels_init_avx512(mint_kernels *k) {
-    (void)k;
+    mint_x512_set_float_avx512(k);
+    mint_x512_set_act_avx512(k);
+    mint_x512_set_legacy_avx512(k);
+    mint_x512_set_kquant_avx512(k);
 }

@@ -221,3 +221,91 @@ Test(kernels, isa_override_only_lowers) {
     cr_assert_not_null(mint_kernels_for(k->isa));
     cr_assert_leq((int)k->isa, (int)mint_isa_detect());
 }
+
+// Compares one gemm call of a level with that level's vec_dot, element by element (bit-exact),
+// and checks that nothing outside the tile was written.
+static void check_tile(const mint_kernels *k, mint_type wt, const operands *o, int nr, int nc) {
+    const mint_type_kernels *tk = &k->t[wt];
+    const size_t y_stride = (size_t)nr + 3;
+    const size_t ny = y_stride * (size_t)(nc + 1);
+    float *y = malloc(ny * sizeof *y);
+    for (size_t i = 0; i < ny; i++) y[i] = NAN;
+    tk->gemm(o->n, o->w, o->w_stride, nr, o->a, o->a_stride, nc, y, y_stride);
+    for (int c = 0; c < nc; c++)
+        for (int r = 0; r < nr; r++) {
+            float s;
+            tk->vec_dot(o->n, &s, o->w + r * o->w_stride, o->a + c * o->a_stride);
+            float g = y[c * y_stride + r];
+            cr_assert(memcmp(&g, &s, sizeof s) == 0,
+                      "%s %s n=%lld gemm %dx%d element (%d,%d): %.9g vs vec_dot %.9g", k->name,
+                      mint_type_name(wt), (long long)o->n, nr, nc, r, c, g, s);
+        }
+    for (size_t i = 0; i < ny; i++)
+        if (i % y_stride >= (size_t)nr || i / y_stride >= (size_t)nc)
+            cr_assert(isnan(y[i]), "%s %s wrote outside the tile", k->name, mint_type_name(wt));
+    free(y);
+}
+
+// Long rows cross the kernels' K chunks (the partial sums go through y between chunks), and a
+// full 64 x 64 tile, a one-token column of many rows and odd shapes cross their row groups and
+// column blocks.
+Test(kernels, gemm_equals_vec_dot_on_long_rows_and_full_tiles, .timeout = 240) {
+    const mint_kernels *k[MINT_ISA_COUNT + 1];
+    int nk = available(k);
+    const int shapes[][2] = {{64, 64}, {45, 1}, {1, 9}, {21, 7}};
+    for (int ki = 0; ki < nk; ki++)
+        for (size_t ti = 0; ti < N_WEIGHT_TYPES; ti++) {
+            mint_type wt = weight_types[ti];
+            if (!k[ki]->t[wt].gemm) continue;
+            operands o = make_operands(wt, 2816, 64, 64);
+            for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++)
+                check_tile(k[ki], wt, &o, shapes[si][0], shapes[si][1]);
+            free_operands(&o);
+        }
+}
+
+// Rows of 128K elements (longer than a one-token K chunk of the AVX-512 kernels): the one-token
+// path still equals vec_dot, and both stay within the budget of the reference.
+Test(kernels, one_token_rows_of_128k_elements, .timeout = 120) {
+    const mint_kernels *ref = mint_kernels_for(MINT_ISA_REF), *k[MINT_ISA_COUNT];
+    int nk = available(k);
+    const mint_type types[] = {MINT_TYPE_Q4_0, MINT_TYPE_Q4_1, MINT_TYPE_Q8_0, MINT_TYPE_Q4_K};
+    for (int ki = 0; ki < nk; ki++)
+        for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
+            if (!k[ki]->t[types[ti]].gemm) continue;
+            operands o = make_operands(types[ti], 131072 + 512, 3, 1);
+            check_tile(k[ki], types[ti], &o, 3, 1);
+            for (int r = 0; r < 3; r++) {
+                float s_ref, s;
+                ref->t[types[ti]].vec_dot(o.n, &s_ref, o.w + r * o.w_stride, o.a);
+                k[ki]->t[types[ti]].vec_dot(o.n, &s, o.w + r * o.w_stride, o.a);
+                cr_assert_leq(fabs((double)s - s_ref), o.mag[r] / (1 << 18), "%s %s row %d",
+                              k[ki]->name, mint_type_name(types[ti]), r);
+            }
+            free_operands(&o);
+        }
+}
+
+// The shortest rows a type allows (one block or super-block, and a few), where a kernel's first
+// window is also its last and only partly inside the row.
+Test(kernels, gemm_equals_vec_dot_on_the_shortest_rows) {
+    const mint_kernels *ref = mint_kernels_for(MINT_ISA_REF), *k[MINT_ISA_COUNT];
+    int nk = available(k);
+    for (int ki = 0; ki < nk; ki++)
+        for (size_t ti = 0; ti < N_WEIGHT_TYPES; ti++) {
+            mint_type wt = weight_types[ti];
+            if (!k[ki]->t[wt].gemm) continue;
+            const int64_t blk = mint_type_block_size(wt);
+            for (int64_t nb = 1; nb <= 3; nb++) {
+                operands o = make_operands(wt, (blk > 1 ? blk : 16) * nb, 18, 10);
+                check_tile(k[ki], wt, &o, 18, 10);
+                check_tile(k[ki], wt, &o, 17, 1);
+                float s_ref, s;
+                ref->t[wt].vec_dot(o.n, &s_ref, o.w, o.a);
+                k[ki]->t[wt].vec_dot(o.n, &s, o.w, o.a);
+                cr_assert_leq(fabs((double)s - s_ref), o.mag[0] / (1 << 18), "%s %s n=%lld",
+                              k[ki]->name, mint_type_name(wt), (long long)o.n);
+                free_operands(&o);
+            }
+        }
+}

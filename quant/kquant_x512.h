@@ -1,0 +1,426 @@
+// kquant_x512.h - Q2_K, Q3_K, Q4_K, Q5_K and Q6_K dot products and gemm for AVX-512, one source
+// compiled twice: quant/kquant_avx512.c (u8 x s8 dots emulated) and quant/kquant_avx512vnni.c
+// (vpdpbusd, vpdpwssd). Included only by those two files.
+//
+// As for the 32-element blocks (legacy_x512.h), 16 weight rows sit in the 16 dword lanes: each
+// row's super-blocks are loaded in 64-byte windows, transposed 16x16, and every super-block
+// becomes a panel, lanes = rows:
+//   q[64]   levels of elements 4k..4k+3 as unsigned bytes (Q3_K 0..7, Q6_K 0..63, ...), so that
+//           dword k of the activation's quants pairs with q[k] for every type;
+//   sc[16]  the integer sub-block scales (8 sub-blocks of 32, or 16 of 16);
+//   pr[8]   16-bit pairs that meet the Q8_K bsums dword p (bsums 2p, 2p+1) in one vpdpwssd:
+//           the mins (Q2_K, Q4_K, Q5_K) or the scales (Q3_K, Q6_K, whose levels carry an offset);
+//   d, dmin the f16 super-block scales widened to f32.
+// Per super-block and activation row the integer part is exact:
+//   isum = sum over sub-blocks of sc * (sum of level * a)        (vpdpbusd, then vpmulld)
+//   pair = sum over p of pr . bsums dword p                      (vpdpwssd)
+// then, in f32, acc = fma(isum, d_w * d_a, acc) and acc = fma(-pair, dmin_w * d_a, acc) for the
+// types with mins; for Q3_K / Q6_K isum -= offset * pair first (offset 4 / 32) and only the first
+// fma remains. Every path (one token, tiles, vec_dot = one token on one row) runs this per element
+// in super-block order, so they agree bit for bit.
+//
+// The including file defines X512_KQUANT_SETTER, the name of the function that fills the table.
+#include "quant/avx512_common.h"
+#include "quant/avx512_parts.h"
+
+typedef enum kkind { K_Q2, K_Q3, K_Q4, K_Q5, K_Q6 } kkind;
+
+typedef struct ktype {
+    kkind kind;
+    int bs;  // bytes per super-block
+    int per; // super-blocks per window (their offsets in it are all 0 mod 4)
+    int win; // 64-byte loads per row per window
+} ktype;
+
+static const ktype KT_Q2 = {K_Q2, 84, 3, 4};
+static const ktype KT_Q3 = {K_Q3, 110, 1, 2};
+static const ktype KT_Q4 = {K_Q4, 144, 4, 9};
+static const ktype KT_Q5 = {K_Q5, 176, 4, 11};
+static const ktype KT_Q6 = {K_Q6, 210, 1, 4};
+
+// Super-blocks per K chunk of the tile path (panels: 16 rows x KSB x 5.8 KB).
+enum { KSB = 4 };
+
+typedef struct kpanel {
+    __m512i q[64];  // levels, dword k = elements 4k..4k+3
+    __m512i sc[16]; // sub-block scales (int32; the first 8 for Q4_K / Q5_K)
+    __m512i pr[8];  // 16-bit pairs against bsums dword p
+    __m512 d, dmin; // super-block scales
+} kpanel;
+
+// Sub-blocks and the dwords of each.
+X512_ALWAYS_INLINE int nsub(ktype T) {
+    return T.kind == K_Q4 || T.kind == K_Q5 ? 8 : 16;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scales.
+
+// Byte i of each lane as an unsigned / signed int32.
+X512_ALWAYS_INLINE __m512i byte_u(__m512i v, int i) {
+    return _mm512_and_si512(_mm512_srli_epi32(v, 8 * i), _mm512_set1_epi32(0xFF));
+}
+X512_ALWAYS_INLINE __m512i byte_s(__m512i v, int i) {
+    return _mm512_srai_epi32(_mm512_slli_epi32(v, 24 - 8 * i), 24);
+}
+
+// Bytes (2i, 2i+1) of each lane as the 16-bit pair (lo, hi), sign-extended or not.
+X512_ALWAYS_INLINE __m512i byte_pair(__m512i v, int i, int sign) {
+    const __m512i b0 = sign ? byte_s(v, 2 * i) : byte_u(v, 2 * i);
+    const __m512i b1 = sign ? byte_s(v, 2 * i + 1) : byte_u(v, 2 * i + 1);
+    return _mm512_or_si512(_mm512_and_si512(b0, _mm512_set1_epi32(0xFFFF)),
+                           _mm512_slli_epi32(b1, 16));
+}
+
+// v | (h & m): the fields of two registers merged under a mask (one vpternlogd).
+X512_ALWAYS_INLINE __m512i merge(__m512i v, __m512i h, int32_t m) {
+    return _mm512_ternarylogic_epi32(v, h, _mm512_set1_epi32(m), 0xF8);
+}
+
+// Shift left by s bits (right when negative).
+X512_ALWAYS_INLINE __m512i shl(__m512i v, int s) {
+    return s >= 0 ? _mm512_slli_epi32(v, s) : _mm512_srli_epi32(v, -s);
+}
+
+// Q4_K / Q5_K: 8 six-bit scales and mins from the 12 bytes s0|s1|s2 (see mint_k4_scale_min):
+// bytes 0..3 of s0 / s1 hold scales / mins 0..3 in their low 6 bits; scales / mins 4..7 are the
+// low / high nibbles of s2 with the top 2 bits of s0 / s1 above them.
+X512_ALWAYS_INLINE void k4_scales(kpanel *p, __m512i s0, __m512i s1, __m512i s2) {
+    const __m512i m6 = _mm512_set1_epi32(0x3F3F3F3F);
+    const __m512i sc_lo = _mm512_and_si512(s0, m6), mn_lo = _mm512_and_si512(s1, m6);
+    const __m512i sc_hi = merge(_mm512_and_si512(s2, _mm512_set1_epi32(0x0F0F0F0F)),
+                                _mm512_srli_epi32(s0, 2), 0x30303030);
+    const __m512i mn_hi =
+        merge(_mm512_and_si512(_mm512_srli_epi32(s2, 4), _mm512_set1_epi32(0x0F0F0F0F)),
+              _mm512_srli_epi32(s1, 2), 0x30303030);
+    X512_UNROLL for (int b = 0; b < 8; b++) {
+        p->sc[b] = byte_u(b < 4 ? sc_lo : sc_hi, b % 4);
+        const __m512i m = byte_u(b < 4 ? mn_lo : mn_hi, b % 4);
+        p->pr[b] = _mm512_or_si512(m, _mm512_slli_epi32(m, 16)); // (m_b, m_b) . bsums 2b, 2b+1
+    }
+}
+
+// Q3_K / Q6_K: 16 signed 8-bit scales in the bytes of v[0..3]; pairs (sc_2p, sc_2p+1).
+X512_ALWAYS_INLINE void signed_scales(kpanel *p, const __m512i v[4]) {
+    X512_UNROLL for (int k = 0; k < 16; k++) p->sc[k] = byte_s(v[k / 4], k % 4);
+    X512_UNROLL for (int q = 0; q < 8; q++) p->pr[q] = byte_pair(v[q / 2], q % 2, 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Panels, per format: kscales_* fills sc, pr, d, dmin; klevel_* is level vector k (tb: the
+// transposed window; g: the super-block's first dword). With hi16, Q4_K's odd sub-blocks come
+// as (byte & 0xF0), 16 times the level, which saves a shift when the caller scales back.
+
+// Q2_K: scales[16] (low nibble scale, high nibble min), qs[64], d, dmin. Element
+// 128n + 32j + l: bits 2j.. of qs byte 32n + l.
+X512_ALWAYS_INLINE void kscales_q2_K(kpanel *p, const __m512i *tb, int g) {
+    p->d = x512_f16_lo(tb[g + 20]);
+    p->dmin = x512_f16_hi(tb[g + 20]);
+    X512_UNROLL for (int k = 0; k < 16; k++) {
+        p->sc[k] = _mm512_and_si512(byte_u(tb[g + k / 4], k % 4), _mm512_set1_epi32(0xF));
+    }
+    X512_UNROLL for (int q = 0; q < 8; q++) {
+        const __m512i mins =
+            _mm512_and_si512(_mm512_srli_epi32(tb[g + q / 2], 4), _mm512_set1_epi32(0x0F0F0F0F));
+        p->pr[q] = byte_pair(mins, q % 2, 0);
+    }
+}
+X512_ALWAYS_INLINE __m512i klevel_q2_K(const __m512i *tb, int g, int k) {
+    const int e = 4 * k, n = e / 128, j = (e % 128) / 32, l = e % 32;
+    return _mm512_and_si512(_mm512_srli_epi32(tb[g + 4 + (32 * n + l) / 4], 2 * j),
+                            _mm512_set1_epi32(0x03030303));
+}
+
+// Q3_K: hmask[32], qs[64], scales[12] (16 six-bit, biased by 32), d. Level of element
+// 128n + 32j + l: bits 2j.. of qs byte 32n + l, plus bit 4n + j of hmask[l] as bit 2.
+X512_ALWAYS_INLINE void kscales_q3_K(kpanel *p, const __m512i *tb, int g) {
+    p->d = x512_f16_lo(tb[g + 27]);
+    p->dmin = _mm512_setzero_ps();
+    const __m512i s0 = tb[g + 24], s1 = tb[g + 25], s2 = tb[g + 26];
+    const __m512i lo = _mm512_set1_epi32(0x0F0F0F0F);
+    __m512i v[4];
+    v[0] = merge(_mm512_and_si512(s0, lo), _mm512_slli_epi32(s2, 4), 0x30303030);
+    v[1] = merge(_mm512_and_si512(s1, lo), _mm512_slli_epi32(s2, 2), 0x30303030);
+    v[2] = merge(_mm512_and_si512(_mm512_srli_epi32(s0, 4), lo), s2, 0x30303030);
+    v[3] =
+        merge(_mm512_and_si512(_mm512_srli_epi32(s1, 4), lo), _mm512_srli_epi32(s2, 2), 0x30303030);
+    X512_UNROLL for (int i = 0; i < 4; i++) v[i] = _mm512_sub_epi8(v[i], _mm512_set1_epi8(32));
+    signed_scales(p, v);
+}
+X512_ALWAYS_INLINE __m512i klevel_q3_K(const __m512i *tb, int g, int k) {
+    const int e = 4 * k, n = e / 128, j = (e % 128) / 32, l = e % 32;
+    const __m512i q2 = _mm512_and_si512(_mm512_srli_epi32(tb[g + 8 + (32 * n + l) / 4], 2 * j),
+                                        _mm512_set1_epi32(0x03030303));
+    return merge(q2, shl(tb[g + l / 4], 2 - (4 * n + j)), 0x04040404);
+}
+
+// Q4_K: d, dmin, scales[12], qs[128]. Sub-block 2i / 2i+1 are the low / high nibbles of qs
+// bytes 32i..32i+31.
+X512_ALWAYS_INLINE void kscales_q4_K(kpanel *p, const __m512i *tb, int g) {
+    p->d = x512_f16_lo(tb[g]);
+    p->dmin = x512_f16_hi(tb[g]);
+    k4_scales(p, tb[g + 1], tb[g + 2], tb[g + 3]);
+}
+X512_ALWAYS_INLINE __m512i klevel_q4_K(const __m512i *tb, int g, int k, int hi16) {
+    const int i = k / 16, odd = (k / 8) % 2, jj = k % 8;
+    const __m512i v = tb[g + 4 + 8 * i + jj];
+    if (!odd) return x512_lo4(v);
+    return hi16 ? _mm512_and_si512(v, _mm512_set1_epi8((char)0xF0)) : x512_hi4(v);
+}
+
+// Q5_K: as Q4_K with qh[32] before qs: bit b of qh[l] is the 5th bit of sub-block b, element l.
+X512_ALWAYS_INLINE __m512i klevel_q5_K(const __m512i *tb, int g, int k) {
+    const int i = k / 16, odd = (k / 8) % 2, jj = k % 8;
+    const __m512i v = tb[g + 12 + 8 * i + jj], h = tb[g + 4 + jj];
+    return odd ? merge(x512_hi4(v), shl(h, 3 - 2 * i), 0x10101010)
+               : merge(x512_lo4(v), shl(h, 4 - 2 * i), 0x10101010);
+}
+
+// Q6_K: ql[128], qh[64], scales[16] (int8), d. Element 128h + 32t + l: low 4 bits in ql byte
+// 64h + 32(t&1) + l (high nibble for t >= 2), high 2 bits in bits 2t.. of qh byte 32h + l.
+X512_ALWAYS_INLINE void kscales_q6_K(kpanel *p, const __m512i *tb, int g) {
+    p->d = x512_f16_lo(tb[g + 52]);
+    p->dmin = _mm512_setzero_ps();
+    signed_scales(p, &tb[g + 48]);
+}
+X512_ALWAYS_INLINE __m512i klevel_q6_K(const __m512i *tb, int g, int k) {
+    const int e = 4 * k, h = e / 128, t = (e % 128) / 32, l = e % 32;
+    const __m512i ql = tb[g + (64 * h + 32 * (t & 1) + l) / 4];
+    const __m512i qh = tb[g + 32 + (32 * h + l) / 4];
+    return merge(t < 2 ? x512_lo4(ql) : x512_hi4(ql), shl(qh, 4 - 2 * t), 0x30303030);
+}
+
+X512_ALWAYS_INLINE void kscales(ktype T, kpanel *p, const __m512i *tb, int g) {
+    switch (T.kind) {
+    case K_Q2:
+        kscales_q2_K(p, tb, g);
+        break;
+    case K_Q3:
+        kscales_q3_K(p, tb, g);
+        break;
+    case K_Q4:
+    case K_Q5:
+        kscales_q4_K(p, tb, g);
+        break;
+    case K_Q6:
+        kscales_q6_K(p, tb, g);
+        break;
+    }
+}
+
+X512_ALWAYS_INLINE __m512i klevel(ktype T, const __m512i *tb, int g, int k, int hi16) {
+    switch (T.kind) {
+    case K_Q2:
+        return klevel_q2_K(tb, g, k);
+    case K_Q3:
+        return klevel_q3_K(tb, g, k);
+    case K_Q4:
+        return klevel_q4_K(tb, g, k, hi16);
+    case K_Q5:
+        return klevel_q5_K(tb, g, k);
+    default:
+        return klevel_q6_K(tb, g, k);
+    }
+}
+
+// The panel of super-block i of a window, for the tiles.
+X512_ALWAYS_INLINE void make_kpanel(ktype T, kpanel *p, const __m512i *tb, int i) {
+    const __m512i *sbp = tb + i * T.bs / 4; // super-block offsets in a window are 0 mod 4
+    kscales(T, p, sbp, 0);
+    X512_UNROLL for (int k = 0; k < 64; k++) p->q[k] = klevel(T, sbp, 0, k, 0);
+}
+
+// Loads and transposes the window of super-blocks b .. b + T.per - 1 of rows 0..nr-1 (inline
+// for one token, out of line for the tiles).
+X512_ALWAYS_INLINE void load_kwindow(int out_of_line, ktype T, __m512i *tb, const uint8_t *w,
+                                     size_t w_stride, int nr, int64_t b, size_t row_bytes) {
+    if (out_of_line)
+        x512_load_window_call(tb, w, w_stride, nr, (size_t)b * T.bs, row_bytes, T.win);
+    else
+        x512_load_window(tb, w, w_stride, nr, (size_t)b * T.bs, row_bytes, T.win);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dot products.
+
+// Sub-block sb of one super-block for C activation rows: s = sum of level * a, then
+// isum += sc * s (into isum16 for Q4_K's odd sub-blocks taken as 16 * level).
+X512_ALWAYS_INLINE void ksub(ktype T, int C, const kpanel *p, const __m512i *tb, int g,
+                             const mint_block_q8_K *const *ar, int64_t b, int sb, int hi16,
+                             __m512i *isum, __m512i *isum16) {
+    const int dps = 64 / nsub(T);
+    __m512i s[8];
+    X512_UNROLL for (int c = 0; c < C; c++) s[c] = _mm512_setzero_si512();
+    X512_UNROLL for (int jj = 0; jj < dps; jj++) {
+        const int k = sb * dps + jj;
+        const __m512i wq = tb ? klevel(T, tb, g, k, hi16) : p->q[k];
+        X512_UNROLL for (int c = 0; c < C; c++) {
+            s[c] = x512_dot_u8s8(s[c], wq, x512_bcast32(ar[c][b].qs + 4 * k));
+        }
+    }
+    X512_UNROLL for (int c = 0; c < C; c++) {
+        const __m512i t = _mm512_mullo_epi32(s[c], p->sc[sb]);
+        if (hi16 && sb % 2)
+            isum16[c] = _mm512_add_epi32(isum16[c], t);
+        else
+            isum[c] = _mm512_add_epi32(isum[c], t);
+    }
+}
+
+// C activation rows against one super-block (b of each row ar[c]): acc[c] += its terms. The
+// levels come from the panel p, or (tb != NULL, one token) straight from the transposed window
+// at dword g, skipping the panel's store and reload; under VNNI Q4_K then takes its odd
+// sub-blocks as 16 * level into a second sum that is shifted back once (exact: every term is a
+// multiple of 16).
+X512_ALWAYS_INLINE void kstep(ktype T, int C, const kpanel *p, const __m512i *tb, int g,
+                              const mint_block_q8_K *const *ar, int64_t b, __m512 *acc) {
+    const int ns = nsub(T);
+#if defined(__AVX512VNNI__)
+    const int hi16 = tb && T.kind == K_Q4;
+#else
+    const int hi16 = 0;
+#endif
+    __m512i isum[8], isum16[8];
+    X512_UNROLL for (int c = 0; c < C; c++) {
+        isum[c] = _mm512_setzero_si512();
+        isum16[c] = _mm512_setzero_si512();
+    }
+    // Unrolled when the levels are built here (their shifts depend on the sub-block), a plain
+    // loop over a panel.
+    if (tb) {
+        X512_UNROLL for (int sb = 0; sb < ns; sb++)
+            ksub(T, C, p, tb, g, ar, b, sb, hi16, isum, isum16);
+    } else {
+        for (int sb = 0; sb < ns; sb++) ksub(T, C, p, tb, g, ar, b, sb, hi16, isum, isum16);
+    }
+    X512_UNROLL for (int c = 0; c < C; c++) {
+        if (hi16) isum[c] = _mm512_add_epi32(isum[c], _mm512_srai_epi32(isum16[c], 4));
+        const mint_block_q8_K *blk = &ar[c][b];
+        __m512i pair = _mm512_setzero_si512();
+        X512_UNROLL for (int q = 0; q < 8; q++) {
+            pair = x512_dot_s16(pair, p->pr[q], x512_bcast32(blk->bsums + 2 * q));
+        }
+        const __m512 da = x512_bcastf(&blk->d);
+        if (T.kind == K_Q3 || T.kind == K_Q6) {
+            const int sh = T.kind == K_Q3 ? 2 : 5; // offset 4 or 32
+            isum[c] = _mm512_sub_epi32(isum[c], _mm512_slli_epi32(pair, sh));
+            acc[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[c]), _mm512_mul_ps(p->d, da), acc[c]);
+        } else {
+            acc[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[c]), _mm512_mul_ps(p->d, da), acc[c]);
+            acc[c] = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(pair), _mm512_mul_ps(p->dmin, da), acc[c]);
+        }
+    }
+}
+
+// One token: 16 rows at a time through their windows, the sums in one register per group.
+X512_ALWAYS_INLINE void kgemv(ktype T, int64_t n, const uint8_t *w, size_t w_stride, int nr,
+                              const void *a, float *y) {
+    const int64_t nb = n / MINT_QK_K;
+    const size_t row_bytes = (size_t)nb * T.bs;
+    const mint_block_q8_K *ar[1] = {a};
+    for (int r0 = 0; r0 < nr; r0 += 16) {
+        const int rows = nr - r0 < 16 ? nr - r0 : 16;
+        __m512 acc[1] = {_mm512_setzero_ps()};
+        const uint8_t *wr = w + (size_t)r0 * w_stride;
+        for (int64_t b = 0; b < nb; b += T.per) {
+            __m512i tb[176];
+            load_kwindow(0, T, tb, wr, w_stride, rows, b, row_bytes);
+            X512_UNROLL for (int i = 0; i < T.per; i++) { // constant offsets into tb
+                if (b + i >= nb) break;
+                // A slice per super-block (not per window): the prefetches stay spread out.
+                if (r0 + 16 < nr)
+                    x512_prefetch_slice(wr + 16 * w_stride, 16 * w_stride, (int)(b + i), (int)nb);
+                const __m512i *sbp = tb + i * T.bs / 4;
+                kpanel p; // scales only: the levels come from the window
+                kscales(T, &p, sbp, 0);
+                kstep(T, 1, &p, sbp, 0, ar, b + i, acc);
+            }
+        }
+        _mm512_mask_storeu_ps(y + r0, x512_mask16(rows), acc[0]);
+    }
+}
+
+// C columns (activation rows from a, ncols valid; the rest repeat the last one and are not
+// stored) against panels of super-blocks k0..k0+nk-1; acc starts at 0 or at y.
+X512_ALWAYS_INLINE void kmicro(ktype T, int C, const kpanel *pan, int nk, const uint8_t *a,
+                               size_t a_stride, int64_t k0, int ncols, float *y, size_t y_stride,
+                               __mmask16 rm, int first) {
+    const mint_block_q8_K *ar[8];
+    __m512 acc[8];
+    X512_UNROLL for (int c = 0; c < C; c++) {
+        ar[c] = (const mint_block_q8_K *)(a + (size_t)(c < ncols ? c : ncols - 1) * a_stride);
+        acc[c] = first ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(rm, y + (size_t)c * y_stride);
+    }
+    for (int j = 0; j < nk; j++) kstep(T, C, &pan[j], NULL, 0, ar, k0 + j, acc);
+    X512_UNROLL for (int c = 0; c < C; c++) {
+        if (c < ncols) _mm512_mask_storeu_ps(y + (size_t)c * y_stride, rm, acc[c]);
+    }
+}
+
+// The gemm contract: one token goes to kgemv; a batch is cut into K chunks of KSB super-blocks;
+// each 16-row group's panels are built once per chunk and 6 columns at a time run against them.
+X512_ALWAYS_INLINE void kgemm(ktype T, int64_t n, const void *vw, size_t w_stride, int nr,
+                              const void *va, size_t a_stride, int nc, float *y, size_t y_stride) {
+    const uint8_t *w = vw, *a = va;
+    if (nc == 1) {
+        kgemv(T, n, w, w_stride, nr, a, y);
+        return;
+    }
+    const int64_t nb = n / MINT_QK_K;
+    const size_t row_bytes = (size_t)nb * T.bs;
+    kpanel pan[KSB];
+    for (int64_t k0 = 0; k0 < nb; k0 += KSB) {
+        const int nk = (int)(nb - k0 < KSB ? nb - k0 : KSB);
+        for (int r0 = 0; r0 < nr; r0 += 16) {
+            const int rows = nr - r0 < 16 ? nr - r0 : 16;
+            const uint8_t *wr = w + (size_t)r0 * w_stride;
+            for (int j = 0; j < nk; j += T.per) {
+                __m512i tb[176];
+                load_kwindow(1, T, tb, wr, w_stride, rows, k0 + j, row_bytes);
+                for (int i = 0; i < T.per && j + i < nk; i++) make_kpanel(T, &pan[j + i], tb, i);
+            }
+            for (int c = 0; c < nc; c += 6)
+                kmicro(T, 6, pan, nk, a + (size_t)c * a_stride, a_stride, k0,
+                       nc - c < 6 ? nc - c : 6, y + (size_t)c * y_stride + r0, y_stride,
+                       x512_mask16(rows), k0 == 0);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entry points: vec_dot is the one-token path on a single row, so that it equals gemm bit for bit.
+
+#define KQUANT_KERNELS(name, T)                                                                    \
+    static void gemm_##name(int64_t n, const void *restrict w, size_t w_stride, int nr,            \
+                            const void *restrict a, size_t a_stride, int nc, float *restrict y,    \
+                            size_t y_stride) {                                                     \
+        kgemm(T, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);                                \
+    }                                                                                              \
+    static void vec_dot_##name(int64_t n, float *restrict s, const void *restrict w,               \
+                               const void *restrict a) {                                           \
+        gemm_##name(n, w, 0, 1, a, 0, 1, s, 1);                                                    \
+    }
+
+// y = tile of Q2_K rows . Q8_K activations; *s = one of them.
+KQUANT_KERNELS(q2_K_q8_K, KT_Q2)
+// Q3_K . Q8_K.
+KQUANT_KERNELS(q3_K_q8_K, KT_Q3)
+// Q4_K . Q8_K.
+KQUANT_KERNELS(q4_K_q8_K, KT_Q4)
+// Q5_K . Q8_K.
+KQUANT_KERNELS(q5_K_q8_K, KT_Q5)
+// Q6_K . Q8_K.
+KQUANT_KERNELS(q6_K_q8_K, KT_Q6)
+
+void X512_KQUANT_SETTER(mint_kernels *k) {
+    k->t[MINT_TYPE_Q2_K].vec_dot = vec_dot_q2_K_q8_K;
+    k->t[MINT_TYPE_Q2_K].gemm = gemm_q2_K_q8_K;
+    k->t[MINT_TYPE_Q3_K].vec_dot = vec_dot_q3_K_q8_K;
+    k->t[MINT_TYPE_Q3_K].gemm = gemm_q3_K_q8_K;
+    k->t[MINT_TYPE_Q4_K].vec_dot = vec_dot_q4_K_q8_K;
+    k->t[MINT_TYPE_Q4_K].gemm = gemm_q4_K_q8_K;
+    k->t[MINT_TYPE_Q5_K].vec_dot = vec_dot_q5_K_q8_K;
+    k->t[MINT_TYPE_Q5_K].gemm = gemm_q5_K_q8_K;
+    k->t[MINT_TYPE_Q6_K].vec_dot = vec_dot_q6_K_q8_K;
+    k->t[MINT_TYPE_Q6_K].gemm = gemm_q6_K_q8_K;
+}
