@@ -21,9 +21,14 @@ X512_ALWAYS_INLINE __m512 absf(__m512 v) {
 }
 
 // q = RNE(v * id) as bytes (|q| <= 127, so the truncating vpmovdb keeps it).
-X512_ALWAYS_INLINE __m128i round_to_i8(__m512 v, __m512 id, __m512i *q32) {
-    *q32 = _mm512_cvtps_epi32(_mm512_mul_ps(v, id));
-    return _mm512_cvtepi32_epi8(*q32);
+X512_ALWAYS_INLINE __m128i round_to_i8(__m512 v, __m512 id) {
+    return _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(_mm512_mul_ps(v, id)));
+}
+
+// The sum of 16 stored quants. Summed from the bytes, as the reference does: when 127/amax
+// overflows (a subnormal amax) the int32 conversions hold 0x80000000, whose sum would overflow.
+X512_ALWAYS_INLINE int sum_i8x16(__m128i q) {
+    return _mm512_reduce_add_epi32(_mm512_cvtepi8_epi32(q));
 }
 
 // Q8_0: d = f16(amax/127), q = RNE(x * (127/amax)).
@@ -38,9 +43,8 @@ static void quantize_row_q8_0_act_avx512(const float *restrict x, void *restrict
         const float amax = _mm512_reduce_max_ps(_mm512_max_ps(absf(v0), absf(v1)));
         const __m512 id = _mm512_set1_ps(amax != 0.0f ? 127.0f / amax : 0.0f);
         y[ib].d = mint_f32_to_f16(amax / 127.0f);
-        __m512i q0, q1;
-        _mm_storeu_si128((__m128i *)y[ib].qs, round_to_i8(v0, id, &q0));
-        _mm_storeu_si128((__m128i *)(y[ib].qs + 16), round_to_i8(v1, id, &q1));
+        _mm_storeu_si128((__m128i *)y[ib].qs, round_to_i8(v0, id));
+        _mm_storeu_si128((__m128i *)(y[ib].qs + 16), round_to_i8(v1, id));
     }
 }
 
@@ -57,10 +61,10 @@ static void quantize_row_q8_1_act_avx512(const float *restrict x, void *restrict
         const float d = amax / 127.0f;
         const __m512 id = _mm512_set1_ps(amax != 0.0f ? 127.0f / amax : 0.0f);
         y[ib].d = mint_f32_to_f16(d);
-        __m512i q0, q1;
-        _mm_storeu_si128((__m128i *)y[ib].qs, round_to_i8(v0, id, &q0));
-        _mm_storeu_si128((__m128i *)(y[ib].qs + 16), round_to_i8(v1, id, &q1));
-        const int sum = _mm512_reduce_add_epi32(_mm512_add_epi32(q0, q1));
+        const __m128i q0 = round_to_i8(v0, id), q1 = round_to_i8(v1, id);
+        _mm_storeu_si128((__m128i *)y[ib].qs, q0);
+        _mm_storeu_si128((__m128i *)(y[ib].qs + 16), q1);
+        const int sum = sum_i8x16(q0) + sum_i8x16(q1);
         y[ib].s = mint_f32_to_f16(d * (float)sum);
     }
 }
@@ -102,8 +106,9 @@ static void quantize_row_q8_K_avx512(const float *restrict x, void *restrict vy,
         for (int g = 0; g < 16; g++) {
             __m512i q = _mm512_cvtps_epi32(_mm512_mul_ps(is, v[g]));
             q = _mm512_min_epi32(q, _mm512_set1_epi32(127));
-            _mm_storeu_si128((__m128i *)(y[i].qs + 16 * g), _mm512_cvtepi32_epi8(q));
-            y[i].bsums[g] = (int16_t)_mm512_reduce_add_epi32(q);
+            const __m128i q8 = _mm512_cvtepi32_epi8(q);
+            _mm_storeu_si128((__m128i *)(y[i].qs + 16 * g), q8);
+            y[i].bsums[g] = (int16_t)sum_i8x16(q8);
         }
         y[i].d = 1 / iscale;
     }
