@@ -1,6 +1,6 @@
 // test_cli.c - the tools as a user runs them: mint-run (generation, JSON output, the naive mode,
-// sampling seeds, chat, errors), mint-perplexity and mint-quantize, each started as a separate
-// process through the shell. Expected text comes from llama.cpp's greedy reference
+// sampling seeds, chat, errors), mint-perplexity, mint-quantize and mint-bench, each started as a
+// separate process through the shell. Expected text comes from llama.cpp's greedy reference
 // (reference/stories260K.json, run f32kv) and from the llama2.c golden story
 // (shared/data/README.md), decoded with mint's own detokenizer.
 //
@@ -666,4 +666,61 @@ Test(mint_quantize, synthetic_model_runs) {
     cr_assert(strstr(err, "Q4_K"), "%s", err);
     free(out);
     free(err);
+}
+
+// ---------------------------------------------------------------------------------------------
+// mint-bench: a short run of every test kind (figures are not asserted: speed is measured, not
+// tested), and its argument errors.
+
+Test(mint_bench, json_has_every_test_and_thread_count) {
+    char *out, *err;
+    int rc =
+        run_tool(&out, &err, "mint-bench",
+                 "-m '%s' -t 1,2 -p 16 -n 8 -r 3 --membw-gib 0.01 -o json", mt_data_path(STORIES));
+    cr_assert_eq(rc, 0, "status %d: %s", rc, err);
+    int n = 0;
+    for (const char *s = out; (s = strstr(s, "\"tps_median\":")) != NULL; s++) n++;
+    cr_assert_eq(n, 4, "pp16 and tg8 at 1 and 2 threads:\n%s", out);
+    cr_assert(strstr(out, "\"test\":\"pp16\""), "%s", out);
+    cr_assert(strstr(out, "\"test\":\"tg8\""), "%s", out);
+    cr_assert(strstr(out, "\"threads\":2"), "%s", out);
+    cr_assert(strstr(out, "\"reps\":3"), "%s", out);
+    free(out);
+    free(err);
+}
+
+Test(mint_bench, bad_arguments_are_one_line_errors) {
+    const char *model = keep(mt_data_path(STORIES));
+    char a[12][4400];
+    const char *needle[12];
+    int n = 0;
+    snprintf(a[n], 4400, "%s", "");
+    needle[n++] = "no model given";
+    snprintf(a[n], 4400, "-m /nonexistent/m.gguf --membw-gib 0");
+    needle[n++] = "/nonexistent/m.gguf";
+    snprintf(a[n], 4400, "-m '%s' -t 0", model);
+    needle[n++] = "-t expects an integer";
+    snprintf(a[n], 4400, "-m '%s' -t 1,x", model);
+    needle[n++] = "-t expects an integer";
+    snprintf(a[n], 4400, "-m '%s' -r 0", model);
+    needle[n++] = "-r expects an integer";
+    snprintf(a[n], 4400, "-m '%s' -p -5", model);
+    needle[n++] = "-p expects an integer";
+    snprintf(a[n], 4400, "-m '%s' -o xml", model);
+    needle[n++] = "-o expects md or json";
+    snprintf(a[n], 4400, "-m '%s' --kv-type q8", model);
+    needle[n++] = "--kv-type expects";
+    snprintf(a[n], 4400, "-m '%s' --membw-gib 100", model);
+    needle[n++] = "--membw-gib";
+    snprintf(a[n], 4400, "-m '%s' --bogus 1", model);
+    needle[n++] = "unknown option '--bogus'";
+    snprintf(a[n], 4400, "-m '%s' -r", model);
+    needle[n++] = "-r needs a value";
+    for (int i = 0; i < n; i++) {
+        char *out, *err;
+        int rc = run_tool(&out, &err, "mint-bench", "%s", a[i]);
+        expect_one_line_error(rc, out, err, needle[i], a[i]);
+        free(out);
+        free(err);
+    }
 }

@@ -5,7 +5,8 @@
 //   pp<N>  one batch of N random tokens at position 0 (logits for the last one), tokens/s
 //   tg<N>  N single-token evaluations from an empty cache, tokens/s
 // Each test gets one warm-up run, then -r repetitions from an empty KV cache; figures are
-// mean +- standard deviation over the repetitions.
+// mean +- standard deviation over the repetitions (as llama-bench prints them) and the median,
+// which the bandwidth columns use: on a shared machine one slow repetition moves the mean.
 #include "cli.h"
 #include "mint.h"
 
@@ -149,7 +150,8 @@ typedef struct result {
     int threads;       // thread count
     char test[16];     // "pp512" / "tg128"
     double mean, sd;   // tokens per second
-    double gbps;       // achieved bandwidth (tg only), GB/s
+    double median;     // tokens per second
+    double gbps;       // achieved bandwidth at the median (tg only), GB/s
     double bw_share;   // gbps / measured read bandwidth (tg only; 0 if not measured)
 } result;
 
@@ -158,6 +160,17 @@ static double stddev(const double *x, int n, double mean) {
     double s = 0;
     for (int i = 0; i < n; i++) s += (x[i] - mean) * (x[i] - mean);
     return sqrt(s / (n - 1));
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+// Median of x[0..n-1] (n >= 1); sorts x.
+static double median(double *x, int n) {
+    qsort(x, (size_t)n, sizeof *x, cmp_double);
+    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
 }
 
 // Times one test: pp (n tokens in one batch) or tg (n single tokens). Returns seconds.
@@ -236,27 +249,28 @@ static bool bench_model(const options *o, const char *path, result *res, int *n_
                 for (int r = 0; r < o->reps; r++) sum += tps[r];
                 rr->mean = sum / o->reps;
                 rr->sd = stddev(tps, o->reps, rr->mean);
+                rr->median = median(tps, o->reps);
                 if (!pp) {
-                    rr->gbps = rr->mean * (double)d.bytes_per_token / 1e9;
+                    rr->gbps = rr->median * (double)d.bytes_per_token / 1e9;
                     rr->bw_share = membw[ti] > 0 ? rr->gbps / membw[ti] : 0;
                 }
                 if (!o->json)
-                    fprintf(stderr, TOOL ": %s t=%d %s: %.2f +- %.2f tokens/s\n", path, rr->threads,
-                            rr->test, rr->mean, rr->sd);
+                    fprintf(stderr, TOOL ": %s t=%d %s: %.2f +- %.2f tokens/s, median %.2f\n", path,
+                            rr->threads, rr->test, rr->mean, rr->sd, rr->median);
             }
         }
         mint_ctx_free(ctx);
     }
     if (!o->json && ok) {
-        printf("\n| model | size | params | types | kernels | threads | test | t/s | GB/s | "
-               "of bw |\n|---|---:|---:|---|---|---:|---:|---:|---:|---:|\n");
+        printf("\n| model | size | params | types | kernels | threads | test | t/s | median | "
+               "GB/s | of bw |\n|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|\n");
         for (int i = 0; i < *n_res; i++) {
             const result *r = &res[i];
             if (r->model != path) continue;
             const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-            printf("| %s | %.2f GiB | %.2f B | %s | %s | %d | %s | %.2f ± %.2f | ", base,
+            printf("| %s | %.2f GiB | %.2f B | %s | %s | %d | %s | %.2f ± %.2f | %.2f | ", base,
                    fsize / 1073741824.0, d.n_params / 1e9, d.types, mint_isa_name(), r->threads,
-                   r->test, r->mean, r->sd);
+                   r->test, r->mean, r->sd, r->median);
             if (r->gbps > 0)
                 printf("%.1f | ", r->gbps);
             else
@@ -305,11 +319,11 @@ int main(int argc, char **argv) {
             while (ti < o.n_threads && o.threads[ti] != r->threads) ti++;
             printf("%s\n {\"model\":", i ? "," : "");
             cli_json_str(stdout, r->model, strlen(r->model));
-            printf(
-                ",\"kernels\":\"%s\",\"threads\":%d,\"test\":\"%s\",\"tps_mean\":%.4f,"
-                "\"tps_sd\":%.4f,\"reps\":%d,\"gbps\":%.3f,\"membw_gbps\":%.3f,\"bw_share\":%.4f}",
-                mint_isa_name(), r->threads, r->test, r->mean, r->sd, o.reps, r->gbps,
-                ti < o.n_threads ? membw[ti] : 0.0, r->bw_share);
+            printf(",\"kernels\":\"%s\",\"threads\":%d,\"test\":\"%s\",\"tps_mean\":%.4f,"
+                   "\"tps_sd\":%.4f,\"tps_median\":%.4f,\"reps\":%d,\"gbps\":%.3f,"
+                   "\"membw_gbps\":%.3f,\"bw_share\":%.4f}",
+                   mint_isa_name(), r->threads, r->test, r->mean, r->sd, r->median, o.reps, r->gbps,
+                   ti < o.n_threads ? membw[ti] : 0.0, r->bw_share);
         }
         printf("\n]\n");
     }
