@@ -41,7 +41,7 @@ MINT_AVX2_INLINE __m256 load_tail(enum float_kind kind, const uint8_t *row, int6
 // vectors are widened once per step and reused for R rows; 4 x 3 keeps 12 accumulators, 3
 // activations and 1 weight vector in the 16 YMM registers.
 MINT_AVX2_INLINE void float_tile(const int R, const int C, enum float_kind kind,
-                                 const mint_avx2_tile *t) {
+                                 const mint_tile *t) {
     __m256 acc[MINT_AVX2_RMAX][MINT_AVX2_CMAX];
 #pragma GCC unroll 4
     for (int r = 0; r < R; r++)
@@ -80,13 +80,13 @@ MINT_AVX2_INLINE void float_tile(const int R, const int C, enum float_kind kind,
         for (int c = 0; c < C; c++) t->y[c * t->y_stride + r] = hsum_f32x8(acc[r][c]);
 }
 
-MINT_AVX2_INLINE void f32_tile(const int R, const int C, const mint_avx2_tile *t) {
+MINT_AVX2_INLINE void f32_tile(const int R, const int C, const mint_tile *t) {
     float_tile(R, C, KIND_F32, t);
 }
-MINT_AVX2_INLINE void f16_tile(const int R, const int C, const mint_avx2_tile *t) {
+MINT_AVX2_INLINE void f16_tile(const int R, const int C, const mint_tile *t) {
     float_tile(R, C, KIND_F16, t);
 }
-MINT_AVX2_INLINE void bf16_tile(const int R, const int C, const mint_avx2_tile *t) {
+MINT_AVX2_INLINE void bf16_tile(const int R, const int C, const mint_tile *t) {
     float_tile(R, C, KIND_BF16, t);
 }
 

@@ -37,7 +37,7 @@ MINT_NEON_INLINE float32x4_t load_tail(enum float_kind kind, const uint8_t *row,
 // vectors are widened once per step and reused for R rows; 4 x 4 keeps 16 accumulators, 4
 // activations and 1 weight vector in the 32 vector registers.
 MINT_NEON_INLINE void float_tile(const int R, const int C, enum float_kind kind,
-                                 const mint_neon_tile *t) {
+                                 const mint_tile *t) {
     float32x4_t acc[4][4];
 #pragma GCC unroll 4
     for (int r = 0; r < R; r++)
@@ -73,13 +73,13 @@ MINT_NEON_INLINE void float_tile(const int R, const int C, enum float_kind kind,
         for (int c = 0; c < C; c++) t->y[c * t->y_stride + r] = vaddvq_f32(acc[r][c]);
 }
 
-MINT_NEON_INLINE void f32_tile(const int R, const int C, const mint_neon_tile *t) {
+MINT_NEON_INLINE void f32_tile(const int R, const int C, const mint_tile *t) {
     float_tile(R, C, KIND_F32, t);
 }
-MINT_NEON_INLINE void f16_tile(const int R, const int C, const mint_neon_tile *t) {
+MINT_NEON_INLINE void f16_tile(const int R, const int C, const mint_tile *t) {
     float_tile(R, C, KIND_F16, t);
 }
-MINT_NEON_INLINE void bf16_tile(const int R, const int C, const mint_neon_tile *t) {
+MINT_NEON_INLINE void bf16_tile(const int R, const int C, const mint_tile *t) {
     float_tile(R, C, KIND_BF16, t);
 }
 

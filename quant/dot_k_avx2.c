@@ -202,7 +202,7 @@ MINT_AVX2_INLINE __m256i k_levels(mint_type type, const uint8_t *blk, int g) {
 // R x C tile of K-quant rows against Q8_K rows. Per super-block: R rows are unpacked into k_row,
 // then for every group each row's 32 levels are built once and multiplied with the C columns'
 // activation bytes into R x C int32 accumulators; the float work is once per super-block.
-MINT_AVX2_INLINE void k_tile(const int R, const int C, mint_type type, const mint_avx2_tile *t) {
+MINT_AVX2_INLINE void k_tile(const int R, const int C, mint_type type, const mint_tile *t) {
     const size_t bytes = k_block_bytes(type);
     // Q3_K and Q6_K sum level * a: subtract offset * scale * bsum (offset 4 = 1 << 2 or 32).
     const int offset_shift = type == MINT_TYPE_Q3_K ? 2 : 5;
@@ -263,19 +263,19 @@ MINT_AVX2_INLINE void k_tile(const int R, const int C, mint_type type, const min
         for (int c = 0; c < C; c++) t->y[c * t->y_stride + r] = hsum_f32x8(acc[r][c]);
 }
 
-MINT_AVX2_INLINE void q2_K_tile(const int R, const int C, const mint_avx2_tile *t) {
+MINT_AVX2_INLINE void q2_K_tile(const int R, const int C, const mint_tile *t) {
     k_tile(R, C, MINT_TYPE_Q2_K, t);
 }
-MINT_AVX2_INLINE void q3_K_tile(const int R, const int C, const mint_avx2_tile *t) {
+MINT_AVX2_INLINE void q3_K_tile(const int R, const int C, const mint_tile *t) {
     k_tile(R, C, MINT_TYPE_Q3_K, t);
 }
-MINT_AVX2_INLINE void q4_K_tile(const int R, const int C, const mint_avx2_tile *t) {
+MINT_AVX2_INLINE void q4_K_tile(const int R, const int C, const mint_tile *t) {
     k_tile(R, C, MINT_TYPE_Q4_K, t);
 }
-MINT_AVX2_INLINE void q5_K_tile(const int R, const int C, const mint_avx2_tile *t) {
+MINT_AVX2_INLINE void q5_K_tile(const int R, const int C, const mint_tile *t) {
     k_tile(R, C, MINT_TYPE_Q5_K, t);
 }
-MINT_AVX2_INLINE void q6_K_tile(const int R, const int C, const mint_avx2_tile *t) {
+MINT_AVX2_INLINE void q6_K_tile(const int R, const int C, const mint_tile *t) {
     k_tile(R, C, MINT_TYPE_Q6_K, t);
 }
 

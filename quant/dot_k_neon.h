@@ -42,7 +42,7 @@ MINT_NEON_INLINE int mins_dot16(int16x8_t m_lo, int16x8_t m_hi, const int16_t *b
 // Q2_K: 16 sub-blocks of 16; 2-bit levels (element 128n + 32j + l in bits 2j of qs[32n + l]),
 // scale = low nibble and min = high nibble of scales[sub-block].
 
-MINT_NEON_INLINE void q2_K_tile(const int R, const int C, const mint_neon_tile *t) {
+MINT_NEON_INLINE void q2_K_tile(const int R, const int C, const mint_tile *t) {
     float sum[4][2] = {{0}};
     const int64_t nb = t->n / MINT_QK_K;
     for (int64_t ib = 0; ib < nb; ib++) {
@@ -113,7 +113,7 @@ MINT_NEON_INLINE void q2_K_tile(const int R, const int C, const mint_neon_tile *
 // Q3_K: 2-bit levels as Q2_K plus a high bit (bit 4n + j of hmask[l] for element
 // 128n + 32j + l); level - 4 times a signed 6-bit scale (stored + 32) per 16 elements.
 
-MINT_NEON_INLINE void q3_K_tile(const int R, const int C, const mint_neon_tile *t) {
+MINT_NEON_INLINE void q3_K_tile(const int R, const int C, const mint_tile *t) {
     float sum[4][2] = {{0}};
     const int64_t nb = t->n / MINT_QK_K;
     for (int64_t ib = 0; ib < nb; ib++) {
@@ -184,7 +184,7 @@ MINT_NEON_INLINE void q3_K_tile(const int R, const int C, const mint_neon_tile *
 // 2p + 1 are the low and high nibbles of qs[32p .. 32p + 32); Q5_K's 5th bit of element
 // 32b + l is bit b of qh[l].
 
-MINT_NEON_INLINE void k4_tile(const int R, const int C, const int five, const mint_neon_tile *t) {
+MINT_NEON_INLINE void k4_tile(const int R, const int C, const int five, const mint_tile *t) {
     float sum[4][2] = {{0}};
     const size_t wbytes = five ? sizeof(mint_block_q5_K) : sizeof(mint_block_q4_K);
     const int64_t nb = t->n / MINT_QK_K;
@@ -268,10 +268,10 @@ MINT_NEON_INLINE void k4_tile(const int R, const int C, const int five, const mi
         for (int c = 0; c < C; c++) t->y[c * t->y_stride + r] = sum[r][c];
 }
 
-MINT_NEON_INLINE void q4_K_tile(const int R, const int C, const mint_neon_tile *t) {
+MINT_NEON_INLINE void q4_K_tile(const int R, const int C, const mint_tile *t) {
     k4_tile(R, C, 0, t);
 }
-MINT_NEON_INLINE void q5_K_tile(const int R, const int C, const mint_neon_tile *t) {
+MINT_NEON_INLINE void q5_K_tile(const int R, const int C, const mint_tile *t) {
     k4_tile(R, C, 1, t);
 }
 
@@ -280,7 +280,7 @@ MINT_NEON_INLINE void q5_K_tile(const int R, const int C, const mint_neon_tile *
 // s < 2, high for s >= 2) and its high 2 bits in bits 2s of qh[32h + l]; level - 32 times a
 // signed 8-bit scale per 16 elements.
 
-MINT_NEON_INLINE void q6_K_tile(const int R, const int C, const mint_neon_tile *t) {
+MINT_NEON_INLINE void q6_K_tile(const int R, const int C, const mint_tile *t) {
     float sum[4][2] = {{0}};
     const int64_t nb = t->n / MINT_QK_K;
     for (int64_t ib = 0; ib < nb; ib++) {

@@ -172,8 +172,7 @@ MINT_AVX2_INLINE __m256 f16x4_low(const uint16_t v[4]) {
 // R x C tile (R <= 4 rows share the accumulator of each column). Per block: the R weight blocks
 // are unpacked once and kept in registers; each of the C activation blocks is loaded once and
 // multiplied with all of them.
-MINT_AVX2_INLINE void legacy_tile(const int R, const int C, mint_type type,
-                                  const mint_avx2_tile *t) {
+MINT_AVX2_INLINE void legacy_tile(const int R, const int C, mint_type type, const mint_tile *t) {
     const size_t bytes = block_bytes(type);
     __m256 acc[MINT_AVX2_CMAX];
 #pragma GCC unroll 8
@@ -215,19 +214,19 @@ MINT_AVX2_INLINE void legacy_tile(const int R, const int C, mint_type type,
     }
 }
 
-MINT_AVX2_INLINE void q4_0_tile(const int R, const int C, const mint_avx2_tile *t) {
+MINT_AVX2_INLINE void q4_0_tile(const int R, const int C, const mint_tile *t) {
     legacy_tile(R, C, MINT_TYPE_Q4_0, t);
 }
-MINT_AVX2_INLINE void q4_1_tile(const int R, const int C, const mint_avx2_tile *t) {
+MINT_AVX2_INLINE void q4_1_tile(const int R, const int C, const mint_tile *t) {
     legacy_tile(R, C, MINT_TYPE_Q4_1, t);
 }
-MINT_AVX2_INLINE void q5_0_tile(const int R, const int C, const mint_avx2_tile *t) {
+MINT_AVX2_INLINE void q5_0_tile(const int R, const int C, const mint_tile *t) {
     legacy_tile(R, C, MINT_TYPE_Q5_0, t);
 }
-MINT_AVX2_INLINE void q5_1_tile(const int R, const int C, const mint_avx2_tile *t) {
+MINT_AVX2_INLINE void q5_1_tile(const int R, const int C, const mint_tile *t) {
     legacy_tile(R, C, MINT_TYPE_Q5_1, t);
 }
-MINT_AVX2_INLINE void q8_0_tile(const int R, const int C, const mint_avx2_tile *t) {
+MINT_AVX2_INLINE void q8_0_tile(const int R, const int C, const mint_tile *t) {
     legacy_tile(R, C, MINT_TYPE_Q8_0, t);
 }
 

@@ -104,7 +104,7 @@ MINT_NEON_INLINE void unpack_block(enum legacy_kind kind, const uint8_t *b, int8
 // R x C tile of a 32-element block type: per block, R unpacked weight blocks and, per column,
 // one activation block; see the file comment for the arithmetic.
 MINT_NEON_INLINE void legacy_tile(const int R, const int C, enum legacy_kind kind,
-                                  const mint_neon_tile *t) {
+                                  const mint_tile *t) {
     const size_t wbytes = weight_block_bytes(kind);
     const int with_min = has_min(kind);
     // Q8_1 activations: d, s, qs[32]; Q8_0: d, qs[32].
@@ -156,19 +156,19 @@ MINT_NEON_INLINE void legacy_tile(const int R, const int C, enum legacy_kind kin
         }
 }
 
-MINT_NEON_INLINE void q4_0_tile(const int R, const int C, const mint_neon_tile *t) {
+MINT_NEON_INLINE void q4_0_tile(const int R, const int C, const mint_tile *t) {
     legacy_tile(R, C, KIND_Q4_0, t);
 }
-MINT_NEON_INLINE void q4_1_tile(const int R, const int C, const mint_neon_tile *t) {
+MINT_NEON_INLINE void q4_1_tile(const int R, const int C, const mint_tile *t) {
     legacy_tile(R, C, KIND_Q4_1, t);
 }
-MINT_NEON_INLINE void q5_0_tile(const int R, const int C, const mint_neon_tile *t) {
+MINT_NEON_INLINE void q5_0_tile(const int R, const int C, const mint_tile *t) {
     legacy_tile(R, C, KIND_Q5_0, t);
 }
-MINT_NEON_INLINE void q5_1_tile(const int R, const int C, const mint_neon_tile *t) {
+MINT_NEON_INLINE void q5_1_tile(const int R, const int C, const mint_tile *t) {
     legacy_tile(R, C, KIND_Q5_1, t);
 }
-MINT_NEON_INLINE void q8_0_tile(const int R, const int C, const mint_neon_tile *t) {
+MINT_NEON_INLINE void q8_0_tile(const int R, const int C, const mint_tile *t) {
     legacy_tile(R, C, KIND_Q8_0, t);
 }
 

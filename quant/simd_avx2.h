@@ -18,6 +18,7 @@
 
 #include "quant/blocks.h"
 #include "quant/kernels.h"
+#include "quant/tiles.h"
 
 #include <immintrin.h>
 #include <stddef.h>
@@ -83,29 +84,9 @@ MINT_AVX2_INLINE __m256i load_bsums(const mint_block_q8_K *a) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The register-tile driver (quant/gemm_avx2.c). A tile function computes
-// y[c * y_stride + r] for r < R, c < C from rows w + r * w_stride and a + c * a_stride.
-
-typedef struct mint_avx2_tile {
-    int64_t n;        // elements per row
-    const uint8_t *w; // first weight row of the tile
-    size_t w_stride;  // bytes between weight rows
-    const uint8_t *a; // first activation row of the tile
-    size_t a_stride;  // bytes between activation rows
-    float *y;         // y[c * y_stride + r]
-    size_t y_stride;  // floats between output columns
-} mint_avx2_tile;
-
-typedef void (*mint_avx2_tile_fn)(const mint_avx2_tile *t);
-
-// Largest tile shape any type uses; tables are [MINT_AVX2_RMAX][MINT_AVX2_CMAX] with NULL beyond
-// a type's own maximum shape.
+// Register tiles (quant/tiles.h): this level's largest tile shape; tables are
+// [MINT_AVX2_RMAX][MINT_AVX2_CMAX] with NULL beyond a type's own maximum shape.
 enum { MINT_AVX2_RMAX = 4, MINT_AVX2_CMAX = 8 };
-
-// Covers an nr x nc gemm with tiles of at most rmax x cmax: tiles[r - 1][c - 1] computes r x c.
-void mint_avx2_gemm(const mint_avx2_tile_fn tiles[MINT_AVX2_RMAX][MINT_AVX2_CMAX], int rmax,
-                    int cmax, int64_t n, const void *w, size_t w_stride, int nr, const void *a,
-                    size_t a_stride, int nc, float *y, size_t y_stride);
 
 // Token generation (one column) streams each weight row once from memory. The hardware
 // prefetchers do not run far enough ahead of R interleaved row streams to hide the latency, so
@@ -114,7 +95,7 @@ void mint_avx2_gemm(const mint_avx2_tile_fn tiles[MINT_AVX2_RMAX][MINT_AVX2_CMAX
 // one thread, Q8_0 gemv went from 8 GB/s (no prefetch) or 11 GB/s (into L1) to 17 GB/s, F16 from
 // 14 to 21 GB/s (the memory's single-thread read rate is 22 GB/s there). Past the last row this
 // is a harmless hint (prefetches never fault).
-MINT_AVX2_INLINE void prefetch_next_rows(const int R, const int C, const mint_avx2_tile *t,
+MINT_AVX2_INLINE void prefetch_next_rows(const int R, const int C, const mint_tile *t,
                                          size_t offset) {
     if (C != 1 || t->w_stride == 0) return; // batch tiles find their rows in L2; vec_dot has one
     // The address is computed as an integer: past the last row it points outside the weights.
@@ -124,14 +105,9 @@ MINT_AVX2_INLINE void prefetch_next_rows(const int R, const int C, const mint_av
         _mm_prefetch((const char *)(next + (size_t)r * t->w_stride), _MM_HINT_T2);
 }
 
-// The 1 x 1 tile as a vec_dot.
-MINT_AVX2_INLINE mint_avx2_tile one_by_one(int64_t n, float *s, const void *w, const void *a) {
-    return (mint_avx2_tile){n, (const uint8_t *)w, 0, (const uint8_t *)a, 0, s, 0};
-}
-
 // Instantiates kernel(R, C, t) for one shape as a function kernel_RxC.
 #define MINT_AVX2_TILE(kernel, R, C)                                                               \
-    __attribute__((unused)) static void kernel##_##R##x##C(const mint_avx2_tile *t) {              \
+    __attribute__((unused)) static void kernel##_##R##x##C(const mint_tile *t) {                   \
         kernel(R, C, t);                                                                           \
     }
 
@@ -164,7 +140,7 @@ MINT_AVX2_INLINE mint_avx2_tile one_by_one(int64_t n, float *s, const void *w, c
     MINT_AVX2_TILE_R(kernel, 2)                                                                    \
     MINT_AVX2_TILE_R(kernel, 3)                                                                    \
     MINT_AVX2_TILE_R(kernel, 4)                                                                    \
-    static const mint_avx2_tile_fn kernel##_tiles[MINT_AVX2_RMAX][MINT_AVX2_CMAX] = {              \
+    static const mint_tile_fn kernel##_tiles[MINT_AVX2_RMAX][MINT_AVX2_CMAX] = {                   \
         MINT_AVX2_TILE_ROW(kernel, 1, RMAX, CMAX), MINT_AVX2_TILE_ROW(kernel, 2, RMAX, CMAX),      \
         MINT_AVX2_TILE_ROW(kernel, 3, RMAX, CMAX), MINT_AVX2_TILE_ROW(kernel, 4, RMAX, CMAX)};
 
@@ -190,13 +166,13 @@ extern int mint_exp_rmax, mint_exp_cmax, mint_exp_rgemv;
     MINT_AVX2_TILES(tile, MINT_AVX2_TABLE_R(RMAX, RGEMV), MINT_AVX2_TABLE_C(CMAX))                 \
     void vec_dot_##name##_avx2(int64_t n, float *restrict s, const void *restrict w,               \
                                const void *restrict a) {                                           \
-        const mint_avx2_tile t = one_by_one(n, s, w, a);                                           \
+        const mint_tile t = mint_tile_one_by_one(n, s, w, a);                                      \
         tile(1, 1, &t);                                                                            \
     }                                                                                              \
     void gemm_##name##_avx2(int64_t n, const void *restrict w, size_t w_stride, int nr,            \
                             const void *restrict a, size_t a_stride, int nc, float *restrict y,    \
                             size_t y_stride) {                                                     \
-        mint_avx2_gemm(tile##_tiles, MINT_AVX2_RMAX_USED(RMAX, RGEMV, nc),                         \
+        mint_tile_gemm(&tile##_tiles[0][0], MINT_AVX2_CMAX, MINT_AVX2_RMAX_USED(RMAX, RGEMV, nc),  \
                        MINT_AVX2_CMAX_USED(CMAX), n, w, w_stride, nr, a, a_stride, nc, y,          \
                        y_stride);                                                                  \
     }

@@ -22,6 +22,7 @@
 
 #include "quant/blocks.h"
 #include "quant/kernels.h"
+#include "quant/tiles.h"
 
 #include <arm_neon.h>
 #include <stddef.h>
@@ -108,40 +109,13 @@ MINT_NEON_INLINE float32x4_t mint_neon_fma_lane(float32x4_t acc, float32x4_t x, 
 }
 
 // ---------------------------------------------------------------------------------------------
-// The register-tile driver (quant/gemm_neon.c). A tile function computes
-// y[c * y_stride + r] for r < R, c < C from rows w + r * w_stride and a + c * a_stride.
-
-typedef struct mint_neon_tile {
-    int64_t n;        // elements per row
-    const uint8_t *w; // first weight row of the tile
-    size_t w_stride;  // bytes between weight rows
-    const uint8_t *a; // first activation row of the tile
-    size_t a_stride;  // bytes between activation rows
-    float *y;         // y[c * y_stride + r]
-    size_t y_stride;  // floats between output columns
-} mint_neon_tile;
-
-typedef void (*mint_neon_tile_fn)(const mint_neon_tile *t);
-
-// Largest tile shape any type uses; tables are [MINT_NEON_RMAX][MINT_NEON_CMAX] with NULL beyond
-// a type's own maximum shape.
+// Register tiles (quant/tiles.h): this level's largest tile shape; tables are
+// [MINT_NEON_RMAX][MINT_NEON_CMAX] with NULL beyond a type's own maximum shape.
 enum { MINT_NEON_RMAX = 4, MINT_NEON_CMAX = 4 };
-
-// Covers an nr x nc gemm with tiles of at most rmax x cmax: tiles[r - 1][c - 1] computes r x c.
-// Plain C (baseline flags); both levels call it.
-void mint_neon_gemm(const mint_neon_tile_fn tiles[MINT_NEON_RMAX][MINT_NEON_CMAX], int rmax,
-                    int cmax, int64_t n, const void *w, size_t w_stride, int nr, const void *a,
-                    size_t a_stride, int nc, float *y, size_t y_stride);
-
-// The 1 x 1 tile as a vec_dot.
-MINT_NEON_INLINE mint_neon_tile mint_neon_one_by_one(int64_t n, float *s, const void *w,
-                                                     const void *a) {
-    return (mint_neon_tile){n, (const uint8_t *)w, 0, (const uint8_t *)a, 0, s, 0};
-}
 
 // Instantiates kernel(R, C, t) for one shape as a function kernel_RxC.
 #define MINT_NEON_TILE(kernel, R, C)                                                               \
-    __attribute__((unused)) static void kernel##_##R##x##C(const mint_neon_tile *t) {              \
+    __attribute__((unused)) static void kernel##_##R##x##C(const mint_tile *t) {                   \
         kernel(R, C, t);                                                                           \
     }
 
@@ -173,7 +147,7 @@ MINT_NEON_INLINE mint_neon_tile mint_neon_one_by_one(int64_t n, float *s, const 
     MINT_NEON_TILE(kernel, 4, 2)                                                                   \
     MINT_NEON_TILE(kernel, 4, 3)                                                                   \
     MINT_NEON_TILE(kernel, 4, 4)                                                                   \
-    static const mint_neon_tile_fn kernel##_tiles[MINT_NEON_RMAX][MINT_NEON_CMAX] = {              \
+    static const mint_tile_fn kernel##_tiles[MINT_NEON_RMAX][MINT_NEON_CMAX] = {                   \
         MINT_NEON_TILE_ROW(kernel, 1, RMAX, CMAX), MINT_NEON_TILE_ROW(kernel, 2, RMAX, CMAX),      \
         MINT_NEON_TILE_ROW(kernel, 3, RMAX, CMAX), MINT_NEON_TILE_ROW(kernel, 4, RMAX, CMAX)};
 
@@ -182,14 +156,14 @@ MINT_NEON_INLINE mint_neon_tile mint_neon_one_by_one(int64_t n, float *s, const 
 #define MINT_NEON_ENTRY_POINTS(name, tile, RMAX, CMAX)                                             \
     void MINT_NEON_NAME(vec_dot_##name)(int64_t n, float *restrict s, const void *restrict w,      \
                                         const void *restrict a) {                                  \
-        const mint_neon_tile t = mint_neon_one_by_one(n, s, w, a);                                 \
+        const mint_tile t = mint_tile_one_by_one(n, s, w, a);                                      \
         tile(1, 1, &t);                                                                            \
     }                                                                                              \
     void MINT_NEON_NAME(gemm_##name)(int64_t n, const void *restrict w, size_t w_stride, int nr,   \
                                      const void *restrict a, size_t a_stride, int nc,              \
                                      float *restrict y, size_t y_stride) {                         \
-        mint_neon_gemm(tile##_tiles, RMAX, CMAX, n, w, w_stride, nr, a, a_stride, nc, y,           \
-                       y_stride);                                                                  \
+        mint_tile_gemm(&tile##_tiles[0][0], MINT_NEON_CMAX, RMAX, CMAX, n, w, w_stride, nr, a,     \
+                       a_stride, nc, y, y_stride);                                                 \
     }
 
 // ---------------------------------------------------------------------------------------------
