@@ -14,22 +14,11 @@
 
 enum { MAX_ARGS = 96 }; // room for more than QUANTIZE_MAX_OVERRIDES --tensor-type pairs
 
-// The parser keeps pointers to the arguments themselves.
-static bool is_arg(const fuzz_fields *in, const char *s) {
-    if (!s) return true;
-    for (size_t i = 0; i < in->n; i++)
-        if (s == in->field[i]) return true;
-    return false;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_fields in;
     FUZZ_CHECK(fuzz_split(data, size, MAX_ARGS, &in));
     char *argv[MAX_ARGS + 2];
-    argv[0] = "mint-quantize";
-    for (size_t i = 0; i < in.n; i++) argv[i + 1] = in.field[i];
-    int argc = (int)in.n + 1;
-    argv[argc] = NULL;
+    int argc = fuzz_argv(&in, "mint-quantize", argv);
 
     quantize_options o;
     char err[256];
@@ -47,15 +36,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     const char *strs[] = {o.in,     o.out,   o.output_type, o.token_embd_type,
                           o.preset, o.vocab, o.text,        o.work_dir};
-    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) FUZZ_CHECK(is_arg(&in, strs[i]));
-    FUZZ_CHECK(!o.type || is_arg(&in, o.type) || strcmp(o.type, "F32") == 0); // --synthetic default
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
+        FUZZ_CHECK(fuzz_is_field(&in, strs[i]));
+    FUZZ_CHECK(!o.type || fuzz_is_field(&in, o.type) ||
+               strcmp(o.type, "F32") == 0); // --synthetic default
     FUZZ_CHECK(o.n_threads >= 0 && o.n_threads <= 256);
     FUZZ_CHECK(o.ctx >= 8 && o.ctx <= (1 << 16) && o.chunks >= 0 && o.chunks <= (1 << 24));
     FUZZ_CHECK(o.n_overrides >= 0 && o.n_overrides <= QUANTIZE_MAX_OVERRIDES);
-    for (int i = 0; i < o.n_overrides; i++) FUZZ_CHECK(is_arg(&in, o.overrides[i]));
+    for (int i = 0; i < o.n_overrides; i++) FUZZ_CHECK(fuzz_is_field(&in, o.overrides[i]));
     switch (o.mode) {
     case QUANTIZE_CONVERT:
-        FUZZ_CHECK(o.in && o.out && o.type && is_arg(&in, o.type));
+        FUZZ_CHECK(o.in && o.out && o.type && fuzz_is_field(&in, o.type));
         break;
     case QUANTIZE_SYNTHETIC:
         FUZZ_CHECK(o.out && o.preset && o.type);

@@ -15,22 +15,11 @@
 
 enum { MAX_ARGS = 64 };
 
-// The parser keeps pointers to the arguments themselves.
-static bool is_arg(const fuzz_fields *in, const char *s) {
-    if (!s) return true;
-    for (size_t i = 0; i < in->n; i++)
-        if (s == in->field[i]) return true;
-    return false;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_fields in;
     FUZZ_CHECK(fuzz_split(data, size, MAX_ARGS, &in));
     char *argv[MAX_ARGS + 2];
-    argv[0] = "mint-run";
-    for (size_t i = 0; i < in.n; i++) argv[i + 1] = in.field[i];
-    int argc = (int)in.n + 1;
-    argv[argc] = NULL;
+    int argc = fuzz_argv(&in, "mint-run", argv);
 
     run_options o, again;
     char err[256], err2[256];
@@ -51,7 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     const char *strs[] = {o.model,      o.prompt,        o.prompt_file,
                           o.prompt_ids, o.chat_template, o.system};
-    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) FUZZ_CHECK(is_arg(&in, strs[i]));
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
+        FUZZ_CHECK(fuzz_is_field(&in, strs[i]));
     FUZZ_CHECK(o.model != NULL);
     FUZZ_CHECK(o.n_predict >= -1 && o.n_predict <= (1 << 24));
     FUZZ_CHECK(o.n_ctx >= 0 && o.n_ctx <= (1 << 20));

@@ -6,6 +6,7 @@
 #ifndef MINT_FUZZ_UTIL_H
 #define MINT_FUZZ_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -53,6 +54,23 @@ static inline void fuzz_fields_free(fuzz_fields *f) {
     free(f->buf);
     free(f->field);
     free(f->len);
+}
+
+// For the argument-parser harnesses: argv = {prog, field 0, ..., field n-1, NULL} (argv has room
+// for in->n + 2 pointers); returns argc.
+static inline int fuzz_argv(const fuzz_fields *in, const char *prog, char **argv) {
+    argv[0] = (char *)prog;
+    for (size_t i = 0; i < in->n; i++) argv[i + 1] = in->field[i];
+    argv[in->n + 1] = NULL;
+    return (int)in->n + 1;
+}
+
+// Whether s is NULL or one of the fields itself (parsers keep pointers to the arguments).
+static inline bool fuzz_is_field(const fuzz_fields *in, const char *s) {
+    if (!s) return true;
+    for (size_t i = 0; i < in->n; i++)
+        if (s == in->field[i]) return true;
+    return false;
 }
 
 #endif // MINT_FUZZ_UTIL_H
