@@ -35,13 +35,16 @@ X512_ALWAYS_INLINE __m512 load_bf16(const void *p, int64_t i, __mmask16 m) {
 typedef __m512 (*load_fn)(const void *p, int64_t i, __mmask16 m);
 
 // ---------------------------------------------------------------------------------------------
-// The tile: R weight rows x C activation rows, full length n. Rows past nr and columns past nc
-// are computed on a clamped (valid) row and not stored, so edge tiles need no other code.
+// The tile: R weight rows x C activation rows (at most TILE_R x TILE_C), full length n. Rows
+// past nr and columns past nc are computed on a clamped (valid) row and not stored, so edge
+// tiles need no other code.
+enum { TILE_R = 4, TILE_C = 6 };
 
 // acc[r][c] += w row r . a row c over elements i..i+15 (lanes outside m read as 0).
 X512_ALWAYS_INLINE void tile_step(load_fn load, int R, int C, const char *const *wr,
-                                  const char *const *ac, int64_t i, __mmask16 m, __m512 acc[8][6]) {
-    __m512 wv[8], av[6];
+                                  const char *const *ac, int64_t i, __mmask16 m,
+                                  __m512 acc[TILE_R][TILE_C]) {
+    __m512 wv[TILE_R], av[TILE_C];
     X512_UNROLL for (int r = 0; r < R; r++) wv[r] = load(wr[r], i, m);
     X512_UNROLL for (int c = 0; c < C; c++) av[c] = load(ac[c], i, m);
     X512_UNROLL for (int r = 0; r < R; r++) {
@@ -53,10 +56,10 @@ X512_ALWAYS_INLINE void tile_step(load_fn load, int R, int C, const char *const 
 X512_ALWAYS_INLINE void tile(load_fn load, int R, int C, int64_t n, const char *w, size_t w_stride,
                              int nr, const char *a, size_t a_stride, int nc, float *y,
                              size_t y_stride) {
-    const char *wr[8], *ac[6];
+    const char *wr[TILE_R], *ac[TILE_C];
     X512_UNROLL for (int r = 0; r < R; r++) wr[r] = w + (size_t)(r < nr ? r : nr - 1) * w_stride;
     X512_UNROLL for (int c = 0; c < C; c++) ac[c] = a + (size_t)(c < nc ? c : nc - 1) * a_stride;
-    __m512 acc[8][6];
+    __m512 acc[TILE_R][TILE_C];
     X512_UNROLL for (int r = 0; r < R; r++) {
         X512_UNROLL for (int c = 0; c < C; c++) acc[r][c] = _mm512_setzero_ps();
     }
@@ -107,9 +110,9 @@ X512_ALWAYS_INLINE void gemm_float(load_fn load, int64_t n, const void *vw, size
         for (int r = 0; r < nr; r++) y[r] = dot_float(load, n, w + (size_t)r * w_stride, a);
         return;
     }
-    for (int c = 0; c < nc; c += 6)
-        for (int r = 0; r < nr; r += 4)
-            tile(load, 4, 6, n, w + (size_t)r * w_stride, w_stride, nr - r,
+    for (int c = 0; c < nc; c += TILE_C)
+        for (int r = 0; r < nr; r += TILE_R)
+            tile(load, TILE_R, TILE_C, n, w + (size_t)r * w_stride, w_stride, nr - r,
                  a + (size_t)c * a_stride, a_stride, nc - c, y + (size_t)c * y_stride + r,
                  y_stride);
 }
