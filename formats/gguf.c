@@ -7,8 +7,8 @@
 // control characters replaced, so a message is always one line.
 #include "formats/gguf.h"
 
+#include "base/error.h"
 #include "quant/types.h"
-#include "runtime/error.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -552,13 +552,6 @@ static mint_status parse(cursor *c, mint_file *f) {
     return check_data(c, f, data_start);
 }
 
-// Messages quote keys and names from the file; keep them on one line whatever those hold.
-static void make_one_line(mint_err *err) {
-    if (!err) return;
-    for (char *p = err->msg; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
-}
-
 mint_status mint_gguf_parse(const void *data, size_t size, const char *name, mint_file **out,
                             mint_err *err) {
     *out = NULL;
@@ -570,7 +563,7 @@ mint_status mint_gguf_parse(const void *data, size_t size, const char *name, min
     mint_status st = parse(&c, f);
     if (st != MINT_OK) {
         mint_err_prefix(err, "%s", name);
-        make_one_line(err);
+        mint_err_one_line(err); // names from the file may hold control bytes
         mint_file_close(f);
         return st;
     }
@@ -583,7 +576,7 @@ mint_status mint_gguf_open(const char *path, mint_file **out, mint_err *err) {
     mint_mapped_file map;
     mint_status st = mint_mapped_file_open(path, &map, err);
     if (st != MINT_OK) {
-        make_one_line(err);
+        mint_err_one_line(err); // names from the file may hold control bytes
         return st;
     }
     mint_file *f = NULL;

@@ -6,9 +6,9 @@
 #ifndef MINT_GGUF_H
 #define MINT_GGUF_H
 
+#include "base/fileio.h"
 #include "formats/tensor_dir.h"
 #include "mint.h"
-#include "runtime/fileio.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -3,8 +3,8 @@
 // to make malformed files, and mint-quantize validates what it writes by reading it back.
 #include "formats/gguf.h"
 
-#include "runtime/error.h"
-#include "runtime/fileio.h"
+#include "base/error.h"
+#include "base/fileio.h"
 
 #include <errno.h>
 #include <stdlib.h>

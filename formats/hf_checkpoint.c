@@ -3,12 +3,12 @@
 // (hf_tokenizer.c).
 #include "formats/hf_checkpoint.h"
 
+#include "base/error.h"
+#include "base/strmap.h"
 #include "formats/hf_names.h"
 #include "formats/json_doc.h"
 #include "formats/safetensors.h"
 #include "quant/types.h"
-#include "runtime/error.h"
-#include "runtime/strmap.h"
 
 #include <errno.h>
 #include <inttypes.h>

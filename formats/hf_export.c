@@ -3,12 +3,12 @@
 // -> config.json, tokenizer.* -> tokenizer_config.json and tokenizer.model).
 #include "formats/hf_checkpoint.h"
 
+#include "base/error.h"
+#include "base/fileio.h"
 #include "formats/hf_names.h"
 #include "formats/safetensors.h"
 #include "formats/sentencepiece.h"
 #include "quant/types.h"
-#include "runtime/error.h"
-#include "runtime/fileio.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -21,10 +21,10 @@
 //   add_space_prefix from its add_prefix_space, else from the model (add_dummy_prefix).
 #include "formats/hf_checkpoint.h"
 
+#include "base/error.h"
+#include "base/strmap.h"
 #include "formats/json_doc.h"
 #include "formats/sentencepiece.h"
-#include "runtime/error.h"
-#include "runtime/strmap.h"
 
 #include <inttypes.h>
 #include <limits.h>

@@ -1,8 +1,8 @@
 // json_doc.c - strict parsing (json-c) plus a raw-text scan for duplicate keys and \u0000.
 #include "formats/json_doc.h"
 
+#include "base/error.h"
 #include "formats/mapped_file.h"
-#include "runtime/error.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 // mapped_file.c - open + fstat + mmap read-only.
 #include "formats/mapped_file.h"
 
-#include "runtime/error.h"
+#include "base/error.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,7 @@
 // writing.
 #include "formats/protobuf.h"
 
-#include "runtime/error.h"
+#include "base/error.h"
 
 #include <stdlib.h>
 #include <string.h>

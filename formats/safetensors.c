@@ -2,10 +2,10 @@
 // shape and byte range are checked here, once, before any tensor is handed out.
 #include "formats/safetensors.h"
 
+#include "base/error.h"
 #include "formats/json_doc.h"
 #include "formats/mapped_file.h"
 #include "quant/types.h"
-#include "runtime/error.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -2,8 +2,8 @@
 // (length, JSON header padded with spaces, the tensors back to back).
 #include "formats/safetensors.h"
 
-#include "runtime/error.h"
-#include "runtime/fileio.h"
+#include "base/error.h"
+#include "base/fileio.h"
 
 #include <inttypes.h>
 #include <json-c/json.h>

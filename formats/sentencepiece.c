@@ -5,11 +5,11 @@
 // Every byte goes through formats/protobuf.c, which checks it against the end of its message.
 #include "formats/sentencepiece.h"
 
+#include "base/error.h"
+#include "base/fileio.h"
+#include "base/strmap.h"
 #include "formats/mapped_file.h"
 #include "formats/protobuf.h"
-#include "runtime/error.h"
-#include "runtime/fileio.h"
-#include "runtime/strmap.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -17,8 +17,8 @@
 #ifndef MINT_SENTENCEPIECE_H
 #define MINT_SENTENCEPIECE_H
 
+#include "base/arena.h"
 #include "formats/tensor_dir.h"
-#include "runtime/arena.h"
 #include "mint.h"
 
 #include <stdbool.h>

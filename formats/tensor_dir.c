@@ -2,11 +2,11 @@
 // public mint_file_* API of mint.h.
 #include "formats/tensor_dir.h"
 
+#include "base/error.h"
 #include "formats/gguf.h"
 #include "formats/hf_checkpoint.h"
 #include "formats/safetensors.h"
 #include "quant/types.h"
-#include "runtime/error.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +18,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 // ---------------------------------------------------------------------------------------------
 // Value types
@@ -530,8 +529,4 @@ size_t mint_file_kv_format(const mint_file *f, uint64_t i, char *buf, size_t cap
         break;
     }
     return o.len;
-}
-
-uint64_t mint_hash64(const void *data, size_t n) {
-    return XXH3_64bits(data, n);
 }

@@ -6,9 +6,9 @@
 #ifndef MINT_TENSOR_DIR_H
 #define MINT_TENSOR_DIR_H
 
+#include "base/arena.h"
+#include "base/strmap.h"
 #include "formats/mapped_file.h"
-#include "runtime/arena.h"
-#include "runtime/strmap.h"
 #include "mint.h"
 
 #include <stdbool.h>

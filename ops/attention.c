@@ -1,6 +1,6 @@
-// attention.c - storing keys/values in the cache, and causal grouped-query attention over it,
-// in two versions: the plain one, one (query, head) pair at a time, and a tiled one that
-// processes a block of queries and the heads sharing a KV head together with the matmul kernels.
+// attention.c - storing keys/values, and causal grouped-query attention over them, in two
+// versions: the plain one, one (query, head) pair at a time, and a tiled one that processes a
+// block of queries and the heads sharing a KV head together with the matmul kernels.
 //
 // Arithmetic. With an f32 cache it is llama.cpp's plain path (its f32kv runs): scores q.k in
 // f32, softmax(scale * s + mask) with the exponentials summed in double, then the probabilities
@@ -15,95 +15,55 @@
 // up to MINT_KV_PAD, with the probabilities past the query's position set to zero. L depends
 // only on the position, so the dot is the same call in both cases. Query blocks never straddle a
 // MINT_KV_PAD boundary, so one L serves a whole block.
-#include "ops/ops.h"
+#include "ops/attention.h"
 
+#include "ops/ops.h"
 #include "quant/fp16.h"
 
-#include <math.h>
-#include <stdatomic.h>
 #include <string.h>
 
-// cache[layer] position pos+t = k[t] (a row) and v[t] (a column of the transposed values)
-// rows split across threads
-void op_kv_store(const mint_node *n, const mint_exec *e, int ith, int nth) {
-    const mint_kvcache *kv = e->kv;
-    long lo, hi;
-    mint_split(e->n_tokens, ith, nth, &lo, &hi);
-    for (long t = lo; t < hi; t++) {
-        const float *k = mint_row(e, n->src, t), *v = mint_row(e, n->src2, t);
-        const int32_t pos = e->pos + (int32_t)t;
-        void *kd = mint_kv_k_row(kv, n->layer, pos);
-        if (kv->type == MINT_KV_F32) {
-            memcpy(kd, k, (size_t)kv->kv_dim * sizeof(float));
-            for (int64_t i = 0; i < kv->kv_dim; i++)
-                ((float *)mint_kv_vt_row(kv, n->layer, i))[pos] = v[i];
-        } else {
-            for (int64_t i = 0; i < kv->kv_dim; i++) ((uint16_t *)kd)[i] = mint_f32_to_f16(k[i]);
-            for (int64_t i = 0; i < kv->kv_dim; i++)
-                ((uint16_t *)mint_kv_vt_row(kv, n->layer, i))[pos] = mint_f32_to_f16(v[i]);
-        }
+// cache position pos = (k, v): k a row, v a column of the transposed values
+void mint_kv_store(const mint_kv_view *kv, const float *k, const float *v, int32_t pos) {
+    void *kd = mint_kv_k_row(kv, pos);
+    if (kv->type == MINT_TYPE_F32) {
+        memcpy(kd, k, (size_t)kv->kv_dim * sizeof(float));
+        for (int64_t i = 0; i < kv->kv_dim; i++) ((float *)mint_kv_vt_row(kv, i))[pos] = v[i];
+    } else {
+        for (int64_t i = 0; i < kv->kv_dim; i++) ((uint16_t *)kd)[i] = mint_f32_to_f16(k[i]);
+        for (int64_t i = 0; i < kv->kv_dim; i++)
+            ((uint16_t *)mint_kv_vt_row(kv, i))[pos] = mint_f32_to_f16(v[i]);
     }
-}
-
-// s[0..n) = softmax(s)   (in place; exponentials summed in double, as ggml's soft_max)
-static void softmax(float *s, int32_t n) {
-    float max = -INFINITY;
-    for (int32_t j = 0; j < n; j++) max = s[j] > max ? s[j] : max;
-    double sum = 0.0;
-    for (int32_t j = 0; j < n; j++) {
-        s[j] = expf(s[j] - max);
-        sum += (double)s[j];
-    }
-    const float inv = (float)(1.0 / sum);
-    for (int32_t j = 0; j < n; j++) s[j] *= inv;
 }
 
 // ---------------------------------------------------------------------------------------------
 // The plain version: one query of one head at a time, every step a loop you can read.
 
-static void attend_one(const mint_exec *e, int32_t layer, const float *q, int kvh, int32_t n_keys,
-                       float *s, float *out) {
-    const mint_kvcache *kv = e->kv;
-    const int hd = e->hp->head_dim;
-    const float scale = e->hp->attn_scale;
+void mint_attention_plain(const mint_kv_view *kv, const mint_attn_shape *sh, const float *q,
+                          int kvh, int32_t n_keys, float *s, float *out) {
+    const int hd = sh->head_dim;
     for (int32_t j = 0; j < n_keys; j++) { // scores: s[j] = q . k_j * scale
-        const void *k = (const char *)mint_kv_k_row(kv, layer, j) + (size_t)kvh * hd * kv->elem;
+        const void *k = (const char *)mint_kv_k_row(kv, j) + (size_t)kvh * hd * kv->elem;
         double d = 0;
-        if (kv->type == MINT_KV_F32)
+        if (kv->type == MINT_TYPE_F32)
             for (int i = 0; i < hd; i++) d += (double)(q[i] * ((const float *)k)[i]);
         else
             for (int i = 0; i < hd; i++)
                 d += (double)(mint_f16_to_f32(mint_f32_to_f16(q[i])) *
                               mint_f16_to_f32(((const uint16_t *)k)[i]));
-        s[j] = (float)d * scale;
+        s[j] = (float)d * sh->scale;
     }
-    softmax(s, n_keys);
+    mint_softmax(s, n_keys);
     for (int i = 0; i < hd; i++) { // out[i] = sum_j p_j * v_j[i]
-        const void *vt = mint_kv_vt_row(kv, layer, (int64_t)kvh * hd + i);
+        const void *vt = mint_kv_vt_row(kv, (int64_t)kvh * hd + i);
         double o = 0;
         for (int32_t j = 0; j < n_keys; j++) {
-            if (kv->type == MINT_KV_F32)
+            if (kv->type == MINT_TYPE_F32)
                 o += (double)(s[j] * ((const float *)vt)[j]);
             else
                 o += (double)(mint_f16_to_f32(mint_f32_to_f16(s[j])) *
                               mint_f16_to_f32(((const uint16_t *)vt)[j]));
         }
         out[i] = (float)o;
-    }
-}
-
-static void attention_naive(const mint_node *n, const mint_exec *e, int ith, int nth) {
-    const mint_hparams *hp = e->hp;
-    const int hd = hp->head_dim, group = hp->n_head / hp->n_head_kv;
-    float *s = (float *)(e->att_scratch + (size_t)ith * e->att_scratch_bytes);
-    long lo, hi;
-    mint_split((long)e->n_tokens * hp->n_head, ith, nth, &lo, &hi);
-    for (long idx = lo; idx < hi; idx++) {
-        const int32_t t = (int32_t)(idx / hp->n_head);
-        const int h = (int)(idx % hp->n_head);
-        const float *q = (const float *)mint_row(e, n->src, t) + (size_t)h * hd;
-        float *out = (float *)mint_row(e, n->dst, t) + (size_t)h * hd;
-        attend_one(e, n->layer, q, h / group, e->pos + t + 1, s, out); // causal: keys 0..pos+t
     }
 }
 
@@ -122,46 +82,53 @@ static size_t round64(size_t x) {
     return (x + 63) / 64 * 64;
 }
 
-size_t mint_attention_scratch_bytes(const mint_hparams *hp, int32_t n_ctx) {
-    const int group = hp->n_head / hp->n_head_kv;
+size_t mint_attention_scratch_bytes(const mint_attn_shape *sh, int32_t n_ctx) {
+    const int group = sh->n_head / sh->n_head_kv;
     const size_t rows = (size_t)queries_per_block(group) * (size_t)group;
     const size_t n_pad = ((size_t)n_ctx + MINT_KV_PAD - 1) / MINT_KV_PAD * MINT_KV_PAD;
-    // scores (f32) + probabilities (f32 or f16) + queries + outputs, each cache-line aligned
-    return round64(rows * n_pad * 4) * 2 + round64(rows * (size_t)hp->head_dim * 4) * 2 +
+    // scores (f32) + probabilities (f32 or f16) + queries + outputs, each cache-line aligned;
+    // the plain version needs n_ctx floats, which the last term covers
+    return round64(rows * n_pad * 4) * 2 + round64(rows * (size_t)sh->head_dim * 4) * 2 +
            round64((size_t)n_ctx * 4);
 }
 
 typedef struct block {
-    int32_t t0, nq; // first token of the batch in the block, number of queries
+    int32_t t0, nq; // first row of the batch in the block, number of queries
     int kvh;        // KV head
 } block;
 
-// Counts the blocks of a batch: query blocks aligned to absolute positions, times KV heads.
-static int32_t n_query_blocks(const mint_exec *e, int32_t qb) {
-    const int32_t first = e->pos / qb, last = (e->pos + e->n_tokens - 1) / qb;
+// Query blocks of a batch, aligned to absolute positions.
+static int32_t n_query_blocks(const mint_attn_batch *b, int32_t qb) {
+    const int32_t first = b->pos0 / qb, last = (b->pos0 + b->n_tokens - 1) / qb;
     return last - first + 1;
 }
 
-static block get_block(const mint_exec *e, int32_t qb, int32_t i) {
-    const int32_t n_qb = n_query_blocks(e, qb);
-    // Latest query blocks first: they have the most keys, so the dynamic split balances.
-    const int32_t b = n_qb - 1 - i / e->hp->n_head_kv;
-    const int32_t start = (e->pos / qb + b) * qb; // absolute position of the block's first slot
-    const int32_t p0 = start > e->pos ? start : e->pos;
-    const int32_t p1 = start + qb < e->pos + e->n_tokens ? start + qb : e->pos + e->n_tokens;
-    return (block){p0 - e->pos, p1 - p0, i % e->hp->n_head_kv};
+int32_t mint_attention_tiled_items(const mint_attn_batch *b) {
+    const int group = b->sh->n_head / b->sh->n_head_kv;
+    return n_query_blocks(b, queries_per_block(group)) * b->sh->n_head_kv;
 }
 
-static void attend_block(const mint_node *n, const mint_exec *e, block bl, uint8_t *scratch) {
-    const mint_hparams *hp = e->hp;
-    const mint_kvcache *kv = e->kv;
-    const int hd = hp->head_dim, group = hp->n_head / hp->n_head_kv;
+static block get_block(const mint_attn_batch *b, int32_t qb, int32_t i) {
+    const int32_t n_qb = n_query_blocks(b, qb);
+    // Latest query blocks first: they have the most keys, so the dynamic split balances.
+    const int32_t k = n_qb - 1 - i / b->sh->n_head_kv;
+    const int32_t start = (b->pos0 / qb + k) * qb; // absolute position of the block's first slot
+    const int32_t p0 = start > b->pos0 ? start : b->pos0;
+    const int32_t end = b->pos0 + b->n_tokens;
+    const int32_t p1 = start + qb < end ? start + qb : end;
+    return (block){p0 - b->pos0, p1 - p0, i % b->sh->n_head_kv};
+}
+
+void mint_attention_tiled_item(const mint_attn_batch *b, int32_t i, uint8_t *scratch) {
+    const mint_attn_shape *sh = b->sh;
+    const mint_kv_view *kv = b->kv;
+    const int hd = sh->head_dim, group = sh->n_head / sh->n_head_kv;
+    const block bl = get_block(b, queries_per_block(group), i);
     const int rows = bl.nq * group; // row r: query r / group, head kvh * group + r % group
-    const int32_t p_last = e->pos + bl.t0 + bl.nq - 1;
+    const int32_t p_last = b->pos0 + bl.t0 + bl.nq - 1;
     const int32_t L = (p_last + MINT_KV_PAD) / MINT_KV_PAD * MINT_KV_PAD; // keys 0..L-1
-    const bool f16 = kv->type == MINT_KV_F16;
-    const mint_type ct = f16 ? MINT_TYPE_F16 : MINT_TYPE_F32;
-    const mint_type_kernels *tk = &e->k->t[ct];
+    const bool f16 = kv->type == MINT_TYPE_F16;
+    const mint_type_kernels *tk = &b->k->t[kv->type];
     const size_t n_pad = (size_t)kv->n_pad, qrow = (size_t)hd * kv->elem, prow = n_pad * kv->elem;
     // Work space: S [rows][n_pad] f32 | P [rows][n_pad] | Q [rows][hd] | O [rows][hd] f32.
     float *S = (float *)scratch;
@@ -170,21 +137,22 @@ static void attend_block(const mint_node *n, const mint_exec *e, block bl, uint8
     float *O = (float *)(Q + round64((size_t)rows * (size_t)hd * 4));
 
     for (int r = 0; r < rows; r++) { // gather (and round) the queries
-        const float *q = (const float *)mint_row(e, n->src, bl.t0 + r / group) +
-                         (size_t)(bl.kvh * group + r % group) * hd;
+        const float *q =
+            (const float *)((const char *)b->q + (size_t)(bl.t0 + r / group) * b->q_stride) +
+            (size_t)(bl.kvh * group + r % group) * hd;
         if (f16)
             tk->from_float(q, Q + (size_t)r * qrow, hd);
         else
             memcpy(Q + (size_t)r * qrow, q, (size_t)hd * sizeof(float));
     }
     // S[r][j] = q_r . k_j for j < L (those past the query's position are masked below)
-    const void *K = (const char *)mint_kv_k_row(kv, n->layer, 0) + (size_t)bl.kvh * hd * kv->elem;
+    const void *K = (const char *)mint_kv_k_row(kv, 0) + (size_t)bl.kvh * hd * kv->elem;
     mint_gemm_tile(tk, hd, K, (size_t)kv->kv_dim * kv->elem, L, Q, qrow, rows, S, n_pad);
     for (int r = 0; r < rows; r++) {
         float *s = S + (size_t)r * n_pad;
-        const int32_t n_keys = e->pos + bl.t0 + r / group + 1;
-        for (int32_t j = 0; j < n_keys; j++) s[j] *= hp->attn_scale;
-        softmax(s, n_keys);
+        const int32_t n_keys = b->pos0 + bl.t0 + r / group + 1;
+        for (int32_t j = 0; j < n_keys; j++) s[j] *= sh->scale;
+        mint_softmax(s, n_keys);
         for (int32_t j = n_keys; j < L; j++) s[j] = 0.0f;
         if (f16)
             tk->from_float(s, P + (size_t)r * prow, L);
@@ -192,29 +160,10 @@ static void attend_block(const mint_node *n, const mint_exec *e, block bl, uint8
             memcpy(P + (size_t)r * prow, s, (size_t)L * sizeof(float));
     }
     // O[r][i] = sum_{j < L} P[r][j] * Vt[i][j]
-    const void *Vt = mint_kv_vt_row(kv, n->layer, (int64_t)bl.kvh * hd);
+    const void *Vt = mint_kv_vt_row(kv, (int64_t)bl.kvh * hd);
     mint_gemm_tile(tk, L, Vt, prow, hd, P, prow, rows, O, (size_t)hd);
     for (int r = 0; r < rows; r++)
-        memcpy((float *)mint_row(e, n->dst, bl.t0 + r / group) +
+        memcpy((float *)((char *)b->out + (size_t)(bl.t0 + r / group) * b->out_stride) +
                    (size_t)(bl.kvh * group + r % group) * hd,
                O + (size_t)r * hd, (size_t)hd * sizeof(float));
-}
-
-static void attention_tiled(const mint_node *n, const mint_exec *e, int ith, int nth) {
-    (void)nth;
-    const int group = e->hp->n_head / e->hp->n_head_kv;
-    const int32_t qb = queries_per_block(group);
-    const int32_t n_items = n_query_blocks(e, qb) * e->hp->n_head_kv;
-    uint8_t *scratch = e->att_scratch + (size_t)ith * e->att_scratch_bytes;
-    atomic_int *counter = &e->chunk[e->node_index];
-    for (int32_t i = atomic_fetch_add(counter, 1); i < n_items; i = atomic_fetch_add(counter, 1))
-        attend_block(n, e, get_block(e, qb, i), scratch);
-}
-
-// dst[t] head h = softmax(q[t]_h . K[0..pos+t] * scale) . V   (causal; KV head h / group)
-void op_attention(const mint_node *n, const mint_exec *e, int ith, int nth) {
-    if (e->attn_naive)
-        attention_naive(n, e, ith, nth);
-    else
-        attention_tiled(n, e, ith, nth);
 }

@@ -1,26 +1,37 @@
-// elementwise.c - residual add and the SwiGLU activation.
+// elementwise.c - residual add, the SwiGLU activation and softmax.
 #include "ops/ops.h"
 
 #include <math.h>
 
-// dst[t] += src[t]   rows split across threads
-void op_add(const mint_node *n, const mint_exec *e, int ith, int nth) {
-    long lo, hi;
-    mint_split(e->n_tokens, ith, nth, &lo, &hi);
-    for (long t = lo; t < hi; t++) {
-        float *x = mint_row(e, n->dst, t);
-        const float *y = mint_row(e, n->src, t);
-        for (int64_t i = 0; i < n->width; i++) x[i] += y[i];
+// x[r] += y[r]   for r in [r0, r1)
+void mint_add(float *x, size_t x_stride, const float *y, size_t y_stride, int64_t n, long r0,
+              long r1) {
+    for (long r = r0; r < r1; r++) {
+        float *xr = (float *)((char *)x + (size_t)r * x_stride);
+        const float *yr = (const float *)((const char *)y + (size_t)r * y_stride);
+        for (int64_t i = 0; i < n; i++) xr[i] += yr[i];
     }
 }
 
-// dst[t] = silu(dst[t]) * src[t], silu(g) = g / (1 + e^-g)   rows split across threads
-void op_silu_mul(const mint_node *n, const mint_exec *e, int ith, int nth) {
-    long lo, hi;
-    mint_split(e->n_tokens, ith, nth, &lo, &hi);
-    for (long t = lo; t < hi; t++) {
-        float *g = mint_row(e, n->dst, t);
-        const float *u = mint_row(e, n->src, t);
-        for (int64_t i = 0; i < n->width; i++) g[i] = g[i] / (1.0f + expf(-g[i])) * u[i];
+// g[r] = silu(g[r]) * u[r], silu(g) = g / (1 + e^-g)   for r in [r0, r1)
+void mint_silu_mul(float *g, size_t g_stride, const float *u, size_t u_stride, int64_t n, long r0,
+                   long r1) {
+    for (long r = r0; r < r1; r++) {
+        float *gr = (float *)((char *)g + (size_t)r * g_stride);
+        const float *ur = (const float *)((const char *)u + (size_t)r * u_stride);
+        for (int64_t i = 0; i < n; i++) gr[i] = gr[i] / (1.0f + expf(-gr[i])) * ur[i];
     }
+}
+
+// s[0..n) = softmax(s)   (in place; exponentials summed in double, as ggml's soft_max)
+void mint_softmax(float *s, int32_t n) {
+    float max = -INFINITY;
+    for (int32_t j = 0; j < n; j++) max = s[j] > max ? s[j] : max;
+    double sum = 0.0;
+    for (int32_t j = 0; j < n; j++) {
+        s[j] = expf(s[j] - max);
+        sum += (double)s[j];
+    }
+    const float inv = (float)(1.0 / sum);
+    for (int32_t j = 0; j < n; j++) s[j] *= inv;
 }

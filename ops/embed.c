@@ -1,15 +1,11 @@
 // embed.c - the token embedding lookup: a dequantized row of token_embd per token.
 #include "ops/ops.h"
 
-// dst[t] = to_float(W row ids[t])   rows split across threads; no activation rounding (ggml's
-// get_rows dequantizes the row exactly)
-void op_get_rows(const mint_node *n, const mint_exec *e, int ith, int nth) {
-    const mint_weight *w = n->w;
-    const mint_to_float_fn to_float = e->k->t[w->type].to_float;
-    long lo, hi;
-    mint_split(e->n_tokens, ith, nth, &lo, &hi);
-    for (long t = lo; t < hi; t++) {
-        const char *row = (const char *)w->data + (size_t)e->ids[t] * w->row_bytes;
-        to_float(row, mint_row(e, n->dst, t), w->n_in);
-    }
+// dst[r] = to_float(table row ids[r])   for r in [r0, r1)
+void mint_get_rows(mint_to_float_fn to_float, const void *table, size_t table_row_bytes,
+                   int64_t n_in, const int32_t *ids, float *dst, size_t dst_stride, long r0,
+                   long r1) {
+    for (long r = r0; r < r1; r++)
+        to_float((const char *)table + (size_t)ids[r] * table_row_bytes,
+                 (float *)((char *)dst + (size_t)r * dst_stride), n_in);
 }

@@ -1,5 +1,5 @@
-// norm.c - RMSNorm times the norm weight, as ggml computes it (formats.md 5.2): the squares are
-// f32 products summed in double; the scale is 1 / sqrtf(mean + eps) in f32.
+// norm.c - RMSNorm times the norm weight, as ggml computes it (docs/formats.md 5.2): the squares
+// are f32 products summed in double; the scale is 1 / sqrtf(mean + eps) in f32.
 #include "ops/ops.h"
 
 #include <math.h>
@@ -14,12 +14,10 @@ void mint_rms_norm_row(const float *x, const float *w, float *y, int64_t n, floa
     for (int64_t i = 0; i < n; i++) y[i] = (x[i] * scale) * w[i];
 }
 
-// dst[t] = rmsnorm(src[t]) * w   rows split across threads
-void op_rms_norm(const mint_node *n, const mint_exec *e, int ith, int nth) {
-    const int32_t first = mint_first_row(e, n);
-    long lo, hi;
-    mint_split(e->n_tokens - first, ith, nth, &lo, &hi);
-    for (long t = first + lo; t < first + hi; t++)
-        mint_rms_norm_row(mint_row(e, n->src, t), n->w->data, mint_row(e, n->dst, t), n->width,
-                          e->hp->rms_eps);
+// y[r] = rmsnorm(x[r]) * w   for r in [r0, r1)
+void mint_rms_norm(const float *x, size_t x_stride, const float *w, float *y, size_t y_stride,
+                   int64_t n, float eps, long r0, long r1) {
+    for (long r = r0; r < r1; r++)
+        mint_rms_norm_row((const float *)((const char *)x + (size_t)r * x_stride), w,
+                          (float *)((char *)y + (size_t)r * y_stride), n, eps);
 }

@@ -1,5 +1,5 @@
 // rope.c - rotary position embedding in llama's NORMAL mode: adjacent pairs (x[2i], x[2i+1]) of
-// each head rotate by theta_i = pos * base^(-2i/n_rot) * freq_scale (formats.md 5.3).
+// each head rotate by theta_i = pos * base^(-2i/n_rot) * freq_scale (docs/formats.md 5.3).
 #include "ops/ops.h"
 
 #include <math.h>
@@ -29,13 +29,10 @@ void mint_rope_row(float *x, int n_heads, int head_dim, int n_rot, int32_t pos, 
     }
 }
 
-// dst[t] rotated for position pos + t   rows split across threads
-void op_rope(const mint_node *n, const mint_exec *e, int ith, int nth) {
-    const mint_hparams *hp = e->hp;
-    long lo, hi;
-    mint_split(e->n_tokens, ith, nth, &lo, &hi);
-    const int n_heads = (int)(n->width / hp->head_dim);
-    for (long t = lo; t < hi; t++)
-        mint_rope_row(mint_row(e, n->dst, t), n_heads, hp->head_dim, hp->n_rot, e->pos + (int32_t)t,
-                      hp->rope_base, hp->rope_freq_scale);
+// x[r] rotated for position pos[r]   for r in [r0, r1)
+void mint_rope(float *x, size_t stride, const int32_t *pos, int n_heads, int head_dim, int n_rot,
+               float base, float freq_scale, long r0, long r1) {
+    for (long r = r0; r < r1; r++)
+        mint_rope_row((float *)((char *)x + (size_t)r * stride), n_heads, head_dim, n_rot, pos[r],
+                      base, freq_scale);
 }

@@ -5,8 +5,8 @@
 // category" the counter advances in llama-quantize's processing order, exactly as there.
 #include "quant/mix.h"
 
+#include "base/error.h"
 #include "quant/types.h"
-#include "runtime/error.h"
 
 #include <ctype.h>
 #include <regex.h>

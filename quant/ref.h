@@ -27,16 +27,7 @@
 #pragma STDC FP_CONTRACT OFF
 #endif
 
-// RNE of f as an int, for |f| <= 4194303 (2^22 - 1), ggml's nearest_int: adding 1.5 * 2^23 moves
-// f into [2^23, 2^24) where the float spacing is exactly 1, so the addition itself rounds to an
-// integer (ties to even) and the low 23 mantissa bits hold that integer offset by 2^22. Outside
-// that range the result is the same garbage ggml gets, so byte-exact reproduction holds there too.
-static inline int mint_nearest_int(float f) {
-    float v = f + 12582912.0f;
-    int32_t i;
-    memcpy(&i, &v, sizeof i);
-    return (i & 0x007FFFFF) - 0x00400000;
-}
+#include "base/round.h"
 
 // ---- plain floats (quant/float_ref.c) -------------------------------------------------------
 void dequantize_row_f32_ref(const void *restrict x, float *restrict y, int64_t n);

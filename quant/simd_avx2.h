@@ -144,20 +144,10 @@ MINT_AVX2_INLINE void prefetch_next_rows(const int R, const int C, const mint_ti
         MINT_AVX2_TILE_ROW(kernel, 1, RMAX, CMAX), MINT_AVX2_TILE_ROW(kernel, 2, RMAX, CMAX),      \
         MINT_AVX2_TILE_ROW(kernel, 3, RMAX, CMAX), MINT_AVX2_TILE_ROW(kernel, 4, RMAX, CMAX)};
 
-#ifdef MINT_AVX2_TILE_EXPERIMENT
-// Benchmark builds only: tile shapes chosen at run time.
-extern int mint_exp_rmax, mint_exp_cmax, mint_exp_rgemv;
-#define MINT_AVX2_TABLE_R(RMAX, RGEMV) 4
-#define MINT_AVX2_TABLE_C(CMAX)        8
-#define MINT_AVX2_RMAX_USED(RMAX, RGEMV, nc)                                                       \
-    (nc == 1 ? (mint_exp_rgemv ? mint_exp_rgemv : RGEMV) : (mint_exp_rmax ? mint_exp_rmax : RMAX))
-#define MINT_AVX2_CMAX_USED(CMAX) (mint_exp_cmax ? mint_exp_cmax : CMAX)
-#else
 #define MINT_AVX2_TABLE_R(RMAX, RGEMV)       ((RMAX) > (RGEMV) ? (RMAX) : (RGEMV))
 #define MINT_AVX2_TABLE_C(CMAX)              (CMAX)
 #define MINT_AVX2_RMAX_USED(RMAX, RGEMV, nc) (nc == 1 ? RGEMV : RMAX)
 #define MINT_AVX2_CMAX_USED(CMAX)            CMAX
-#endif
 
 // The kernels of one type from its tile function: the tiles, vec_dot_<name>_avx2 (the 1 x 1
 // tile) and gemm_<name>_avx2, which covers a batch with RMAX x CMAX tiles and one token with

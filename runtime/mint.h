@@ -25,6 +25,13 @@
 extern "C" {
 #endif
 
+// Every function below is exported from libmint.so; everything else in the library is hidden.
+#if defined(__GNUC__)
+#define MINT_API __attribute__((visibility("default")))
+#else
+#define MINT_API
+#endif
+
 // ---------------------------------------------------------------------------------------------
 // Status and errors
 
@@ -48,10 +55,10 @@ typedef struct mint_err {
 } mint_err;
 
 // Short stable name of a status ("ok", "io", "format", ...).
-const char *mint_status_name(mint_status s);
+MINT_API const char *mint_status_name(mint_status s);
 
 // Version string of the library, e.g. "0.1.0".
-const char *mint_version(void);
+MINT_API const char *mint_version(void);
 
 // ---------------------------------------------------------------------------------------------
 // Model files: open, validate, inspect
@@ -120,46 +127,53 @@ typedef struct mint_kv_info {
 // Open and validate a model file: every count, length, type code, shape and offset is checked
 // here, once. Returns MINT_E_FORMAT / MINT_E_IO / MINT_E_UNSUPPORTED with a message naming the
 // field, value, limit and byte offset. Tensor types mint cannot compute with are accepted here.
-mint_status mint_file_open(const char *path, mint_file **out, mint_err *err);
-void mint_file_close(mint_file *f);
+MINT_API mint_status mint_file_open(const char *path, mint_file **out, mint_err *err);
+MINT_API void mint_file_close(mint_file *f);
 
-void mint_file_get_info(const mint_file *f, mint_file_info *out);
-mint_status mint_file_tensor(const mint_file *f, uint64_t i, mint_tensor_info *out);
-mint_status mint_file_find_tensor(const mint_file *f, const char *name, mint_tensor_info *out);
-mint_status mint_file_kv(const mint_file *f, uint64_t i, mint_kv_info *out);
+MINT_API void mint_file_get_info(const mint_file *f, mint_file_info *out);
+MINT_API mint_status mint_file_tensor(const mint_file *f, uint64_t i, mint_tensor_info *out);
+MINT_API mint_status mint_file_find_tensor(const mint_file *f, const char *name,
+                                           mint_tensor_info *out);
+MINT_API mint_status mint_file_kv(const mint_file *f, uint64_t i, mint_kv_info *out);
 
 // Typed metadata access by key. MINT_E_NOT_FOUND when absent, MINT_E_TYPE when the stored type
 // differs (the integer getters accept any integer type whose value fits).
-mint_status mint_file_get_u32(const mint_file *f, const char *key, uint32_t *out, mint_err *err);
-mint_status mint_file_get_i32(const mint_file *f, const char *key, int32_t *out, mint_err *err);
-mint_status mint_file_get_u64(const mint_file *f, const char *key, uint64_t *out, mint_err *err);
-mint_status mint_file_get_f32(const mint_file *f, const char *key, float *out, mint_err *err);
-mint_status mint_file_get_bool(const mint_file *f, const char *key, bool *out, mint_err *err);
+MINT_API mint_status mint_file_get_u32(const mint_file *f, const char *key, uint32_t *out,
+                                       mint_err *err);
+MINT_API mint_status mint_file_get_i32(const mint_file *f, const char *key, int32_t *out,
+                                       mint_err *err);
+MINT_API mint_status mint_file_get_u64(const mint_file *f, const char *key, uint64_t *out,
+                                       mint_err *err);
+MINT_API mint_status mint_file_get_f32(const mint_file *f, const char *key, float *out,
+                                       mint_err *err);
+MINT_API mint_status mint_file_get_bool(const mint_file *f, const char *key, bool *out,
+                                        mint_err *err);
 // A string value: pointer to its bytes (not NUL-terminated) and length.
-mint_status mint_file_get_str(const mint_file *f, const char *key, const char **s, uint64_t *len,
-                              mint_err *err);
+MINT_API mint_status mint_file_get_str(const mint_file *f, const char *key, const char **s,
+                                       uint64_t *len, mint_err *err);
 // An array value: element type, length, and for non-string element types a pointer to the
 // elements in native layout (aligned). String elements are read with mint_file_get_arr_str.
-mint_status mint_file_get_arr(const mint_file *f, const char *key, mint_value_type *elem_type,
-                              uint64_t *n, const void **data, mint_err *err);
-mint_status mint_file_get_arr_str(const mint_file *f, const char *key, uint64_t i, const char **s,
-                                  uint64_t *len, mint_err *err);
+MINT_API mint_status mint_file_get_arr(const mint_file *f, const char *key,
+                                       mint_value_type *elem_type, uint64_t *n, const void **data,
+                                       mint_err *err);
+MINT_API mint_status mint_file_get_arr_str(const mint_file *f, const char *key, uint64_t i,
+                                           const char **s, uint64_t *len, mint_err *err);
 
 // Writes a short human-readable rendering of metadata entry i into buf (always NUL-terminated):
 // scalars in full, strings quoted and escaped (cut after max_str bytes), arrays summarised as
 // "[type; n] first items...". Returns the length it wanted to write.
-size_t mint_file_kv_format(const mint_file *f, uint64_t i, char *buf, size_t cap, size_t max_str,
-                           size_t max_items);
+MINT_API size_t mint_file_kv_format(const mint_file *f, uint64_t i, char *buf, size_t cap,
+                                    size_t max_str, size_t max_items);
 
 // Name of a ggml type code ("F32", "Q4_K", ...), or "type<N>" in a static buffer for unknown codes.
-const char *mint_type_name(uint32_t type);
+MINT_API const char *mint_type_name(uint32_t type);
 // Size of `n` elements of a type in bytes; 0 if unknown or n not a multiple of the block.
-uint64_t mint_type_nbytes(uint32_t type, uint64_t n);
+MINT_API uint64_t mint_type_nbytes(uint32_t type, uint64_t n);
 // Elements per block of a type (1 for F32/F16/BF16, 32, 256); 0 if unknown.
-uint32_t mint_type_block_size(uint32_t type);
+MINT_API uint32_t mint_type_block_size(uint32_t type);
 
 // XXH3-64 of a byte range (the hash mint-inspect --hash prints and mint-quantize records).
-uint64_t mint_hash64(const void *data, size_t n);
+MINT_API uint64_t mint_hash64(const void *data, size_t n);
 
 // ---------------------------------------------------------------------------------------------
 // Models: weights bound to the llama graph, and the vocabulary
@@ -198,24 +212,25 @@ typedef struct mint_model_desc {
 // Opens a model file (see mint_file_open), reads the llama hyper-parameters and binds every
 // weight by name, checking its shape and type; a missing or mis-shaped tensor, or a type mint
 // cannot compute with, is an error naming it. params may be NULL.
-mint_status mint_model_open(const char *path, const mint_model_params *params, mint_model **out,
-                            mint_err *err);
-void mint_model_close(mint_model *m);
-void mint_model_describe(const mint_model *m, mint_model_desc *out);
+MINT_API mint_status mint_model_open(const char *path, const mint_model_params *params,
+                                     mint_model **out, mint_err *err);
+MINT_API void mint_model_close(mint_model *m);
+MINT_API void mint_model_describe(const mint_model *m, mint_model_desc *out);
 
 // Tokenizes `len` bytes of text. add_special adds BOS/EOS as the vocabulary asks; parse_special
 // turns control-token text such as "</s>" into the token. Writes up to cap ids; *n_out gets the
 // number of tokens, and MINT_E_LIMIT is returned when cap is too small (call again).
-mint_status mint_tokenize(const mint_model *m, const char *text, size_t len, bool add_special,
-                          bool parse_special, int32_t *ids, size_t cap, size_t *n_out,
-                          mint_err *err);
+MINT_API mint_status mint_tokenize(const mint_model *m, const char *text, size_t len,
+                                   bool add_special, bool parse_special, int32_t *ids, size_t cap,
+                                   size_t *n_out, mint_err *err);
 // The bytes a token stands for (byte tokens become their byte; control tokens are empty unless
 // `special`). Writes at most cap bytes (not NUL-terminated) and returns the length wanted.
-size_t mint_token_to_piece(const mint_model *m, int32_t id, bool special, char *buf, size_t cap);
+MINT_API size_t mint_token_to_piece(const mint_model *m, int32_t id, bool special, char *buf,
+                                    size_t cap);
 // The token's vocabulary text as stored ("▁Once", "<0x0A>"); NULL for an invalid id.
-const char *mint_token_text(const mint_model *m, int32_t id);
+MINT_API const char *mint_token_text(const mint_model *m, int32_t id);
 // Whether a token ends generation (EOS, or other end-of-generation tokens).
-bool mint_token_is_eog(const mint_model *m, int32_t id);
+MINT_API bool mint_token_is_eog(const mint_model *m, int32_t id);
 
 // ---------------------------------------------------------------------------------------------
 // Contexts: KV cache, scratch and thread pool for one sequence
@@ -238,35 +253,35 @@ typedef struct mint_ctx_params {
                           // physical memory); checked before anything is allocated
 } mint_ctx_params;
 
-mint_ctx_params mint_ctx_default_params(void);
-mint_status mint_ctx_create(mint_model *m, const mint_ctx_params *params, mint_ctx **out,
-                            mint_err *err);
-void mint_ctx_free(mint_ctx *c);
+MINT_API mint_ctx_params mint_ctx_default_params(void);
+MINT_API mint_status mint_ctx_create(mint_model *m, const mint_ctx_params *params, mint_ctx **out,
+                                     mint_err *err);
+MINT_API void mint_ctx_free(mint_ctx *c);
 
 // Evaluates n tokens at positions pos .. pos+n-1 (one batch when n <= n_batch; larger inputs
 // are split), appending their keys and values to the KV cache, which must already hold
 // positions 0 .. pos-1 (pos <= mint_ctx_n_past; a smaller pos drops the cache past it).
 // Logits are kept for the last token, or for every token when all_logits. Fails with
 // MINT_E_LIMIT, changing nothing, when pos + n exceeds n_ctx.
-mint_status mint_eval(mint_ctx *c, const int32_t *ids, int32_t n, int32_t pos, bool all_logits,
-                      mint_err *err);
+MINT_API mint_status mint_eval(mint_ctx *c, const int32_t *ids, int32_t n, int32_t pos,
+                               bool all_logits, mint_err *err);
 // Logits of row i of the last eval (i = -1: the last token); n_vocab floats, or NULL.
-const float *mint_get_logits(const mint_ctx *c, int32_t i);
+MINT_API const float *mint_get_logits(const mint_ctx *c, int32_t i);
 // Tokens held in the KV cache.
-int32_t mint_ctx_n_past(const mint_ctx *c);
-int32_t mint_ctx_n_ctx(const mint_ctx *c);
-int32_t mint_ctx_n_threads(const mint_ctx *c);
+MINT_API int32_t mint_ctx_n_past(const mint_ctx *c);
+MINT_API int32_t mint_ctx_n_ctx(const mint_ctx *c);
+MINT_API int32_t mint_ctx_n_threads(const mint_ctx *c);
 // Number of tokens evaluated by mint_eval since the context was created (for tests and stats).
-uint64_t mint_ctx_n_evaluated(const mint_ctx *c);
+MINT_API uint64_t mint_ctx_n_evaluated(const mint_ctx *c);
 // The op graph as text, one node per line with shapes and types (mint-run --dump-graph).
-const char *mint_ctx_graph_text(mint_ctx *c);
+MINT_API const char *mint_ctx_graph_text(mint_ctx *c);
 // Name of the kernel level in use ("avx512vnni", "ref", ...).
-const char *mint_isa_name(void);
+MINT_API const char *mint_isa_name(void);
 
 // Measures memory read bandwidth: n_threads threads each stream their share of a `bytes`-sized
 // buffer; the best of `reps` passes (after one warm-up) in GB/s (1e9 bytes per second).
-mint_status mint_measure_read_bandwidth(int n_threads, size_t bytes, int reps, double *gb_per_s,
-                                        mint_err *err);
+MINT_API mint_status mint_measure_read_bandwidth(int n_threads, size_t bytes, int reps,
+                                                 double *gb_per_s, mint_err *err);
 
 // ---------------------------------------------------------------------------------------------
 // Samplers: a chain over the logits
@@ -287,16 +302,16 @@ typedef struct mint_sampler_params {
     uint64_t seed;         // RNG seed (default 0xC0FFEE)
 } mint_sampler_params;
 
-mint_sampler_params mint_sampler_default_params(void);
-mint_status mint_sampler_create(const mint_sampler_params *p, int32_t n_vocab, mint_sampler **out,
-                                mint_err *err);
-void mint_sampler_free(mint_sampler *s);
+MINT_API mint_sampler_params mint_sampler_default_params(void);
+MINT_API mint_status mint_sampler_create(const mint_sampler_params *p, int32_t n_vocab,
+                                         mint_sampler **out, mint_err *err);
+MINT_API void mint_sampler_free(mint_sampler *s);
 // Picks a token from n_vocab logits (not modified).
-int32_t mint_sampler_sample(mint_sampler *s, const float *logits);
+MINT_API int32_t mint_sampler_sample(mint_sampler *s, const float *logits);
 // Records a token in the penalty history (prompt tokens and generated ones).
-void mint_sampler_accept(mint_sampler *s, int32_t id);
+MINT_API void mint_sampler_accept(mint_sampler *s, int32_t id);
 // Clears the history and reseeds.
-void mint_sampler_reset(mint_sampler *s, uint64_t seed);
+MINT_API void mint_sampler_reset(mint_sampler *s, uint64_t seed);
 
 // ---------------------------------------------------------------------------------------------
 // Perplexity and KL divergence, by llama-perplexity's method
@@ -344,10 +359,10 @@ typedef struct mint_ppl_result {
     double same_top, same_top_err;   // share of steps with the same argmax
 } mint_ppl_result;
 
-mint_ppl_params mint_ppl_default_params(void);
+MINT_API mint_ppl_params mint_ppl_default_params(void);
 // Computes perplexity (and KL divergence against a base file) of `len` bytes of text.
-mint_status mint_perplexity(mint_model *m, const char *text, size_t len, const mint_ppl_params *p,
-                            mint_ppl_result *out, mint_err *err);
+MINT_API mint_status mint_perplexity(mint_model *m, const char *text, size_t len,
+                                     const mint_ppl_params *p, mint_ppl_result *out, mint_err *err);
 
 // ---------------------------------------------------------------------------------------------
 // Quantizing: a model (GGUF, safetensors, Hugging Face folder) to a GGUF of a file type
@@ -374,13 +389,13 @@ typedef struct mint_quantize_params {
 // an existing `out` untouched). Refuses to write over the input. The output's metadata records
 // the source's XXH3-64 (mint.quantize.source_xxh3) and every tensor's XXH3-64
 // (mint.quantize.tensor_xxh3, in tensor order), which mint_verify_hashes checks.
-mint_status mint_quantize_file(const char *in, const char *out, const mint_quantize_params *p,
-                               mint_err *err);
+MINT_API mint_status mint_quantize_file(const char *in, const char *out,
+                                        const mint_quantize_params *p, mint_err *err);
 
 // Checks the tensor hashes a mint-quantized file records. *n_checked gets the number of tensors
 // compared; MINT_E_FORMAT names the first tensor whose bytes do not match; MINT_E_NOT_FOUND if
 // the file records no hashes.
-mint_status mint_verify_hashes(const mint_file *f, uint64_t *n_checked, mint_err *err);
+MINT_API mint_status mint_verify_hashes(const mint_file *f, uint64_t *n_checked, mint_err *err);
 
 // ---------------------------------------------------------------------------------------------
 // Synthetic models: random weights with real shapes, for speed, memory and format tests
@@ -397,7 +412,7 @@ typedef struct mint_synth_params {
 
 // Writes a llama GGUF with random weights (llama.cpp's per-tensor mix for the file type)
 // atomically to path. The text such a model generates is noise.
-mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_err *err);
+MINT_API mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_err *err);
 
 // ---------------------------------------------------------------------------------------------
 // Chat templates
@@ -416,17 +431,17 @@ typedef struct mint_chat_msg {
 
 // Recognises a Jinja chat template by its signature; MINT_CHAT_UNKNOWN when it is none of the
 // known ones (or NULL).
-mint_chat_template mint_chat_detect(const char *jinja);
+MINT_API mint_chat_template mint_chat_detect(const char *jinja);
 // Template by name ("zephyr", "llama2", "chatml"); MINT_CHAT_UNKNOWN when unknown.
-mint_chat_template mint_chat_from_name(const char *name);
-const char *mint_chat_name(mint_chat_template t);
+MINT_API mint_chat_template mint_chat_from_name(const char *name);
+MINT_API const char *mint_chat_name(mint_chat_template t);
 // Renders messages into the prompt text (to be tokenized with parse_special); with
 // add_assistant the text ends where the assistant's reply begins. `bos`/`eos` are the
 // vocabulary's texts for them ("<s>", "</s>"). Writes at most cap bytes plus a NUL and returns
 // the length wanted (excluding the NUL).
-size_t mint_chat_render(mint_chat_template t, const mint_chat_msg *msgs, size_t n,
-                        bool add_assistant, const char *bos, const char *eos, char *buf,
-                        size_t cap);
+MINT_API size_t mint_chat_render(mint_chat_template t, const mint_chat_msg *msgs, size_t n,
+                                 bool add_assistant, const char *bos, const char *eos, char *buf,
+                                 size_t cap);
 
 #ifdef __cplusplus
 }

@@ -3,8 +3,8 @@
 // the multi-turn property: rendering only the new turn gives the tokens the full rendering has.
 #include "formats/gguf.h"
 #include "helpers/helpers.h"
-#include "runtime/chat.h"
-#include "runtime/vocab.h"
+#include "runtime/text/chat.h"
+#include "runtime/text/vocab.h"
 
 #include <criterion/criterion.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 // test_pool.c - the thread pool: every thread runs, barriers hold, row splits cover each row
 // exactly once, and nothing deadlocks (Criterion's timeout fails a hung test).
-#include "runtime/pool.h"
+#include "runtime/engine/pool.h"
 
 #include <criterion/criterion.h>
 #include <stdatomic.h>

@@ -1,8 +1,8 @@
 // test_sampler.c - the sampling chain: each filter's surviving set on hand-made logits, the
 // repetition penalty's arithmetic, greedy ties, seeded reproducibility, the RNG's published test
 // vectors, draw frequencies against the analytic softmax (chi-square), and parameter checks.
-#include "runtime/rng.h"
-#include "runtime/sampler_internal.h"
+#include "base/rng.h"
+#include "runtime/text/sampler_internal.h"
 
 #include <criterion/criterion.h>
 #include <math.h>

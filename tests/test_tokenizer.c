@@ -4,7 +4,7 @@
 // random bytes, worst-case input sizes, and vocabulary validation on synthetic files.
 #include "formats/gguf.h"
 #include "helpers/helpers.h"
-#include "runtime/vocab.h"
+#include "runtime/text/vocab.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

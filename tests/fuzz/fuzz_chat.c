@@ -12,7 +12,7 @@
 // (chat.h's contract: full = head + tail), for one known template per input.
 #include "fuzz_util.h"
 #include "mint.h"
-#include "runtime/chat.h"
+#include "runtime/text/chat.h"
 
 #include <stdbool.h>
 #include <string.h>

@@ -10,7 +10,7 @@
 // runs on the metadata, and when it accepts it, the tokenizer on a fixed text.
 #include "formats/gguf.h"
 #include "fuzz_util.h"
-#include "runtime/vocab.h"
+#include "runtime/text/vocab.h"
 
 #include <stdbool.h>
 #include <string.h>

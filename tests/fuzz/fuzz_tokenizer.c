@@ -14,7 +14,7 @@
 // of NORMAL and BYTE tokens, detokenize to exactly the input.
 #include "formats/gguf.h"
 #include "fuzz_util.h"
-#include "runtime/vocab.h"
+#include "runtime/text/vocab.h"
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 // strmap.c - linear probing; the table doubles when it becomes half full.
-#include "runtime/strmap.h"
+#include "base/strmap.h"
 
 #include <stdlib.h>
 #include <string.h>

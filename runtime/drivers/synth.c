@@ -4,12 +4,12 @@
 //
 // Weights are a pure function of (seed, tensor name, element index): a counter-based generator,
 // so tensors can be made in any order, in parallel, and the same seed always gives the same file.
+#include "base/error.h"
 #include "formats/gguf.h"
 #include "formats/sentencepiece.h"
 #include "quant/kernels.h"
 #include "quant/mix.h"
-#include "runtime/error.h"
-#include "runtime/pool.h"
+#include "runtime/engine/pool.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -4,10 +4,10 @@
 // Numerics follow llama.cpp's choices one by one: the maximum logit in f32, exponentials as
 // expf of f32 differences summed in double; the base file stores per token a scale and an
 // offset (two f32) and uint16 levels of the logits over at most 16 nats below the maximum.
-#include "quant/ref.h"
-#include "runtime/error.h"
-#include "runtime/fileio.h"
-#include "runtime/model.h"
+#include "base/error.h"
+#include "base/fileio.h"
+#include "base/round.h"
+#include "runtime/engine/model.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -5,11 +5,12 @@
 // A tensor is converted row by row: the source row is dequantized exactly to f32 (F32, F16 and
 // BF16 sources are already exact) and quantized with the target type's reference quantizer, so
 // an F32 source gives the bytes llama-quantize writes. Rows are spread over a thread pool.
+#include "base/error.h"
+#include "base/hash.h"
 #include "formats/gguf.h"
 #include "quant/kernels.h"
 #include "quant/mix.h"
-#include "runtime/error.h"
-#include "runtime/pool.h"
+#include "runtime/engine/pool.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -17,7 +18,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #define KEY_SOURCE_HASH "mint.quantize.source_xxh3"
 #define KEY_TENSOR_HASH "mint.quantize.tensor_xxh3"
@@ -74,7 +74,7 @@ static mint_status fill(void *user, uint64_t index, void *dst, uint64_t nbytes, 
     rows_task r = {j->t[index], j->type[index], dst, j->ref, false};
     mint_pool_run(j->pool, convert_rows, &r);
     if (r.oom) return mint_fail(err, MINT_E_NOMEM, "out of memory converting %s", r.t->name);
-    j->hash[index] = XXH3_64bits(dst, (size_t)nbytes);
+    j->hash[index] = mint_hash64(dst, (size_t)nbytes);
     j->done += nbytes;
     if (j->p->progress) j->p->progress(j->p->user, j->done, j->total);
     return MINT_OK;
@@ -94,13 +94,18 @@ static mint_status finish(void *user, mint_atomic_file *f, mint_err *err) {
 
 // XXH3-64 over every file the source was read from, in order.
 static uint64_t source_hash(const mint_file *f) {
-    XXH3_state_t *s = XXH3_createState();
-    if (!s) return 0;
-    XXH3_64bits_reset(s);
-    for (int i = 0; i < f->n_maps; i++)
-        if (f->maps[i].size) XXH3_64bits_update(s, f->maps[i].data, f->maps[i].size);
-    uint64_t h = XXH3_64bits_digest(s);
-    XXH3_freeState(s);
+    const void **data = malloc((size_t)f->n_maps * sizeof *data);
+    size_t *len = malloc((size_t)f->n_maps * sizeof *len);
+    uint64_t h = 0;
+    if (data && len) {
+        for (int i = 0; i < f->n_maps; i++) {
+            data[i] = f->maps[i].data;
+            len[i] = f->maps[i].size;
+        }
+        h = mint_hash64_parts((size_t)f->n_maps, data, len);
+    }
+    free(data);
+    free(len);
     return h;
 }
 
@@ -264,7 +269,7 @@ mint_status mint_verify_hashes(const mint_file *f, uint64_t *n_checked, mint_err
                          KEY_TENSOR_HASH, kv->n, mint_value_type_name(kv->elem_type), f->n_tensors);
     const uint64_t *h = kv->arr;
     for (uint64_t i = 0; i < f->n_tensors; i++) {
-        uint64_t got = XXH3_64bits(f->t[i].data, (size_t)f->t[i].nbytes);
+        uint64_t got = mint_hash64(f->t[i].data, (size_t)f->t[i].nbytes);
         if (got != h[i])
             return mint_fail(err, MINT_E_FORMAT,
                              "tensor '%s': XXH3 %016" PRIx64 " but the file records %016" PRIx64,

@@ -2,7 +2,7 @@
 //
 // Activations live in a small fixed set of buffers (llama2.c's RunState), each holding one row
 // per token of the batch. A node names its op, its input and output buffers, and its weight;
-// the executor (runtime/exec.c) runs the list on the thread pool with a barrier after each node.
+// the executor (runtime/engine/exec.c) runs the list on the thread pool with a barrier after each node.
 // For one llama block the list reads like the paper:
 //
 //   attn_norm   RMS_NORM     x     -> xb        (x normalised, times attn_norm)
@@ -21,7 +21,7 @@
 #ifndef MINT_GRAPH_H
 #define MINT_GRAPH_H
 
-#include "runtime/model.h"
+#include "runtime/engine/model.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -9,8 +9,8 @@
 #ifndef MINT_VOCAB_H
 #define MINT_VOCAB_H
 
+#include "base/strmap.h"
 #include "mint.h"
-#include "runtime/strmap.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -7,8 +7,8 @@
 #define MINT_MODEL_H
 
 #include "formats/tensor_dir.h"
-#include "runtime/vocab.h"
 #include "mint.h"
+#include "runtime/text/vocab.h"
 
 #include <stdint.h>
 

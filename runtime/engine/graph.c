@@ -1,8 +1,8 @@
 // graph.c - building the llama forward pass as a node list, and printing it.
-#include "runtime/graph.h"
+#include "runtime/engine/graph.h"
 
+#include "base/error.h"
 #include "quant/kernels.h"
-#include "runtime/error.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

@@ -11,14 +11,14 @@
 // Each step is a function over the candidates (runtime/sampler_internal.h) with a one-line
 // contract; a step whose parameter turns it off returns at once, as in llama.cpp. The steps
 // differ from llama.cpp's only where llama.cpp leaves a choice open: equal logits are ordered by
-// lower id first, and the draw uses mint's own RNG (runtime/rng.h) instead of std::mt19937, so
+// lower id first, and the draw uses mint's own RNG (base/rng.h) instead of std::mt19937, so
 // mint and llama.cpp produce the same distributions but not the same random text for a seed.
 //
 // Sampling allocates nothing: the candidate array, the penalty history and the penalty's marks
 // are sized at create.
-#include "runtime/error.h"
-#include "runtime/rng.h"
-#include "runtime/sampler_internal.h"
+#include "base/error.h"
+#include "base/rng.h"
+#include "runtime/text/sampler_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

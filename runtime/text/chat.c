@@ -10,7 +10,7 @@
 //     "{bos}[INST] {user} [/INST]"        (no generation prompt: the text already ends there)
 //   ChatML:
 //     "<|im_start|>{role}\n{content}<|im_end|>\n" ... "<|im_start|>assistant\n"
-#include "runtime/chat.h"
+#include "runtime/text/chat.h"
 
 #include <string.h>
 

@@ -1,9 +1,9 @@
 // context.c - creating a context (parameters checked, memory planned and allocated once) and
 // the public evaluation API.
-#include "runtime/context.h"
+#include "runtime/engine/context.h"
 
+#include "base/error.h"
 #include "quant/kernels.h"
-#include "runtime/error.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -62,6 +62,10 @@ static size_t round_up(size_t x, size_t a) {
     return (x + a - 1) / a * a;
 }
 
+static mint_attn_shape attn_shape(const mint_hparams *hp) {
+    return (mint_attn_shape){hp->n_head, hp->n_head_kv, hp->head_dim, hp->attn_scale};
+}
+
 // Sizes every buffer from the graph and checks the total against the machine's memory before
 // anything is allocated.
 static mint_status plan_memory(mint_ctx *c, mint_err *err) {
@@ -76,7 +80,8 @@ static mint_status plan_memory(mint_ctx *c, mint_err *err) {
         c->stride[b] = round_up((size_t)bytes, ROW_ALIGN);
         total += (uint64_t)c->stride[b] * (uint64_t)p->n_batch;
     }
-    c->att_scratch_bytes = mint_attention_scratch_bytes(&c->model->hp, p->n_ctx);
+    const mint_attn_shape sh = attn_shape(hp);
+    c->att_scratch_bytes = mint_attention_scratch_bytes(&sh, p->n_ctx);
     total += (uint64_t)p->n_threads * (uint64_t)c->att_scratch_bytes;
     uint64_t mem = p->max_memory ? p->max_memory : phys_mem();
     if (total > mem)
@@ -117,7 +122,8 @@ mint_status mint_ctx_create(mint_model *m, const mint_ctx_params *params, mint_c
     }
     c->att_scratch = aligned_alloc(ROW_ALIGN, (size_t)p->n_threads * c->att_scratch_bytes);
     c->chunk = calloc((size_t)c->graph.n_nodes, sizeof *c->chunk);
-    if (!c->att_scratch || !c->chunk) {
+    c->pos = calloc((size_t)p->n_batch, sizeof *c->pos);
+    if (!c->att_scratch || !c->chunk || !c->pos) {
         st = mint_fail(err, MINT_E_NOMEM, "out of memory");
         goto fail;
     }
@@ -135,10 +141,36 @@ void mint_ctx_free(mint_ctx *c) {
     for (int b = 0; b < MINT_BUF_COUNT; b++) free(c->buf[b]);
     free(c->att_scratch);
     free(c->chunk);
+    free(c->pos);
     free(c->graph_text);
     mint_kvcache_free(&c->kv);
     mint_graph_free(&c->graph);
     free(c);
+}
+
+// Runs the graph for one batch of n <= n_batch tokens at positions pos .. pos+n-1.
+static void exec_batch(mint_ctx *c, const int32_t *ids, int32_t n, int32_t pos, int32_t out_first) {
+    for (int32_t t = 0; t < n; t++) c->pos[t] = pos + t;
+    mint_exec e = {
+        .hp = &c->model->hp,
+        .k = mint_kernels_get(),
+        .attn = attn_shape(&c->model->hp),
+        .n_tokens = n,
+        .pos0 = pos,
+        .pos = c->pos,
+        .ids = ids,
+        .out_first = out_first,
+        .kv = &c->kv,
+        .attn_naive = c->params.naive_attention,
+        .att_scratch = c->att_scratch,
+        .att_scratch_bytes = c->att_scratch_bytes,
+        .chunk = c->chunk,
+    };
+    for (int b = 0; b < MINT_BUF_COUNT; b++) {
+        e.buf[b] = c->buf[b];
+        e.stride[b] = c->stride[b];
+    }
+    mint_exec_graph(&c->graph, &e, c->pool);
 }
 
 mint_status mint_eval(mint_ctx *c, const int32_t *ids, int32_t n, int32_t pos, bool all_logits,
@@ -167,7 +199,7 @@ mint_status mint_eval(mint_ctx *c, const int32_t *ids, int32_t n, int32_t pos, b
         bool last = off + len == n;
         // Logits rows wanted in this batch: all of them, the last one, or none.
         int32_t out_first = all_logits ? 0 : last ? len - 1 : len;
-        mint_exec_batch(c, ids + off, len, pos + off, out_first);
+        exec_batch(c, ids + off, len, pos + off, out_first);
         c->kv.n_past = pos + off + len;
         c->n_evaluated += (uint64_t)len;
     }

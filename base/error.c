@@ -1,5 +1,5 @@
 // error.c - status names and the mint_err helpers.
-#include "runtime/error.h"
+#include "base/error.h"
 
 #include <stdarg.h>
 #include <string.h>

@@ -14,11 +14,10 @@
 #define MINT_KVCACHE_H
 
 #include "mint.h"
+#include "ops/attention.h"
 
 #include <stddef.h>
 #include <stdint.h>
-
-#define MINT_KV_PAD 64
 
 typedef struct mint_kvcache {
     mint_kv_type type; // MINT_KV_F32 or MINT_KV_F16
@@ -38,15 +37,7 @@ mint_status mint_kvcache_init(mint_kvcache *kv, mint_kv_type type, int32_t n_lay
                               int64_t kv_dim, mint_err *err);
 void mint_kvcache_free(mint_kvcache *kv);
 
-// Keys of position pos in layer l (kv_dim elements).
-static inline void *mint_kv_k_row(const mint_kvcache *kv, int32_t l, int32_t pos) {
-    return (char *)kv->k +
-           (((size_t)l * (size_t)kv->n_pad + (size_t)pos) * (size_t)kv->kv_dim) * kv->elem;
-}
-// Values of dimension d in layer l, over all positions (n_pad elements).
-static inline void *mint_kv_vt_row(const mint_kvcache *kv, int32_t l, int64_t d) {
-    return (char *)kv->v +
-           (((size_t)l * (size_t)kv->kv_dim + (size_t)d) * (size_t)kv->n_pad) * kv->elem;
-}
+// Layer l as the attention ops see it.
+mint_kv_view mint_kvcache_layer(const mint_kvcache *kv, int32_t l);
 
 #endif // MINT_KVCACHE_H

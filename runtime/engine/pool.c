@@ -4,9 +4,9 @@
 // atomic generation counter for a short while and then sleep on a condition variable. The waker
 // only takes the mutex when someone is asleep, so a barrier that nobody sleeps at costs two
 // atomic operations per thread.
-#include "runtime/pool.h"
+#include "runtime/engine/pool.h"
 
-#include "runtime/error.h"
+#include "base/error.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -10,8 +10,8 @@
 //   3. is merged by BPE: start from one symbol per UTF-8 character and repeatedly merge the
 //      adjacent pair whose concatenation is the highest-scoring token (leftmost on ties); a
 //      final symbol that is not a token becomes one <0xXX> byte token per byte.
-#include "runtime/error.h"
-#include "runtime/vocab.h"
+#include "base/error.h"
+#include "runtime/text/vocab.h"
 
 #include <stdlib.h>
 #include <string.h>

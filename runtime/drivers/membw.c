@@ -1,7 +1,7 @@
 // membw.c - a read-bandwidth probe for mint-bench: what memory can deliver is the bound on
 // token generation, which reads every weight once per token.
-#include "runtime/error.h"
-#include "runtime/pool.h"
+#include "base/error.h"
+#include "runtime/engine/pool.h"
 
 #include <stdint.h>
 #include <stdlib.h>

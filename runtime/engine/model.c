@@ -1,10 +1,10 @@
 // model.c - opening a llama model: hyper-parameters from metadata, weights bound by name with
 // their expected shapes, the vocabulary, and the public mint_model_* / mint_token_* functions.
-#include "runtime/model.h"
+#include "runtime/engine/model.h"
 
+#include "base/error.h"
 #include "quant/kernels.h"
 #include "quant/types.h"
-#include "runtime/error.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -341,7 +341,7 @@ void mint_model_describe(const mint_model *m, mint_model_desc *d) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Tokens (public wrappers over runtime/vocab.h)
+// Tokens (public wrappers over runtime/text/vocab.h)
 
 mint_status mint_tokenize(const mint_model *m, const char *text, size_t len, bool add_special,
                           bool parse_special, int32_t *ids, size_t cap, size_t *n_out,

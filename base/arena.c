@@ -1,5 +1,5 @@
 // arena.c - blocks of at least 64 KiB; a request larger than that gets a block of its own.
-#include "runtime/arena.h"
+#include "base/arena.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,9 +1,9 @@
 // vocab.c - loading a SentencePiece-BPE vocabulary from GGUF metadata the way llama.cpp's
 // llama_vocab::impl::load does for tokenizer.ggml.model = "llama" (formats.md 4.3, 6.1).
-#include "runtime/vocab.h"
+#include "runtime/text/vocab.h"
 
+#include "base/error.h"
 #include "formats/tensor_dir.h"
-#include "runtime/error.h"
 
 #include <ctype.h>
 #include <inttypes.h>

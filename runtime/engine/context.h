@@ -3,11 +3,11 @@
 #ifndef MINT_CONTEXT_H
 #define MINT_CONTEXT_H
 
-#include "ops/ops.h"
-#include "runtime/graph.h"
-#include "runtime/kvcache.h"
-#include "runtime/model.h"
-#include "runtime/pool.h"
+#include "runtime/engine/exec.h"
+#include "runtime/engine/graph.h"
+#include "runtime/engine/kvcache.h"
+#include "runtime/engine/model.h"
+#include "runtime/engine/pool.h"
 
 #include <stdatomic.h>
 
@@ -23,11 +23,9 @@ struct mint_ctx {
     uint8_t *att_scratch;          // [n_threads][att_scratch_bytes] attention work space
     size_t att_scratch_bytes;      // bytes per thread
     atomic_int *chunk;             // [n_nodes] dynamic work counters
+    int32_t *pos;                  // [n_batch] positions of the rows of a batch
     int32_t n_logits;              // rows of logits from the last eval
     uint64_t n_evaluated;          // tokens evaluated since creation
 };
-
-// Runs the graph for one batch (n <= n_batch) at pos; the executor of runtime/exec.c.
-void mint_exec_batch(mint_ctx *c, const int32_t *ids, int32_t n, int32_t pos, int32_t out_first);
 
 #endif // MINT_CONTEXT_H

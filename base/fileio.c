@@ -1,7 +1,7 @@
 // fileio.c - temp + fsync + rename, with O_TMPFILE where the file system has it.
-#include "runtime/fileio.h"
+#include "base/fileio.h"
 
-#include "runtime/error.h"
+#include "base/error.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 // kvcache.c - allocation with overflow-checked sizes.
-#include "runtime/kvcache.h"
+#include "runtime/engine/kvcache.h"
 
-#include "runtime/error.h"
+#include "base/error.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -49,4 +49,16 @@ void mint_kvcache_free(mint_kvcache *kv) {
     free(kv->k);
     free(kv->v);
     memset(kv, 0, sizeof *kv);
+}
+
+mint_kv_view mint_kvcache_layer(const mint_kvcache *kv, int32_t l) {
+    const size_t layer_bytes = (size_t)kv->n_pad * (size_t)kv->kv_dim * kv->elem;
+    return (mint_kv_view){
+        .type = kv->type == MINT_KV_F16 ? MINT_TYPE_F16 : MINT_TYPE_F32,
+        .elem = kv->elem,
+        .kv_dim = kv->kv_dim,
+        .n_pad = kv->n_pad,
+        .k = (char *)kv->k + (size_t)l * layer_bytes,
+        .vt = (char *)kv->v + (size_t)l * layer_bytes,
+    };
 }

@@ -1,0 +1,185 @@
+// exec.c - running the graph: binds each node to its op call and splits the node's rows across
+// the threads. Every thread walks the same node list, does its share of each node, and meets
+// the others at a barrier before the next node.
+//
+// Splits. Row ops (norms, conversions, RoPE, adds, the KV store) give each thread a contiguous
+// range of rows. A matmul of one token gives each thread a contiguous range of weight rows, so
+// each streams its part of the weight once; a batch is cut into tiles of ROW_BLOCK weight rows
+// by TOKEN_BLOCK tokens handed out through an atomic counter. Attention hands out its items
+// (query blocks x KV heads) the same way. No split cuts a dot product, so the results do not
+// depend on the thread count.
+#include "runtime/engine/exec.h"
+
+#include "ops/ops.h"
+#include "runtime/engine/pool.h"
+
+// Tile sizes for a batched matmul: ROW_BLOCK weight rows stay in L2 while TOKEN_BLOCK converted
+// activation rows are reused against them.
+enum { ROW_BLOCK = 64, TOKEN_BLOCK = 64 };
+
+// Row r of buffer b.
+static inline void *row(const mint_exec *e, mint_buf_id b, int64_t r) {
+    return (char *)e->buf[b] + (size_t)r * e->stride[b];
+}
+
+// First row a node works on: all rows, or only the wanted ones (final norm, output head).
+static inline int32_t first_row(const mint_exec *e, const mint_node *n) {
+    return n->last_only ? e->out_first : 0;
+}
+
+typedef void (*bind_fn)(const mint_node *n, const mint_exec *e, int node, int ith, int nth);
+
+static void run_get_rows(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    long lo, hi;
+    mint_split(e->n_tokens, ith, nth, &lo, &hi);
+    mint_get_rows(e->k->t[n->w->type].to_float, n->w->data, n->w->row_bytes, n->w->n_in, e->ids,
+                  e->buf[n->dst], e->stride[n->dst], lo, hi);
+}
+
+static void run_rms_norm(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    const int32_t first = first_row(e, n);
+    long lo, hi;
+    mint_split(e->n_tokens - first, ith, nth, &lo, &hi);
+    mint_rms_norm(e->buf[n->src], e->stride[n->src], n->w->data, e->buf[n->dst], e->stride[n->dst],
+                  n->width, e->hp->rms_eps, first + lo, first + hi);
+}
+
+static void run_convert(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    const int32_t first = first_row(e, n);
+    long lo, hi;
+    mint_split(e->n_tokens - first, ith, nth, &lo, &hi);
+    mint_convert(e->k->t[n->type].from_float, e->buf[n->src], e->stride[n->src], e->buf[n->dst],
+                 e->stride[n->dst], n->width, first + lo, first + hi);
+}
+
+// y[c * y_stride + r] = W[r0 + r] . a[c] for a tile of the weight.
+static void matmul_tile(const mint_type_kernels *tk, const mint_weight *w, int64_t r0, int nr,
+                        const char *a, size_t a_stride, int nc, float *y, size_t y_stride) {
+    const char *wr = (const char *)w->data + (size_t)r0 * w->row_bytes;
+    mint_gemm_tile(tk, w->n_in, wr, w->row_bytes, nr, a, a_stride, nc, y, y_stride);
+}
+
+static void run_matmul(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    const mint_weight *w = n->w;
+    const mint_type_kernels *tk = &e->k->t[w->type];
+    const int32_t first = first_row(e, n);
+    const int64_t n_tok = e->n_tokens - first;
+    const char *a = row(e, n->src, first);
+    const size_t a_stride = e->stride[n->src];
+    // The logits buffer holds only the wanted rows.
+    float *y = row(e, n->dst, n->dst == MINT_BUF_LOGITS ? 0 : first);
+    const size_t y_stride = e->stride[n->dst] / sizeof(float);
+
+    if (n_tok == 1) {
+        long lo, hi;
+        mint_split(w->n_out, ith, nth, &lo, &hi);
+        if (hi > lo) matmul_tile(tk, w, lo, (int)(hi - lo), a, a_stride, 1, y + lo, y_stride);
+        return;
+    }
+    const int64_t row_blocks = (w->n_out + ROW_BLOCK - 1) / ROW_BLOCK;
+    const int64_t tok_blocks = (n_tok + TOKEN_BLOCK - 1) / TOKEN_BLOCK;
+    const int64_t n_tiles = row_blocks * tok_blocks;
+    atomic_int *counter = &e->chunk[node];
+    for (int64_t i = atomic_fetch_add(counter, 1); i < n_tiles; i = atomic_fetch_add(counter, 1)) {
+        // Token blocks inner: consecutive tiles reuse the same weight rows from cache.
+        const int64_t rb = i / tok_blocks, tb = i % tok_blocks;
+        const int64_t r0 = rb * ROW_BLOCK, c0 = tb * TOKEN_BLOCK;
+        const int nr = (int)(w->n_out - r0 < ROW_BLOCK ? w->n_out - r0 : ROW_BLOCK);
+        const int nc = (int)(n_tok - c0 < TOKEN_BLOCK ? n_tok - c0 : TOKEN_BLOCK);
+        matmul_tile(tk, w, r0, nr, a + (size_t)c0 * a_stride, a_stride, nc,
+                    y + (size_t)c0 * y_stride + r0, y_stride);
+    }
+}
+
+static void run_rope(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    const mint_hparams *hp = e->hp;
+    long lo, hi;
+    mint_split(e->n_tokens, ith, nth, &lo, &hi);
+    mint_rope(e->buf[n->dst], e->stride[n->dst], e->pos, (int)(n->width / hp->head_dim),
+              hp->head_dim, hp->n_rot, hp->rope_base, hp->rope_freq_scale, lo, hi);
+}
+
+static void run_kv_store(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    const mint_kv_view kv = mint_kvcache_layer(e->kv, n->layer);
+    long lo, hi;
+    mint_split(e->n_tokens, ith, nth, &lo, &hi);
+    for (long t = lo; t < hi; t++)
+        mint_kv_store(&kv, row(e, n->src, t), row(e, n->src2, t), e->pos[t]);
+}
+
+static void run_attention(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    const mint_kv_view kv = mint_kvcache_layer(e->kv, n->layer);
+    uint8_t *scratch = e->att_scratch + (size_t)ith * e->att_scratch_bytes;
+    if (e->attn_naive) { // (token, head) pairs split across threads
+        const int hd = e->attn.head_dim, n_head = e->attn.n_head;
+        const int group = n_head / e->attn.n_head_kv;
+        long lo, hi;
+        mint_split((long)e->n_tokens * n_head, ith, nth, &lo, &hi);
+        for (long idx = lo; idx < hi; idx++) {
+            const int32_t t = (int32_t)(idx / n_head);
+            const int h = (int)(idx % n_head);
+            const float *q = (const float *)row(e, n->src, t) + (size_t)h * hd;
+            float *out = (float *)row(e, n->dst, t) + (size_t)h * hd;
+            // causal: keys 0 .. pos
+            mint_attention_plain(&kv, &e->attn, q, h / group, e->pos[t] + 1, (float *)scratch, out);
+        }
+        return;
+    }
+    const mint_attn_batch b = {
+        .k = e->k,
+        .kv = &kv,
+        .sh = &e->attn,
+        .q = e->buf[n->src],
+        .q_stride = e->stride[n->src],
+        .out = e->buf[n->dst],
+        .out_stride = e->stride[n->dst],
+        .pos0 = e->pos0,
+        .n_tokens = e->n_tokens,
+    };
+    const int32_t n_items = mint_attention_tiled_items(&b);
+    atomic_int *counter = &e->chunk[node];
+    for (int32_t i = atomic_fetch_add(counter, 1); i < n_items; i = atomic_fetch_add(counter, 1))
+        mint_attention_tiled_item(&b, i, scratch);
+}
+
+static void run_add(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    long lo, hi;
+    mint_split(e->n_tokens, ith, nth, &lo, &hi);
+    mint_add(e->buf[n->dst], e->stride[n->dst], e->buf[n->src], e->stride[n->src], n->width, lo,
+             hi);
+}
+
+static void run_silu_mul(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    long lo, hi;
+    mint_split(e->n_tokens, ith, nth, &lo, &hi);
+    mint_silu_mul(e->buf[n->dst], e->stride[n->dst], e->buf[n->src], e->stride[n->src], n->width,
+                  lo, hi);
+}
+
+static const bind_fn bind_table[MINT_OP_COUNT] = {
+    [MINT_OP_GET_ROWS] = run_get_rows,   [MINT_OP_RMS_NORM] = run_rms_norm,
+    [MINT_OP_CONVERT] = run_convert,     [MINT_OP_MATMUL] = run_matmul,
+    [MINT_OP_ROPE] = run_rope,           [MINT_OP_KV_STORE] = run_kv_store,
+    [MINT_OP_ATTENTION] = run_attention, [MINT_OP_ADD] = run_add,
+    [MINT_OP_SILU_MUL] = run_silu_mul,
+};
+
+typedef struct run {
+    const mint_graph *g; // nodes
+    const mint_exec *e;  // what every node reads (shared, read-only during the run)
+    mint_pool *pool;     // for the barriers
+} run;
+
+static void run_graph(void *arg, int ith, int nth) {
+    const run *r = arg;
+    for (int i = 0; i < r->g->n_nodes; i++) {
+        bind_table[r->g->nodes[i].op](&r->g->nodes[i], r->e, i, ith, nth);
+        mint_pool_barrier(r->pool);
+    }
+}
+
+void mint_exec_graph(const mint_graph *g, const mint_exec *e, mint_pool *pool) {
+    for (int i = 0; i < g->n_nodes; i++) atomic_store(&e->chunk[i], 0);
+    run r = {g, e, pool};
+    mint_pool_run(pool, run_graph, &r);
+}

@@ -1,0 +1,37 @@
+// exec.h - what the executor hands every node of one batch: buffers, shapes, kernels, cache.
+#ifndef MINT_EXEC_H
+#define MINT_EXEC_H
+
+#include "ops/attention.h"
+#include "runtime/engine/graph.h"
+#include "runtime/engine/kvcache.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct mint_exec {
+    const mint_hparams *hp;        // model shapes
+    const mint_kernels *k;         // kernel table in use
+    mint_attn_shape attn;          // head shapes for the attention ops
+    int32_t n_tokens;              // rows in this batch
+    int32_t pos0;                  // position of row 0
+    const int32_t *pos;            // [n_tokens] position of each row (pos0 + t)
+    const int32_t *ids;            // [n_tokens] token ids
+    int32_t out_first;             // first row whose logits are wanted
+    void *buf[MINT_BUF_COUNT];     // buffer base pointers
+    size_t stride[MINT_BUF_COUNT]; // bytes per row of each buffer
+    mint_kvcache *kv;              // the cache
+    bool attn_naive;               // attention one (query, head) at a time, the plain way
+    uint8_t *att_scratch;          // [nth][att_scratch_bytes] attention work space per thread
+    size_t att_scratch_bytes;      // bytes per thread (mint_attention_scratch_bytes)
+    atomic_int *chunk;             // [n_nodes] work counters for dynamically split nodes
+} mint_exec;
+
+// Runs the nodes of g for one batch on the pool: every thread walks the node list, does its
+// share of each node, and meets the others at a barrier before the next one.
+typedef struct mint_pool mint_pool;
+void mint_exec_graph(const mint_graph *g, const mint_exec *e, mint_pool *pool);
+
+#endif // MINT_EXEC_H
