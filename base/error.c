@@ -28,8 +28,9 @@ const char *mint_status_name(mint_status s) {
     return "unknown";
 }
 
+// MINT_VERSION_STRING comes from CMakeLists.txt's project(VERSION), as mint.pc's Version does.
 const char *mint_version(void) {
-    return "0.1.0";
+    return MINT_VERSION_STRING;
 }
 
 mint_status mint_fail(mint_err *err, mint_status code, const char *fmt, ...) {

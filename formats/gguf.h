@@ -1,6 +1,6 @@
 // gguf.h - GGUF v2/v3: a validating reader into struct mint_file, and a writer.
 //
-// Layout (../shared/docs/formats.md section 1): 24-byte header (magic "GGUF", u32 version,
+// Layout (docs/formats.md section 1): 24-byte header (magic "GGUF", u32 version,
 // u64 tensor count, u64 metadata count), the metadata records, the tensor-info records, zero
 // padding to the alignment, then the data section. All little-endian.
 #ifndef MINT_GGUF_H
@@ -16,8 +16,8 @@
 #define MINT_GGUF_MAGIC             0x46554747u // "GGUF" read as a little-endian u32
 #define MINT_GGUF_DEFAULT_ALIGNMENT 32u
 
-// Maps and validates a GGUF file (every check of formats.md 1.8, once). On failure *out is NULL
-// and err names the field, the value, the limit and the byte offset.
+// Maps and validates a GGUF file (every check of docs/formats.md 1.8, once). On failure *out is
+// NULL and err names the field, the value, the limit and the byte offset.
 mint_status mint_gguf_open(const char *path, mint_file **out, mint_err *err);
 
 // Validates a GGUF image already in memory; the file keeps pointers into `data`, which must

@@ -1,7 +1,7 @@
 // hf_checkpoint.h - a Hugging Face Llama checkpoint folder as a struct mint_file, and the inverse
 // (a mint_file's llama tensors written as such a folder).
 //
-// Reading (../shared/docs/formats.md section 8) presents the folder exactly as the GGUF that
+// Reading (docs/formats.md section 8) presents the folder exactly as the GGUF that
 // llama.cpp's convert_hf_to_gguf.py would make of it, without writing one: metadata are the GGUF
 // llama keys synthesised from config.json and the tokenizer files, tensors carry GGUF names, and
 // q_proj / k_proj rows are permuted into GGUF order (the only copies: every other tensor points

@@ -1,16 +1,16 @@
 // hf_names.h - Hugging Face Llama tensor names <-> GGUF names, and the Q/K row permutation.
 //
-// Names (../shared/docs/formats.md 8.3, gguf-py's tensor_mapping.py): model.embed_tokens.weight
+// Names (docs/formats.md 8.3, gguf-py's tensor_mapping.py): model.embed_tokens.weight
 // = token_embd.weight, model.norm.weight = output_norm.weight, lm_head.weight = output.weight, and
 // per layer N model.layers.N.{input_layernorm, self_attn.{q,k,v,o}_proj,
 // post_attention_layernorm, mlp.{gate,up,down}_proj}.{weight,bias} = blk.N.{attn_norm,
 // attn_{q,k,v,output}, ffn_norm, ffn_{gate,up,down}}.{weight,bias}. The rotary inv_freq buffer
 // some exports carry is dropped (it is derived from the config).
 //
-// The permutation (formats.md 8.4, convert_hf_to_gguf.py LlamaModel.permute): HF applies RoPE as
-// "rotate half" (pairs (i, i + hd/2) of a head), GGUF's llama graph rotates adjacent pairs
-// (2i, 2i+1). The converter reorders q_proj rows per head (n_head groups) and k_proj rows per KV
-// head (n_head_kv groups) so that the two agree:
+// The permutation (docs/formats.md 8.4, convert_hf_to_gguf.py LlamaModel.permute): HF applies RoPE
+// as "rotate half" (pairs (i, i + hd/2) of a head), GGUF's llama graph rotates adjacent pairs (2i,
+// 2i+1). The converter reorders q_proj rows per head (n_head groups) and k_proj rows per KV head
+// (n_head_kv groups) so that the two agree:
 //     GGUF row g*hd + 2i + j  =  HF row g*hd + j*(hd/2) + i     (i < hd/2, j in {0, 1})
 // Columns are untouched; a bias (one value per row) moves the same way.
 #ifndef MINT_HF_NAMES_H

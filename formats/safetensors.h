@@ -1,6 +1,6 @@
 // safetensors.h - the safetensors format: a validating reader into struct mint_file, and a writer.
 //
-// Layout (../shared/docs/formats.md section 8.1): u64 LE header length N, N bytes of UTF-8 JSON,
+// Layout (docs/formats.md section 8.1): u64 LE header length N, N bytes of UTF-8 JSON,
 // then the data buffer. The JSON object maps each tensor name to {"dtype": "F16", "shape":
 // [d0, d1, ...] (PyTorch order, outermost first), "data_offsets": [begin, end]} with offsets
 // relative to the buffer, plus an optional "__metadata__" object of string -> string.

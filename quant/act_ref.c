@@ -1,5 +1,5 @@
 // act_ref.c - reference activation quantizers: how f32 activations are converted to Q8_0, Q8_1
-// and Q8_K before a matmul with a quantized weight (formats.md 2.5, reference README section 4).
+// and Q8_K before a matmul with a quantized weight (docs/formats.md 2.5).
 //
 // This rounding is the largest single difference between "dequantize and multiply in f32" and
 // what llama.cpp computes (about 0.5 % per dot product), so it is reproduced exactly. For Q8_0

@@ -1,11 +1,11 @@
 // blocks.h - the byte layouts of ggml's block formats, so mint reads and writes the same bytes.
 //
-// Every struct below is byte-for-byte ggml's (src/ggml-common.h; formats.md 2.3 and 2.4): the
+// Every struct below is byte-for-byte ggml's (src/ggml-common.h; docs/formats.md 2.3 and 2.4): the
 // fields, their order and the absence of padding are pinned by the _Static_asserts, and the sizes
 // are the ones quant/types.c lists (tests/test_quant.c cross-checks the two). f16 fields are raw
 // uint16_t bits (quant/fp16.h converts them); only Q8_K's d is a plain f32.
 //
-// Element order inside a block is described once per type in formats.md; the reference
+// Element order inside a block is described once per type in docs/formats.md; the reference
 // (de)quantizers in quant/*_ref.c are the executable version of it.
 #ifndef MINT_QUANT_BLOCKS_H
 #define MINT_QUANT_BLOCKS_H
@@ -101,7 +101,7 @@ typedef struct mint_block_q8_K {
 } mint_block_q8_K;
 
 // ---------------------------------------------------------------------------------------------
-// Pinned layouts: size and every field offset, as ggml has them (formats.md tables).
+// Pinned layouts: size and every field offset, as ggml has them (docs/formats.md tables).
 
 _Static_assert(sizeof(mint_block_q4_0) == 18, "q4_0 size");
 _Static_assert(offsetof(mint_block_q4_0, qs) == 2, "q4_0 qs");

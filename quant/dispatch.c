@@ -92,6 +92,12 @@ static bool isa_supported(mint_isa isa) {
     }
 }
 
+int mint_isa_from_name(const char *name) {
+    for (int i = 0; name && i < MINT_ISA_COUNT; i++)
+        if (strcasecmp(name, isa_names[i]) == 0) return i;
+    return -1;
+}
+
 mint_isa mint_isa_detect(void) {
     for (int i = MINT_ISA_COUNT - 1; i > 0; i--)
         if (isa_supported((mint_isa)i)) return (mint_isa)i;

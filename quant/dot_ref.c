@@ -2,7 +2,7 @@
 //
 // For block types the inner sums over quants are exact integers (per block, or per super-block
 // with the integer sub-block scales folded in), then each block contributes with ggml's f32 scale
-// arithmetic (formats.md 2.5) and the contributions are summed in f32 in block order. SIMD
+// arithmetic (docs/formats.md 2.5) and the contributions are summed in f32 in block order. SIMD
 // versions must give the same integer sums; they may only sum the block contributions in another
 // order. The integer super-block sums stay below 2^24 for real data (the bound is 2^27 for Q6_K
 // with every quant and scale at its extreme), so their conversion to f32 is exact in practice.

@@ -38,7 +38,7 @@ static inline float mint_f16_to_f32(uint16_t h) {
 }
 
 // f32 -> f16 bits, RNE. Overflow (|x| >= 65520) gives +-inf; NaN gives sign | 0x7E00 (quiet,
-// payload dropped) exactly like ggml's software conversion (formats.md 2.2); results below the
+// payload dropped) exactly like ggml's software conversion (docs/formats.md 2.2); results below the
 // f16 range round to the nearest subnormal or to zero.
 static inline uint16_t mint_f32_to_f16(float f) {
     uint32_t x = mint_f32_bits(f);

@@ -82,6 +82,8 @@ mint_quantize_row_fn mint_quantizer_ref(mint_type t);
 // Best level the CPU supports (ignores MINT_ISA).
 mint_isa mint_isa_detect(void);
 const char *mint_isa_str(mint_isa isa);
+// Level by name (case-insensitive "ref", "avx2", ...); -1 when no level has that name.
+int mint_isa_from_name(const char *name);
 
 // ---------------------------------------------------------------------------------------------
 // Filling the tables. Each instruction-set file defines one function that overrides the entries

@@ -13,7 +13,7 @@ static void set(mint_kernels *k, mint_type t, mint_type vec_dot_type, mint_to_fl
                                   .gemm = NULL};
 }
 
-// ggml's vec_dot_type rule (formats.md 2.5): a weight type's activations are first converted
+// ggml's vec_dot_type rule (docs/formats.md 2.5): a weight type's activations are first converted
 // with k->t[vec_dot_type].from_float, so the activation types' from_float entries are the
 // activation quantizers (x86 llama.cpp rounding), not the weight quantizers. Q8_1 and Q8_K are
 // activation-only types: they convert and dequantize but have no dot product of their own.

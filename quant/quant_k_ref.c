@@ -1,5 +1,5 @@
 // quant_k_ref.c - reference (de)quantizers of the 256-element K-quant super-blocks Q2_K, Q3_K,
-// Q4_K, Q5_K, Q6_K (and the Q8_K dequantizer), formats.md 2.4.
+// Q4_K, Q5_K, Q6_K (and the Q8_K dequantizer), docs/formats.md 2.4.
 //
 // The quantizers are llama.cpp's reference quantizers (ggml-quants.c quantize_row_*_ref, used by
 // llama-quantize when there is no importance matrix). They search for good sub-block scales with
@@ -438,7 +438,7 @@ void quantize_row_q6_K_ref(const float *restrict x, void *restrict vy, int64_t n
 }
 
 // ---------------------------------------------------------------------------------------------
-// Dequantizers (formats.md 2.4 element maps), with ggml's f32 operation order.
+// Dequantizers (docs/formats.md 2.4 element maps), with ggml's f32 operation order.
 
 void dequantize_row_q2_K_ref(const void *restrict vx, float *restrict y, int64_t n) {
     const mint_block_q2_K *x = vx;

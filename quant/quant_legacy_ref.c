@@ -1,5 +1,5 @@
 // quant_legacy_ref.c - reference (de)quantizers of the 32-element blocks Q4_0, Q4_1, Q5_0, Q5_1,
-// Q8_0 and Q8_1 (formats.md 2.3).
+// Q8_0 and Q8_1 (docs/formats.md 2.3).
 //
 // The quantizers are llama.cpp's reference quantizers (ggml-quants.c quantize_row_*_ref, which
 // llama-quantize uses when there is no importance matrix): same formulas, same f32 operation

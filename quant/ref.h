@@ -10,7 +10,7 @@
 //   vec_dot_<w>_<a>_ref(n, s, w, a)   *s = one row of weight type w . one row of activation type a
 // n is always a multiple of the type's block size (32 or 256); callers guarantee it.
 //
-// Rounding vocabulary (formats.md 2.3/2.4): roundf = C's roundf, halves away from zero (Q8_0
+// Rounding vocabulary (docs/formats.md 2.3/2.4): roundf = C's roundf, halves away from zero (Q8_0
 // weights); RNE = round to nearest, ties to even (everything else, via mint_nearest_int or the
 // f16/bf16 conversions of quant/fp16.h).
 #ifndef MINT_QUANT_REF_H
@@ -82,7 +82,7 @@ void vec_dot_f16_f16_ref(int64_t n, float *restrict s, const void *restrict w,
 void vec_dot_bf16_bf16_ref(int64_t n, float *restrict s, const void *restrict w,
                            const void *restrict a);
 // Blocks: exact integer sums per (sub-)block, then ggml's per-block f32 scale arithmetic
-// (formats.md 2.5), summed over blocks in f32 in block order.
+// (docs/formats.md 2.5), summed over blocks in f32 in block order.
 void vec_dot_q4_0_q8_0_ref(int64_t n, float *restrict s, const void *restrict w,
                            const void *restrict a);
 void vec_dot_q4_1_q8_1_ref(int64_t n, float *restrict s, const void *restrict w,

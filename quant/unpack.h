@@ -1,4 +1,4 @@
-// unpack.h - the element maps of the block formats, written once (formats.md 2.3 / 2.4).
+// unpack.h - the element maps of the block formats, written once (docs/formats.md 2.3 / 2.4).
 //
 // Small static inline readers shared by the reference dequantizers, quantizers and dot products,
 // so that "where does element e live" has a single definition. Internal to quant/.

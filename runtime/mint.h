@@ -251,6 +251,9 @@ typedef struct mint_ctx_params {
                           // instead of the tiled kernel path (default false)
     uint64_t max_memory;  // refuse a context needing more bytes than this (0 = the machine's
                           // physical memory); checked before anything is allocated
+    const char *isa;      // kernel level for this context ("ref", "avx2", "avx512",
+                          // "avx512vnni", "neon", "neondot"); NULL = the process's choice (the
+                          // best the CPU has, or MINT_ISA). A level the CPU lacks is an error.
 } mint_ctx_params;
 
 MINT_API mint_ctx_params mint_ctx_default_params(void);
@@ -271,6 +274,8 @@ MINT_API const float *mint_get_logits(const mint_ctx *c, int32_t i);
 MINT_API int32_t mint_ctx_n_past(const mint_ctx *c);
 MINT_API int32_t mint_ctx_n_ctx(const mint_ctx *c);
 MINT_API int32_t mint_ctx_n_threads(const mint_ctx *c);
+// Kernel level the context computes with ("avx512vnni", "ref", ...).
+MINT_API const char *mint_ctx_isa_name(const mint_ctx *c);
 // Number of tokens evaluated by mint_eval since the context was created (for tests and stats).
 MINT_API uint64_t mint_ctx_n_evaluated(const mint_ctx *c);
 // The op graph as text, one node per line with shapes and types (mint-run --dump-graph).

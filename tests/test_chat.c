@@ -13,7 +13,7 @@
 // ---------------------------------------------------------------------------------------------
 // Jinja templates as shipped in tokenizer_config.json / tokenizer.chat_template
 
-// TinyLlama/TinyLlama-1.1B-Chat-v1.0 (and HuggingFaceH4/zephyr-7b-beta), formats.md 6.5.
+// TinyLlama/TinyLlama-1.1B-Chat-v1.0 (and HuggingFaceH4/zephyr-7b-beta), docs/formats.md 6.5.
 static const char *const zephyr_jinja =
     "{% for message in messages %}\n"
     "{% if message['role'] == 'user' %}\n"

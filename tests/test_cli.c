@@ -74,6 +74,15 @@ static void expect_one_line_error(int rc, const char *out, const char *err, cons
     if (needle) cr_assert(strstr(err, needle), "%s: stderr lacks '%s': %s", what, needle, err);
 }
 
+// The repository's README: a text every checkout has (mint-perplexity needs one).
+static const char *own_text_path(void) {
+    static char path[4200];
+    const char *src = getenv("MINT_SOURCE_DIR");
+    cr_assert(src, "MINT_SOURCE_DIR is not set (ctest sets it)");
+    snprintf(path, sizeof path, "%s/README.md", src);
+    return path;
+}
+
 static mint_model *open_stories(void) {
     mint_model *m;
     mint_err err;
@@ -259,7 +268,7 @@ Test(mint_run, json_tokens_with_alternatives) {
 
 Test(mint_run, no_kv_cache_gives_the_same_text) {
     char *with, *e1, *without, *e2;
-    const char *model = keep(mt_data_path(STORIES));
+    const char *model = keep(mt_synth("small", "F32"));
     cr_assert_eq(run_tool(&with, &e1, "mint-run",
                           "-m '%s' -p 'Once upon a time' -n 30 --temp 0 -t 1", model),
                  0, "%s", e1);
@@ -280,7 +289,7 @@ Test(mint_run, no_kv_cache_gives_the_same_text) {
 }
 
 Test(mint_run, seed_reproduces_sampling) {
-    const char *model = keep(mt_data_path(STORIES));
+    const char *model = keep(mt_synth("small", "F32"));
     char *a, *b, *c, *err;
     const char *args = "-m '%s' -p 'Once upon a time' -n 60 --temp 0.8 -t 1 -s %d";
     cr_assert_eq(run_tool(&a, &err, "mint-run", args, model, 42), 0, "%s", err);
@@ -334,18 +343,19 @@ Test(mint_run, full_context_stops_cleanly) {
 
 Test(mint_run, dump_graph_lists_the_nodes) {
     char *out, *err;
-    int rc = run_tool(&out, &err, "mint-run", "-m '%s' --dump-graph -t 1", mt_data_path(STORIES));
+    int rc =
+        run_tool(&out, &err, "mint-run", "-m '%s' --dump-graph -t 1", mt_synth("small", "F32"));
     cr_assert_eq(rc, 0, "%s", err);
     int n_nodes = 0;
     cr_assert_eq(sscanf(out, "# %d nodes", &n_nodes), 1, "%s", out);
-    // 5 layers of 16 nodes, the embedding lookup, the final norm and the output matmul.
-    cr_assert_eq(n_nodes, 5 * 16 + 3);
+    // 4 layers of 16 nodes, the embedding lookup, the final norm and the output matmul.
+    cr_assert_eq(n_nodes, 4 * 16 + 3);
     cr_assert_eq(count_lines(out), n_nodes + 1);
     cr_assert(strstr(out, "GET_ROWS  token_embd"), "%s", out);
-    cr_assert(strstr(out, "MATMUL    blk.0.attn_q         xb -> q [64]  W F32 [64, 64]"), "%s",
+    cr_assert(strstr(out, "MATMUL    blk.0.attn_q         xb -> q [256]  W F32 [256, 256]"), "%s",
               out);
-    cr_assert(strstr(out, "ATTENTION blk.4.attn"), "%s", out);
-    cr_assert(strstr(out, "blk.4.ffn_down"), "%s", out);
+    cr_assert(strstr(out, "ATTENTION blk.3.attn"), "%s", out);
+    cr_assert(strstr(out, "blk.3.ffn_down"), "%s", out);
     cr_assert(strstr(out, "output"), "%s", out);
     free(out);
     free(err);
@@ -356,8 +366,8 @@ Test(mint_run, dump_graph_lists_the_nodes) {
 
 Test(mint_run, bad_arguments_are_one_line_errors) {
     char readme[4200];
-    snprintf(readme, sizeof readme, "%s", mt_data_path("reference/README.md"));
-    const char *model = keep(mt_data_path(STORIES));
+    snprintf(readme, sizeof readme, "%s/README.md", getenv("MINT_SOURCE_DIR"));
+    const char *model = keep(mt_synth("small", "F32"));
     static const struct {
         const char *args; // its one %s is the model path
         const char *needle;
@@ -482,8 +492,8 @@ Test(mint_run, chat_without_a_template_is_an_error) {
 // mint-perplexity
 
 Test(mint_perplexity, bad_arguments_are_one_line_errors) {
-    const char *model = keep(mt_data_path(STORIES));
-    const char *text = keep(mt_data_path("tinystories_val.txt"));
+    const char *model = keep(mt_synth("small", "F32"));
+    const char *text = keep(own_text_path());
     char a[20][4400];
     const char *needle[20];
     int n = 0;
@@ -525,7 +535,7 @@ Test(mint_perplexity, text_too_short) {
     cr_assert(mt_write_file(path, "Once upon a time.", 17));
     char *out, *err;
     int rc = run_tool(&out, &err, "mint-perplexity", "-m '%s' -f '%s' -c 128 -t 1",
-                      mt_data_path(STORIES), path);
+                      mt_synth("small", "F32"), path);
     cr_assert(rc != 0 && rc < 128, "status %d", rc);
     cr_assert(strstr(err, "needs at least 256"), "%s", err);
     cr_assert_null(strstr(out, "Final estimate"));
@@ -571,7 +581,7 @@ Test(mint_perplexity, ten_chunks) {
 // mint-quantize
 
 Test(mint_quantize, bad_arguments_are_one_line_errors) {
-    const char *model = keep(mt_data_path(STORIES));
+    const char *model = keep(mt_synth("small", "F32"));
     const char *out_path = keep(mt_path(mt_tmpdir(), "q.gguf"));
     char a[20][4400];
     const char *needle[20];
@@ -596,7 +606,7 @@ Test(mint_quantize, bad_arguments_are_one_line_errors) {
     needle[n++] = "--output-tensor-type 'Q9'";
     snprintf(a[n], 4400, "/nonexistent/in.gguf '%s' Q4_0", out_path);
     needle[n++] = "/nonexistent/in.gguf";
-    snprintf(a[n], 4400, "'%s' '%s' Q4_0", mt_data_path("quant/stories260K-q8_0.gguf"), out_path);
+    snprintf(a[n], 4400, "'%s' '%s' Q4_0", mt_synth("small", "Q8_0"), out_path);
     needle[n++] = "--allow-requantize";
     snprintf(a[n], 4400, "'%s' '%s' Q4_0 --overwrite", model, model);
     needle[n++] = "refusing to write over the input";
@@ -617,7 +627,7 @@ Test(mint_quantize, bad_arguments_are_one_line_errors) {
 }
 
 Test(mint_quantize, existing_output_needs_overwrite) {
-    const char *model = keep(mt_data_path(STORIES));
+    const char *model = keep(mt_synth("small", "F32"));
     char out_path[4200];
     snprintf(out_path, sizeof out_path, "%s", mt_path(mt_tmpdir(), "q.gguf"));
     cr_assert(mt_write_file(out_path, "old", 3));
@@ -674,9 +684,9 @@ Test(mint_quantize, synthetic_model_runs) {
 
 Test(mint_bench, json_has_every_test_and_thread_count) {
     char *out, *err;
-    int rc =
-        run_tool(&out, &err, "mint-bench",
-                 "-m '%s' -t 1,2 -p 16 -n 8 -r 3 --membw-gib 0.01 -o json", mt_data_path(STORIES));
+    int rc = run_tool(&out, &err, "mint-bench",
+                      "-m '%s' -t 1,2 -p 16 -n 8 -r 3 --membw-gib 0.01 -o json",
+                      mt_synth("small", "F32"));
     cr_assert_eq(rc, 0, "status %d: %s", rc, err);
     int n = 0;
     for (const char *s = out; (s = strstr(s, "\"tps_median\":")) != NULL; s++) n++;
@@ -690,7 +700,7 @@ Test(mint_bench, json_has_every_test_and_thread_count) {
 }
 
 Test(mint_bench, bad_arguments_are_one_line_errors) {
-    const char *model = keep(mt_data_path(STORIES));
+    const char *model = keep(mt_synth("small", "F32"));
     char a[12][4400];
     const char *needle[12];
     int n = 0;

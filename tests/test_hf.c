@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 // ---------------------------------------------------------------------------------------------
-// The permutation (formats.md 8.4): GGUF row g*hd + 2i + j = HF row g*hd + j*(hd/2) + i.
+// The permutation (docs/formats.md 8.4): GGUF row g*hd + 2i + j = HF row g*hd + j*(hd/2) + i.
 
 Test(hf_permute, rows_move_as_formats_md_says) {
     uint8_t hf[8] = {0, 1, 2, 3, 4, 5, 6, 7}, gguf[8], back[8];

@@ -300,7 +300,7 @@ Test(act, zero_blocks_give_zero_bytes) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Element maps: hand-made blocks, values worked out from formats.md 2.3 / 2.4
+// Element maps: hand-made blocks, values worked out from docs/formats.md 2.3 / 2.4
 
 Test(dequant, legacy_blocks_known_values) {
     float y[MINT_QK];

@@ -1,5 +1,5 @@
 // perplexity.c - perplexity and KL divergence exactly as llama-perplexity computes them
-// (formats.md 7; tools/perplexity/perplexity.cpp), so that the figures compare.
+// (docs/formats.md 7; tools/perplexity/perplexity.cpp), so that the figures compare.
 //
 // Numerics follow llama.cpp's choices one by one: the maximum logit in f32, exponentials as
 // expf of f32 differences summed in double; the base file stores per token a scale and an

@@ -55,6 +55,19 @@ static mint_status resolve_params(const mint_model *m, const mint_ctx_params *in
     if (p->kv_type != MINT_KV_F32 && p->kv_type != MINT_KV_F16)
         return mint_fail(err, MINT_E_ARG, "KV cache type %d is neither f32 (0) nor f16 (1)",
                          (int)p->kv_type);
+    if (p->isa) {
+        int isa = mint_isa_from_name(p->isa);
+        if (isa < 0)
+            return mint_fail(err, MINT_E_ARG,
+                             "unknown kernel level '%s' (ref, avx2, avx512, avx512vnni, neon, "
+                             "neondot)",
+                             p->isa);
+        if (!mint_kernels_for((mint_isa)isa))
+            return mint_fail(err, MINT_E_UNSUPPORTED,
+                             "kernel level %s is not available on this CPU (best: %s)", p->isa,
+                             mint_isa_str(mint_isa_detect()));
+        p->isa = NULL; // the caller's string need not outlive the call; c->k names the level
+    }
     return MINT_OK;
 }
 
@@ -104,7 +117,9 @@ mint_status mint_ctx_create(mint_model *m, const mint_ctx_params *params, mint_c
     c->model = m;
     mint_status st = resolve_params(m, params, &c->params, err);
     if (st) goto fail;
-    if ((st = mint_graph_build(m, &c->graph, err))) goto fail;
+    c->k = params && params->isa ? mint_kernels_for((mint_isa)mint_isa_from_name(params->isa))
+                                 : mint_kernels_get();
+    if ((st = mint_graph_build(m, c->k, &c->graph, err))) goto fail;
     if ((st = plan_memory(c, err))) goto fail;
     const mint_hparams *hp = &m->hp;
     const mint_ctx_params *p = &c->params;
@@ -153,7 +168,7 @@ static void exec_batch(mint_ctx *c, const int32_t *ids, int32_t n, int32_t pos, 
     for (int32_t t = 0; t < n; t++) c->pos[t] = pos + t;
     mint_exec e = {
         .hp = &c->model->hp,
-        .k = mint_kernels_get(),
+        .k = c->k,
         .attn = attn_shape(&c->model->hp),
         .n_tokens = n,
         .pos0 = pos,
@@ -230,6 +245,10 @@ uint64_t mint_ctx_n_evaluated(const mint_ctx *c) {
 const char *mint_ctx_graph_text(mint_ctx *c) {
     if (!c->graph_text) c->graph_text = mint_graph_describe(&c->graph, c->model);
     return c->graph_text ? c->graph_text : "";
+}
+
+const char *mint_ctx_isa_name(const mint_ctx *c) {
+    return c->k->name;
 }
 
 const char *mint_isa_name(void) {

@@ -14,6 +14,7 @@
 struct mint_ctx {
     mint_model *model;             // weights and vocabulary (not owned)
     mint_ctx_params params;        // resolved parameters
+    const mint_kernels *k;         // kernel table of the chosen level
     mint_graph graph;              // the forward pass as nodes
     char *graph_text;              // mint_ctx_graph_text, made on first request
     mint_kvcache kv;               // keys and values of positions 0..n_past-1

@@ -111,7 +111,8 @@ static void add_matmuls(builder *b, mint_buf_id src, int n, const mint_weight *c
     }
 }
 
-mint_status mint_graph_build(const mint_model *m, mint_graph *g, mint_err *err) {
+mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, mint_graph *g,
+                             mint_err *err) {
     memset(g, 0, sizeof *g);
     const mint_hparams *hp = &m->hp;
     int64_t q_dim = (int64_t)hp->n_head * hp->head_dim,
@@ -127,7 +128,7 @@ mint_status mint_graph_build(const mint_model *m, mint_graph *g, mint_err *err) 
     g->width[MINT_BUF_TMP] = hp->n_embd;
     g->width[MINT_BUF_LOGITS] = hp->n_vocab;
     g->width[MINT_BUF_XQ] = 0; // grown by add_matmuls
-    builder b = {g, 0, false, mint_kernels_get()};
+    builder b = {g, 0, false, k};
 
     mint_node *n = add(&b, MINT_OP_GET_ROWS, MINT_BUF_X, MINT_BUF_NONE, "token_embd");
     if (n) n->w = &m->tok_embd;

@@ -21,6 +21,7 @@
 #ifndef MINT_GRAPH_H
 #define MINT_GRAPH_H
 
+#include "quant/kernels.h"
 #include "runtime/engine/model.h"
 
 #include <stdbool.h>
@@ -77,7 +78,10 @@ typedef struct mint_graph {
 } mint_graph;
 
 // Builds the graph for a model. MINT_E_NOMEM on failure.
-mint_status mint_graph_build(const mint_model *m, mint_graph *g, mint_err *err);
+// Builds the graph for a model; activations are converted to the vec_dot_type of each weight in
+// the kernel table k.
+mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, mint_graph *g,
+                             mint_err *err);
 void mint_graph_free(mint_graph *g);
 
 // Writes the graph as text (one node per line: index, op, name, inputs -> output with shapes,

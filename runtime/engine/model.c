@@ -13,7 +13,7 @@
 #include <string.h>
 
 // ---------------------------------------------------------------------------------------------
-// Hyper-parameters (../shared/docs/formats.md 4.2)
+// Hyper-parameters (docs/formats.md 4.2)
 
 // Reads "<arch>.<suffix>" as a positive int32; MINT_E_NOT_FOUND passes through when optional.
 static mint_status get_dim(const mint_file *f, const char *arch, const char *suffix, int32_t *out,

@@ -2,7 +2,7 @@
 // templates shipped with the models (trim_blocks and lstrip_blocks on), and recognised from
 // those Jinja strings. No Jinja interpreter: each template is a few lines of C.
 //
-//   Zephyr (TinyLlama-Chat, formats.md 6.5), per message and after the last one:
+//   Zephyr (TinyLlama-Chat, docs/formats.md 6.5), per message and after the last one:
 //     "<|{role}|>\n{content}{eos}\n" ... "<|assistant|>\n"
 //   Llama-2 (meta-llama/Llama-2-*-chat-hf), system folded into the first user turn,
 //   contents stripped of whitespace (Python's str.strip):

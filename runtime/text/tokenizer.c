@@ -1,6 +1,6 @@
 // tokenizer.c - SentencePiece-BPE encoding and decoding exactly as llama.cpp does them
 // (src/llama-vocab.cpp: tokenizer_st_partition, impl::tokenize, llm_tokenizer_spm_session,
-// token_to_piece, detokenize; formats.md 6.2-6.4).
+// token_to_piece, detokenize; docs/formats.md 6.2-6.4).
 //
 // Encoding has three stages:
 //   1. partition: the text is cut into raw fragments and special tokens (CONTROL / UNKNOWN texts
@@ -421,7 +421,7 @@ size_t mint_vocab_token_to_piece(const mint_vocab *v, int32_t id, bool special, 
 size_t mint_vocab_detokenize(const mint_vocab *v, const int32_t *ids, size_t n, bool remove_special,
                              bool unparse_special, char *buf, size_t cap) {
     // The space prefix added when encoding is removed from the first piece, unless a BOS was
-    // dropped in front of it (llama.cpp's rule; formats.md 6.4).
+    // dropped in front of it (llama.cpp's rule; docs/formats.md 6.4).
     bool remove_space = v->add_space_prefix;
     if (remove_special && v->add_bos && n > 0 && ids[0] == v->bos) {
         remove_space = false;

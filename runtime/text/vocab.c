@@ -1,5 +1,5 @@
 // vocab.c - loading a SentencePiece-BPE vocabulary from GGUF metadata the way llama.cpp's
-// llama_vocab::impl::load does for tokenizer.ggml.model = "llama" (formats.md 4.3, 6.1).
+// llama_vocab::impl::load does for tokenizer.ggml.model = "llama" (docs/formats.md 4.3, 6.1).
 #include "runtime/text/vocab.h"
 
 #include "base/error.h"

@@ -1,5 +1,5 @@
 // vocab.h - the SentencePiece-BPE vocabulary of a GGUF file (tokenizer.ggml.model = "llama") and
-// the tokenizer over it, as llama.cpp implements them (../shared/docs/formats.md 4.3 and 6).
+// the tokenizer over it, as llama.cpp implements them (docs/formats.md 4.3 and 6).
 //
 // mint_vocab_load reads the tokenizer.ggml.* keys once, with llama.cpp's defaults, and builds:
 // the token table (text, score, attributes), a text -> id map, the list of special tokens the
@@ -107,7 +107,7 @@ mint_status mint_vocab_tokenize(const mint_vocab *v, const char *text, size_t le
 size_t mint_vocab_token_to_piece(const mint_vocab *v, int32_t id, bool special, int lstrip,
                                  char *buf, size_t cap);
 
-// Text of a token list (formats.md 6.4). The first piece loses one leading space when the
+// Text of a token list (docs/formats.md 6.4). The first piece loses one leading space when the
 // vocabulary adds a space prefix, except after a leading BOS dropped by remove_special (which
 // also drops a trailing EOS when the vocabulary adds one). Control tokens are rendered only
 // with unparse_special; ids out of range are skipped. Writes pieces while they fit in cap

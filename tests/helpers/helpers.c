@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+static void remove_tmpdir(void);
+
 static char *rotating(void) {
     static char bufs[8][4096];
     static int next;
@@ -46,8 +48,34 @@ const char *mt_tmpdir(void) {
     if (!dir[0]) {
         snprintf(dir, sizeof dir, "/tmp/mint-test-XXXXXX");
         if (!mkdtemp(dir)) cr_assert_fail("mkdtemp failed");
+        atexit(remove_tmpdir); // each test is a process of its own: its folder goes with it
     }
     return dir;
+}
+
+static void remove_tmpdir(void) {
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", mt_tmpdir());
+    if (system(cmd) != 0) fprintf(stderr, "warning: could not remove %s\n", mt_tmpdir());
+}
+
+const char *mt_synth(const char *preset, const char *ftype) {
+    char name[128];
+    snprintf(name, sizeof name, "synth-%s-%s.gguf", preset, ftype);
+    const char *path = mt_path(mt_tmpdir(), name);
+    if (access(path, R_OK) == 0) return path;
+    mint_synth_params p = {.preset = preset, .ftype = ftype, .seed = 7, .n_threads = 2};
+    mint_err err;
+    cr_assert_eq(mint_synth_write(&p, path, &err), MINT_OK, "synthetic %s %s: %s", preset, ftype,
+                 err.msg);
+    return path;
+}
+
+mint_model *mt_synth_model(const char *preset, const char *ftype) {
+    mint_model *m;
+    mint_err err;
+    cr_assert_eq(mint_model_open(mt_synth(preset, ftype), NULL, &m, &err), MINT_OK, "%s", err.msg);
+    return m;
 }
 
 const char *mt_path(const char *dir, const char *name) {

@@ -27,6 +27,14 @@ const char *mt_tmpdir(void);
 // Joins mt_tmpdir() (or any dir) and a name, in a rotating static buffer.
 const char *mt_path(const char *dir, const char *name);
 
+// A synthetic model (mint_synth_write: random weights, real shapes) of a preset ("small":
+// 256 wide, 4 layers, 4 query / 2 KV heads, 512-token built-in vocabulary; "tinyllama") and file
+// type ("F32", "Q4_K_M", ...), written once per test process into mt_tmpdir(). These make the
+// forward-pass suites independent of MINT_TEST_DATA.
+const char *mt_synth(const char *preset, const char *ftype);
+// mt_synth opened as a model (the test closes it).
+mint_model *mt_synth_model(const char *preset, const char *ftype);
+
 // Runs a shell command line; returns the exit status (or 128+signal), capturing stdout and stderr
 // into malloc'd strings when the pointers are not NULL.
 int mt_run(const char *cmdline, char **out, char **err);

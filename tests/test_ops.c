@@ -1,0 +1,578 @@
+// test_ops.c - the plain ops (ops/ops.h) and attention (ops/attention.h) against naive
+// double-precision loops written here. Every check states its budget and why; the measured
+// worst errors are logged with cr_log_info (run with --verbose) so a drift shows before it
+// fails. Data come from a fixed-seed generator; no test data directory is needed.
+#include "base/rng.h"
+#include "ops/attention.h"
+#include "ops/ops.h"
+#include "quant/fp16.h"
+#include "quant/kernels.h"
+#include "quant/types.h"
+
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define UNIT 0x1p-24 // unit roundoff of f32 (half an ulp of 1)
+
+static mint_rng rng;
+
+// Standard normal by Box-Muller, reproducible for a seed.
+static double gauss(void) {
+    double u = mint_rng_uniform(&rng), v = mint_rng_uniform(&rng);
+    return sqrt(-2.0 * log(1.0 - u)) * cos(6.283185307179586 * v);
+}
+
+static void fill(float *x, int64_t n, double scale) {
+    for (int64_t i = 0; i < n; i++) x[i] = (float)(scale * gauss());
+}
+
+static int same_bits(float a, float b) {
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static float round_f16(float x) {
+    return mint_f16_to_f32(mint_f32_to_f16(x));
+}
+
+// ---------------------------------------------------------------------------------------------
+// RMSNorm
+
+static void rms_norm_ref(const float *x, const float *w, double *y, int64_t n, float eps) {
+    double ss = 0;
+    for (int64_t i = 0; i < n; i++) ss += (double)x[i] * x[i];
+    const double scale = 1.0 / sqrt(ss / (double)n + eps);
+    for (int64_t i = 0; i < n; i++) y[i] = x[i] * scale * w[i];
+}
+
+// Budget 1e-6 relative per element: mint rounds each square, the mean, mean + eps, sqrtf, the
+// reciprocal, x * scale and * w to f32, seven roundings of at most 2^-24 (6e-8), the two under
+// the square root halved: under 4.5e-7 in the worst case.
+Test(ops, rms_norm_matches_double) {
+    const int64_t widths[] = {1, 7, 64, 2048};
+    // Ordinary activations; small rows where eps dominates (1e-30: the f32 squares even flush to
+    // zero); large rows whose squares still fit in f32 (a row with |x| > 1.8e19 overflows x * x
+    // to inf and comes out as zeros, exactly as ggml's f32 squares do).
+    const double mags[] = {1.0, 1e-3, 1e-30, 1e4, 1e18};
+    const float epss[] = {1e-5f, 1e-6f};
+    float *x = malloc(2048 * sizeof *x), *w = malloc(2048 * sizeof *w),
+          *y = malloc(2048 * sizeof *y);
+    double *ref = malloc(2048 * sizeof *ref), worst = 0;
+    mint_rng_seed(&rng, 1);
+    for (size_t wi = 0; wi < 4; wi++)
+        for (size_t mi = 0; mi < 5; mi++)
+            for (size_t ei = 0; ei < 2; ei++) {
+                const int64_t n = widths[wi];
+                fill(x, n, mags[mi]);
+                for (int64_t i = 0; i < n; i++) w[i] = (float)(1.0 + 0.3 * gauss());
+                mint_rms_norm_row(x, w, y, n, epss[ei]);
+                rms_norm_ref(x, w, ref, n, epss[ei]);
+                for (int64_t i = 0; i < n; i++) {
+                    const double err = fabs(y[i] - ref[i]);
+                    cr_assert(err <= 1e-6 * fabs(ref[i]),
+                              "n=%lld mag %g eps %g [%lld]: %.9g vs %.9g", (long long)n, mags[mi],
+                              (double)epss[ei], (long long)i, (double)y[i], ref[i]);
+                    if (ref[i] != 0) worst = fmax(worst, err / fabs(ref[i]));
+                }
+            }
+    cr_log_info("rms_norm: max relative error %.3g (budget 1e-6)", worst);
+    free(x), free(w), free(y), free(ref);
+}
+
+// The executor splits rows across threads, so a range must write exactly its rows, each the same
+// bits as the single-row function, and nothing in between (strides wider than a row).
+Test(ops, rms_norm_range_touches_only_its_rows) {
+    enum { N = 64, ROWS = 6, XS = 80, YS = 72, R0 = 2, R1 = 5 }; // strides in floats
+    static float x[ROWS * XS], y[ROWS * YS], w[N], row[N];
+    const float sentinel = -12345.5f;
+    mint_rng_seed(&rng, 2);
+    fill(x, ROWS * XS, 3.0);
+    fill(w, N, 1.0);
+    for (int i = 0; i < ROWS * YS; i++) y[i] = sentinel;
+    mint_rms_norm(x, XS * sizeof(float), w, y, YS * sizeof(float), N, 1e-5f, R0, R1);
+    for (int r = 0; r < ROWS; r++) {
+        const int in = r >= R0 && r < R1;
+        if (in) mint_rms_norm_row(x + r * XS, w, row, N, 1e-5f);
+        for (int i = 0; i < YS; i++) {
+            const float want = in && i < N ? row[i] : sentinel;
+            cr_assert(same_bits(y[r * YS + i], want), "row %d [%d]: %.9g, want %.9g", r, i,
+                      (double)y[r * YS + i], (double)want);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// RoPE
+
+// NORMAL RoPE in double with a fresh power per pair (dims past n_rot are kept).
+static void rope_ref(const float *x, double *y, int n_heads, int hd, int n_rot, int32_t pos,
+                     double base, double fs) {
+    for (int h = 0; h < n_heads; h++)
+        for (int i = 0; i < hd / 2; i++) {
+            const double x0 = x[h * hd + 2 * i], x1 = x[h * hd + 2 * i + 1];
+            const double th = 2 * i < n_rot ? pos * pow(base, -2.0 * i / n_rot) * fs : 0;
+            y[h * hd + 2 * i] = x0 * cos(th) - x1 * sin(th);
+            y[h * hd + 2 * i + 1] = x0 * sin(th) + x1 * cos(th);
+        }
+}
+
+// Budget per pair, relative to the pair's norm: (8 * pos * freq_scale + 8) * 2^-24.
+// mint's angle is pos * freq_scale * ts^i in f32 (ggml's running product, ops/rope.c) with
+// ts = powf(base, -2/n_rot): powf is within 1 ulp (2 * 2^-24 relative), which the i-th power
+// multiplies by i, each of the i products rounds by 2^-24, and so does the product with
+// freq_scale: theta_i is off by up to about (3i + 1) * 2^-24 * theta_i. With theta_i =
+// pos * fs * r^i (r = base^(-2/n_rot) <= 0.75 for head_dim <= 64 and base 1e4), (3i + 1) * r^i
+// peaks at 4.2, so the angle error is below 4.2 * pos * fs * 2^-24: the first term, with a
+// factor 2 to spare. A rotation turns an angle error into the same relative displacement of the
+// pair. The constant covers cosf, sinf (< 1 ulp each) and the two FMAs. At pos 4095 that is
+// 2e-3; at pos 1, 1e-6.
+Test(ops, rope_matches_double) {
+    const int hds[] = {8, 64};
+    const int32_t positions[] = {0, 1, 17, 511, 4095};
+    const float fss[] = {1.0f, 0.25f};
+    enum { HEADS = 3 };
+    float x[HEADS * 64], y[HEADS * 64];
+    double ref[HEADS * 64], worst_rel[5] = {0}, worst_ratio = 0, worst_norm = 0;
+    mint_rng_seed(&rng, 3);
+    for (int hi = 0; hi < 2; hi++)
+        for (int pi = 0; pi < 5; pi++)
+            for (int fi = 0; fi < 2; fi++)
+                for (int rep = 0; rep < 4; rep++) {
+                    const int hd = hds[hi], n = HEADS * hd;
+                    const int32_t pos = positions[pi];
+                    fill(x, n, rep == 3 ? 1e3 : 1.0);
+                    memcpy(y, x, sizeof(float) * (size_t)n);
+                    mint_rope_row(y, HEADS, hd, hd, pos, 10000.0f, fss[fi]);
+                    rope_ref(x, ref, HEADS, hd, hd, pos, 10000.0, fss[fi]);
+                    const double budget = (8.0 * pos * fss[fi] + 8.0) * UNIT;
+                    for (int j = 0; j < n; j += 2) {
+                        if (pos == 0) // the identity, exactly: cos 0 = 1 and sin 0 = 0
+                            cr_assert(y[j] == x[j] && y[j + 1] == x[j + 1], "pos 0 moved [%d]", j);
+                        const double nx = hypot(x[j], x[j + 1]), ny = hypot(y[j], y[j + 1]);
+                        const double d = hypot(y[j] - ref[j], y[j + 1] - ref[j + 1]) / nx;
+                        cr_assert(d <= budget, "hd %d pos %d fs %g pair %d: %.3g > %.3g", hd, pos,
+                                  (double)fss[fi], j / 2, d, budget);
+                        // A rotation keeps the pair's length: f32 cos^2 + sin^2 = 1 to ~2^-23,
+                        // and the two FMAs round once each. Budget 1e-6.
+                        cr_assert(fabs(ny - nx) <= 1e-6 * nx,
+                                  "norm of pair %d changed: %.9g vs %.9g", j / 2, ny, nx);
+                        worst_rel[pi] = fmax(worst_rel[pi], d);
+                        worst_ratio = fmax(worst_ratio, d / budget);
+                        worst_norm = fmax(worst_norm, fabs(ny - nx) / nx);
+                    }
+                }
+    for (int pi = 0; pi < 5; pi++)
+        cr_log_info("rope pos %4d: max |dy| / |x| %.3g (budget %.3g at fs 1)", positions[pi],
+                    worst_rel[pi], (8.0 * positions[pi] + 8.0) * UNIT);
+    cr_log_info("rope: max error / budget %.3f; max pair-norm change %.3g (budget 1e-6)",
+                worst_ratio, worst_norm);
+}
+
+// mint_rope rotates row r by pos[r], for the rows of its range only.
+Test(ops, rope_rows_use_their_positions) {
+    enum { HD = 64, HEADS = 2, N = HD * HEADS, S = N + 5, ROWS = 5 };
+    static float x[ROWS * S], orig[ROWS * S], row[N];
+    const int32_t pos[ROWS] = {7, 4095, 0, 17, 1};
+    mint_rng_seed(&rng, 4);
+    fill(x, ROWS * S, 1.0);
+    memcpy(orig, x, sizeof x);
+    mint_rope(x, S * sizeof(float), pos, HEADS, HD, HD, 10000.0f, 1.0f, 1, 4);
+    for (int r = 0; r < ROWS; r++) {
+        memcpy(row, orig + r * S, sizeof row);
+        if (r >= 1 && r < 4) mint_rope_row(row, HEADS, HD, HD, pos[r], 10000.0f, 1.0f);
+        for (int i = 0; i < S; i++) {
+            const float want = i < N ? row[i] : orig[r * S + i];
+            cr_assert(same_bits(x[r * S + i], want), "row %d (pos %d) [%d]", r, pos[r], i);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Softmax
+
+static void softmax_ref(const float *s, double *p, int n) {
+    double m = -INFINITY, sum = 0;
+    for (int j = 0; j < n; j++) m = fmax(m, s[j]);
+    for (int j = 0; j < n; j++) sum += p[j] = exp((double)s[j] - m);
+    for (int j = 0; j < n; j++) p[j] /= sum;
+}
+
+// Checks mint_softmax on s[0..n) against the double softmax; returns max relative error.
+// Budget per element, relative: (|d_j| + Ed + 6) * 2^-24 * 1.5, d_j = s_j - max. The f32
+// difference rounds by up to |d_j| * 2^-24, which exp turns into a relative error; expf adds
+// 2^-23; the sum's relative error is the p-weighted mean of its terms' (Ed + 2) * 2^-24, with Ed =
+// sum p_j |d_j|; 1 / sum and the product round once each; 1.5 for second-order terms.
+static double check_softmax(float *s, int n, double *worst_ratio) {
+    double *p = malloc(sizeof(double) * (size_t)n), m = -INFINITY, ed = 0, worst = 0, sum = 0;
+    softmax_ref(s, p, n);
+    for (int j = 0; j < n; j++) m = fmax(m, s[j]);
+    for (int j = 0; j < n; j++)
+        if (p[j] > 0) ed += p[j] * fabs(s[j] - m);
+    float *in = malloc(sizeof(float) * (size_t)n);
+    memcpy(in, s, sizeof(float) * (size_t)n);
+    mint_softmax(s, n);
+    for (int j = 0; j < n; j++) {
+        if (in[j] == -INFINITY) { // masked: exactly zero
+            cr_assert(s[j] == 0.0f, "n=%d: masked [%d] gave %.9g", n, j, (double)s[j]);
+            continue;
+        }
+        const double err = fabs(s[j] - p[j]);
+        const double budget = (fabs(in[j] - m) + ed + 6) * UNIT * 1.5 * p[j];
+        cr_assert(isfinite(s[j]) && err <= budget, "n=%d [%d] (logit %.9g): %.9g vs %.9g", n, j,
+                  (double)in[j], (double)s[j], p[j]);
+        if (p[j] > 0) worst = fmax(worst, err / p[j]);
+        if (budget > 0) *worst_ratio = fmax(*worst_ratio, err / budget);
+        sum += s[j];
+    }
+    // The sum of the f32 results, each off by < 1e-6 relative: 1 within 1e-6.
+    cr_assert(fabs(sum - 1.0) <= 1e-6, "n=%d: sum %.12g", n, sum);
+    free(p), free(in);
+    return worst;
+}
+
+Test(ops, softmax_matches_double) {
+    const int lens[] = {1, 2, 33, 1000};
+    float s[1000];
+    double worst = 0, worst_ratio = 0;
+    mint_rng_seed(&rng, 5);
+    for (int li = 0; li < 4; li++)
+        for (int kind = 0; kind < 3; kind++) { // plain, masked, large logits
+            const int n = lens[li];
+            fill(s, n, 3.0);
+            if (kind == 1)
+                for (int j = 1; j < n; j += 3) s[j] = -INFINITY; // s[0] is never masked
+            if (kind == 2)
+                for (int j = 0; j < n; j++) s[j] += j % 2 ? 1e4f : -1e4f;
+            worst = fmax(worst, check_softmax(s, n, &worst_ratio));
+            if (n == 1) cr_assert_eq(s[0], 1.0f);
+        }
+    // All-large logits: e^(1e4) overflows any float, so only the max subtraction keeps this
+    // finite.
+    for (int j = 0; j < 33; j++) s[j] = 1e4f + (float)j;
+    worst = fmax(worst, check_softmax(s, 33, &worst_ratio));
+    cr_log_info("softmax: max relative error %.3g, max error / budget %.3f", worst, worst_ratio);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Residual add, SwiGLU
+
+Test(ops, add_and_silu_mul_match_plain_loops) {
+    enum { N = 257, S = 260, ROWS = 4 };
+    static float x[ROWS * S], y[ROWS * S], x0[ROWS * S];
+    mint_rng_seed(&rng, 6);
+    fill(x, ROWS * S, 4.0);
+    fill(y, ROWS * S, 4.0);
+    memcpy(x0, x, sizeof x);
+    // add: one f32 addition per element, the same operation as here: bit-identical. Rows 1, 2.
+    mint_add(x, S * sizeof(float), y, S * sizeof(float), N, 1, 3);
+    for (int r = 0; r < ROWS; r++)
+        for (int i = 0; i < S; i++) {
+            const float want =
+                r >= 1 && r < 3 && i < N ? x0[r * S + i] + y[r * S + i] : x0[r * S + i];
+            cr_assert(same_bits(x[r * S + i], want), "add row %d [%d]", r, i);
+        }
+    // silu_mul: expf (< 1 ulp), 1 + e, the division and the product round once each, and
+    // 1 + e^-g has no cancellation: under 5 * 2^-24 = 3e-7 relative. Budget 1e-6. The gate
+    // spreads over [-16, 16] (std 4), so no result is an f32 subnormal.
+    memcpy(x, x0, sizeof x);
+    mint_silu_mul(x, S * sizeof(float), y, S * sizeof(float), N, 0, ROWS);
+    double worst = 0;
+    for (int r = 0; r < ROWS; r++)
+        for (int i = 0; i < S; i++) {
+            const double g = x0[r * S + i], ref = g / (1 + exp(-g)) * y[r * S + i];
+            if (i >= N) {
+                cr_assert(same_bits(x[r * S + i], x0[r * S + i]), "silu wrote past the row");
+                continue;
+            }
+            cr_assert(fabs(x[r * S + i] - ref) <= 1e-6 * fabs(ref),
+                      "silu(%.9g) * %.9g: %.9g vs %.9g", g, (double)y[r * S + i],
+                      (double)x[r * S + i], ref);
+            worst = fmax(worst, fabs(x[r * S + i] - ref) / fabs(ref));
+        }
+    // Saturation: e^100 overflows f32, so silu(-100) is -100 / inf = -0 (the true value, -4e-42, is
+    // below f32's normal range anyway); silu(100) = 100 exactly. Nothing becomes NaN.
+    float g[4] = {-100.0f, 100.0f, -88.8f, 0.0f}, u[4] = {1.5f, 1.5f, 2.0f, 3.0f};
+    mint_silu_mul(g, sizeof g, u, sizeof u, 4, 0, 1);
+    cr_assert(g[0] == 0.0f && g[1] == 150.0f && g[2] == 0.0f && g[3] == 0.0f,
+              "saturated silu: %g %g %g %g", (double)g[0], (double)g[1], (double)g[2],
+              (double)g[3]);
+    cr_log_info("silu_mul: max relative error %.3g (budget 1e-6); add bit-identical", worst);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Embedding lookup
+
+Test(ops, get_rows_f32_and_f16) {
+    enum { V = 10, N = 48, DS = 50, ROWS = 5 };
+    const mint_kernels *k = mint_kernels_get();
+    const int32_t ids[ROWS] = {3, 0, 9, 3, 7};
+    static float table[V * N], dst[ROWS * DS];
+    static uint16_t table16[V * N];
+    mint_rng_seed(&rng, 7);
+    fill(table, V * N, 2.0);
+    k->t[MINT_TYPE_F16].from_float(table, table16, V * N);
+    for (int i = 0; i < V * N; i++) { // the table's conversion is RNE, as mint_f32_to_f16
+        cr_assert_eq(table16[i], mint_f32_to_f16(table[i]), "f16 [%d]", i);
+        cr_assert(fabs(mint_f16_to_f32(table16[i]) - table[i]) <= 0x1p-11 * fabs(table[i]));
+    }
+    for (int f16 = 0; f16 <= 1; f16++) {
+        for (int i = 0; i < ROWS * DS; i++) dst[i] = NAN;
+        if (f16)
+            mint_get_rows(k->t[MINT_TYPE_F16].to_float, table16, N * 2, N, ids, dst,
+                          DS * sizeof(float), 1, ROWS);
+        else
+            mint_get_rows(k->t[MINT_TYPE_F32].to_float, table, N * 4, N, ids, dst,
+                          DS * sizeof(float), 1, ROWS);
+        // Widening is exact, so every element is the table's value bit for bit; row 0 (outside
+        // the range) and the padding stay untouched.
+        for (int r = 0; r < ROWS; r++)
+            for (int i = 0; i < DS; i++) {
+                const float got = dst[r * DS + i];
+                if (r == 0 || i >= N) {
+                    cr_assert(isnan(got), "%s: wrote row %d [%d]", f16 ? "f16" : "f32", r, i);
+                    continue;
+                }
+                const float want =
+                    f16 ? mint_f16_to_f32(table16[ids[r] * N + i]) : table[ids[r] * N + i];
+                cr_assert(same_bits(got, want), "%s row %d (id %d) [%d]: %.9g vs %.9g",
+                          f16 ? "f16" : "f32", r, ids[r], i, (double)got, (double)want);
+            }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Matmul: mint_convert + mint_gemm_tile
+
+// Budget 1e-5 of sum |w a|: the f32 kernels sum in f32 (in 16 lanes, then across them), each
+// addition rounding by 2^-24 of a partial sum bounded by sum |w a|; for n = 1000 that is at most
+// 1000 / 16 + 4 roundings, 4e-6, and typically far fewer. The products of f16 operands are exact.
+Test(ops, convert_and_gemm_tile_match_double, .timeout = 60) {
+    enum { NR = 13, NC = 7, YS = NR + 3 };
+    const int64_t ns[] = {1, 17, 256, 1000};
+    const mint_type types[] = {MINT_TYPE_F32, MINT_TYPE_F16};
+    float *wf = malloc(sizeof(float) * NR * 1000), *xf = malloc(sizeof(float) * NC * 1000);
+    uint8_t *w = malloc(4 * NR * 1000), *a = malloc(4 * NC * 1000);
+    float y[NC * YS];
+    double worst = 0;
+    mint_rng_seed(&rng, 8);
+    for (int isa = 0; isa < MINT_ISA_COUNT; isa++) {
+        const mint_kernels *k = mint_kernels_for((mint_isa)isa);
+        if (!k) continue;
+        for (int ti = 0; ti < 2; ti++)
+            for (int ni = 0; ni < 4; ni++) {
+                const mint_type wt = types[ti];
+                const mint_type_kernels *tk = &k->t[wt];
+                const int64_t n = ns[ni];
+                const size_t el = wt == MINT_TYPE_F32 ? 4 : 2, row = el * (size_t)n;
+                cr_assert_eq(tk->vec_dot_type, wt); // plain floats multiply their own type
+                fill(wf, NR * n, 1.0);
+                fill(xf, NC * n, 1.0);
+                mint_convert(k->t[wt].from_float, wf, n * sizeof(float), w, row, n, 0, NR);
+                mint_convert(k->t[wt].from_float, xf, n * sizeof(float), a, row, n, 0, NC);
+                for (int64_t i = 0; i < NC * n; i++) { // conversion: a copy or RNE f16
+                    const float back =
+                        wt == MINT_TYPE_F32 ? ((float *)a)[i] : mint_f16_to_f32(((uint16_t *)a)[i]);
+                    cr_assert(same_bits(back, wt == MINT_TYPE_F32 ? xf[i] : round_f16(xf[i])));
+                }
+                for (int i = 0; i < NC * YS; i++) y[i] = NAN;
+                mint_gemm_tile(tk, n, w, row, NR, a, row, NC, y, YS);
+                for (int c = 0; c < NC; c++)
+                    for (int r = 0; r < YS; r++) {
+                        if (r >= NR) {
+                            cr_assert(isnan(y[c * YS + r]), "gemm wrote outside the tile");
+                            continue;
+                        }
+                        double ref = 0, mag = 0;
+                        for (int64_t i = 0; i < n; i++) {
+                            const double wi =
+                                wt == MINT_TYPE_F32 ? wf[r * n + i] : round_f16(wf[r * n + i]);
+                            const double ai =
+                                wt == MINT_TYPE_F32 ? xf[c * n + i] : round_f16(xf[c * n + i]);
+                            ref += wi * ai, mag += fabs(wi * ai);
+                        }
+                        float s;
+                        tk->vec_dot(n, &s, w + (size_t)r * row, a + (size_t)c * row);
+                        cr_assert(same_bits(y[c * YS + r], s),
+                                  "%s %s n=%lld (%d,%d): gemm %.9g, vec_dot %.9g", k->name,
+                                  wt == MINT_TYPE_F32 ? "f32" : "f16", (long long)n, r, c,
+                                  (double)y[c * YS + r], (double)s);
+                        const double err = fabs(s - ref);
+                        cr_assert(err <= 1e-5 * mag, "%s n=%lld (%d,%d): %.9g vs %.9g", k->name,
+                                  (long long)n, r, c, (double)s, ref);
+                        worst = fmax(worst, err / mag);
+                    }
+            }
+    }
+    cr_log_info("gemm_tile: max |y - ref| / sum|w a| %.3g (budget 1e-5), every level and type",
+                worst);
+    free(wf), free(xf), free(w), free(a);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Attention
+
+// out[t][h] = softmax_j<=t(scale * q_th . k_j) . v_j in double. For an f16 cache, k, v and q are
+// rounded to f16 and so are the probabilities (ops/attention.c), as mint does.
+static void attention_ref(int f16, const mint_attn_shape *sh, const float *q, const float *k,
+                          const float *v, int n, double *out) {
+    const int hd = sh->head_dim, group = sh->n_head / sh->n_head_kv, qd = sh->n_head * hd;
+    const int kvd = sh->n_head_kv * hd;
+    double *s = malloc(sizeof(double) * (size_t)n);
+    for (int t = 0; t < n; t++)
+        for (int h = 0; h < sh->n_head; h++) {
+            const int off = (h / group) * hd;
+            double m = -INFINITY, sum = 0;
+            for (int j = 0; j <= t; j++) {
+                double d = 0;
+                for (int i = 0; i < hd; i++) {
+                    const float qi = q[t * qd + h * hd + i], ki = k[j * kvd + off + i];
+                    d += f16 ? (double)round_f16(qi) * round_f16(ki) : (double)qi * ki;
+                }
+                s[j] = d * sh->scale;
+                m = fmax(m, s[j]);
+            }
+            for (int j = 0; j <= t; j++) sum += s[j] = exp(s[j] - m);
+            for (int j = 0; j <= t; j++) s[j] = f16 ? round_f16((float)(s[j] / sum)) : s[j] / sum;
+            for (int i = 0; i < hd; i++) {
+                double o = 0;
+                for (int j = 0; j <= t; j++) {
+                    const float vi = v[j * kvd + off + i];
+                    o += s[j] * (f16 ? round_f16(vi) : vi);
+                }
+                out[(size_t)t * qd + h * hd + i] = o;
+            }
+        }
+    free(s);
+}
+
+// Runs every item of a tiled batch of `n` tokens from pos0, with a poisoned scratch (NaN bytes:
+// the op must not read scratch it did not write).
+static void run_tiled(const mint_attn_batch *proto, int32_t pos0, int32_t n, uint8_t *scratch,
+                      size_t scratch_bytes) {
+    mint_attn_batch b = *proto;
+    const size_t qd = (size_t)b.sh->n_head * b.sh->head_dim;
+    b.q += (size_t)pos0 * qd;
+    b.out += (size_t)pos0 * qd;
+    b.pos0 = pos0;
+    b.n_tokens = n;
+    const int32_t items = mint_attention_tiled_items(&b);
+    cr_assert(items >= b.sh->n_head_kv && items % b.sh->n_head_kv == 0);
+    for (int32_t i = 0; i < items; i++) {
+        memset(scratch, 0xFF, scratch_bytes);
+        mint_attention_tiled_item(&b, i, scratch);
+    }
+}
+
+// Largest |out - ref| over the batch, relative to max |v|.
+static double max_err(const float *out, const double *ref, size_t len, double vmax) {
+    double e = 0;
+    for (size_t i = 0; i < len; i++) {
+        cr_assert(isfinite(out[i]), "output [%zu] not written or not finite", i);
+        e = fmax(e, fabs(out[i] - ref[i]));
+    }
+    return e / vmax;
+}
+
+// 70 tokens: the batch crosses a MINT_KV_PAD boundary, so items of both key lengths (64, 128)
+// run, and blocks of 64 (MHA) or 16 (GQA, group 4) queries end partway through the batch.
+static void check_attention(mint_type type, int n_head, int n_head_kv, int hd, double b_plain,
+                            double b_tiled) {
+    enum { N = 70, N_PAD = 128 };
+    const int f16 = type == MINT_TYPE_F16;
+    const mint_attn_shape sh = {n_head, n_head_kv, hd, (float)(1.0 / sqrt(hd))};
+    const int qd = n_head * hd, kvd = n_head_kv * hd;
+    const size_t elem = f16 ? 2 : 4;
+    // calloc: the tiled version multiplies the (zero) probabilities of positions past a query by
+    // the cache's values up to the padded length, so those must be finite, as the context's
+    // calloc'ed cache is.
+    mint_kv_view kv = {type,
+                       elem,
+                       kvd,
+                       N_PAD,
+                       calloc((size_t)N_PAD * kvd, elem),
+                       calloc((size_t)N_PAD * kvd, elem)};
+    float *q = malloc(sizeof(float) * N * qd), *k = malloc(sizeof(float) * N * kvd),
+          *v = malloc(sizeof(float) * N * kvd), *out = malloc(sizeof(float) * N * qd),
+          *out1 = malloc(sizeof(float) * N * qd);
+    double *ref = malloc(sizeof(double) * N * qd), vmax = 0;
+    mint_rng_seed(&rng, 9 + (uint64_t)type * 100 + (uint64_t)n_head);
+    fill(q, N * qd, 1.5); // std 1.5 q, std 1 k: scores of std 1.5, some sharp softmax rows
+    fill(k, N * kvd, 1.0);
+    fill(v, N * kvd, 1.0);
+    for (int j = 0; j < N; j++) mint_kv_store(&kv, k + j * kvd, v + j * kvd, j);
+    for (int j = 0; j < N; j++) // stored as a row of keys, a column of values, rounded to the type
+        for (int i = 0; i < kvd; i++) {
+            const char *kr = mint_kv_k_row(&kv, j), *vr = mint_kv_vt_row(&kv, i);
+            const float kk =
+                f16 ? mint_f16_to_f32(((const uint16_t *)kr)[i]) : ((const float *)kr)[i];
+            const float vv =
+                f16 ? mint_f16_to_f32(((const uint16_t *)vr)[j]) : ((const float *)vr)[j];
+            const float ek = k[j * kvd + i], ev = v[j * kvd + i];
+            cr_assert(same_bits(kk, f16 ? round_f16(ek) : ek) &&
+                          same_bits(vv, f16 ? round_f16(ev) : ev),
+                      "kv_store pos %d [%d]", j, i);
+            vmax = fmax(vmax, fabs(vv));
+        }
+    attention_ref(f16, &sh, q, k, v, N, ref);
+
+    // (a) the plain version, one (query, head) at a time
+    const size_t scratch_bytes = (mint_attention_scratch_bytes(&sh, N_PAD) + 63) / 64 * 64;
+    uint8_t *scratch = aligned_alloc(64, scratch_bytes);
+    for (int t = 0; t < N; t++)
+        for (int h = 0; h < n_head; h++)
+            mint_attention_plain(&kv, &sh, q + t * qd + h * hd, h / (n_head / n_head_kv), t + 1,
+                                 (float *)scratch, out + t * qd + h * hd);
+    const double e_plain = max_err(out, ref, (size_t)N * qd, vmax);
+    cr_assert(e_plain <= b_plain, "plain: %.3g > %.3g", e_plain, b_plain);
+
+    // (b) the tiled version over the whole batch
+    const mint_attn_batch b = {mint_kernels_get(), &kv, &sh, q, qd * sizeof(float), out,
+                               qd * sizeof(float), 0,   N};
+    for (int i = 0; i < N * qd; i++) out[i] = NAN;
+    run_tiled(&b, 0, N, scratch, scratch_bytes);
+    const double e_tiled = max_err(out, ref, (size_t)N * qd, vmax);
+    cr_assert(e_tiled <= b_tiled, "tiled: %.3g > %.3g", e_tiled, b_tiled);
+
+    // (c) the same queries one token at a time, then in two chunks split mid-block: the same bits
+    mint_attn_batch b1 = b;
+    b1.out = out1;
+    for (int i = 0; i < N * qd; i++) out1[i] = NAN;
+    for (int t = 0; t < N; t++) run_tiled(&b1, t, 1, scratch, scratch_bytes);
+    cr_assert_eq(memcmp(out, out1, sizeof(float) * N * qd), 0, "token by token differs from batch");
+    for (int i = 0; i < N * qd; i++) out1[i] = NAN;
+    run_tiled(&b1, 0, 29, scratch, scratch_bytes);
+    run_tiled(&b1, 29, N - 29, scratch, scratch_bytes);
+    cr_assert_eq(memcmp(out, out1, sizeof(float) * N * qd), 0, "chunks 29 + 41 differ from batch");
+
+    cr_log_info("attention %s %d/%d heads hd %d: max |out - ref| / max|v|: plain %.3g (budget %g), "
+                "tiled %.3g (budget %g)",
+                f16 ? "f16" : "f32", n_head, n_head_kv, hd, e_plain, b_plain, e_tiled, b_tiled);
+    free(kv.k), free(kv.vt), free(q), free(k), free(v), free(out), free(out1), free(ref);
+    free(scratch);
+}
+
+// Budgets, relative to max |v| (the output is a convex combination of values).
+// f32 plain, 1e-6: products rounded to f32 and summed in double, the score rounded to f32 and
+// scaled (2 * 2^-24 relative of a score of a few units), then the softmax (< 1e-6 relative per
+// probability, test softmax_matches_double): each probability is off by < 1e-6 relative, which
+// moves the output by < 1e-6 max|v|.
+// f32 tiled, 2e-6: the scores and the probabilities times V are f32 sums (kernel gemm) of up to
+// head_dim = 64 and L = 128 terms: a few more 2^-24 roundings of the score (|q.k| * scale
+// summed over 64 terms stays under ~10) and of the output.
+// f16, 1e-3: the reference rounds k, v, q and p to f16 as mint does, but a probability that lands
+// near the midpoint of two f16 values can round the other way than the reference's, an error of
+// 2^-11 (4.9e-4) of that probability; summed over all probabilities that is < 4.9e-4 max|v|.
+Test(ops, attention_f32_mha, .timeout = 60) {
+    check_attention(MINT_TYPE_F32, 4, 4, 16, 1e-6, 2e-6);
+}
+Test(ops, attention_f32_gqa, .timeout = 60) {
+    check_attention(MINT_TYPE_F32, 8, 2, 64, 1e-6, 2e-6);
+}
+Test(ops, attention_f16_mha, .timeout = 60) {
+    check_attention(MINT_TYPE_F16, 4, 4, 16, 1e-3, 1e-3);
+}
+Test(ops, attention_f16_gqa, .timeout = 60) {
+    check_attention(MINT_TYPE_F16, 8, 2, 64, 1e-3, 1e-3);
+}
