@@ -18,3 +18,7 @@ uint64_t mint_hash64_parts(size_t n, const void *const *data, const size_t *len)
     XXH3_freeState(s);
     return h;
 }
+
+uint64_t mint_hash64_seeded(const void *data, size_t n, uint64_t seed) {
+    return XXH3_64bits_withSeed(data, n, seed);
+}

@@ -12,4 +12,8 @@
 // for the concatenated bytes. Returns 0 only if the hash state cannot be allocated.
 uint64_t mint_hash64_parts(size_t n, const void *const *data, const size_t *len);
 
+// XXH3-64 of data[0..n) with a 64-bit seed: how a chain of hashes is made, each link seeded with
+// the previous one (the KV cache's prefix keys).
+uint64_t mint_hash64_seeded(const void *data, size_t n, uint64_t seed);
+
 #endif // MINT_BASE_HASH_H

@@ -1,10 +1,13 @@
-// attention.h - storing keys and values, and causal grouped-query attention over them.
+// attention.h - storing keys and values in a paged cache, and causal grouped-query attention
+// over it in three algorithms: naive, row-wise and flash.
 //
-// The keys and values of one layer are seen through a mint_kv_view: keys one row per position,
+// The cache is paged (runtime/engine/kvcache.c owns it): a sequence's positions live in blocks
+// of `block` positions; its block table maps logical block b (positions b*block ..) to a
+// physical block. A physical block holds, for every layer, the keys one row per position and the
 // values transposed (one row per value dimension, one column per position), so that both the
 // scores q.k and "probabilities times V" are dot products over contiguous memory, computed by
-// the same gemm kernels as every matmul (see ops/attention.c for why the results are
-// bit-identical whether a query comes in a batch or alone).
+// the gemm kernels of every matmul. ops/attention.c says why all three algorithms give a query
+// the same bits whether it comes alone, in a batch, or in a batch of several sequences.
 #ifndef MINT_ATTENTION_H
 #define MINT_ATTENTION_H
 
@@ -13,18 +16,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// Positions are allocated in multiples of MINT_KV_PAD; attention's dots run over a length that
-// depends only on the query's position, rounded up to it.
-#define MINT_KV_PAD 64
-
+// A sequence's keys and values, for any layer.
 typedef struct mint_kv_view {
-    mint_type type; // MINT_TYPE_F32 or MINT_TYPE_F16 elements
-    size_t elem;    // bytes per element (4 or 2)
-    int64_t kv_dim; // elements per position (n_head_kv * head_dim)
-    int32_t n_pad;  // positions allocated (a multiple of MINT_KV_PAD)
-    void *k;        // [n_pad][kv_dim] keys, one row per position
-    void *vt;       // [kv_dim][n_pad] values, one row per value dimension
+    mint_type type;       // MINT_TYPE_F32 or MINT_TYPE_F16 elements
+    size_t elem;          // bytes per element (4 or 2)
+    int64_t kv_dim;       // elements per position (n_head_kv * head_dim)
+    int32_t block;        // positions per block
+    size_t layer_bytes;   // bytes of one layer in a block: keys then transposed values
+    uint8_t *const *mem;  // [physical block] base address of each block
+    const int32_t *table; // [logical block] physical block of this sequence
 } mint_kv_view;
+
+// Keys of logical block b in layer l: [block][kv_dim].
+static inline uint8_t *mint_kv_block_k(const mint_kv_view *kv, int32_t l, int32_t b) {
+    return kv->mem[kv->table[b]] + (size_t)l * kv->layer_bytes;
+}
+// Transposed values of logical block b in layer l: [kv_dim][block].
+static inline uint8_t *mint_kv_block_vt(const mint_kv_view *kv, int32_t l, int32_t b) {
+    return mint_kv_block_k(kv, l, b) + (size_t)kv->block * (size_t)kv->kv_dim * kv->elem;
+}
 
 typedef struct mint_attn_shape {
     int n_head;    // query heads
@@ -33,44 +43,57 @@ typedef struct mint_attn_shape {
     float scale;   // 1 / sqrt(head_dim)
 } mint_attn_shape;
 
-// Keys of position pos (kv_dim elements).
-static inline void *mint_kv_k_row(const mint_kv_view *kv, int32_t pos) {
-    return (char *)kv->k + (size_t)pos * (size_t)kv->kv_dim * kv->elem;
-}
-// Values of dimension d over all positions (n_pad elements).
-static inline void *mint_kv_vt_row(const mint_kv_view *kv, int64_t d) {
-    return (char *)kv->vt + (size_t)d * (size_t)kv->n_pad * kv->elem;
-}
+// layer l, position pos of the sequence = (k, v), rounded to the cache type. The position's
+// block must exist and be writable (the cache's business).
+void mint_kv_store(const mint_kv_view *kv, int32_t l, int32_t pos, const float *k, const float *v);
 
-// cache position pos = (k, v), rounded to the cache type
-void mint_kv_store(const mint_kv_view *kv, const float *k, const float *v, int32_t pos);
+typedef enum mint_attn_algo {
+    MINT_ATTN_ALGO_NAIVE = 0,   // per head, the whole score matrix (queries x keys), softmax, x V
+    MINT_ATTN_ALGO_ROWWISE = 1, // per (query, head), one row of scores, softmax, x V
+    MINT_ATTN_ALGO_FLASH = 2,   // per (query block, KV head), keys in blocks, online softmax
+    MINT_ATTN_ALGO_COUNT = 3,
+} mint_attn_algo;
 
-// out[0..head_dim) = softmax(q . K[0..n_keys) * scale) . V for KV head kvh: the plain version,
-// one (query, head) pair, every sum in double. s: scratch of n_keys floats.
-void mint_attention_plain(const mint_kv_view *kv, const mint_attn_shape *sh, const float *q,
-                          int kvh, int32_t n_keys, float *s, float *out);
+const char *mint_attn_algo_name(mint_attn_algo a);
 
-// The tiled version works in items: a block of consecutive queries of the batch and one KV head,
-// with all the query heads of that KV head, as two gemm tiles. Queries are rows of `q`
-// (q_stride bytes apart, all heads) at positions pos0, pos0 + 1, ...; outputs go to the same
-// rows of `out`. Items are independent; the latest (most keys) come first, so a dynamic split
-// balances.
+// A run: consecutive rows of a batch that belong to one sequence, at consecutive positions.
+typedef struct mint_attn_run {
+    mint_kv_view kv; // the sequence's cache, holding positions 0 .. pos0 + n - 1
+    int32_t row0;    // first row of the run in q and out
+    int32_t n;       // rows
+    int32_t pos0;    // position of the first row
+    int32_t item0;   // first work item of the run (mint_attention_plan fills it)
+} mint_attn_run;
+
+// One layer's attention over a batch: every run's queries against its own sequence.
 typedef struct mint_attn_batch {
     const mint_kernels *k;     // kernel table (the gemm of the cache type)
-    const mint_kv_view *kv;    // the layer's cache, holding positions 0 .. pos0 + n_tokens - 1
     const mint_attn_shape *sh; // head shapes
-    const float *q;            // [n_tokens] rows of n_head * head_dim queries
+    mint_attn_algo algo;       // which algorithm
+    int32_t layer;             // layer index into the cache
+    const float *q;            // [rows] n_head * head_dim queries per row
     size_t q_stride;           // bytes between query rows
-    float *out;                // [n_tokens] rows of n_head * head_dim outputs
+    float *out;                // [rows] n_head * head_dim outputs per row
     size_t out_stride;         // bytes between output rows
-    int32_t pos0;              // position of row 0
-    int32_t n_tokens;          // rows
+    mint_attn_run *runs;       // [n_runs] the runs of the batch
+    int32_t n_runs;            // number of runs
 } mint_attn_batch;
 
-int32_t mint_attention_tiled_items(const mint_attn_batch *b);
-// Computes item i with `scratch` of mint_attention_scratch_bytes bytes.
-void mint_attention_tiled_item(const mint_attn_batch *b, int32_t i, uint8_t *scratch);
-// Scratch one thread needs for either version with a cache of n_ctx positions.
-size_t mint_attention_scratch_bytes(const mint_attn_shape *sh, int32_t n_ctx);
+// Cuts the batch into independent work items (sets every run's item0) and returns their count.
+// The algorithm's item: naive (run, head); row-wise (row, head); flash (a block of queries of
+// a run, KV head). Depends only on the runs, not on the layer.
+int32_t mint_attention_plan(mint_attn_batch *b);
+// Computes item i (0 <= i < the plan's count) with `scratch` of mint_attention_scratch_bytes.
+void mint_attention_item(const mint_attn_batch *b, int32_t i, uint8_t *scratch);
+
+// Scratch one thread needs for an algorithm, with at most n_rows queries per run and n_ctx
+// positions per sequence in blocks of `block`:
+//   naive:   S and P for all queries of a run and one head (n_rows x n_ctx, f32 + cache type),
+//            plus a partial output (n_rows x head_dim);
+//   rowwise: one score row (n_ctx) and its partial output (head_dim);
+//   flash:   one block of scores and probabilities per query row of the item (64 rows x block),
+//            the running outputs, maxima and sums.
+size_t mint_attention_scratch_bytes(mint_attn_algo algo, const mint_attn_shape *sh, int32_t n_rows,
+                                    int32_t n_ctx, int32_t block);
 
 #endif // MINT_ATTENTION_H

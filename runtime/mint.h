@@ -233,7 +233,14 @@ MINT_API const char *mint_token_text(const mint_model *m, int32_t id);
 MINT_API bool mint_token_is_eog(const mint_model *m, int32_t id);
 
 // ---------------------------------------------------------------------------------------------
-// Contexts: KV cache, scratch and thread pool for one sequence
+// Contexts: a paged KV cache for several sequences, scratch and a thread pool
+//
+// A context holds up to n_seq_max sequences (ids 0 .. n_seq_max-1), each a list of positions
+// 0 .. n_past-1 whose keys and values live in blocks of kv_block positions from one pool. Blocks
+// are shared: mint_seq_fork gives one sequence another's blocks without a copy (the first write
+// into a shared, partly filled block copies it), and full blocks are remembered by their tokens
+// so that a sequence starting with the same tokens reuses them (mint_seq_prefix) instead of
+// evaluating them again. Memory grows with the blocks in use, up to kv_size positions.
 
 typedef struct mint_ctx mint_ctx;
 
@@ -242,18 +249,36 @@ typedef enum mint_kv_type {
     MINT_KV_F16 = 1, // K and V rounded to f16 when stored (half the memory)
 } mint_kv_type;
 
+// Attention algorithms; all three give the same result to rounding (about 1e-7 relative with an
+// f32 cache), and each gives a query the same bits alone or in any batch.
+typedef enum mint_attention {
+    MINT_ATTENTION_AUTO = 0,    // the fastest for the batch
+    MINT_ATTENTION_NAIVE = 1,   // per head, the whole score matrix (queries x keys), softmax, x V
+    MINT_ATTENTION_ROWWISE = 2, // one query row of scores at a time
+    MINT_ATTENTION_FLASH = 3,   // keys and values in blocks with a running max and sum (online
+                                // softmax); no score row is kept
+} mint_attention;
+
+// "auto", "naive", "rowwise", "flash"; and back (-1 for an unknown name).
+MINT_API const char *mint_attention_name(mint_attention a);
+MINT_API int mint_attention_from_name(const char *name);
+
 typedef struct mint_ctx_params {
-    int32_t n_threads;    // worker threads including the caller (default: online CPUs, max 64)
-    int32_t n_ctx;        // KV cache length in tokens (default: the model's, at most 4096)
-    int32_t n_batch;      // most tokens per mint_eval call (default 512)
-    mint_kv_type kv_type; // KV cache storage (default F32)
-    bool naive_attention; // attention one (query, head) at a time, the plain reference way,
-                          // instead of the tiled kernel path (default false)
-    uint64_t max_memory;  // refuse a context needing more bytes than this (0 = the machine's
-                          // physical memory); checked before anything is allocated
-    const char *isa;      // kernel level for this context ("ref", "avx2", "avx512",
-                          // "avx512vnni", "neon", "neondot"); NULL = the process's choice (the
-                          // best the CPU has, or MINT_ISA). A level the CPU lacks is an error.
+    int32_t n_threads;        // worker threads including the caller (default: online CPUs, max 64)
+    int32_t n_ctx;            // positions per sequence (default: the model's, at most 4096)
+    int32_t n_batch;          // most entries per mint_decode (tokens per mint_eval batch; 512)
+    int32_t n_seq_max;        // sequences held at once (default 1, at most 256)
+    int32_t kv_block;         // positions per KV block (default 32; 1 .. 4096)
+    int32_t kv_size;          // positions the KV pool holds over all sequences, shared blocks
+                              // counted once (default n_ctx * n_seq_max)
+    mint_kv_type kv_type;     // KV cache storage (default F32)
+    mint_attention attention; // attention algorithm (default auto)
+    uint64_t max_memory;      // refuse a context needing more bytes than this (0 = the
+                              // machine's physical memory); checked before anything is allocated
+    const char *isa;          // kernel level for this context ("ref", "avx2", "avx512",
+                              // "avx512vnni", "neon", "neondot"); NULL = the process's choice
+                              // (the best the CPU has, or MINT_ISA). A level the CPU lacks is
+                              // an error.
 } mint_ctx_params;
 
 MINT_API mint_ctx_params mint_ctx_default_params(void);
@@ -261,22 +286,76 @@ MINT_API mint_status mint_ctx_create(mint_model *m, const mint_ctx_params *param
                                      mint_err *err);
 MINT_API void mint_ctx_free(mint_ctx *c);
 
-// Evaluates n tokens at positions pos .. pos+n-1 (one batch when n <= n_batch; larger inputs
-// are split), appending their keys and values to the KV cache, which must already hold
-// positions 0 .. pos-1 (pos <= mint_ctx_n_past; a smaller pos drops the cache past it).
-// Logits are kept for the last token, or for every token when all_logits. Fails with
-// MINT_E_LIMIT, changing nothing, when pos + n exceeds n_ctx.
+// One entry of a batch: a token at a position of a sequence.
+typedef struct mint_batch_entry {
+    int32_t token; // token id
+    int32_t pos;   // its position in the sequence
+    int32_t seq;   // sequence id, 0 .. n_seq_max-1
+    bool logits;   // keep this entry's logits (mint_get_logits)
+} mint_batch_entry;
+
+// Evaluates n entries (1 .. n_batch) in one forward pass: every matmul over all rows at once,
+// attention of each row over its own sequence. A sequence's entries must continue it: its first
+// entry at position mint_seq_n_past, the next ones at the following positions, in order
+// (entries of different sequences may interleave). The logits of the entries that ask for them
+// are rows 0, 1, ... of mint_get_logits, in entry order. On any error (bad token, sequence or
+// position, the context length, no free KV blocks) nothing changes.
+MINT_API mint_status mint_decode(mint_ctx *c, const mint_batch_entry *entries, int32_t n,
+                                 mint_err *err);
+
+// Sequence 0 only: evaluates n tokens at positions pos .. pos+n-1 (batches of n_batch), which
+// must follow positions 0 .. pos-1 already held (pos <= mint_ctx_n_past; a smaller pos drops the
+// positions past it first). Logits are kept for the last token, or for every token when
+// all_logits. Fails with MINT_E_LIMIT, changing nothing, when pos + n exceeds n_ctx.
 MINT_API mint_status mint_eval(mint_ctx *c, const int32_t *ids, int32_t n, int32_t pos,
                                bool all_logits, mint_err *err);
-// Logits of row i of the last eval (i = -1: the last token); n_vocab floats, or NULL.
+// Logits of row i of the last evaluation (i = -1: the last row); n_vocab floats, or NULL.
 MINT_API const float *mint_get_logits(const mint_ctx *c, int32_t i);
-// Tokens held in the KV cache.
+// Rows of logits the last evaluation kept.
+MINT_API int32_t mint_get_n_logits(const mint_ctx *c);
+
+// Positions sequence seq holds (-1 for an id out of range), and their tokens.
+MINT_API int32_t mint_seq_n_past(const mint_ctx *c, int32_t seq);
+MINT_API const int32_t *mint_seq_tokens(const mint_ctx *c, int32_t seq);
+// dst drops what it held and shares every block of src (nothing is copied).
+MINT_API mint_status mint_seq_fork(mint_ctx *c, int32_t src, int32_t dst, mint_err *err);
+// Keeps positions 0 .. n_keep-1 of seq and releases the rest (speculative rollback, a new turn);
+// 0 empties it.
+MINT_API mint_status mint_seq_truncate(mint_ctx *c, int32_t seq, int32_t n_keep, mint_err *err);
+// Makes seq hold the longest prefix of tokens[0..n) available without evaluating: what it holds
+// already that matches, or full blocks of the prefix cache (left by any sequence) when those
+// reach further. At most n - 1 positions, so the last token is always evaluated. *n_held gets
+// the positions held; the caller evaluates tokens n_held .. n-1.
+MINT_API mint_status mint_seq_prefix(mint_ctx *c, int32_t seq, const int32_t *tokens, int32_t n,
+                                     int32_t *n_held, mint_err *err);
+
+typedef struct mint_cache_info {
+    int32_t block;         // positions per block
+    int32_t blocks_used;   // held by at least one sequence
+    int32_t blocks_cached; // held by none, kept for prefix reuse (evicted least recently used)
+    int32_t blocks_free;   // allocated, neither held nor cached
+    int32_t blocks_max;    // the pool's cap
+    uint64_t bytes_block;  // bytes of one block (every layer's keys and values)
+    uint64_t bytes_alloc;  // bytes allocated so far
+    uint64_t prefix_hits;  // blocks reused from the prefix cache since creation
+    uint64_t copies;       // copy-on-write copies since creation
+    uint64_t evictions;    // cached blocks evicted since creation
+} mint_cache_info;
+
+MINT_API void mint_ctx_cache_info(const mint_ctx *c, mint_cache_info *out);
+
+// Tokens held by sequence 0 (mint_eval's sequence).
 MINT_API int32_t mint_ctx_n_past(const mint_ctx *c);
 MINT_API int32_t mint_ctx_n_ctx(const mint_ctx *c);
+MINT_API int32_t mint_ctx_n_seq(const mint_ctx *c);
+MINT_API int32_t mint_ctx_n_batch(const mint_ctx *c);
 MINT_API int32_t mint_ctx_n_threads(const mint_ctx *c);
 // Kernel level the context computes with ("avx512vnni", "ref", ...).
 MINT_API const char *mint_ctx_isa_name(const mint_ctx *c);
-// Number of tokens evaluated by mint_eval since the context was created (for tests and stats).
+// The attention algorithm chosen ("naive", "rowwise", "flash"; with auto, the one the last
+// evaluation used, or "auto" before any).
+MINT_API const char *mint_ctx_attention_name(const mint_ctx *c);
+// Number of tokens evaluated since the context was created (for tests and stats).
 MINT_API uint64_t mint_ctx_n_evaluated(const mint_ctx *c);
 // The op graph as text, one node per line with shapes and types (mint-run --dump-graph).
 MINT_API const char *mint_ctx_graph_text(mint_ctx *c);

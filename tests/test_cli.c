@@ -348,13 +348,15 @@ Test(mint_run, dump_graph_lists_the_nodes) {
     cr_assert_eq(rc, 0, "%s", err);
     int n_nodes = 0;
     cr_assert_eq(sscanf(out, "# %d nodes", &n_nodes), 1, "%s", out);
-    // 4 layers of 16 nodes, the embedding lookup, the final norm and the output matmul.
-    cr_assert_eq(n_nodes, 4 * 16 + 3);
+    // 4 layers of 16 nodes, the embedding lookup, the gather of the wanted rows, the final norm
+    // and the output matmul.
+    cr_assert_eq(n_nodes, 4 * 16 + 4);
     cr_assert_eq(count_lines(out), n_nodes + 1);
     cr_assert(strstr(out, "GET_ROWS  token_embd"), "%s", out);
     cr_assert(strstr(out, "MATMUL    blk.0.attn_q         xb -> q [256]  W F32 [256, 256]"), "%s",
               out);
     cr_assert(strstr(out, "ATTENTION blk.3.attn"), "%s", out);
+    cr_assert(strstr(out, "GATHER    out_rows"), "%s", out);
     cr_assert(strstr(out, "blk.3.ffn_down"), "%s", out);
     cr_assert(strstr(out, "output"), "%s", out);
     free(out);

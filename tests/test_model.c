@@ -187,12 +187,13 @@ Test(model_structure, all_logits_rows_match_single_evaluations, .timeout = 60) {
 
 // Logits of a 150-token sequence evaluated as 37 tokens then one batch of 113 (crossing several
 // attention blocks from an unaligned start), for the given attention path and batch size.
-static void long_sequence_logits(mint_model *m, bool naive, int n_batch, float *out) {
+static void long_sequence_logits(mint_model *m, mint_attention attention, int n_batch,
+                                 float *out) {
     mint_ctx_params p = mint_ctx_default_params();
     p.n_threads = 2;
     p.n_ctx = 256;
     p.n_batch = n_batch;
-    p.naive_attention = naive;
+    p.attention = attention;
     mint_ctx *c;
     mint_err err;
     cr_assert_eq(mint_ctx_create(m, &p, &c, &err), MINT_OK, "%s", err.msg);
@@ -215,16 +216,22 @@ static double max_abs_diff(const float *a, const float *b, int n) {
     return max;
 }
 
-Test(model_structure, tiled_attention_equals_naive_and_is_batch_invariant, .timeout = 60) {
+Test(model_structure, attention_algorithms_agree_and_are_batch_invariant, .timeout = 60) {
     fixture f = open_synth("F32");
-    float tiled[512], tiled_tok[512], naive[512];
-    long_sequence_logits(f.m, false, 512, tiled);
-    long_sequence_logits(f.m, false, 1, tiled_tok);
-    long_sequence_logits(f.m, true, 512, naive);
-    cr_assert_eq(memcmp(tiled, tiled_tok, sizeof tiled), 0, "batch vs token by token");
-    double max = max_abs_diff(tiled, naive, 512);
-    cr_log_info("tiled vs naive attention: max |dlogit| %.3g", max);
-    cr_assert_lt(max, 2e-4, "tiled vs naive attention: max |dlogit| %g", max);
+    static const mint_attention algos[] = {MINT_ATTENTION_NAIVE, MINT_ATTENTION_ROWWISE,
+                                           MINT_ATTENTION_FLASH};
+    float base[512], batch[512], tok[512];
+    long_sequence_logits(f.m, MINT_ATTENTION_NAIVE, 512, base);
+    for (int a = 0; a < 3; a++) {
+        long_sequence_logits(f.m, algos[a], 512, batch);
+        long_sequence_logits(f.m, algos[a], 1, tok);
+        cr_assert_eq(memcmp(batch, tok, sizeof batch), 0, "%s: batch vs token by token",
+                     mint_attention_name(algos[a]));
+        double max = max_abs_diff(batch, base, 512);
+        cr_log_info("%s vs naive attention: max |dlogit| %.3g", mint_attention_name(algos[a]),
+                    max);
+        cr_assert_lt(max, 1e-4, "%s vs naive: max |dlogit| %g", mint_attention_name(algos[a]), max);
+    }
     mint_model_close(f.m);
 }
 

@@ -447,21 +447,46 @@ static void attention_ref(int f16, const mint_attn_shape *sh, const float *q, co
     free(s);
 }
 
-// Runs every item of a tiled batch of `n` tokens from pos0, with a poisoned scratch (NaN bytes:
-// the op must not read scratch it did not write).
-static void run_tiled(const mint_attn_batch *proto, int32_t pos0, int32_t n, uint8_t *scratch,
-                      size_t scratch_bytes) {
+// A paged cache of n_blk blocks of `block` positions for one layer, its logical blocks placed
+// on physical blocks in reverse order (so nothing depends on blocks lying in order).
+typedef struct paged {
+    mint_kv_view kv;
+    uint8_t *mem[64];  // physical blocks
+    int32_t table[64]; // logical -> physical
+} paged;
+
+static void paged_init(paged *pc, mint_type type, int kvd, int32_t block, int n_blk) {
+    const size_t elem = type == MINT_TYPE_F16 ? 2 : 4;
+    cr_assert(n_blk <= 64);
+    for (int i = 0; i < n_blk; i++) {
+        // calloc: attention weighs the positions past a query (by zero), so they must be finite,
+        // as the cache's zeroed blocks are.
+        pc->mem[i] = calloc((size_t)block * (size_t)kvd * 2, elem);
+        pc->table[i] = n_blk - 1 - i;
+    }
+    pc->kv = (mint_kv_view){.type = type,
+                            .elem = elem,
+                            .kv_dim = kvd,
+                            .block = block,
+                            .layer_bytes = (size_t)block * (size_t)kvd * 2 * elem,
+                            .mem = pc->mem,
+                            .table = pc->table};
+}
+
+// Runs every item of `algo` over the rows [t0, t0 + n) as one run, with a poisoned scratch (NaN
+// bytes: the op must not read scratch it did not write).
+static void run_algo(const mint_attn_batch *proto, mint_attn_algo algo, int32_t t0, int32_t n,
+                     uint8_t *scratch, size_t scratch_bytes) {
     mint_attn_batch b = *proto;
-    const size_t qd = (size_t)b.sh->n_head * b.sh->head_dim;
-    b.q += (size_t)pos0 * qd;
-    b.out += (size_t)pos0 * qd;
-    b.pos0 = pos0;
-    b.n_tokens = n;
-    const int32_t items = mint_attention_tiled_items(&b);
-    cr_assert(items >= b.sh->n_head_kv && items % b.sh->n_head_kv == 0);
+    mint_attn_run run = {.kv = proto->runs[0].kv, .row0 = t0, .n = n, .pos0 = t0};
+    b.algo = algo;
+    b.runs = &run;
+    b.n_runs = 1;
+    const int32_t items = mint_attention_plan(&b);
+    cr_assert(items >= 1);
     for (int32_t i = 0; i < items; i++) {
         memset(scratch, 0xFF, scratch_bytes);
-        mint_attention_tiled_item(&b, i, scratch);
+        mint_attention_item(&b, i, scratch);
     }
 }
 
@@ -475,40 +500,37 @@ static double max_err(const float *out, const double *ref, size_t len, double vm
     return e / vmax;
 }
 
-// 70 tokens: the batch crosses a MINT_KV_PAD boundary, so items of both key lengths (64, 128)
-// run, and blocks of 64 (MHA) or 16 (GQA, group 4) queries end partway through the batch.
-static void check_attention(mint_type type, int n_head, int n_head_kv, int hd, double b_plain,
-                            double b_tiled) {
-    enum { N = 70, N_PAD = 128 };
+// 70 tokens in blocks of `block` positions: the batch ends partway through a block, and flash's
+// query blocks (64 rows: 16 queries of MHA, 8 of a group of 8) end partway through the batch.
+static void check_attention(mint_type type, int n_head, int n_head_kv, int hd, int32_t block,
+                            double budget) {
+    enum { N = 70 };
     const int f16 = type == MINT_TYPE_F16;
     const mint_attn_shape sh = {n_head, n_head_kv, hd, (float)(1.0 / sqrt(hd))};
     const int qd = n_head * hd, kvd = n_head_kv * hd;
-    const size_t elem = f16 ? 2 : 4;
-    // calloc: the tiled version multiplies the (zero) probabilities of positions past a query by
-    // the cache's values up to the padded length, so those must be finite, as the context's
-    // calloc'ed cache is.
-    mint_kv_view kv = {type,
-                       elem,
-                       kvd,
-                       N_PAD,
-                       calloc((size_t)N_PAD * kvd, elem),
-                       calloc((size_t)N_PAD * kvd, elem)};
+    const int n_blk = (N + block - 1) / block;
+    paged pc;
+    paged_init(&pc, type, kvd, block, n_blk);
+    const mint_kv_view *kv = &pc.kv;
     float *q = malloc(sizeof(float) * N * qd), *k = malloc(sizeof(float) * N * kvd),
           *v = malloc(sizeof(float) * N * kvd), *out = malloc(sizeof(float) * N * qd),
           *out1 = malloc(sizeof(float) * N * qd);
     double *ref = malloc(sizeof(double) * N * qd), vmax = 0;
-    mint_rng_seed(&rng, 9 + (uint64_t)type * 100 + (uint64_t)n_head);
+    mint_rng_seed(&rng, 9 + (uint64_t)type * 100 + (uint64_t)n_head + (uint64_t)block * 7);
     fill(q, N * qd, 1.5); // std 1.5 q, std 1 k: scores of std 1.5, some sharp softmax rows
     fill(k, N * kvd, 1.0);
     fill(v, N * kvd, 1.0);
-    for (int j = 0; j < N; j++) mint_kv_store(&kv, k + j * kvd, v + j * kvd, j);
+    for (int j = 0; j < N; j++) mint_kv_store(kv, 0, j, k + j * kvd, v + j * kvd);
     for (int j = 0; j < N; j++) // stored as a row of keys, a column of values, rounded to the type
         for (int i = 0; i < kvd; i++) {
-            const char *kr = mint_kv_k_row(&kv, j), *vr = mint_kv_vt_row(&kv, i);
+            const uint8_t *kr =
+                mint_kv_block_k(kv, 0, j / block) + (size_t)(j % block) * kvd * kv->elem;
+            const uint8_t *vr = mint_kv_block_vt(kv, 0, j / block) + (size_t)i * block * kv->elem;
+            const int s = j % block;
             const float kk =
                 f16 ? mint_f16_to_f32(((const uint16_t *)kr)[i]) : ((const float *)kr)[i];
             const float vv =
-                f16 ? mint_f16_to_f32(((const uint16_t *)vr)[j]) : ((const float *)vr)[j];
+                f16 ? mint_f16_to_f32(((const uint16_t *)vr)[s]) : ((const float *)vr)[s];
             const float ek = k[j * kvd + i], ev = v[j * kvd + i];
             cr_assert(same_bits(kk, f16 ? round_f16(ek) : ek) &&
                           same_bits(vv, f16 ? round_f16(ev) : ev),
@@ -517,62 +539,75 @@ static void check_attention(mint_type type, int n_head, int n_head_kv, int hd, d
         }
     attention_ref(f16, &sh, q, k, v, N, ref);
 
-    // (a) the plain version, one (query, head) at a time
-    const size_t scratch_bytes = (mint_attention_scratch_bytes(&sh, N_PAD) + 63) / 64 * 64;
+    size_t scratch_bytes = 0;
+    for (int a = 0; a < MINT_ATTN_ALGO_COUNT; a++) {
+        size_t sb = mint_attention_scratch_bytes((mint_attn_algo)a, &sh, N, N, block);
+        if (sb > scratch_bytes) scratch_bytes = sb;
+    }
+    scratch_bytes = (scratch_bytes + 63) / 64 * 64;
     uint8_t *scratch = aligned_alloc(64, scratch_bytes);
-    for (int t = 0; t < N; t++)
-        for (int h = 0; h < n_head; h++)
-            mint_attention_plain(&kv, &sh, q + t * qd + h * hd, h / (n_head / n_head_kv), t + 1,
-                                 (float *)scratch, out + t * qd + h * hd);
-    const double e_plain = max_err(out, ref, (size_t)N * qd, vmax);
-    cr_assert(e_plain <= b_plain, "plain: %.3g > %.3g", e_plain, b_plain);
-
-    // (b) the tiled version over the whole batch
-    const mint_attn_batch b = {mint_kernels_get(), &kv, &sh, q, qd * sizeof(float), out,
-                               qd * sizeof(float), 0,   N};
-    for (int i = 0; i < N * qd; i++) out[i] = NAN;
-    run_tiled(&b, 0, N, scratch, scratch_bytes);
-    const double e_tiled = max_err(out, ref, (size_t)N * qd, vmax);
-    cr_assert(e_tiled <= b_tiled, "tiled: %.3g > %.3g", e_tiled, b_tiled);
-
-    // (c) the same queries one token at a time, then in two chunks split mid-block: the same bits
-    mint_attn_batch b1 = b;
-    b1.out = out1;
-    for (int i = 0; i < N * qd; i++) out1[i] = NAN;
-    for (int t = 0; t < N; t++) run_tiled(&b1, t, 1, scratch, scratch_bytes);
-    cr_assert_eq(memcmp(out, out1, sizeof(float) * N * qd), 0, "token by token differs from batch");
-    for (int i = 0; i < N * qd; i++) out1[i] = NAN;
-    run_tiled(&b1, 0, 29, scratch, scratch_bytes);
-    run_tiled(&b1, 29, N - 29, scratch, scratch_bytes);
-    cr_assert_eq(memcmp(out, out1, sizeof(float) * N * qd), 0, "chunks 29 + 41 differ from batch");
-
-    cr_log_info("attention %s %d/%d heads hd %d: max |out - ref| / max|v|: plain %.3g (budget %g), "
-                "tiled %.3g (budget %g)",
-                f16 ? "f16" : "f32", n_head, n_head_kv, hd, e_plain, b_plain, e_tiled, b_tiled);
-    free(kv.k), free(kv.vt), free(q), free(k), free(v), free(out), free(out1), free(ref);
+    mint_attn_run run0 = {.kv = *kv};
+    const mint_attn_batch b = {.k = mint_kernels_get(),
+                               .sh = &sh,
+                               .layer = 0,
+                               .q = q,
+                               .q_stride = qd * sizeof(float),
+                               .out = out,
+                               .out_stride = qd * sizeof(float),
+                               .runs = &run0,
+                               .n_runs = 1};
+    double worst[MINT_ATTN_ALGO_COUNT];
+    for (int a = 0; a < MINT_ATTN_ALGO_COUNT; a++) {
+        // (a) the whole batch against the double-precision reference
+        for (int i = 0; i < N * qd; i++) out[i] = NAN;
+        run_algo(&b, (mint_attn_algo)a, 0, N, scratch, scratch_bytes);
+        worst[a] = max_err(out, ref, (size_t)N * qd, vmax);
+        cr_assert(worst[a] <= budget, "%s: %.3g > %.3g", mint_attn_algo_name((mint_attn_algo)a),
+                  worst[a], budget);
+        // (b) the same queries one token at a time, then in two chunks split mid-block: the
+        // same bits
+        mint_attn_batch b1 = b;
+        b1.out = out1;
+        for (int i = 0; i < N * qd; i++) out1[i] = NAN;
+        for (int t = 0; t < N; t++) run_algo(&b1, (mint_attn_algo)a, t, 1, scratch, scratch_bytes);
+        cr_assert_eq(memcmp(out, out1, sizeof(float) * N * qd), 0, "%s: token by token differs",
+                     mint_attn_algo_name((mint_attn_algo)a));
+        for (int i = 0; i < N * qd; i++) out1[i] = NAN;
+        run_algo(&b1, (mint_attn_algo)a, 0, 29, scratch, scratch_bytes);
+        run_algo(&b1, (mint_attn_algo)a, 29, N - 29, scratch, scratch_bytes);
+        cr_assert_eq(memcmp(out, out1, sizeof(float) * N * qd), 0, "%s: chunks 29 + 41 differ",
+                     mint_attn_algo_name((mint_attn_algo)a));
+    }
+    cr_log_info("attention %s %d/%d heads hd %d, blocks of %d: max |out - ref| / max|v|: naive "
+                "%.3g, rowwise %.3g, flash %.3g (budget %g)",
+                f16 ? "f16" : "f32", n_head, n_head_kv, hd, block, worst[0], worst[1], worst[2],
+                budget);
+    for (int i = 0; i < n_blk; i++) free(pc.mem[i]);
+    free(q), free(k), free(v), free(out), free(out1), free(ref);
     free(scratch);
 }
 
 // Budgets, relative to max |v| (the output is a convex combination of values).
-// f32 plain, 1e-6: products rounded to f32 and summed in double, the score rounded to f32 and
-// scaled (2 * 2^-24 relative of a score of a few units), then the softmax (< 1e-6 relative per
-// probability, test softmax_matches_double): each probability is off by < 1e-6 relative, which
-// moves the output by < 1e-6 max|v|.
-// f32 tiled, 2e-6: the scores and the probabilities times V are f32 sums (kernel gemm) of up to
-// head_dim = 64 and L = 128 terms: a few more 2^-24 roundings of the score (|q.k| * scale
-// summed over 64 terms stays under ~10) and of the output.
+// f32, 2e-6: the scores and the probabilities times V are f32 sums (kernel gemm) of head_dim
+// and `block` terms, the parts of P.V added block by block in f32, the softmax within 1e-6
+// relative per probability (test softmax_matches_double); flash rescales its running sum by
+// e^(m_old - m_new) once per block, a few more 2^-24 roundings.
 // f16, 1e-3: the reference rounds k, v, q and p to f16 as mint does, but a probability that lands
 // near the midpoint of two f16 values can round the other way than the reference's, an error of
-// 2^-11 (4.9e-4) of that probability; summed over all probabilities that is < 4.9e-4 max|v|.
+// 2^-11 (4.9e-4) of that probability; flash rounds its unnormalised weights e^(s - m) instead,
+// the same size of error; summed over all probabilities < 4.9e-4 max|v|.
 Test(ops, attention_f32_mha, .timeout = 60) {
-    check_attention(MINT_TYPE_F32, 4, 4, 16, 1e-6, 2e-6);
+    check_attention(MINT_TYPE_F32, 4, 4, 16, 16, 2e-6);
 }
 Test(ops, attention_f32_gqa, .timeout = 60) {
-    check_attention(MINT_TYPE_F32, 8, 2, 64, 1e-6, 2e-6);
+    check_attention(MINT_TYPE_F32, 8, 1, 64, 32, 2e-6);
+}
+Test(ops, attention_f32_odd_blocks, .timeout = 60) {
+    check_attention(MINT_TYPE_F32, 8, 2, 64, 7, 2e-6);
 }
 Test(ops, attention_f16_mha, .timeout = 60) {
-    check_attention(MINT_TYPE_F16, 4, 4, 16, 1e-3, 1e-3);
+    check_attention(MINT_TYPE_F16, 4, 4, 16, 16, 1e-3);
 }
 Test(ops, attention_f16_gqa, .timeout = 60) {
-    check_attention(MINT_TYPE_F16, 8, 2, 64, 1e-3, 1e-3);
+    check_attention(MINT_TYPE_F16, 8, 2, 64, 32, 1e-3);
 }

@@ -2,11 +2,16 @@
 // it, plus what llama-bench does not show: the memory bandwidth generation achieves and its
 // share of what this machine can deliver (measured here, at the same thread count).
 //
-//   pp<N>  one batch of N random tokens at position 0 (logits for the last one), tokens/s
-//   tg<N>  N single-token evaluations from an empty cache, tokens/s
-// Each test gets one warm-up run, then -r repetitions from an empty KV cache; figures are
-// mean +- standard deviation over the repetitions (as llama-bench prints them) and the median,
-// which the bandwidth columns use: on a shared machine one slow repetition moves the mean.
+//   pp<N>        one batch of N random tokens (logits for the last one), tokens/s
+//   tg<N>        N single-token evaluations, tokens/s
+//   ... @ d<D>   the same with D tokens already in the KV cache (llama-bench's -d): the cache
+//                is filled once, untimed, and every repetition starts from it
+//   tg<N> x<S>   S sequences decoded together (--n-seq), each after its own prompt of
+//                --seq-prompt tokens: S tokens per step in one batch, aggregate tokens/s (what
+//                llama-batched-bench reports as its generation speed)
+// Each test gets one warm-up run, then -r repetitions; figures are mean +- standard deviation
+// over the repetitions (as llama-bench prints them) and the median, which the bandwidth columns
+// use: on a shared machine one slow repetition moves the mean.
 #include "cli.h"
 #include "mint.h"
 
@@ -29,6 +34,14 @@ typedef struct options {
     int n_pp;
     int tg[MAX_LIST]; // -n
     int n_tg;
+    int depth[MAX_LIST]; // -d
+    int n_depth;
+    int attn[MAX_LIST]; // --attention (mint_attention values)
+    int n_attn;
+    int n_seq[MAX_LIST]; // --n-seq
+    int n_n_seq;
+    int seq_prompt;   // --seq-prompt
+    int kv_block;     // --kv-block (0 = the library's default)
     int reps;         // -r
     bool json;        // -o json
     bool kv_f16;      // --kv-type f16
@@ -43,7 +56,12 @@ static void usage(FILE *out) {
                  "  -t, --threads LIST   thread counts, e.g. 1,2 (default 1,2)\n"
                  "  -p, --n-prompt LIST  prompt lengths for pp tests (default 512; 0 = none)\n"
                  "  -n, --n-gen LIST     generated tokens for tg tests (default 128; 0 = none)\n"
+                 "  -d, --depth LIST     tokens already in the KV cache (default 0)\n"
                  "  -r, --repetitions N  repetitions per test (default 5)\n"
+                 "      --attention LIST auto, naive, rowwise, flash (default auto)\n"
+                 "      --n-seq LIST     also: that many sequences decoded together (tg only)\n"
+                 "      --seq-prompt N   each sequence's own prompt for --n-seq (default 128)\n"
+                 "      --kv-block N     positions per KV block (default: the library's, 32)\n"
                  "  -o, --output FMT     md (default) or json\n"
                  "      --kv-type T      f32 (default) or f16\n"
                  "      --membw-gib G    buffer size of the bandwidth probe (default 1; 0 = skip)\n"
@@ -77,6 +95,9 @@ static bool parse_args(int argc, char **argv, options *o, char *err, size_t errl
     o->threads[0] = 1, o->threads[1] = 2, o->n_threads = 2;
     o->pp[0] = 512, o->n_pp = 1;
     o->tg[0] = 128, o->n_tg = 1;
+    o->n_depth = 1;
+    o->attn[0] = MINT_ATTENTION_AUTO, o->n_attn = 1;
+    o->seq_prompt = 128;
     o->reps = 5;
     o->membw_gib = 1;
     o->warmup = true;
@@ -109,6 +130,34 @@ static bool parse_args(int argc, char **argv, options *o, char *err, size_t errl
             if (!parse_list(a, v, 0, 1 << 16, o->pp, &o->n_pp, err, errlen)) return false;
         } else if (!strcmp(a, "-n") || !strcmp(a, "--n-gen")) {
             if (!parse_list(a, v, 0, 1 << 16, o->tg, &o->n_tg, err, errlen)) return false;
+        } else if (!strcmp(a, "-d") || !strcmp(a, "--depth")) {
+            if (!parse_list(a, v, 0, 1 << 20, o->depth, &o->n_depth, err, errlen)) return false;
+        } else if (!strcmp(a, "--n-seq")) {
+            if (!parse_list(a, v, 1, 256, o->n_seq, &o->n_n_seq, err, errlen)) return false;
+        } else if (!strcmp(a, "--seq-prompt")) {
+            if (!cli_parse_int(a, v, 1, 1 << 16, &iv, err, errlen)) return false;
+            o->seq_prompt = (int)iv;
+        } else if (!strcmp(a, "--kv-block")) {
+            if (!cli_parse_int(a, v, 1, 4096, &iv, err, errlen)) return false;
+            o->kv_block = (int)iv;
+        } else if (!strcmp(a, "--attention")) {
+            char buf[256];
+            snprintf(buf, sizeof buf, "%s", v);
+            o->n_attn = 0;
+            for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+                int k = mint_attention_from_name(tok);
+                if (k < 0 || o->n_attn == MAX_LIST) {
+                    snprintf(err, errlen,
+                             "--attention expects a list of auto, naive, rowwise, flash; got '%s'",
+                             tok);
+                    return false;
+                }
+                o->attn[o->n_attn++] = k;
+            }
+            if (o->n_attn == 0) {
+                snprintf(err, errlen, "--attention expects a list, got '%s'", v);
+                return false;
+            }
         } else if (!strcmp(a, "-r") || !strcmp(a, "--repetitions")) {
             if (!cli_parse_int(a, v, 1, 1000, &iv, err, errlen)) return false;
             o->reps = (int)iv;
@@ -146,13 +195,17 @@ static uint32_t next_rand(uint64_t *s) {
 }
 
 typedef struct result {
-    const char *model; // path
-    int threads;       // thread count
-    char test[16];     // "pp512" / "tg128"
-    double mean, sd;   // tokens per second
-    double median;     // tokens per second
-    double gbps;       // achieved bandwidth at the median (tg only), GB/s
-    double bw_share;   // gbps / measured read bandwidth (tg only; 0 if not measured)
+    const char *model;     // path
+    int threads;           // thread count
+    const char *attention; // attention algorithm asked for ("auto", ...)
+    const char *used;      // the one that ran (auto resolved)
+    int depth;             // tokens in the cache before the test
+    int n_seq;             // sequences decoded together (1 for pp/tg)
+    char test[32];         // "pp512" / "tg128" / "tg64 x8"
+    double mean, sd;       // tokens per second
+    double median;         // tokens per second
+    double gbps;           // achieved bandwidth at the median (single-sequence tg only), GB/s
+    double bw_share;       // gbps / measured read bandwidth (0 if not measured)
 } result;
 
 static double stddev(const double *x, int n, double mean) {
@@ -173,18 +226,133 @@ static double median(double *x, int n) {
     return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
 }
 
-// Times one test: pp (n tokens in one batch) or tg (n single tokens). Returns seconds.
-static double run_once(mint_ctx *ctx, const int32_t *toks, int n, bool pp, mint_err *err,
+// Times one test from depth d: pp (n tokens in one batch) or tg (n single tokens). Returns
+// seconds; the cache is cut back to its first d positions first (untimed).
+static double run_once(mint_ctx *ctx, const int32_t *toks, int d, int n, bool pp, mint_err *err,
                        bool *ok) {
+    *ok = mint_seq_truncate(ctx, 0, d, err) == MINT_OK;
+    if (!*ok) return 1;
     double t0 = cli_now();
     if (pp) {
-        *ok = mint_eval(ctx, toks, n, 0, false, err) == MINT_OK;
+        *ok = mint_eval(ctx, toks + d, n, d, false, err) == MINT_OK;
     } else {
-        *ok = true;
         for (int i = 0; i < n && *ok; i++)
-            *ok = mint_eval(ctx, toks + i, 1, i, false, err) == MINT_OK;
+            *ok = mint_eval(ctx, toks + d + i, 1, d + i, false, err) == MINT_OK;
     }
     return cli_now() - t0;
+}
+
+// Times n generation steps of n_seq sequences decoded together, each after its own prompt of p
+// tokens (evaluated untimed, one sequence at a time). Returns seconds.
+static double run_seqs(mint_ctx *ctx, const int32_t *toks, int n_seq, int p, int n,
+                       mint_batch_entry *e, mint_err *err, bool *ok) {
+    *ok = true;
+    for (int s = 0; s < n_seq && *ok; s++) {
+        *ok = mint_seq_truncate(ctx, s, 0, err) == MINT_OK;
+        const int nb = mint_ctx_n_batch(ctx);
+        for (int off = 0; off < p && *ok; off += nb) {
+            const int len = p - off < nb ? p - off : nb;
+            for (int i = 0; i < len; i++)
+                e[i] = (mint_batch_entry){toks[s + off + i], off + i, s, off + i == p - 1};
+            *ok = mint_decode(ctx, e, len, err) == MINT_OK;
+        }
+    }
+    double t0 = cli_now();
+    for (int i = 0; i < n && *ok; i++) {
+        for (int s = 0; s < n_seq; s++)
+            e[s] = (mint_batch_entry){toks[(s * 7 + i) % (p + 1)], p + i, s, true};
+        *ok = mint_decode(ctx, e, n_seq, err) == MINT_OK;
+    }
+    return cli_now() - t0;
+}
+
+static int max_of(const int *x, int n, int floor) {
+    for (int i = 0; i < n; i++) floor = x[i] > floor ? x[i] : floor;
+    return floor;
+}
+
+// Fills a result from the repetitions' tokens/s.
+static void summarise(result *rr, double *tps, int reps) {
+    double sum = 0;
+    for (int r = 0; r < reps; r++) sum += tps[r];
+    rr->mean = sum / reps;
+    rr->sd = stddev(tps, reps, rr->mean);
+    rr->median = median(tps, reps);
+}
+
+typedef struct bench {
+    const options *o;
+    const char *path;
+    const mint_model_desc *d;
+    const double *membw; // [threads] measured read bandwidth
+    result *res;         // results so far
+    int *n_res;
+} bench;
+
+static result *add_result(bench *b, int ti, int ai, mint_ctx *ctx, int depth, int n_seq,
+                          const char *test, double *tps) {
+    result *rr = &b->res[(*b->n_res)++];
+    memset(rr, 0, sizeof *rr);
+    rr->model = b->path;
+    rr->threads = b->o->threads[ti];
+    rr->attention = mint_attention_name((mint_attention)b->o->attn[ai]);
+    rr->used = mint_ctx_attention_name(ctx);
+    rr->depth = depth;
+    rr->n_seq = n_seq;
+    snprintf(rr->test, sizeof rr->test, "%s", test);
+    summarise(rr, tps, b->o->reps);
+    if (!b->o->json)
+        fprintf(stderr,
+                TOOL ": %s t=%d %s%s%.0d attention %s: %.2f +- %.2f tokens/s, median %.2f\n",
+                b->path, rr->threads, rr->test, depth ? " @ d" : "", depth, rr->used, rr->mean,
+                rr->sd, rr->median);
+    return rr;
+}
+
+// Every test of one context (thread count, attention algorithm).
+static bool bench_ctx(bench *b, int ti, int ai, mint_ctx *ctx, const int32_t *toks,
+                      mint_batch_entry *e) {
+    const options *o = b->o;
+    mint_err err;
+    bool ok = true;
+    double tps[1000];
+    for (int di = 0; di < o->n_depth && ok; di++) {
+        const int depth = o->depth[di];
+        if (depth > 0) ok = mint_eval(ctx, toks, depth, 0, false, &err) == MINT_OK;
+        for (int kind = 0; kind < 2 && ok; kind++) {
+            const bool pp = kind == 0;
+            const int *lens = pp ? o->pp : o->tg;
+            for (int li = 0; li < (pp ? o->n_pp : o->n_tg) && ok; li++) {
+                const int n = lens[li];
+                if (n == 0) continue;
+                if (o->warmup) run_once(ctx, toks, depth, pp ? n : 1, pp, &err, &ok);
+                for (int r = 0; r < o->reps && ok; r++)
+                    tps[r] = n / run_once(ctx, toks, depth, n, pp, &err, &ok);
+                if (!ok) break;
+                char test[32];
+                snprintf(test, sizeof test, "%s%d", pp ? "pp" : "tg", n);
+                result *rr = add_result(b, ti, ai, ctx, depth, 1, test, tps);
+                if (!pp) {
+                    rr->gbps = rr->median * (double)b->d->bytes_per_token / 1e9;
+                    rr->bw_share = b->membw[ti] > 0 ? rr->gbps / b->membw[ti] : 0;
+                }
+            }
+        }
+    }
+    for (int si = 0; si < o->n_n_seq && ok; si++)
+        for (int li = 0; li < o->n_tg && ok; li++) {
+            const int S = o->n_seq[si], n = o->tg[li];
+            if (n == 0) continue;
+            if (o->warmup) run_seqs(ctx, toks, S, o->seq_prompt, 1, e, &err, &ok);
+            for (int r = 0; r < o->reps && ok; r++)
+                tps[r] = (double)S * n / run_seqs(ctx, toks, S, o->seq_prompt, n, e, &err, &ok);
+            if (!ok) break;
+            char test[32];
+            snprintf(test, sizeof test, "tg%d x%d", n, S);
+            add_result(b, ti, ai, ctx, 0, S, test, tps);
+        }
+    if (!ok) fprintf(stderr, TOOL ": %s\n", err.msg);
+    return ok;
 }
 
 static bool bench_model(const options *o, const char *path, result *res, int *n_res,
@@ -205,72 +373,51 @@ static bool bench_model(const options *o, const char *path, result *res, int *n_
                      "generated token\n",
                 path, fsize / 1073741824.0, d.n_params / 1e9, d.types, mint_isa_name(),
                 d.bytes_per_token / 1e6);
-    int max_n = 1;
-    for (int i = 0; i < o->n_pp; i++) max_n = o->pp[i] > max_n ? o->pp[i] : max_n;
-    for (int i = 0; i < o->n_tg; i++) max_n = o->tg[i] > max_n ? o->tg[i] : max_n;
-    int32_t *toks = malloc((size_t)max_n * sizeof *toks);
+    const int max_len = max_of(o->pp, o->n_pp, max_of(o->tg, o->n_tg, 1));
+    const int max_seq = o->n_n_seq ? max_of(o->n_seq, o->n_n_seq, 1) : 1;
+    int n_ctx = max_of(o->depth, o->n_depth, 0) + max_len;
+    if (o->n_n_seq && o->seq_prompt + max_of(o->tg, o->n_tg, 1) > n_ctx)
+        n_ctx = o->seq_prompt + max_of(o->tg, o->n_tg, 1);
+    const int n_toks = n_ctx + max_seq;
+    int32_t *toks = malloc((size_t)n_toks * sizeof *toks);
+    mint_batch_entry *e = malloc((size_t)(max_len > max_seq ? max_len : max_seq) * sizeof *e);
     uint64_t seed = 42;
-    for (int i = 0; i < max_n; i++) toks[i] = (int32_t)(next_rand(&seed) % (uint32_t)d.n_vocab);
+    for (int i = 0; i < n_toks; i++) toks[i] = (int32_t)(next_rand(&seed) % (uint32_t)d.n_vocab);
     if (d.bos >= 0) toks[0] = d.bos;
-    bool ok = true;
-    for (int ti = 0; ti < o->n_threads && ok; ti++) {
-        mint_ctx_params cp = mint_ctx_default_params();
-        cp.n_threads = o->threads[ti];
-        cp.n_ctx = max_n;
-        cp.n_batch = max_n;
-        cp.kv_type = o->kv_f16 ? MINT_KV_F16 : MINT_KV_F32;
-        mint_ctx *ctx;
-        if (mint_ctx_create(m, &cp, &ctx, &err) != MINT_OK) {
-            fprintf(stderr, TOOL ": %s\n", err.msg);
-            ok = false;
-            break;
-        }
-        for (int kind = 0; kind < 2 && ok; kind++) {
-            bool pp = kind == 0;
-            const int *lens = pp ? o->pp : o->tg;
-            int n_lens = pp ? o->n_pp : o->n_tg;
-            for (int li = 0; li < n_lens && ok; li++) {
-                int n = lens[li];
-                if (n == 0) continue;
-                if (o->warmup) run_once(ctx, toks, pp ? n : 1, pp, &err, &ok);
-                double tps[1000];
-                for (int r = 0; r < o->reps && ok; r++)
-                    tps[r] = n / run_once(ctx, toks, n, pp, &err, &ok);
-                if (!ok) {
-                    fprintf(stderr, TOOL ": %s\n", err.msg);
-                    break;
-                }
-                result *rr = &res[(*n_res)++];
-                memset(rr, 0, sizeof *rr);
-                rr->model = path;
-                rr->threads = o->threads[ti];
-                snprintf(rr->test, sizeof rr->test, "%s%d", pp ? "pp" : "tg", n);
-                double sum = 0;
-                for (int r = 0; r < o->reps; r++) sum += tps[r];
-                rr->mean = sum / o->reps;
-                rr->sd = stddev(tps, o->reps, rr->mean);
-                rr->median = median(tps, o->reps);
-                if (!pp) {
-                    rr->gbps = rr->median * (double)d.bytes_per_token / 1e9;
-                    rr->bw_share = membw[ti] > 0 ? rr->gbps / membw[ti] : 0;
-                }
-                if (!o->json)
-                    fprintf(stderr, TOOL ": %s t=%d %s: %.2f +- %.2f tokens/s, median %.2f\n", path,
-                            rr->threads, rr->test, rr->mean, rr->sd, rr->median);
+    bench b = {o, path, &d, membw, res, n_res};
+    bool ok = toks && e;
+    for (int ti = 0; ti < o->n_threads && ok; ti++)
+        for (int ai = 0; ai < o->n_attn && ok; ai++) {
+            mint_ctx_params cp = mint_ctx_default_params();
+            cp.n_threads = o->threads[ti];
+            cp.n_ctx = n_ctx;
+            cp.n_batch = max_len > max_seq ? max_len : max_seq;
+            cp.n_seq_max = max_seq;
+            cp.kv_block = o->kv_block;
+            cp.kv_type = o->kv_f16 ? MINT_KV_F16 : MINT_KV_F32;
+            cp.attention = (mint_attention)o->attn[ai];
+            mint_ctx *ctx;
+            if (mint_ctx_create(m, &cp, &ctx, &err) != MINT_OK) {
+                fprintf(stderr, TOOL ": %s\n", err.msg);
+                ok = false;
+                break;
             }
+            ok = bench_ctx(&b, ti, ai, ctx, toks, e);
+            mint_ctx_free(ctx);
         }
-        mint_ctx_free(ctx);
-    }
     if (!o->json && ok) {
-        printf("\n| model | size | params | types | kernels | threads | test | t/s | median | "
-               "GB/s | of bw |\n|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|\n");
+        printf(
+            "\n| model | size | params | types | kernels | threads | attention | test | t/s | "
+            "median | GB/s | of bw |\n|---|---:|---:|---|---|---:|---|---:|---:|---:|---:|---:|\n");
         for (int i = 0; i < *n_res; i++) {
             const result *r = &res[i];
             if (r->model != path) continue;
             const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-            printf("| %s | %.2f GiB | %.2f B | %s | %s | %d | %s | %.2f ± %.2f | %.2f | ", base,
-                   fsize / 1073741824.0, d.n_params / 1e9, d.types, mint_isa_name(), r->threads,
-                   r->test, r->mean, r->sd, r->median);
+            char test[48];
+            snprintf(test, sizeof test, "%s%s%.0d", r->test, r->depth ? " @ d" : "", r->depth);
+            printf("| %s | %.2f GiB | %.2f B | %s | %s | %d | %s | %s | %.2f ± %.2f | %.2f | ",
+                   base, fsize / 1073741824.0, d.n_params / 1e9, d.types, mint_isa_name(),
+                   r->threads, r->used, test, r->mean, r->sd, r->median);
             if (r->gbps > 0)
                 printf("%.1f | ", r->gbps);
             else
@@ -282,6 +429,7 @@ static bool bench_model(const options *o, const char *path, result *res, int *n_
         }
     }
     free(toks);
+    free(e);
     mint_model_close(m);
     return ok;
 }
@@ -306,7 +454,10 @@ int main(int argc, char **argv) {
             fprintf(stderr, TOOL ": memory read bandwidth with %d thread%s: %.1f GB/s\n",
                     o.threads[ti], o.threads[ti] > 1 ? "s" : "", membw[ti]);
     }
-    result *res = calloc((size_t)MAX_LIST * MAX_LIST * MAX_LIST * 2, sizeof *res);
+    // Every (model, threads, attention) gets pp and tg tests per depth, and tg tests per n_seq.
+    const size_t max_res = (size_t)o.n_models * o.n_threads * o.n_attn *
+                           ((size_t)o.n_depth * (o.n_pp + o.n_tg) + (size_t)o.n_n_seq * o.n_tg);
+    result *res = calloc(max_res + 1, sizeof *res);
     int n_res = 0;
     int rc = 0;
     for (int i = 0; i < o.n_models; i++)
@@ -319,11 +470,13 @@ int main(int argc, char **argv) {
             while (ti < o.n_threads && o.threads[ti] != r->threads) ti++;
             printf("%s\n {\"model\":", i ? "," : "");
             cli_json_str(stdout, r->model, strlen(r->model));
-            printf(",\"kernels\":\"%s\",\"threads\":%d,\"test\":\"%s\",\"tps_mean\":%.4f,"
-                   "\"tps_sd\":%.4f,\"tps_median\":%.4f,\"reps\":%d,\"gbps\":%.3f,"
-                   "\"membw_gbps\":%.3f,\"bw_share\":%.4f}",
-                   mint_isa_name(), r->threads, r->test, r->mean, r->sd, r->median, o.reps, r->gbps,
-                   ti < o.n_threads ? membw[ti] : 0.0, r->bw_share);
+            printf(",\"kernels\":\"%s\",\"threads\":%d,\"attention\":\"%s\","
+                   "\"attention_used\":\"%s\",\"depth\":%d,\"n_seq\":%d,\"test\":\"%s\","
+                   "\"tps_mean\":%.4f,\"tps_sd\":%.4f,\"tps_median\":%.4f,\"reps\":%d,"
+                   "\"gbps\":%.3f,\"membw_gbps\":%.3f,\"bw_share\":%.4f}",
+                   mint_isa_name(), r->threads, r->attention, r->used, r->depth, r->n_seq, r->test,
+                   r->mean, r->sd, r->median, o.reps, r->gbps, ti < o.n_threads ? membw[ti] : 0.0,
+                   r->bw_share);
         }
         printf("\n]\n");
     }

@@ -1,5 +1,5 @@
-// context.c - creating a context (parameters checked, memory planned and allocated once) and
-// the public evaluation API.
+// context.c - creating a context: parameters checked, memory planned and allocated once.
+// Evaluation and sequences are in decode.c.
 #include "runtime/engine/context.h"
 
 #include "base/error.h"
@@ -8,12 +8,16 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 enum {
     MAX_CTX = 1 << 20,      // positions; far beyond any llama-family training context
     DEFAULT_MAX_CTX = 4096, // default n_ctx is the model's, capped here
     DEFAULT_BATCH = 512,    // default tokens per batch (llama.cpp's n_batch)
+    DEFAULT_KV_BLOCK = 32,  // positions per KV block
+    MAX_KV_BLOCK = 4096,    // largest block accepted
+    MAX_SEQ = 256,          // sequences per context
     ROW_ALIGN = 64,         // activation rows start on cache lines
 };
 
@@ -26,9 +30,25 @@ mint_ctx_params mint_ctx_default_params(void) {
     mint_ctx_params p = {0};
     p.n_threads = 0; // 0 = online CPUs
     p.n_ctx = 0;     // 0 = the model's training context, at most DEFAULT_MAX_CTX
-    p.n_batch = 0;   // 0 = DEFAULT_BATCH, at most n_ctx
+    p.n_batch = 0;   // 0 = DEFAULT_BATCH, at most n_ctx * n_seq_max
+    p.n_seq_max = 1;
+    p.kv_block = 0; // 0 = DEFAULT_KV_BLOCK
+    p.kv_size = 0;  // 0 = n_ctx * n_seq_max
     p.kv_type = MINT_KV_F32;
+    p.attention = MINT_ATTENTION_AUTO;
     return p;
+}
+
+static const char *const attention_names[] = {"auto", "naive", "rowwise", "flash"};
+
+const char *mint_attention_name(mint_attention a) {
+    return a >= MINT_ATTENTION_AUTO && a <= MINT_ATTENTION_FLASH ? attention_names[a] : "?";
+}
+
+int mint_attention_from_name(const char *name) {
+    for (int i = 0; name && i < 4; i++)
+        if (strcasecmp(name, attention_names[i]) == 0) return i;
+    return -1;
 }
 
 static uint64_t phys_mem(void) {
@@ -48,13 +68,31 @@ static mint_status resolve_params(const mint_model *m, const mint_ctx_params *in
         p->n_ctx = m->hp.n_ctx_train < DEFAULT_MAX_CTX ? m->hp.n_ctx_train : DEFAULT_MAX_CTX;
     if (p->n_ctx < 1 || p->n_ctx > MAX_CTX)
         return mint_fail(err, MINT_E_ARG, "context length %d is outside 1..%d", p->n_ctx, MAX_CTX);
+    if (p->n_seq_max == 0) p->n_seq_max = 1;
+    if (p->n_seq_max < 1 || p->n_seq_max > MAX_SEQ)
+        return mint_fail(err, MINT_E_ARG, "sequence count %d is outside 1..%d", p->n_seq_max,
+                         MAX_SEQ);
+    if (p->kv_block == 0) p->kv_block = DEFAULT_KV_BLOCK;
+    if (p->kv_block < 1 || p->kv_block > MAX_KV_BLOCK)
+        return mint_fail(err, MINT_E_ARG, "KV block size %d is outside 1..%d", p->kv_block,
+                         MAX_KV_BLOCK);
+    const int64_t all = (int64_t)p->n_ctx * p->n_seq_max;
+    if (p->kv_size == 0) p->kv_size = all > MAX_CTX ? MAX_CTX : (int32_t)all;
+    if (p->kv_size < 1 || p->kv_size > MAX_CTX)
+        return mint_fail(err, MINT_E_ARG, "KV cache size %d positions is outside 1..%d",
+                         p->kv_size, MAX_CTX);
     if (p->n_batch == 0) p->n_batch = DEFAULT_BATCH;
     if (p->n_batch < 1 || p->n_batch > MAX_CTX)
         return mint_fail(err, MINT_E_ARG, "batch size %d is outside 1..%d", p->n_batch, MAX_CTX);
-    if (p->n_batch > p->n_ctx) p->n_batch = p->n_ctx;
+    if (p->n_batch > all) p->n_batch = (int32_t)all;
     if (p->kv_type != MINT_KV_F32 && p->kv_type != MINT_KV_F16)
         return mint_fail(err, MINT_E_ARG, "KV cache type %d is neither f32 (0) nor f16 (1)",
                          (int)p->kv_type);
+    if (p->attention < MINT_ATTENTION_AUTO || p->attention > MINT_ATTENTION_FLASH)
+        return mint_fail(err, MINT_E_ARG,
+                         "attention algorithm %d is none of auto (0), naive (1), rowwise (2), "
+                         "flash (3)",
+                         (int)p->attention);
     if (p->isa) {
         int isa = mint_isa_from_name(p->isa);
         if (isa < 0)
@@ -79,14 +117,42 @@ static mint_attn_shape attn_shape(const mint_hparams *hp) {
     return (mint_attn_shape){hp->n_head, hp->n_head_kv, hp->head_dim, hp->attn_scale};
 }
 
+// The algorithms a context may run: its choice, or every one auto may pick.
+static bool may_use(const mint_ctx_params *p, mint_attn_algo a) {
+    switch (p->attention) {
+    case MINT_ATTENTION_NAIVE: return a == MINT_ATTN_ALGO_NAIVE;
+    case MINT_ATTENTION_ROWWISE: return a == MINT_ATTN_ALGO_ROWWISE;
+    case MINT_ATTENTION_FLASH: return a == MINT_ATTN_ALGO_FLASH;
+    default: return a == MINT_ATTN_ALGO_FLASH;
+    }
+}
+
+mint_attn_algo mint_ctx_choose_attention(const mint_ctx *c, int32_t n, int32_t max_pos) {
+    (void)n;
+    (void)max_pos;
+    switch (c->params.attention) {
+    case MINT_ATTENTION_NAIVE: return MINT_ATTN_ALGO_NAIVE;
+    case MINT_ATTENTION_ROWWISE: return MINT_ATTN_ALGO_ROWWISE;
+    default: return MINT_ATTN_ALGO_FLASH;
+    }
+}
+
+// The KV pool's blocks: the positions asked for, plus one block per sequence for a partly
+// filled last block and its copy on write.
+static int64_t kv_blocks(const mint_ctx_params *p) {
+    return ((int64_t)p->kv_size + p->kv_block - 1) / p->kv_block + p->n_seq_max;
+}
+
 // Sizes every buffer from the graph and checks the total against the machine's memory before
 // anything is allocated.
 static mint_status plan_memory(mint_ctx *c, mint_err *err) {
     const mint_hparams *hp = &c->model->hp;
     const mint_ctx_params *p = &c->params;
-    uint64_t total = mint_kvcache_bytes(p->kv_type, hp->n_layer, p->n_ctx,
-                                        (int64_t)hp->n_head_kv * hp->head_dim);
-    if (total == 0) return mint_fail(err, MINT_E_LIMIT, "KV cache size overflows");
+    uint64_t bb = mint_kv_block_bytes(p->kv_type, hp->n_layer, (int64_t)hp->n_head_kv * hp->head_dim,
+                                      p->kv_block),
+             total;
+    if (bb == 0 || __builtin_mul_overflow(bb, (uint64_t)kv_blocks(p), &total))
+        return mint_fail(err, MINT_E_LIMIT, "KV cache size overflows");
     for (int b = 0; b < MINT_BUF_COUNT; b++) {
         uint64_t w = (uint64_t)c->graph.width[b];
         uint64_t bytes = b == MINT_BUF_XQ ? w : w * sizeof(float);
@@ -94,14 +160,20 @@ static mint_status plan_memory(mint_ctx *c, mint_err *err) {
         total += (uint64_t)c->stride[b] * (uint64_t)p->n_batch;
     }
     const mint_attn_shape sh = attn_shape(hp);
-    c->att_scratch_bytes = mint_attention_scratch_bytes(&sh, p->n_ctx);
+    c->att_scratch_bytes = 0;
+    for (int a = 0; a < MINT_ATTN_ALGO_COUNT; a++) {
+        if (!may_use(p, (mint_attn_algo)a)) continue;
+        size_t s = mint_attention_scratch_bytes((mint_attn_algo)a, &sh, p->n_batch, p->n_ctx,
+                                                p->kv_block);
+        if (s > c->att_scratch_bytes) c->att_scratch_bytes = round_up(s, ROW_ALIGN);
+    }
     total += (uint64_t)p->n_threads * (uint64_t)c->att_scratch_bytes;
     uint64_t mem = p->max_memory ? p->max_memory : phys_mem();
     if (total > mem)
         return mint_fail(err, MINT_E_LIMIT,
                          "context needs %.2f GiB (KV cache for %d positions + buffers for a "
                          "batch of %d), more than the %.2f GiB %s; lower -c or -b",
-                         total / 1073741824.0, p->n_ctx, p->n_batch, mem / 1073741824.0,
+                         total / 1073741824.0, p->kv_size, p->n_batch, mem / 1073741824.0,
                          p->max_memory ? "allowed" : "of the machine's memory");
     return MINT_OK;
 }
@@ -115,6 +187,7 @@ mint_status mint_ctx_create(mint_model *m, const mint_ctx_params *params, mint_c
     mint_ctx *c = calloc(1, sizeof *c);
     if (!c) return mint_fail(err, MINT_E_NOMEM, "out of memory");
     c->model = m;
+    c->last_algo = (mint_attn_algo)-1;
     mint_status st = resolve_params(m, params, &c->params, err);
     if (st) goto fail;
     c->k = params && params->isa ? mint_kernels_for((mint_isa)mint_isa_from_name(params->isa))
@@ -123,8 +196,8 @@ mint_status mint_ctx_create(mint_model *m, const mint_ctx_params *params, mint_c
     if ((st = plan_memory(c, err))) goto fail;
     const mint_hparams *hp = &m->hp;
     const mint_ctx_params *p = &c->params;
-    if ((st = mint_kvcache_init(&c->kv, p->kv_type, hp->n_layer, p->n_ctx,
-                                (int64_t)hp->n_head_kv * hp->head_dim, err)))
+    if ((st = mint_kv_init(&c->kv, p->kv_type, hp->n_layer, (int64_t)hp->n_head_kv * hp->head_dim,
+                           p->kv_block, p->n_ctx, p->n_seq_max, (int32_t)kv_blocks(p), err)))
         goto fail;
     for (int b = 0; b < MINT_BUF_COUNT; b++) {
         size_t bytes = c->stride[b] * (size_t)p->n_batch;
@@ -135,13 +208,26 @@ mint_status mint_ctx_create(mint_model *m, const mint_ctx_params *params, mint_c
             goto fail;
         }
     }
+    const size_t nb = (size_t)p->n_batch, ns = (size_t)p->n_seq_max;
     c->att_scratch = aligned_alloc(ROW_ALIGN, (size_t)p->n_threads * c->att_scratch_bytes);
     c->chunk = calloc((size_t)c->graph.n_nodes, sizeof *c->chunk);
-    c->pos = calloc((size_t)p->n_batch, sizeof *c->pos);
-    if (!c->att_scratch || !c->chunk || !c->pos) {
+    c->ids = calloc(nb, sizeof *c->ids);
+    c->pos = calloc(nb, sizeof *c->pos);
+    c->seq = calloc(nb, sizeof *c->seq);
+    c->out_rows = calloc(nb, sizeof *c->out_rows);
+    c->scratch_i32 = calloc(nb, sizeof *c->scratch_i32);
+    c->runs = calloc(nb, sizeof *c->runs);
+    c->entries = calloc(nb, sizeof *c->entries);
+    c->seq_kv = calloc(ns, sizeof *c->seq_kv);
+    c->seq_next = calloc(ns, sizeof *c->seq_next);
+    c->seq_count = calloc(ns, sizeof *c->seq_count);
+    if (!c->att_scratch || !c->chunk || !c->ids || !c->pos || !c->seq || !c->out_rows ||
+        !c->scratch_i32 || !c->runs || !c->entries || !c->seq_kv || !c->seq_next ||
+        !c->seq_count) {
         st = mint_fail(err, MINT_E_NOMEM, "out of memory");
         goto fail;
     }
+    for (int32_t s = 0; s < p->n_seq_max; s++) c->seq_kv[s] = mint_kv_seq_view(&c->kv, s);
     if ((st = mint_pool_create(p->n_threads, &c->pool, err))) goto fail;
     *out = c;
     return MINT_OK;
@@ -156,84 +242,30 @@ void mint_ctx_free(mint_ctx *c) {
     for (int b = 0; b < MINT_BUF_COUNT; b++) free(c->buf[b]);
     free(c->att_scratch);
     free(c->chunk);
+    free(c->ids);
     free(c->pos);
+    free(c->seq);
+    free(c->out_rows);
+    free(c->scratch_i32);
+    free(c->runs);
+    free(c->entries);
+    free(c->seq_kv);
+    free(c->seq_next);
+    free(c->seq_count);
     free(c->graph_text);
-    mint_kvcache_free(&c->kv);
+    mint_kv_free(&c->kv);
     mint_graph_free(&c->graph);
     free(c);
 }
 
-// Runs the graph for one batch of n <= n_batch tokens at positions pos .. pos+n-1.
-static void exec_batch(mint_ctx *c, const int32_t *ids, int32_t n, int32_t pos, int32_t out_first) {
-    for (int32_t t = 0; t < n; t++) c->pos[t] = pos + t;
-    mint_exec e = {
-        .hp = &c->model->hp,
-        .k = c->k,
-        .attn = attn_shape(&c->model->hp),
-        .n_tokens = n,
-        .pos0 = pos,
-        .pos = c->pos,
-        .ids = ids,
-        .out_first = out_first,
-        .kv = &c->kv,
-        .attn_naive = c->params.naive_attention,
-        .att_scratch = c->att_scratch,
-        .att_scratch_bytes = c->att_scratch_bytes,
-        .chunk = c->chunk,
-    };
-    for (int b = 0; b < MINT_BUF_COUNT; b++) {
-        e.buf[b] = c->buf[b];
-        e.stride[b] = c->stride[b];
-    }
-    mint_exec_graph(&c->graph, &e, c->pool);
-}
-
-mint_status mint_eval(mint_ctx *c, const int32_t *ids, int32_t n, int32_t pos, bool all_logits,
-                      mint_err *err) {
-    mint_err_clear(err);
-    const int32_t n_vocab = c->model->hp.n_vocab;
-    if (n < 1) return mint_fail(err, MINT_E_ARG, "no tokens to evaluate (n = %d)", n);
-    if (pos < 0 || pos > c->kv.n_past)
-        return mint_fail(err, MINT_E_ARG, "position %d is outside 0..%d (tokens in the cache)", pos,
-                         c->kv.n_past);
-    if ((int64_t)pos + n > c->params.n_ctx)
-        return mint_fail(err, MINT_E_LIMIT,
-                         "context is full: %d tokens at position %d exceed the context length %d",
-                         n, pos, c->params.n_ctx);
-    if (all_logits && n > c->params.n_batch)
-        return mint_fail(err, MINT_E_ARG,
-                         "all logits requested for %d tokens, more than the batch size %d", n,
-                         c->params.n_batch);
-    for (int32_t i = 0; i < n; i++)
-        if (ids[i] < 0 || ids[i] >= n_vocab)
-            return mint_fail(err, MINT_E_ARG, "token id %d at index %d is outside 0..%d", ids[i], i,
-                             n_vocab - 1);
-    c->kv.n_past = pos; // evaluating at pos drops anything cached after it
-    for (int32_t off = 0; off < n; off += c->params.n_batch) {
-        int32_t len = n - off < c->params.n_batch ? n - off : c->params.n_batch;
-        bool last = off + len == n;
-        // Logits rows wanted in this batch: all of them, the last one, or none.
-        int32_t out_first = all_logits ? 0 : last ? len - 1 : len;
-        exec_batch(c, ids + off, len, pos + off, out_first);
-        c->kv.n_past = pos + off + len;
-        c->n_evaluated += (uint64_t)len;
-    }
-    c->n_logits = all_logits ? n : 1;
-    return MINT_OK;
-}
-
-const float *mint_get_logits(const mint_ctx *c, int32_t i) {
-    if (i < 0) i = c->n_logits - 1;
-    if (i < 0 || i >= c->n_logits) return NULL;
-    return (const float *)((const char *)c->buf[MINT_BUF_LOGITS] +
-                           (size_t)i * c->stride[MINT_BUF_LOGITS]);
-}
-
-int32_t mint_ctx_n_past(const mint_ctx *c) {
-    return c->kv.n_past;
-}
 int32_t mint_ctx_n_ctx(const mint_ctx *c) {
     return c->params.n_ctx;
+}
+int32_t mint_ctx_n_seq(const mint_ctx *c) {
+    return c->params.n_seq_max;
+}
+int32_t mint_ctx_n_batch(const mint_ctx *c) {
+    return c->params.n_batch;
 }
 int32_t mint_ctx_n_threads(const mint_ctx *c) {
     return c->params.n_threads;
@@ -251,6 +283,29 @@ const char *mint_ctx_isa_name(const mint_ctx *c) {
     return c->k->name;
 }
 
+const char *mint_ctx_attention_name(const mint_ctx *c) {
+    if (c->params.attention != MINT_ATTENTION_AUTO || c->last_algo < 0)
+        return mint_attention_name(c->params.attention);
+    return mint_attn_algo_name(c->last_algo);
+}
+
 const char *mint_isa_name(void) {
     return mint_kernels_get()->name;
+}
+
+void mint_ctx_cache_info(const mint_ctx *c, mint_cache_info *out) {
+    mint_kv_stats s;
+    mint_kv_get_stats(&c->kv, &s);
+    *out = (mint_cache_info){
+        .block = s.block,
+        .blocks_used = s.blocks_used,
+        .blocks_cached = s.blocks_cached,
+        .blocks_free = s.blocks_free,
+        .blocks_max = s.max_blocks,
+        .bytes_block = c->kv.block_bytes,
+        .bytes_alloc = s.bytes_alloc,
+        .prefix_hits = s.prefix_hits,
+        .copies = s.copies,
+        .evictions = s.evictions,
+    };
 }

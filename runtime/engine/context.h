@@ -1,5 +1,6 @@
-// context.h - struct mint_ctx: everything one sequence needs, planned and allocated once at
-// creation (the graph, activation buffers, KV cache, thread pool); mint_eval allocates nothing.
+// context.h - struct mint_ctx: everything evaluation needs, planned and allocated once at
+// creation (the graph, activation buffers, the KV cache's tables, the thread pool, per-row
+// arrays); mint_decode allocates nothing but KV blocks as sequences grow.
 #ifndef MINT_CONTEXT_H
 #define MINT_CONTEXT_H
 
@@ -17,16 +18,29 @@ struct mint_ctx {
     const mint_kernels *k;         // kernel table of the chosen level
     mint_graph graph;              // the forward pass as nodes
     char *graph_text;              // mint_ctx_graph_text, made on first request
-    mint_kvcache kv;               // keys and values of positions 0..n_past-1
+    mint_kvcache kv;               // the sequences' keys and values
     mint_pool *pool;               // n_threads workers (the caller is worker 0)
     void *buf[MINT_BUF_COUNT];     // activation buffers, [n_batch] rows each
     size_t stride[MINT_BUF_COUNT]; // bytes per row (rounded up to 64)
     uint8_t *att_scratch;          // [n_threads][att_scratch_bytes] attention work space
     size_t att_scratch_bytes;      // bytes per thread
     atomic_int *chunk;             // [n_nodes] dynamic work counters
-    int32_t *pos;                  // [n_batch] positions of the rows of a batch
-    int32_t n_logits;              // rows of logits from the last eval
+    int32_t *ids;                  // [n_batch] token of each row of a batch
+    int32_t *pos;                  // [n_batch] position of each row
+    int32_t *seq;                  // [n_batch] sequence of each row
+    int32_t *out_rows;             // [n_batch] rows whose logits are wanted
+    int32_t *scratch_i32;          // [n_batch] tokens of one sequence, gathered for the cache
+    mint_attn_run *runs;           // [n_batch] runs of a batch
+    mint_kv_view *seq_kv;          // [n_seq_max] each sequence's cache view
+    int32_t *seq_next;             // [n_seq_max] validation: next position of each sequence
+    int32_t *seq_count;            // [n_seq_max] validation: entries of each sequence
+    mint_batch_entry *entries;     // [n_batch] mint_eval's batches
+    mint_attn_algo last_algo;      // attention used by the last evaluation (-1 before any)
+    int32_t n_logits;              // rows of logits from the last evaluation
     uint64_t n_evaluated;          // tokens evaluated since creation
 };
+
+// The algorithm a batch of n rows whose latest position is max_pos uses (resolves auto).
+mint_attn_algo mint_ctx_choose_attention(const mint_ctx *c, int32_t n, int32_t max_pos);
 
 #endif // MINT_CONTEXT_H

@@ -13,6 +13,8 @@
 #include "ops/ops.h"
 #include "runtime/engine/pool.h"
 
+#include <string.h>
+
 // Tile sizes for a batched matmul: ROW_BLOCK weight rows stay in L2 while TOKEN_BLOCK converted
 // activation rows are reused against them.
 enum { ROW_BLOCK = 64, TOKEN_BLOCK = 64 };
@@ -22,9 +24,9 @@ static inline void *row(const mint_exec *e, mint_buf_id b, int64_t r) {
     return (char *)e->buf[b] + (size_t)r * e->stride[b];
 }
 
-// First row a node works on: all rows, or only the wanted ones (final norm, output head).
-static inline int32_t first_row(const mint_exec *e, const mint_node *n) {
-    return n->last_only ? e->out_first : 0;
+// Rows a node works on: every row of the batch, or the packed wanted ones (final norm, output).
+static inline int32_t n_rows(const mint_exec *e, const mint_node *n) {
+    return n->out_only ? e->n_out : e->n_tokens;
 }
 
 typedef void (*bind_fn)(const mint_node *n, const mint_exec *e, int node, int ith, int nth);
@@ -37,19 +39,24 @@ static void run_get_rows(const mint_node *n, const mint_exec *e, int node, int i
 }
 
 static void run_rms_norm(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
-    const int32_t first = first_row(e, n);
     long lo, hi;
-    mint_split(e->n_tokens - first, ith, nth, &lo, &hi);
+    mint_split(n_rows(e, n), ith, nth, &lo, &hi);
     mint_rms_norm(e->buf[n->src], e->stride[n->src], n->w->data, e->buf[n->dst], e->stride[n->dst],
-                  n->width, e->hp->rms_eps, first + lo, first + hi);
+                  n->width, e->hp->rms_eps, lo, hi);
 }
 
 static void run_convert(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
-    const int32_t first = first_row(e, n);
     long lo, hi;
-    mint_split(e->n_tokens - first, ith, nth, &lo, &hi);
+    mint_split(n_rows(e, n), ith, nth, &lo, &hi);
     mint_convert(e->k->t[n->type].from_float, e->buf[n->src], e->stride[n->src], e->buf[n->dst],
-                 e->stride[n->dst], n->width, first + lo, first + hi);
+                 e->stride[n->dst], n->width, lo, hi);
+}
+
+static void run_gather(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    long lo, hi;
+    mint_split(e->n_out, ith, nth, &lo, &hi);
+    for (long i = lo; i < hi; i++)
+        memcpy(row(e, n->dst, i), row(e, n->src, e->out_rows[i]), (size_t)n->width * sizeof(float));
 }
 
 // y[c * y_stride + r] = W[r0 + r] . a[c] for a tile of the weight.
@@ -62,12 +69,10 @@ static void matmul_tile(const mint_type_kernels *tk, const mint_weight *w, int64
 static void run_matmul(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
     const mint_weight *w = n->w;
     const mint_type_kernels *tk = &e->k->t[w->type];
-    const int32_t first = first_row(e, n);
-    const int64_t n_tok = e->n_tokens - first;
-    const char *a = row(e, n->src, first);
+    const int64_t n_tok = n_rows(e, n);
+    const char *a = e->buf[n->src];
     const size_t a_stride = e->stride[n->src];
-    // The logits buffer holds only the wanted rows.
-    float *y = row(e, n->dst, n->dst == MINT_BUF_LOGITS ? 0 : first);
+    float *y = e->buf[n->dst];
     const size_t y_stride = e->stride[n->dst] / sizeof(float);
 
     if (n_tok == 1) {
@@ -100,46 +105,31 @@ static void run_rope(const mint_node *n, const mint_exec *e, int node, int ith, 
 }
 
 static void run_kv_store(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
-    const mint_kv_view kv = mint_kvcache_layer(e->kv, n->layer);
     long lo, hi;
     mint_split(e->n_tokens, ith, nth, &lo, &hi);
     for (long t = lo; t < hi; t++)
-        mint_kv_store(&kv, row(e, n->src, t), row(e, n->src2, t), e->pos[t]);
+        mint_kv_store(&e->seq_kv[e->seq[t]], n->layer, e->pos[t], row(e, n->src, t),
+                      row(e, n->src2, t));
 }
 
 static void run_attention(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
-    const mint_kv_view kv = mint_kvcache_layer(e->kv, n->layer);
-    uint8_t *scratch = e->att_scratch + (size_t)ith * e->att_scratch_bytes;
-    if (e->attn_naive) { // (token, head) pairs split across threads
-        const int hd = e->attn.head_dim, n_head = e->attn.n_head;
-        const int group = n_head / e->attn.n_head_kv;
-        long lo, hi;
-        mint_split((long)e->n_tokens * n_head, ith, nth, &lo, &hi);
-        for (long idx = lo; idx < hi; idx++) {
-            const int32_t t = (int32_t)(idx / n_head);
-            const int h = (int)(idx % n_head);
-            const float *q = (const float *)row(e, n->src, t) + (size_t)h * hd;
-            float *out = (float *)row(e, n->dst, t) + (size_t)h * hd;
-            // causal: keys 0 .. pos
-            mint_attention_plain(&kv, &e->attn, q, h / group, e->pos[t] + 1, (float *)scratch, out);
-        }
-        return;
-    }
     const mint_attn_batch b = {
         .k = e->k,
-        .kv = &kv,
         .sh = &e->attn,
+        .algo = e->attn_algo,
+        .layer = n->layer,
         .q = e->buf[n->src],
         .q_stride = e->stride[n->src],
         .out = e->buf[n->dst],
         .out_stride = e->stride[n->dst],
-        .pos0 = e->pos0,
-        .n_tokens = e->n_tokens,
+        .runs = e->runs,
+        .n_runs = e->n_runs,
     };
-    const int32_t n_items = mint_attention_tiled_items(&b);
+    uint8_t *scratch = e->att_scratch + (size_t)ith * e->att_scratch_bytes;
     atomic_int *counter = &e->chunk[node];
-    for (int32_t i = atomic_fetch_add(counter, 1); i < n_items; i = atomic_fetch_add(counter, 1))
-        mint_attention_tiled_item(&b, i, scratch);
+    for (int32_t i = atomic_fetch_add(counter, 1); i < e->n_attn_items;
+         i = atomic_fetch_add(counter, 1))
+        mint_attention_item(&b, i, scratch);
 }
 
 static void run_add(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
@@ -161,7 +151,7 @@ static const bind_fn bind_table[MINT_OP_COUNT] = {
     [MINT_OP_CONVERT] = run_convert,     [MINT_OP_MATMUL] = run_matmul,
     [MINT_OP_ROPE] = run_rope,           [MINT_OP_KV_STORE] = run_kv_store,
     [MINT_OP_ATTENTION] = run_attention, [MINT_OP_ADD] = run_add,
-    [MINT_OP_SILU_MUL] = run_silu_mul,
+    [MINT_OP_SILU_MUL] = run_silu_mul,   [MINT_OP_GATHER] = run_gather,
 };
 
 typedef struct run {

@@ -1,4 +1,5 @@
-// exec.h - what the executor hands every node of one batch: buffers, shapes, kernels, cache.
+// exec.h - what the executor hands every node of one batch: buffers, shapes, kernels, rows and
+// the sequences they belong to, the cache.
 #ifndef MINT_EXEC_H
 #define MINT_EXEC_H
 
@@ -16,14 +17,18 @@ typedef struct mint_exec {
     const mint_kernels *k;         // kernel table in use
     mint_attn_shape attn;          // head shapes for the attention ops
     int32_t n_tokens;              // rows in this batch
-    int32_t pos0;                  // position of row 0
-    const int32_t *pos;            // [n_tokens] position of each row (pos0 + t)
-    const int32_t *ids;            // [n_tokens] token ids
-    int32_t out_first;             // first row whose logits are wanted
+    int32_t n_out;                 // rows whose logits are wanted
+    const int32_t *ids;            // [n_tokens] token id of each row
+    const int32_t *pos;            // [n_tokens] position of each row in its sequence
+    const int32_t *seq;            // [n_tokens] sequence of each row
+    const int32_t *out_rows;       // [n_out] the rows whose logits are wanted, in order
+    const mint_kv_view *seq_kv;    // [n_seq] each sequence's cache view
+    mint_attn_run *runs;           // [n_runs] runs of rows (one sequence, consecutive positions)
+    int32_t n_runs;                // number of runs
+    mint_attn_algo attn_algo;      // attention algorithm for this batch
+    int32_t n_attn_items;          // work items of one layer's attention
     void *buf[MINT_BUF_COUNT];     // buffer base pointers
     size_t stride[MINT_BUF_COUNT]; // bytes per row of each buffer
-    mint_kvcache *kv;              // the cache
-    bool attn_naive;               // attention one (query, head) at a time, the plain way
     uint8_t *att_scratch;          // [nth][att_scratch_bytes] attention work space per thread
     size_t att_scratch_bytes;      // bytes per thread (mint_attention_scratch_bytes)
     atomic_int *chunk;             // [n_nodes] work counters for dynamically split nodes

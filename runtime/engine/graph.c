@@ -15,7 +15,7 @@ static const char *op_names[MINT_OP_COUNT] = {
     [MINT_OP_CONVERT] = "CONVERT",     [MINT_OP_MATMUL] = "MATMUL",
     [MINT_OP_ROPE] = "ROPE",           [MINT_OP_KV_STORE] = "KV_STORE",
     [MINT_OP_ATTENTION] = "ATTENTION", [MINT_OP_ADD] = "ADD",
-    [MINT_OP_SILU_MUL] = "SILU_MUL",
+    [MINT_OP_SILU_MUL] = "SILU_MUL",   [MINT_OP_GATHER] = "GATHER",
 };
 
 static const char *buf_names[MINT_BUF_COUNT] = {
@@ -70,11 +70,12 @@ static mint_node *add(builder *b, mint_op op, mint_buf_id dst, mint_buf_id src, 
     return n;
 }
 
-static void add_norm(builder *b, const mint_weight *w, bool last_only, const char *name) {
-    mint_node *n = add(b, MINT_OP_RMS_NORM, MINT_BUF_XB, MINT_BUF_X, "%s", name);
+static void add_norm(builder *b, const mint_weight *w, bool out_only, const char *name) {
+    mint_node *n =
+        add(b, MINT_OP_RMS_NORM, MINT_BUF_XB, out_only ? MINT_BUF_TMP : MINT_BUF_X, "%s", name);
     if (n) {
         n->w = w;
-        n->last_only = last_only;
+        n->out_only = out_only;
     }
 }
 
@@ -82,7 +83,7 @@ static void add_norm(builder *b, const mint_weight *w, bool last_only, const cha
 // vec_dot_type (F32 weights read the f32 buffer directly); matmuls are grouped by that type so
 // q, k and v (or gate and up) share one conversion.
 static void add_matmuls(builder *b, mint_buf_id src, int n, const mint_weight *const *w,
-                        const mint_buf_id *dst, const char *const *names, bool last_only) {
+                        const mint_buf_id *dst, const char *const *names, bool out_only) {
     bool done[8] = {false};
     for (int i = 0; i < n; i++) {
         if (done[i]) continue;
@@ -93,7 +94,7 @@ static void add_matmuls(builder *b, mint_buf_id src, int n, const mint_weight *c
             if (!c) return;
             c->type = vt;
             c->width = b->g->width[src];
-            c->last_only = last_only;
+            c->out_only = out_only;
             in = MINT_BUF_XQ;
             uint64_t bytes = mint_row_size(vt, b->g->width[src]);
             if ((int64_t)bytes > b->g->width[MINT_BUF_XQ])
@@ -105,7 +106,7 @@ static void add_matmuls(builder *b, mint_buf_id src, int n, const mint_weight *c
             if (!m) return;
             m->w = w[j];
             m->type = vt;
-            m->last_only = last_only;
+            m->out_only = out_only;
             done[j] = true;
         }
     }
@@ -176,6 +177,8 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, mint_gr
         add(&b, MINT_OP_ADD, MINT_BUF_X, MINT_BUF_TMP, "blk.%d.ffn_res", l);
     }
     // Only the rows whose logits are wanted go through the final norm and the output head.
+    n = add(&b, MINT_OP_GATHER, MINT_BUF_TMP, MINT_BUF_X, "out_rows");
+    if (n) n->out_only = true;
     add_norm(&b, &m->output_norm, true, "output_norm");
     const mint_weight *out[1] = {&m->output};
     const mint_buf_id logits[1] = {MINT_BUF_LOGITS};
@@ -219,7 +222,7 @@ char *mint_graph_describe(const mint_graph *g, const mint_model *m) {
         if (n->op == MINT_OP_CONVERT || n->op == MINT_OP_MATMUL)
             snprintf(type, sizeof type, "  (act %s)", mint_type_name(n->type));
         OUT("%4d  %-9s %-20s %s -> %s [%" PRId64 "]%s%s%s\n", i, mint_op_name(n->op), n->name, in,
-            dst, n->width, wt, type, n->last_only ? "  (wanted rows only)" : "");
+            dst, n->width, wt, type, n->out_only ? "  (wanted rows only)" : "");
     }
     (void)m;
 #undef OUT

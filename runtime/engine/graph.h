@@ -9,8 +9,9 @@
 //   attn_in     CONVERT      xb    -> xq        (xb rounded to the weights' vec_dot_type)
 //   attn_q/k/v  MATMUL       xq    -> q, k, v
 //   rope_q/k    ROPE         q, k               (rotary position, in place)
-//   kv_store    KV_STORE     k, v  -> cache     (this batch's keys/values at pos..pos+n-1)
-//   attn        ATTENTION    q, cache -> att    (causal softmax(q k / sqrt(d)) v, per head)
+//   kv_store    KV_STORE     k, v  -> cache     (each row's key/value at its sequence's position)
+//   attn        ATTENTION    q, cache -> att    (causal softmax(q k / sqrt(d)) v, per head, each
+//                                               row over its own sequence)
 //   attn_out    CONVERT+MATMUL att -> tmp
 //   attn_res    ADD          x += tmp
 //   ffn_norm    RMS_NORM     x     -> xb
@@ -18,6 +19,10 @@
 //   ffn_act     SILU_MUL     hb = silu(hb) * hb2
 //   ffn_down    CONVERT+MATMUL hb  -> tmp
 //   ffn_res     ADD          x += tmp
+// and after the last block, on the rows whose logits are wanted only:
+//   out_rows    GATHER       x     -> tmp       (those rows, packed)
+//   output_norm RMS_NORM     tmp   -> xb
+//   output      CONVERT+MATMUL xb  -> logits
 #ifndef MINT_GRAPH_H
 #define MINT_GRAPH_H
 
@@ -37,6 +42,7 @@ typedef enum mint_op {
     MINT_OP_ATTENTION, // dst[t] = causal multi-head attention of q[t] over the cache
     MINT_OP_ADD,       // dst[t] += src[t]
     MINT_OP_SILU_MUL,  // dst[t] = silu(dst[t]) * src[t]
+    MINT_OP_GATHER,    // dst[i] = src[out_rows[i]]: the rows whose logits are wanted
     MINT_OP_COUNT,
 } mint_op;
 
@@ -68,7 +74,8 @@ typedef struct mint_node {
     int32_t layer;        // block index (KV_STORE, ATTENTION), else -1
     uint32_t type;        // CONVERT: target type; MATMUL: the type src was converted to
     int64_t width;        // elements per row of dst (or of src for CONVERT)
-    bool last_only;       // only the rows whose logits are wanted (final norm and output)
+    bool out_only;        // runs on the n_out gathered rows whose logits are wanted (the
+                          // final norm and the output head), not on every row of the batch
 } mint_node;
 
 typedef struct mint_graph {
@@ -77,7 +84,6 @@ typedef struct mint_graph {
     int64_t width[MINT_BUF_COUNT]; // elements (XQ: bytes) per row of each buffer
 } mint_graph;
 
-// Builds the graph for a model. MINT_E_NOMEM on failure.
 // Builds the graph for a model; activations are converted to the vec_dot_type of each weight in
 // the kernel table k.
 mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, mint_graph *g,

@@ -1,0 +1,223 @@
+// decode.c - evaluating batches of (token, position, sequence) entries, and the sequences'
+// public API. mint_eval, the single-sequence call, is a thin wrapper over mint_decode.
+//
+// One batch, in order: validate every entry (nothing changes on an error); reserve the KV blocks
+// every sequence needs (allocation, eviction and copy on write happen here, single-threaded);
+// fill the per-row arrays and cut the rows into runs (consecutive rows of one sequence); run the
+// graph on the pool; record the tokens in their sequences, which registers the blocks they
+// filled in the prefix cache.
+#include "base/error.h"
+#include "runtime/engine/context.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+static mint_status check_seq(const mint_ctx *c, int32_t seq, const char *what, mint_err *err) {
+    if (seq < 0 || seq >= c->params.n_seq_max)
+        return mint_fail(err, MINT_E_ARG, "%s: sequence id %d is outside 0..%d", what, seq,
+                         c->params.n_seq_max - 1);
+    return MINT_OK;
+}
+
+// Every check of mint_decode, before anything changes.
+static mint_status validate(mint_ctx *c, const mint_batch_entry *e, int32_t n, mint_err *err) {
+    const int32_t n_vocab = c->model->hp.n_vocab;
+    if (n < 1 || n > c->params.n_batch)
+        return mint_fail(err, MINT_E_ARG, "a batch holds 1..%d entries, not %d", c->params.n_batch,
+                         n);
+    for (int32_t s = 0; s < c->params.n_seq_max; s++) {
+        c->seq_next[s] = c->kv.seq[s].n_past;
+        c->seq_count[s] = 0;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        if (e[i].seq < 0 || e[i].seq >= c->params.n_seq_max)
+            return mint_fail(err, MINT_E_ARG, "entry %d: sequence id %d is outside 0..%d", i,
+                             e[i].seq, c->params.n_seq_max - 1);
+        if (e[i].token < 0 || e[i].token >= n_vocab)
+            return mint_fail(err, MINT_E_ARG, "token id %d at index %d is outside 0..%d",
+                             e[i].token, i, n_vocab - 1);
+        const int32_t s = e[i].seq;
+        if (e[i].pos != c->seq_next[s])
+            return mint_fail(err, MINT_E_ARG,
+                             "entry %d: sequence %d continues at position %d, not %d (positions "
+                             "are appended in order)",
+                             i, s, c->seq_next[s], e[i].pos);
+        if (e[i].pos >= c->params.n_ctx)
+            return mint_fail(err, MINT_E_LIMIT,
+                             "context is full: sequence %d at position %d reaches the context "
+                             "length %d",
+                             s, e[i].pos, c->params.n_ctx);
+        c->seq_next[s]++;
+        c->seq_count[s]++;
+    }
+    int64_t need = 0;
+    for (int32_t s = 0; s < c->params.n_seq_max; s++)
+        need += mint_kv_blocks_needed(&c->kv, s, c->seq_count[s]);
+    const int32_t avail = mint_kv_blocks_available(&c->kv);
+    if (need > avail)
+        return mint_fail(err, MINT_E_LIMIT,
+                         "the KV cache is full: this batch needs %" PRId64
+                         " more blocks of %d positions, %d are free (raise kv_size, or free "
+                         "sequences)",
+                         need, c->kv.block, avail);
+    return MINT_OK;
+}
+
+static mint_attn_shape attn_shape(const mint_hparams *hp) {
+    return (mint_attn_shape){hp->n_head, hp->n_head_kv, hp->head_dim, hp->attn_scale};
+}
+
+mint_status mint_decode(mint_ctx *c, const mint_batch_entry *e, int32_t n, mint_err *err) {
+    mint_err_clear(err);
+    mint_status st = validate(c, e, n, err);
+    if (st) return st;
+    for (int32_t s = 0; s < c->params.n_seq_max; s++)
+        if (c->seq_count[s] && (st = mint_kv_reserve(&c->kv, s, c->seq_count[s], err))) return st;
+
+    int32_t n_out = 0, n_runs = 0, max_pos = 0;
+    for (int32_t i = 0; i < n; i++) {
+        c->ids[i] = e[i].token;
+        c->pos[i] = e[i].pos;
+        c->seq[i] = e[i].seq;
+        if (e[i].logits) c->out_rows[n_out++] = i;
+        if (e[i].pos > max_pos) max_pos = e[i].pos;
+        if (n_runs > 0 && c->seq[i - 1] == e[i].seq && c->pos[i - 1] + 1 == e[i].pos) {
+            c->runs[n_runs - 1].n++;
+            continue;
+        }
+        c->runs[n_runs++] = (mint_attn_run){
+            .kv = c->seq_kv[e[i].seq], .row0 = i, .n = 1, .pos0 = e[i].pos};
+    }
+    const mint_attn_shape sh = attn_shape(&c->model->hp);
+    mint_attn_batch plan = {.sh = &sh,
+                            .algo = mint_ctx_choose_attention(c, n, max_pos),
+                            .runs = c->runs,
+                            .n_runs = n_runs};
+    mint_exec x = {
+        .hp = &c->model->hp,
+        .k = c->k,
+        .attn = sh,
+        .n_tokens = n,
+        .n_out = n_out,
+        .ids = c->ids,
+        .pos = c->pos,
+        .seq = c->seq,
+        .out_rows = c->out_rows,
+        .seq_kv = c->seq_kv,
+        .runs = c->runs,
+        .n_runs = n_runs,
+        .attn_algo = plan.algo,
+        .n_attn_items = mint_attention_plan(&plan),
+        .att_scratch = c->att_scratch,
+        .att_scratch_bytes = c->att_scratch_bytes,
+        .chunk = c->chunk,
+    };
+    for (int b = 0; b < MINT_BUF_COUNT; b++) {
+        x.buf[b] = c->buf[b];
+        x.stride[b] = c->stride[b];
+    }
+    mint_exec_graph(&c->graph, &x, c->pool);
+
+    for (int32_t s = 0; s < c->params.n_seq_max; s++) { // each sequence's tokens, in order
+        if (!c->seq_count[s]) continue;
+        int32_t k = 0;
+        for (int32_t i = 0; i < n; i++)
+            if (e[i].seq == s) c->scratch_i32[k++] = e[i].token;
+        mint_kv_commit(&c->kv, s, c->scratch_i32, k);
+    }
+    c->last_algo = plan.algo;
+    c->n_logits = n_out;
+    c->n_evaluated += (uint64_t)n;
+    return MINT_OK;
+}
+
+mint_status mint_eval(mint_ctx *c, const int32_t *ids, int32_t n, int32_t pos, bool all_logits,
+                      mint_err *err) {
+    mint_err_clear(err);
+    const int32_t n_vocab = c->model->hp.n_vocab, n_past = c->kv.seq[0].n_past;
+    const int32_t n_batch = c->params.n_batch;
+    if (n < 1) return mint_fail(err, MINT_E_ARG, "no tokens to evaluate (n = %d)", n);
+    if (pos < 0 || pos > n_past)
+        return mint_fail(err, MINT_E_ARG, "position %d is outside 0..%d (tokens in the cache)", pos,
+                         n_past);
+    if ((int64_t)pos + n > c->params.n_ctx)
+        return mint_fail(err, MINT_E_LIMIT,
+                         "context is full: %d tokens at position %d exceed the context length %d",
+                         n, pos, c->params.n_ctx);
+    if (all_logits && n > n_batch)
+        return mint_fail(err, MINT_E_ARG,
+                         "all logits requested for %d tokens, more than the batch size %d", n,
+                         n_batch);
+    for (int32_t i = 0; i < n; i++)
+        if (ids[i] < 0 || ids[i] >= n_vocab)
+            return mint_fail(err, MINT_E_ARG, "token id %d at index %d is outside 0..%d", ids[i], i,
+                             n_vocab - 1);
+    mint_kv_truncate(&c->kv, 0, pos); // evaluating at pos drops anything held after it
+    for (int32_t off = 0; off < n; off += n_batch) {
+        const int32_t len = n - off < n_batch ? n - off : n_batch;
+        for (int32_t i = 0; i < len; i++)
+            c->entries[i] = (mint_batch_entry){ids[off + i], pos + off + i, 0,
+                                               all_logits || off + i == n - 1};
+        mint_status st = mint_decode(c, c->entries, len, err);
+        if (st) return st;
+    }
+    return MINT_OK;
+}
+
+const float *mint_get_logits(const mint_ctx *c, int32_t i) {
+    if (i < 0) i = c->n_logits - 1;
+    if (i < 0 || i >= c->n_logits) return NULL;
+    return (const float *)((const char *)c->buf[MINT_BUF_LOGITS] +
+                           (size_t)i * c->stride[MINT_BUF_LOGITS]);
+}
+
+int32_t mint_get_n_logits(const mint_ctx *c) {
+    return c->n_logits;
+}
+
+int32_t mint_ctx_n_past(const mint_ctx *c) {
+    return c->kv.seq[0].n_past;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sequences
+
+int32_t mint_seq_n_past(const mint_ctx *c, int32_t seq) {
+    return seq < 0 || seq >= c->params.n_seq_max ? -1 : c->kv.seq[seq].n_past;
+}
+
+const int32_t *mint_seq_tokens(const mint_ctx *c, int32_t seq) {
+    return seq < 0 || seq >= c->params.n_seq_max ? NULL : c->kv.seq[seq].tokens;
+}
+
+mint_status mint_seq_fork(mint_ctx *c, int32_t src, int32_t dst, mint_err *err) {
+    mint_err_clear(err);
+    mint_status st = check_seq(c, src, "fork source", err);
+    if (!st) st = check_seq(c, dst, "fork destination", err);
+    if (st) return st;
+    mint_kv_fork(&c->kv, src, dst);
+    return MINT_OK;
+}
+
+mint_status mint_seq_truncate(mint_ctx *c, int32_t seq, int32_t n_keep, mint_err *err) {
+    mint_err_clear(err);
+    mint_status st = check_seq(c, seq, "truncate", err);
+    if (st) return st;
+    if (n_keep < 0 || n_keep > c->kv.seq[seq].n_past)
+        return mint_fail(err, MINT_E_ARG, "truncate: sequence %d holds %d positions; cannot keep %d",
+                         seq, c->kv.seq[seq].n_past, n_keep);
+    mint_kv_truncate(&c->kv, seq, n_keep);
+    return MINT_OK;
+}
+
+mint_status mint_seq_prefix(mint_ctx *c, int32_t seq, const int32_t *tokens, int32_t n,
+                            int32_t *n_held, mint_err *err) {
+    mint_err_clear(err);
+    mint_status st = check_seq(c, seq, "prefix", err);
+    if (st) return st;
+    if (n < 0 || n > c->params.n_ctx)
+        return mint_fail(err, MINT_E_ARG, "prefix: %d tokens is outside 0..%d (the context length)",
+                         n, c->params.n_ctx);
+    *n_held = mint_kv_prefix(&c->kv, seq, tokens, n);
+    return MINT_OK;
+}
