@@ -398,6 +398,67 @@ MINT_API void mint_sampler_accept(mint_sampler *s, int32_t id);
 MINT_API void mint_sampler_reset(mint_sampler *s, uint64_t seed);
 
 // ---------------------------------------------------------------------------------------------
+// Decoding on several sequences: beam search and speculative decoding
+
+typedef struct mint_beam_params {
+    int32_t n_beams;      // beams kept (1 = greedy); the context needs n_seq_max >= n_beams
+    float length_penalty; // a finished beam scores logprob / length^length_penalty (Hugging
+                          // Face's; default 1; 0 ranks by total log-probability)
+    int32_t max_tokens;   // tokens generated at most (default 64)
+    bool ignore_eos;      // an end-of-generation token does not finish a beam
+} mint_beam_params;
+
+MINT_API mint_beam_params mint_beam_default_params(void);
+
+// Beam search after a prompt: keeps the n_beams partial continuations of highest total
+// log-probability, expanding each by its n_beams best tokens per step (all beams evaluated in one
+// batch, sharing the prompt's and their common prefix's KV blocks); a beam finishes at an
+// end-of-generation token. The result is the finished (or, at max_tokens, unfinished) beam of
+// best score: up to cap tokens in out, *n_out of them, its total log-probability in *logprob.
+// Uses sequences 0 .. n_beams-1 of the context (what they held is dropped).
+MINT_API mint_status mint_beam_search(mint_ctx *c, const int32_t *prompt, int32_t n_prompt,
+                                      const mint_beam_params *p, int32_t *out, int32_t cap,
+                                      int32_t *n_out, double *logprob, mint_err *err);
+
+typedef struct mint_spec_params {
+    mint_ctx *draft;    // the draft model's context (same vocabulary), or NULL: prompt lookup,
+                        // drafts copied from the context itself
+    int32_t n_draft;    // tokens drafted per target pass (K; default 8)
+    int32_t lookup_n;   // prompt lookup: longest n-gram matched (tries n .. 1; default 3)
+    int32_t max_tokens; // tokens to generate (default 64)
+    bool ignore_eos;    // keep going after an end-of-generation token
+    // Called with each accepted token in order (may be NULL); returning false stops.
+    bool (*on_token)(void *user, int32_t token);
+    void *user;
+} mint_spec_params;
+
+typedef struct mint_spec_stats {
+    uint64_t generated;     // tokens produced
+    uint64_t drafted;       // tokens proposed by the draft (or the lookup)
+    uint64_t accepted;      // of those, accepted by the target
+    uint64_t target_passes; // target evaluations after the prompt (tokens per pass =
+                            // generated / target_passes)
+    double seconds;         // time spent after the prompt
+} mint_spec_stats;
+
+MINT_API mint_spec_params mint_spec_default_params(void);
+
+// Speculative decoding: the draft proposes up to n_draft tokens, the target evaluates them all in
+// one batch and keeps the longest run it agrees with, plus one token of its own. With a greedy
+// sampler (temp <= 0) the output is the target's greedy output token for token; otherwise each
+// draft token is accepted with probability min(1, p/q) and a rejection is replaced by a draw
+// from norm(max(0, p - q)), so the tokens follow the target's distribution exactly (Leviathan
+// et al. 2023). Sequence 0 of both contexts is used. MINT_E_ARG when the vocabularies differ,
+// or the sampler uses a repetition penalty (not supported here).
+MINT_API mint_status mint_speculative(mint_ctx *target, mint_sampler *s, const int32_t *prompt,
+                                      int32_t n_prompt, const mint_spec_params *p,
+                                      mint_spec_stats *stats, mint_err *err);
+
+// Whether two models' vocabularies are the same for decoding together (the same size, special
+// tokens and token texts); MINT_E_ARG naming the first difference.
+MINT_API mint_status mint_vocab_compatible(const mint_model *a, const mint_model *b, mint_err *err);
+
+// ---------------------------------------------------------------------------------------------
 // Perplexity and KL divergence, by llama-perplexity's method
 //
 // The text is tokenized once (BOS first); chunk i is tokens [i*n_ctx, (i+1)*n_ctx) evaluated as

@@ -187,7 +187,7 @@ mint_status mint_ctx_create(mint_model *m, const mint_ctx_params *params, mint_c
     mint_ctx *c = calloc(1, sizeof *c);
     if (!c) return mint_fail(err, MINT_E_NOMEM, "out of memory");
     c->model = m;
-    c->last_algo = (mint_attn_algo)-1;
+    c->last_algo = -1;
     mint_status st = resolve_params(m, params, &c->params, err);
     if (st) goto fail;
     c->k = params && params->isa ? mint_kernels_for((mint_isa)mint_isa_from_name(params->isa))
@@ -286,7 +286,7 @@ const char *mint_ctx_isa_name(const mint_ctx *c) {
 const char *mint_ctx_attention_name(const mint_ctx *c) {
     if (c->params.attention != MINT_ATTENTION_AUTO || c->last_algo < 0)
         return mint_attention_name(c->params.attention);
-    return mint_attn_algo_name(c->last_algo);
+    return mint_attn_algo_name((mint_attn_algo)c->last_algo);
 }
 
 const char *mint_isa_name(void) {

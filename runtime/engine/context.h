@@ -35,7 +35,7 @@ struct mint_ctx {
     int32_t *seq_next;             // [n_seq_max] validation: next position of each sequence
     int32_t *seq_count;            // [n_seq_max] validation: entries of each sequence
     mint_batch_entry *entries;     // [n_batch] mint_eval's batches
-    mint_attn_algo last_algo;      // attention used by the last evaluation (-1 before any)
+    int last_algo;                 // mint_attn_algo of the last evaluation (-1 before any)
     int32_t n_logits;              // rows of logits from the last evaluation
     uint64_t n_evaluated;          // tokens evaluated since creation
 };

@@ -125,7 +125,7 @@ mint_status mint_decode(mint_ctx *c, const mint_batch_entry *e, int32_t n, mint_
             if (e[i].seq == s) c->scratch_i32[k++] = e[i].token;
         mint_kv_commit(&c->kv, s, c->scratch_i32, k);
     }
-    c->last_algo = plan.algo;
+    c->last_algo = (int)plan.algo;
     c->n_logits = n_out;
     c->n_evaluated += (uint64_t)n;
     return MINT_OK;

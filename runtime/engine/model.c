@@ -361,3 +361,10 @@ const char *mint_token_text(const mint_model *m, int32_t id) {
 bool mint_token_is_eog(const mint_model *m, int32_t id) {
     return mint_vocab_is_eog(m->vocab, id);
 }
+
+mint_status mint_vocab_compatible(const mint_model *a, const mint_model *b, mint_err *err) {
+    mint_err_clear(err);
+    mint_status st = mint_vocab_same(a->vocab, b->vocab, err);
+    if (st) mint_err_one_line(err); // token texts come from the files
+    return st;
+}

@@ -372,3 +372,42 @@ void mint_sampler_reset(mint_sampler *s, uint64_t seed) {
     s->history_next = 0;
     mint_rng_seed(&s->rng, seed);
 }
+
+void mint_sampler_dist(mint_sampler *s, const float *logits, float *probs) {
+    const mint_candidates *c = mint_sampler_apply_chain(s, logits);
+    memset(probs, 0, (size_t)s->n_vocab * sizeof *probs);
+    if (s->chain == &GREEDY_CHAIN) {
+        probs[c->data[0].id] = 1.0f;
+        return;
+    }
+    // The weights pick_draw uses, normalised.
+    float max = candidates_max_logit(c);
+    double total = 0.0;
+    for (size_t i = 0; i < c->n; i++) total += exp((double)c->data[i].logit - max);
+    for (size_t i = 0; i < c->n; i++)
+        probs[c->data[i].id] = (float)(exp((double)c->data[i].logit - max) / total);
+}
+
+int32_t mint_sampler_draw(mint_sampler *s, const float *probs) {
+    double u = mint_rng_uniform(&s->rng), total = 0.0;
+    int32_t last = 0;
+    for (int32_t i = 0; i < s->n_vocab; i++) {
+        total += probs[i];
+        if (probs[i] > 0) last = i;
+    }
+    const double target = u * total;
+    double cum = 0.0;
+    for (int32_t i = 0; i < s->n_vocab; i++) {
+        cum += probs[i];
+        if (probs[i] > 0 && cum > target) return i;
+    }
+    return last; // rounding left the sum a hair short of the target
+}
+
+double mint_sampler_uniform(mint_sampler *s) {
+    return mint_rng_uniform(&s->rng);
+}
+
+const mint_sampler_params *mint_sampler_get_params(const mint_sampler *s) {
+    return &s->params;
+}

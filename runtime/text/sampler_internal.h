@@ -30,4 +30,17 @@ typedef struct mint_candidates {
 // mint_sampler_sample. The penalty history is read, not changed; the RNG is not touched.
 const mint_candidates *mint_sampler_apply_chain(mint_sampler *s, const float *logits);
 
+// The distribution the sampler draws from, over the whole vocabulary: probs[i] is the probability
+// of token i after the chain (0 for a token a filter dropped); for a greedy sampler, 1 on the
+// argmax. The penalty history is read; the RNG is not touched. (Speculative decoding compares
+// the target's and the draft's distributions token by token.)
+void mint_sampler_dist(mint_sampler *s, const float *logits, float *probs);
+// Draws a token from n_vocab weights (any may be 0; not all) with the sampler's RNG: one uniform
+// number per call, the first token whose running sum passes u * total.
+int32_t mint_sampler_draw(mint_sampler *s, const float *probs);
+// A uniform number in [0, 1) from the sampler's RNG.
+double mint_sampler_uniform(mint_sampler *s);
+// The parameters the sampler was created with.
+const mint_sampler_params *mint_sampler_get_params(const mint_sampler *s);
+
 #endif // MINT_SAMPLER_INTERNAL_H

@@ -87,6 +87,11 @@ bool mint_vocab_is_eog(const mint_vocab *v, int32_t id);
 // Id of the token whose text is exactly these bytes, or -1.
 int32_t mint_vocab_find(const mint_vocab *v, const char *text, size_t len);
 
+// Whether two vocabularies tokenize and detokenize alike (the same size, BOS/EOS/UNK ids and
+// token texts), as a draft model must for speculative decoding; MINT_E_ARG names the first
+// difference.
+mint_status mint_vocab_same(const mint_vocab *a, const mint_vocab *b, mint_err *err);
+
 // ---------------------------------------------------------------------------------------------
 // Tokenizer (tokenizer.c)
 

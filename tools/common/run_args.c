@@ -28,6 +28,16 @@ void run_usage(FILE *out) {
             "      --no-kv-cache       naive mode: recompute the whole sequence at every step,\n"
             "                          then re-time it with the cache and report both speeds\n"
             "      --ignore-eos        keep generating after end-of-sequence\n"
+            "      --attention NAME    auto | naive | rowwise | flash (default auto)\n"
+            "      --kv-block N        positions per KV cache block (default 32)\n"
+            "decoding strategies (one at a time):\n"
+            "      --beams N           beam search with N beams; prints the best beam\n"
+            "      --length-penalty F  beams score logprob / length^F (default 1)\n"
+            "      --draft FILE        speculative decoding: FILE drafts, MODEL verifies\n"
+            "      --draft-n K         tokens drafted per verification (default 8)\n"
+            "      --lookup N          speculative decoding without a draft model: drafts copy\n"
+            "                          what followed the last n-gram (n <= N) earlier in the text\n"
+            "      --n-parallel N      N sampled completions of one prompt, decoded together\n"
             "sampling (applied in this order):\n"
             "      --repeat-penalty F  1. penalise the last --repeat-last-n tokens (default 1.0 ="
             " off)\n"
@@ -60,6 +70,8 @@ static void defaults(run_options *o) {
     o->min_p = 0.05f;
     o->repeat_penalty = 1.0f;
     o->repeat_last_n = 64;
+    o->length_penalty = 1.0f;
+    o->draft_n = 8;
 }
 
 static bool is(const char *a, const char *s, const char *l) {
@@ -97,6 +109,14 @@ static bool takes_value(const char *a) {
         "--top-p",
         "--min-p",
         "--repeat-penalty",
+        "--attention",
+        "--kv-block",
+        "--beams",
+        "--length-penalty",
+        "--draft",
+        "--draft-n",
+        "--lookup",
+        "--n-parallel",
     };
     for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
         if (strcmp(a, flags[i]) == 0) return true;
@@ -211,6 +231,34 @@ bool run_parse_args(int argc, char **argv, run_options *o, char *err, size_t err
         } else if (is(a, "--min-p", NULL)) {
             if (!cli_parse_float(a, v, 0, 1, &fv, err, errlen)) return false;
             o->min_p = (float)fv;
+        } else if (is(a, "--attention", NULL)) {
+            int k = mint_attention_from_name(v);
+            if (k < 0) {
+                snprintf(err, errlen, "--attention expects auto, naive, rowwise or flash, got '%s'",
+                         v);
+                return false;
+            }
+            o->attention = k;
+        } else if (is(a, "--kv-block", NULL)) {
+            if (!cli_parse_int(a, v, 1, 4096, &iv, err, errlen)) return false;
+            o->kv_block = (int)iv;
+        } else if (is(a, "--beams", NULL)) {
+            if (!cli_parse_int(a, v, 1, 64, &iv, err, errlen)) return false;
+            o->beams = (int)iv;
+        } else if (is(a, "--length-penalty", NULL)) {
+            if (!cli_parse_float(a, v, -10, 10, &fv, err, errlen)) return false;
+            o->length_penalty = (float)fv;
+        } else if (is(a, "--draft", NULL)) {
+            o->draft = v;
+        } else if (is(a, "--draft-n", NULL)) {
+            if (!cli_parse_int(a, v, 1, 64, &iv, err, errlen)) return false;
+            o->draft_n = (int)iv;
+        } else if (is(a, "--lookup", NULL)) {
+            if (!cli_parse_int(a, v, 1, 32, &iv, err, errlen)) return false;
+            o->lookup = (int)iv;
+        } else if (is(a, "--n-parallel", NULL)) {
+            if (!cli_parse_int(a, v, 1, 256, &iv, err, errlen)) return false;
+            o->n_parallel = (int)iv;
         } else if (is(a, "--repeat-penalty", NULL)) {
             if (!cli_parse_float(a, v, 1e-3, 1e3, &fv, err, errlen)) return false;
             o->repeat_penalty = (float)fv;
@@ -234,6 +282,17 @@ bool run_parse_args(int argc, char **argv, run_options *o, char *err, size_t err
     }
     if (o->chat && o->no_kv_cache) {
         snprintf(err, errlen, "--no-kv-cache cannot be used with --chat");
+        return false;
+    }
+    const int modes =
+        !!o->beams + !!o->draft + !!o->lookup + !!o->n_parallel + !!o->chat + !!o->no_kv_cache;
+    if (modes > 1) {
+        snprintf(err, errlen,
+                 "choose one of --beams, --draft, --lookup, --n-parallel, --chat, --no-kv-cache");
+        return false;
+    }
+    if (o->json && (o->beams || o->draft || o->lookup || o->n_parallel)) {
+        snprintf(err, errlen, "--json works with plain generation only");
         return false;
     }
     if (o->n_probs > 0 && !o->json) {

@@ -34,6 +34,14 @@ typedef struct run_options {
     bool dump_graph;           // --dump-graph
     bool verbose;              // -v
     bool ignore_eos;           // --ignore-eos
+    int attention;             // --attention: a mint_attention (0 = auto)
+    int kv_block;              // --kv-block: positions per KV block (0 = the library's)
+    int beams;                 // --beams N: beam search with N beams (0 = off)
+    float length_penalty;      // --length-penalty F (beam search)
+    const char *draft;         // --draft FILE: speculative decoding with this draft model
+    int draft_n;               // --draft-n K: tokens drafted per target pass
+    int lookup;                // --lookup N: speculative decoding by prompt lookup, n-grams <= N
+    int n_parallel;            // --n-parallel N: N completions of one prompt (0 = off)
     bool help;                 // -h / --help
 } run_options;
 

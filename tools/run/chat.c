@@ -1,0 +1,192 @@
+// chat.c - mint-run -cnv: a multi-turn chat, one user turn per stdin line, rendered with the
+// model's chat template; each turn evaluates only what is new since the KV cache.
+#include "run.h"
+
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct chat {
+    mint_chat_msg *msgs; // [n] conversation so far
+    char **owned;        // [n] copies of the message texts
+    size_t n, cap;       // used / allocated
+} chat;
+
+static bool chat_add(chat *c, const char *role, const char *text, size_t len) {
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 16;
+        mint_chat_msg *m = realloc(c->msgs, cap * sizeof *m);
+        char **o = m ? realloc(c->owned, cap * sizeof *o) : NULL;
+        if (m) c->msgs = m;
+        if (!o) return false;
+        c->owned = o;
+        c->cap = cap;
+    }
+    char *copy = malloc(len + 1);
+    if (!copy) return false;
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    c->owned[c->n] = copy;
+    c->msgs[c->n] = (mint_chat_msg){role, copy};
+    c->n++;
+    return true;
+}
+
+static char *render(mint_chat_template t, const chat *c, const char *bos, const char *eos) {
+    size_t need = mint_chat_render(t, c->msgs, c->n, true, bos, eos, NULL, 0);
+    char *buf = malloc(need + 1);
+    if (buf) mint_chat_render(t, c->msgs, c->n, true, bos, eos, buf, need + 1);
+    return buf;
+}
+
+// The chat template: --chat-template (checked by the parser), else the model's own; NULL and a
+// message in msg when there is none mint knows.
+mint_chat_template run_chat_template(const run_options *o, const mint_model *m, const char **msg) {
+    if (o->chat_template) return mint_chat_from_name(o->chat_template);
+    mint_model_desc d;
+    mint_model_describe(m, &d);
+    mint_chat_template t = mint_chat_detect(d.chat_template);
+    if (t == MINT_CHAT_UNKNOWN)
+        *msg = d.chat_template ? "the model's chat template is not one mint recognises (zephyr, "
+                                 "llama2, chatml); choose one with --chat-template NAME"
+                               : "the model has no chat template; choose one with --chat-template "
+                                 "NAME (zephyr, llama2, chatml)";
+    return t;
+}
+
+int run_chat(session *s, mint_chat_template t) {
+    const run_options *o = s->o;
+    mint_model_desc d;
+    mint_model_describe(s->m, &d);
+    const char *bos = d.bos >= 0 ? mint_token_text(s->m, d.bos) : "";
+    const char *eos = d.eos >= 0 ? mint_token_text(s->m, d.eos) : "";
+    if (o->verbose) fprintf(stderr, TOOL ": chat template %s\n", mint_chat_name(t));
+    chat c = {0};
+    if (o->system) chat_add(&c, "system", o->system, strlen(o->system));
+    char *cached = NULL; // rendered text whose tokens are in the KV cache
+    size_t n_cached = 0; // tokens in the KV cache
+    char *line = NULL;
+    size_t line_cap = 0;
+    int rc = 0, turn = 0;
+    bool tty = isatty(STDIN_FILENO);
+    mint_err err;
+    for (;;) {
+        if (tty) fprintf(stderr, "> ");
+        ssize_t len = getline(&line, &line_cap, stdin);
+        if (len < 0) break;
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
+        if (len == 0) continue;
+        if (!chat_add(&c, "user", line, (size_t)len)) {
+            rc = run_fail("out of memory");
+            break;
+        }
+        char *full = render(t, &c, bos, eos);
+        if (!full) {
+            rc = run_fail("out of memory");
+            break;
+        }
+        // The turn's tokens: when the rendered text extends what the cache holds (the usual
+        // case), the held tokens and then the new text's; otherwise the whole text afresh.
+        // mint_seq_prefix keeps whatever of them the cache already holds (or has in its prefix
+        // cache), and only the rest is evaluated.
+        size_t cl = cached ? strlen(cached) : 0;
+        bool extend = cached && n_cached > 0 && strncmp(full, cached, cl) == 0;
+        const char *delta = extend ? full + cl : full;
+        bool add_bos = !extend && strncmp(full, bos, strlen(bos)) != 0;
+        tokens nt = {0};
+        if (extend)
+            for (size_t i = 0; i < n_cached; i++) tokens_push(&nt, mint_seq_tokens(s->ctx, 0)[i]);
+        mint_status st = tokens_from_text(s->m, delta, strlen(delta), add_bos, true, &nt, &err);
+        int32_t held = 0;
+        if (st == MINT_OK && nt.n > 0 && (int64_t)nt.n >= mint_ctx_n_ctx(s->ctx)) {
+            st = MINT_E_LIMIT;
+            snprintf(err.msg, sizeof err.msg,
+                     "the conversation (%zu tokens) fills the context of %d", nt.n,
+                     mint_ctx_n_ctx(s->ctx));
+        }
+        if (st == MINT_OK && nt.n > 0)
+            st = mint_seq_prefix(s->ctx, 0, nt.id, (int32_t)nt.n, &held, &err);
+        if (st == MINT_OK && nt.n > 0) {
+            double t0 = cli_now();
+            st = mint_eval(s->ctx, nt.id + held, (int32_t)nt.n - held, held, false, &err);
+            s->st.t_prompt += cli_now() - t0;
+            s->st.n_prompt += nt.n - (size_t)held;
+            s->st.n_reused += (size_t)held;
+        }
+        if (st != MINT_OK) {
+            free(full);
+            free(nt.id);
+            rc = run_fail(err.msg);
+            break;
+        }
+        n_cached = nt.n;
+        turn++;
+        if (o->verbose)
+            fprintf(stderr, "[turn %d: %zu new tokens evaluated, %d reused from the cache]\n", turn,
+                    nt.n - (size_t)held, held);
+        for (size_t i = (size_t)held; i < nt.n; i++) mint_sampler_accept(s->smpl, nt.id[i]);
+        free(nt.id);
+        // The reply.
+        size_t rcap = 256, rlen = 0;
+        char *reply = malloc(rcap);
+        double t1 = cli_now();
+        for (int i = 0; reply && (o->n_predict < 0 || i < o->n_predict); i++) {
+            int32_t id = mint_sampler_sample(s->smpl, mint_get_logits(s->ctx, -1));
+            if (mint_token_is_eog(s->m, id)) break;
+            mint_sampler_accept(s->smpl, id);
+            s->st.n_gen++;
+            char buf[256];
+            size_t n = run_piece(s->m, id, buf, sizeof buf);
+            fwrite(buf, 1, n, stdout);
+            fflush(stdout);
+            if (rlen + n + 1 > rcap) {
+                char *r = realloc(reply, 2 * (rlen + n + 1));
+                if (!r) break;
+                reply = r;
+                rcap = 2 * (rlen + n + 1);
+            }
+            memcpy(reply + rlen, buf, n);
+            rlen += n;
+            if ((int32_t)n_cached + 1 >= mint_ctx_n_ctx(s->ctx)) {
+                fprintf(stderr, "\n" TOOL ": context full; ending the chat\n");
+                rc = 1;
+                break;
+            }
+            if (mint_eval(s->ctx, &id, 1, (int32_t)n_cached, false, &err) != MINT_OK) {
+                rc = run_fail(err.msg);
+                break;
+            }
+            n_cached++;
+        }
+        s->st.t_gen += cli_now() - t1;
+        printf("\n");
+        fflush(stdout);
+        if (!reply) {
+            free(full);
+            rc = run_fail("out of memory");
+            break;
+        }
+        // The cache now holds the prompt text plus the reply's tokens.
+        free(cached);
+        cached = malloc(strlen(full) + rlen + 1);
+        if (cached) {
+            strcpy(cached, full);
+            memcpy(cached + strlen(full), reply, rlen);
+            cached[strlen(full) + rlen] = '\0';
+        }
+        chat_add(&c, "assistant", reply, rlen);
+        free(reply);
+        free(full);
+        if (rc) break;
+    }
+    free(line);
+    free(cached);
+    for (size_t i = 0; i < c.n; i++) free(c.owned[i]);
+    free(c.owned);
+    free(c.msgs);
+    run_print_summary(&s->st);
+    return rc;
+}

@@ -1,0 +1,154 @@
+// generate.c - plain generation: the prompt is evaluated as one batch, then each step samples a
+// token from the last logits, prints its piece and evaluates it at the next position, reusing
+// the KV cache. --no-kv-cache recomputes the whole sequence at every step instead (the naive
+// way) and then re-times the same tokens with the cache, so both speeds are shown. --json
+// prints one object per token with its log-probability and alternatives.
+#include "run.h"
+
+#include "cli.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// log-softmax of one logit, in double (as llama.cpp's reference tools compute it).
+static double logprob(const float *logits, int32_t n_vocab, int32_t id) {
+    float max = logits[0];
+    for (int32_t i = 1; i < n_vocab; i++) max = logits[i] > max ? logits[i] : max;
+    double sum = 0;
+    for (int32_t i = 0; i < n_vocab; i++) sum += exp((double)logits[i] - max);
+    return (double)logits[id] - max - log(sum);
+}
+
+// One JSON line for a generated token: id, piece, logprob, and the k best alternatives.
+static void print_json_token(const mint_model *m, const float *logits, int32_t n_vocab, int32_t id,
+                             int n_probs) {
+    char buf[256];
+    size_t n = run_piece(m, id, buf, sizeof buf);
+    printf("{\"id\":%d,\"piece\":", id);
+    cli_json_str(stdout, buf, n);
+    printf(",\"logprob\":%.9g", logprob(logits, n_vocab, id));
+    if (n_probs > 0) {
+        int32_t best[1000];
+        int k = 0;
+        // Insertion into a small sorted list: highest logit first, lower id on ties.
+        for (int32_t i = 0; i < n_vocab; i++) {
+            int j = k < n_probs ? k++ : n_probs;
+            if (j == n_probs && !(logits[i] > logits[best[n_probs - 1]])) continue;
+            if (j == n_probs) j = n_probs - 1;
+            while (j > 0 && logits[i] > logits[best[j - 1]]) {
+                best[j] = best[j - 1];
+                j--;
+            }
+            best[j] = i;
+        }
+        printf(",\"top\":[");
+        for (int j = 0; j < k; j++) {
+            size_t pn = run_piece(m, best[j], buf, sizeof buf);
+            printf("%s{\"id\":%d,\"piece\":", j ? "," : "", best[j]);
+            cli_json_str(stdout, buf, pn);
+            printf(",\"logprob\":%.9g}", logprob(logits, n_vocab, best[j]));
+        }
+        printf("]");
+    }
+    printf("}\n");
+    fflush(stdout);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plain generation
+
+// Evaluates the sequence for the next step: only the newest token with the cache, or the whole
+// sequence from position 0 in naive mode.
+static mint_status step_eval(session *s, const tokens *seq, mint_err *err) {
+    if (s->o->no_kv_cache) return mint_eval(s->ctx, seq->id, (int32_t)seq->n, 0, false, err);
+    return mint_eval(s->ctx, seq->id + seq->n - 1, 1, (int32_t)seq->n - 1, false, err);
+}
+
+// In naive mode: re-evaluates prompt + generated tokens with the KV cache, times it, and checks
+// that greedy decoding would pick the same tokens.
+static void retime_with_cache(session *s, const tokens *seq, size_t n_prompt) {
+    mint_err err;
+    if (mint_eval(s->ctx, seq->id, (int32_t)n_prompt, 0, false, &err) != MINT_OK) return;
+    double t1 = cli_now();
+    int mismatches = 0;
+    for (size_t i = n_prompt; i < seq->n; i++) {
+        const float *l = mint_get_logits(s->ctx, -1);
+        int32_t best = 0;
+        for (int32_t v = 1; v < s->n_vocab; v++) best = l[v] > l[best] ? v : best;
+        if (best != seq->id[i]) mismatches++;
+        // The last token is not evaluated, as in the timed naive loop.
+        if (i + 1 < seq->n && mint_eval(s->ctx, seq->id + i, 1, (int32_t)i, false, &err) != MINT_OK)
+            return;
+    }
+    double t2 = cli_now();
+    uint64_t n_gen = seq->n - n_prompt;
+    fprintf(stderr, "\nnaive (no KV cache) vs KV cache, same %" PRIu64 " tokens:\n", n_gen);
+    run_print_rate("naive gen", s->st.t_gen, s->st.n_gen);
+    run_print_rate("kv-cache gen", t2 - t1, n_gen);
+    fprintf(stderr, "speed-up       = %10.2fx\n",
+            s->st.t_gen > 0 && t2 > t1 ? s->st.t_gen / (t2 - t1) : 0.0);
+    if (s->o->temp <= 0)
+        fprintf(stderr, "greedy tokens  = %s\n",
+                mismatches ? "DIFFER between the two modes" : "identical in both modes");
+}
+
+int run_generate(session *s) {
+    const run_options *o = s->o;
+    mint_err err;
+    tokens seq = {0};
+    int rc = run_read_prompt(s, &seq);
+    if (rc) {
+        free(seq.id);
+        return rc;
+    }
+    const size_t n_prompt = seq.n;
+    const int32_t n_ctx = mint_ctx_n_ctx(s->ctx);
+    mint_model_desc d;
+    mint_model_describe(s->m, &d);
+    for (size_t i = 0; i < n_prompt; i++) mint_sampler_accept(s->smpl, seq.id[i]);
+
+    double t0 = cli_now();
+    if (mint_eval(s->ctx, seq.id, (int32_t)n_prompt, 0, false, &err) != MINT_OK) {
+        free(seq.id);
+        return run_fail(err.msg);
+    }
+    s->st.t_prompt = cli_now() - t0;
+    s->st.n_prompt = n_prompt;
+
+    // Generation: sample, print, evaluate the new token, until EOS, -n or a full context.
+    double t1 = cli_now();
+    bool bos_only = n_prompt == 1 && seq.id[0] == d.bos;
+    for (int i = 0; o->n_predict < 0 || i < o->n_predict; i++) {
+        const float *logits = mint_get_logits(s->ctx, -1);
+        int32_t id = mint_sampler_sample(s->smpl, logits);
+        if (o->json) print_json_token(s->m, logits, s->n_vocab, id, o->n_probs);
+        if (mint_token_is_eog(s->m, id) && !o->ignore_eos) break;
+        mint_sampler_accept(s->smpl, id);
+        if (!tokens_push(&seq, id)) {
+            rc = run_fail("out of memory");
+            break;
+        }
+        s->st.n_gen++;
+        // After a lone BOS the first word loses its leading space (SentencePiece's rule).
+        if (!o->json) run_print_tokens(s->m, &id, 1, i == 0 && bos_only);
+        if ((int64_t)seq.n >= n_ctx) {
+            fprintf(stderr, "\n" TOOL ": context full (%d tokens); stopping\n", n_ctx);
+            break;
+        }
+        if (o->n_predict >= 0 && i + 1 >= o->n_predict) break; // no need to evaluate the last
+        if (step_eval(s, &seq, &err) != MINT_OK) {
+            rc = run_fail(err.msg);
+            break;
+        }
+    }
+    s->st.t_gen = cli_now() - t1;
+    if (!o->json) printf("\n");
+    fflush(stdout);
+    run_print_summary(&s->st);
+    if (o->no_kv_cache && rc == 0 && s->st.n_gen > 0) retime_with_cache(s, &seq, n_prompt);
+    free(seq.id);
+    return rc;
+}

@@ -1,0 +1,71 @@
+// run.h - what mint-run's parts share: the session (model, context, sampler, flags), token
+// lists, prompt reading and the timing summary. mint-run.c sets the session up and picks the
+// mode; generate.c (plain, naive), chat.c (-cnv) and decoding.c (beams, speculative, parallel)
+// run it. Everything goes through the public API (mint.h).
+#ifndef MINT_RUN_H
+#define MINT_RUN_H
+
+#include "mint.h"
+#include "run_args.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TOOL "mint-run"
+
+typedef struct tokens {
+    int32_t *id; // [n]
+    size_t n;    // used
+    size_t cap;  // allocated
+} tokens;
+
+typedef struct stats {
+    double t_load;     // seconds to open the model
+    double t_prompt;   // seconds evaluating prompts
+    double t_gen;      // seconds generating (sampling + evaluating)
+    uint64_t n_prompt; // prompt tokens evaluated
+    uint64_t n_reused; // prompt tokens found in the KV cache instead (chat turns)
+    uint64_t n_gen;    // tokens generated
+} stats;
+
+typedef struct session {
+    const run_options *o;   // flags
+    mint_model *m;          // model
+    mint_ctx *ctx;          // context
+    mint_sampler *smpl;     // sampler
+    mint_sampler_params sp; // its parameters (seeded)
+    int32_t n_vocab;        // vocabulary size
+    stats st;               // timings
+} session;
+
+// Prints msg as mint-run's one error line; returns 1.
+int run_fail(const char *msg);
+
+bool tokens_push(tokens *t, int32_t id);
+// Tokenizes text and appends the ids to t.
+mint_status tokens_from_text(const mint_model *m, const char *text, size_t len, bool add_special,
+                             bool parse_special, tokens *t, mint_err *err);
+// The bytes of a token (not NUL-terminated) in buf; returns the length.
+size_t run_piece(const mint_model *m, int32_t id, char *buf, size_t cap);
+// Prints tokens as text: the first piece after a lone BOS loses its leading space.
+void run_print_tokens(const mint_model *m, const int32_t *ids, size_t n, bool after_bos);
+
+// The prompt from -p, -f or --prompt-ids (BOS alone when empty), echoed to stdout unless
+// --json. Returns 0, or run_fail's 1 after printing the error.
+int run_read_prompt(session *s, tokens *seq);
+
+void run_print_rate(const char *what, double secs, uint64_t n);
+// The timing summary on stderr (after the work, so an earlier error stays the only line).
+void run_print_summary(const stats *st);
+
+int run_generate(session *s);                   // generate.c: plain generation, --no-kv-cache
+int run_chat(session *s, mint_chat_template t); // chat.c
+// The chat template: --chat-template, else the model's own; MINT_CHAT_UNKNOWN and a message in
+// *msg when there is none mint knows.
+mint_chat_template run_chat_template(const run_options *o, const mint_model *m, const char **msg);
+int run_beams(session *s);       // decoding.c: --beams
+int run_speculative(session *s); // decoding.c: --draft / --lookup
+int run_parallel(session *s);    // decoding.c: --n-parallel
+
+#endif // MINT_RUN_H
