@@ -6,6 +6,7 @@
 //
 // Errors must end with a non-zero exit status and exactly one line on stderr, never a signal.
 #include "helpers/helpers.h"
+#include "helpers/tool.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -19,60 +20,6 @@
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
-
-// Runs a tool with printf-style arguments under a 60-second timeout; returns the exit status
-// (128+signal for a signal, 124 for the timeout).
-static int run_tool(char **out, char **err, const char *tool, const char *fmt, ...) {
-    char args[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    char cmd[12288];
-    snprintf(cmd, sizeof cmd, "timeout 60 '%s' %s", mt_bin(tool), args);
-    int rc = mt_run(cmd, out, err);
-    cr_assert_neq(rc, 124, "timed out: %s", cmd);
-    return rc;
-}
-
-// The same with stdin from a string (through printf %s, so no shell quoting is needed in it).
-static int run_tool_stdin(char **out, char **err, const char *input, const char *tool,
-                          const char *args) {
-    char *in_path = strdup(mt_path(mt_tmpdir(), "stdin.txt"));
-    cr_assert(mt_write_file(in_path, input, strlen(input)));
-    char cmd[12288];
-    snprintf(cmd, sizeof cmd, "timeout 60 '%s' %s < '%s'", mt_bin(tool), args, in_path);
-    free(in_path);
-    int rc = mt_run(cmd, out, err);
-    cr_assert_neq(rc, 124, "timed out: %s", cmd);
-    return rc;
-}
-
-// A lasting copy of a path: mt_data_path, mt_path and mt_bin share 8 rotating buffers, and
-// run_tool calls mt_bin each time. Each test runs in its own process and keeps a few paths.
-static const char *keep(const char *path) {
-    static char kept[8][4200];
-    static int n;
-    cr_assert_lt(n, 8, "keep(): more than 8 paths in one test");
-    snprintf(kept[n], sizeof kept[0], "%s", path);
-    return kept[n++];
-}
-
-static int count_lines(const char *s) {
-    int n = 0;
-    for (; *s; s++) n += *s == '\n';
-    return n;
-}
-
-// A failing run: non-zero status that is not a signal, nothing on stdout, one line on stderr.
-static void expect_one_line_error(int rc, const char *out, const char *err, const char *needle,
-                                  const char *what) {
-    cr_assert(rc != 0 && rc < 128, "%s: exit status %d", what, rc);
-    cr_assert_str_eq(out, "", "%s: stdout: %s", what, out);
-    cr_assert_eq(count_lines(err), 1, "%s: stderr is not one line:\n%s", what, err);
-    cr_assert_eq(err[strlen(err) - 1], '\n', "%s", what);
-    if (needle) cr_assert(strstr(err, needle), "%s: stderr lacks '%s': %s", what, needle, err);
-}
 
 // The repository's README: a text every checkout has (mint-perplexity needs one).
 static const char *own_text_path(void) {
@@ -138,27 +85,6 @@ static greedy reference_greedy(void) {
     }
     json_object_put(ref);
     return r;
-}
-
-// A number on a stderr line "LABEL = ... (... ms per token, X tokens per second)".
-static double tokens_per_second(const char *err, const char *label) {
-    const char *l = strstr(err, label);
-    cr_assert(l, "stderr lacks '%s':\n%s", label, err);
-    const char *tps = strstr(l, " tokens per second)");
-    const char *eol = strchr(l, '\n');
-    cr_assert(tps && (!eol || tps < eol), "no tokens per second on the '%s' line:\n%s", label, err);
-    const char *start = tps;
-    while (start > l && start[-1] != ',') start--;
-    return strtod(start, NULL);
-}
-
-// The token count on a stderr line "LABEL = ... ms / N tokens (...".
-static long token_count(const char *err, const char *label) {
-    const char *l = strstr(err, label);
-    cr_assert(l, "stderr lacks '%s':\n%s", label, err);
-    const char *slash = strstr(l, " / ");
-    cr_assert(slash, "%s", err);
-    return strtol(slash + 3, NULL, 10);
 }
 
 // ---------------------------------------------------------------------------------------------
