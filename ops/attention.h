@@ -96,4 +96,9 @@ void mint_attention_item(const mint_attn_batch *b, int32_t i, uint8_t *scratch);
 size_t mint_attention_scratch_bytes(mint_attn_algo algo, const mint_attn_shape *sh, int32_t n_rows,
                                     int32_t n_ctx, int32_t block);
 
+// out[0..n_keys) = the attention weights of query q (one head) over the keys of KV head kvh in
+// layer l: softmax(q . k * scale), sums in double (ops/attention_probs.c).
+void mint_attention_probs(const mint_kv_view *kv, int32_t l, const mint_attn_shape *sh,
+                          const float *q, int kvh, int32_t n_keys, float *out);
+
 #endif // MINT_ATTENTION_H

@@ -175,6 +175,22 @@ MINT_API uint32_t mint_type_block_size(uint32_t type);
 // XXH3-64 of a byte range (the hash mint-inspect --hash prints and mint-quantize records).
 MINT_API uint64_t mint_hash64(const void *data, size_t n);
 
+// Files written whole or not at all: the bytes go to an unnamed temporary file in the target's
+// folder; commit fsyncs it and renames it over the target (so an error, a crash or a kill leaves
+// the old file or none, never half of one); abort discards it. begin fails at once when the
+// folder cannot be written, before any work that would be lost.
+typedef struct mint_atomic_file mint_atomic_file;
+
+MINT_API mint_status mint_atomic_file_begin(const char *path, mint_atomic_file **out,
+                                            mint_err *err);
+// Writes all n bytes.
+MINT_API mint_status mint_atomic_file_write(mint_atomic_file *f, const void *p, size_t n,
+                                            mint_err *err);
+// fsync + rename over the target + fsync of the folder; frees f in every case.
+MINT_API mint_status mint_atomic_file_commit(mint_atomic_file *f, mint_err *err);
+// Discards the temporary file; frees f. Accepts NULL.
+MINT_API void mint_atomic_file_abort(mint_atomic_file *f);
+
 // ---------------------------------------------------------------------------------------------
 // Models: weights bound to the llama graph, and the vocabulary
 
@@ -362,6 +378,32 @@ MINT_API const char *mint_ctx_graph_text(mint_ctx *c);
 // Name of the kernel level in use ("avx512vnni", "ref", ...).
 MINT_API const char *mint_isa_name(void);
 
+// Tracing: with tracing on, each evaluation records every node of the graph it ran, in order.
+typedef struct mint_trace_node {
+    const char *name;        // "blk.3.attn_q", "output", ...
+    const char *op;          // "MATMUL", "ATTENTION", ...
+    int32_t rows;            // rows of the batch the node ran on
+    int64_t width;           // elements per output row
+    const char *weight_type; // the weight's type ("Q4_K", "F32"), or "" when it has none
+    int64_t weight_ne[2];    // the weight's shape [n_in, n_out] (0, 0 when none)
+    const char *act_type;    // the activation type a matmul reads ("Q8_K", "F32"), or ""
+    uint64_t bytes_read;     // bytes the node reads: weights, activations, keys and values
+    double seconds;          // wall time from the end of the node before (the barrier included)
+    int32_t threads;         // threads that had a share of its work
+} mint_trace_node;
+
+MINT_API void mint_ctx_set_trace(mint_ctx *c, bool on);
+
+// Attention weights, for looking at them: while buf is set, every evaluation writes, for each
+// row of sequence 0 at a position pos < max_pos, the weight each head of each layer gives each
+// key: buf[((layer * n_head + head) * max_pos + pos) * max_pos + key] for key <= pos (the rest
+// of buf is left alone). The weights are recomputed from the row's query and the cache in double
+// (the algorithms agree with them to about 1e-7). NULL turns it off.
+MINT_API mint_status mint_ctx_capture_attention(mint_ctx *c, float *buf, int32_t max_pos,
+                                                mint_err *err);
+// The nodes of the last evaluation (when tracing was on), and their number; 0 if none.
+MINT_API int32_t mint_ctx_last_trace(const mint_ctx *c, const mint_trace_node **nodes);
+
 // Measures memory read bandwidth: n_threads threads each stream their share of a `bytes`-sized
 // buffer; the best of `reps` passes (after one warm-up) in GB/s (1e9 bytes per second).
 MINT_API mint_status mint_measure_read_bandwidth(int n_threads, size_t bytes, int reps,
@@ -392,6 +434,20 @@ MINT_API mint_status mint_sampler_create(const mint_sampler_params *p, int32_t n
 MINT_API void mint_sampler_free(mint_sampler *s);
 // Picks a token from n_vocab logits (not modified).
 MINT_API int32_t mint_sampler_sample(mint_sampler *s, const float *logits);
+// What the chain did for one sample: candidates left after each step, and the pick.
+typedef struct mint_sample_info {
+    int32_t n_vocab; // candidates at the start
+    int32_t n_top_k; // after top-k
+    int32_t n_top_p; // after top-p
+    int32_t n_min_p; // after min-p (what the draw chooses among)
+    int32_t token;   // the token picked
+    float p;         // its probability in the distribution drawn from (1 for greedy)
+    bool greedy;     // temp <= 0: argmax, the filters skipped
+} mint_sample_info;
+
+// mint_sampler_sample, also reporting what each step left (info may be NULL).
+MINT_API int32_t mint_sampler_sample_info(mint_sampler *s, const float *logits,
+                                          mint_sample_info *info);
 // Records a token in the penalty history (prompt tokens and generated ones).
 MINT_API void mint_sampler_accept(mint_sampler *s, int32_t id);
 // Clears the history and reseeds.
@@ -473,6 +529,7 @@ typedef struct mint_ppl_params {
     int32_t n_chunks;         // at most this many chunks; <= 0: all
     int32_t n_threads;        // 0 = all online CPUs
     mint_kv_type kv_type;     // KV cache type (default F32)
+    mint_attention attention; // attention algorithm (default auto)
     const char *kld_base_out; // write the base log-probabilities here (atomically)
     const char *kld_base_in;  // compare against this base file (its tokens replace the text)
     // Called after every chunk with the running perplexity (may be NULL).

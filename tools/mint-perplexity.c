@@ -6,6 +6,7 @@
 //   mint-perplexity -m QUANT --kl-divergence-base BASE.kld --kl-divergence
 #include "cli.h"
 #include "mint.h"
+#include "report.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,31 +16,50 @@
 
 typedef struct options {
     const char *model, *text, *kld_base;
+    const char *report; // --report FILE.html
+    int attention;      // --attention (a mint_attention)
     bool kld;
     int n_ctx, n_chunks, n_threads;
     bool kv_f16;
 } options;
 
 static void usage(FILE *out) {
-    fprintf(out, "usage: mint-perplexity -m MODEL -f TEXT [options]\n"
-                 "\n"
-                 "  -m, --model FILE              model\n"
-                 "  -f, --file FILE               text to score\n"
-                 "  -c, --ctx-size N              chunk length (default 512)\n"
-                 "      --chunks N                at most N chunks (default all)\n"
-                 "  -t, --threads N               threads (default all online CPUs)\n"
-                 "      --kv-type f32|f16         KV cache type (default f32)\n"
-                 "      --kl-divergence-base F    without --kl-divergence: save the model's\n"
-                 "                                log-probabilities to F (llama.cpp's format)\n"
-                 "      --kl-divergence           compare with the base file F (no -f needed)\n"
-                 "  -h, --help                    this help\n");
+    fprintf(out,
+            "usage: mint-perplexity -m MODEL -f TEXT [options]\n"
+            "\n"
+            "  -m, --model FILE              model\n"
+            "  -f, --file FILE               text to score\n"
+            "  -c, --ctx-size N              chunk length (default 512)\n"
+            "      --chunks N                at most N chunks (default all)\n"
+            "  -t, --threads N               threads (default all online CPUs)\n"
+            "      --kv-type f32|f16         KV cache type (default f32)\n"
+            "      --kl-divergence-base F    without --kl-divergence: save the model's\n"
+            "                                log-probabilities to F (llama.cpp's format)\n"
+            "      --kl-divergence           compare with the base file F (no -f needed)\n"
+            "      --attention NAME          auto | naive | rowwise | flash (default auto)\n"
+            "      --report FILE.html        a page: the first chunk token by token (coloured\n"
+            "                                by probability, alternatives, attention), the\n"
+            "                                perplexity chunk by chunk, time per op kind\n"
+            "  -h, --help                    this help\n");
 }
 
 // The flags that take a value (an unknown one is reported as unknown, not as lacking a value).
 static bool takes_value(const char *a) {
-    static const char *const flags[] = {
-        "-m", "--model",   "-f", "--file",       "-c",        "--ctx-size",          "--chunks",
-        "-t", "--threads", "-b", "--batch-size", "--kv-type", "--kl-divergence-base"};
+    static const char *const flags[] = {"-m",
+                                        "--model",
+                                        "-f",
+                                        "--file",
+                                        "-c",
+                                        "--ctx-size",
+                                        "--chunks",
+                                        "-t",
+                                        "--threads",
+                                        "-b",
+                                        "--batch-size",
+                                        "--kv-type",
+                                        "--kl-divergence-base",
+                                        "--report",
+                                        "--attention"};
     for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
         if (!strcmp(a, flags[i])) return true;
     return false;
@@ -78,7 +98,16 @@ static bool parse(int argc, char **argv, options *o, char *err, size_t n) {
             o->text = val;
         else if (!strcmp(a, "--kl-divergence-base"))
             o->kld_base = val;
-        else if (!strcmp(a, "--kv-type")) {
+        else if (!strcmp(a, "--report"))
+            o->report = val;
+        else if (!strcmp(a, "--attention")) {
+            o->attention = mint_attention_from_name(val);
+            if (o->attention < 0) {
+                snprintf(err, n, "--attention expects auto, naive, rowwise or flash, got '%s'",
+                         val);
+                return false;
+            }
+        } else if (!strcmp(a, "--kv-type")) {
             if (strcmp(val, "f32") && strcmp(val, "f16")) {
                 snprintf(err, n, "--kv-type expects f32 or f16, got '%s'", val);
                 return false;
@@ -109,6 +138,10 @@ static bool parse(int argc, char **argv, options *o, char *err, size_t n) {
         snprintf(err, n, "--kl-divergence needs --kl-divergence-base FILE");
         return false;
     }
+    if (o->report && !o->text) {
+        snprintf(err, n, "--report needs the text (-f FILE)");
+        return false;
+    }
     if (!o->kld && !o->text) {
         snprintf(err, n, "no text given: use -f FILE (see --help)");
         return false;
@@ -116,8 +149,20 @@ static bool parse(int argc, char **argv, options *o, char *err, size_t n) {
     return true;
 }
 
+// The running perplexity after each chunk, for the report.
+typedef struct chunks {
+    double *ppl; // [n] running perplexity after chunk i + 1
+    int n, cap;
+} chunks;
+
 static void on_chunk(void *user, int32_t chunk, int32_t n_chunks, double ppl) {
-    (void)user;
+    chunks *c = user;
+    if (c && c->n == c->cap) {
+        int cap = c->cap ? 2 * c->cap : 64;
+        double *p = realloc(c->ppl, (size_t)cap * sizeof *p);
+        if (p) c->ppl = p, c->cap = cap;
+    }
+    if (c && c->n < c->cap) c->ppl[c->n++] = ppl;
     printf("[%d]%.4f,", chunk, ppl);
     if (chunk == n_chunks) printf("\n");
     fflush(stdout);
@@ -144,6 +189,100 @@ static void print_pct(const char *what, const mint_ppl_percentiles *p, double mu
     }
 }
 
+// Attention bytes the page may hold (see tools/run/report_run.c).
+#define ATTENTION_BUDGET (8u << 20)
+
+// The report: the first chunk evaluated again token by token (what llama-perplexity scores is its
+// second half, shown bright; the first half is context), the running perplexity of every chunk,
+// the time per op kind of that evaluation. Writes into f; the caller commits.
+static int write_report(const options *o, mint_model *m, const char *text, size_t len,
+                        const chunks *ch, const mint_ppl_result *res, mint_atomic_file *f) {
+    mint_err err;
+    mint_model_desc d;
+    mint_model_describe(m, &d);
+    int32_t *ids = malloc((len + 8) * sizeof *ids);
+    size_t n_ids = 0;
+    if (!ids || mint_tokenize(m, text, len, true, false, ids, len + 8, &n_ids, &err) != MINT_OK) {
+        free(ids);
+        fprintf(stderr, TOOL ": report: %s\n", ids ? err.msg : "out of memory");
+        return 1;
+    }
+    const int n = (int)(n_ids < (size_t)o->n_ctx ? n_ids : (size_t)o->n_ctx);
+    mint_ctx_params cp = mint_ctx_default_params();
+    cp.n_threads = o->n_threads;
+    cp.n_ctx = n;
+    cp.n_batch = n;
+    cp.kv_type = o->kv_f16 ? MINT_KV_F16 : MINT_KV_F32;
+    cp.attention = (mint_attention)o->attention;
+    mint_ctx *ctx = NULL;
+    report r = {.tool = TOOL, .model_path = o->model, .desc = d};
+    r.tok = calloc((size_t)n, sizeof *r.tok);
+    const int T = report_attention_positions(d.n_layer, d.n_head, ATTENTION_BUDGET, n);
+    float *att = calloc((size_t)d.n_layer * d.n_head * (size_t)T * T, sizeof *att);
+    int rc = 0;
+    if (!r.tok || !att || mint_ctx_create(m, &cp, &ctx, &err) != MINT_OK ||
+        mint_ctx_capture_attention(ctx, att, T, &err) != MINT_OK) {
+        fprintf(stderr, TOOL ": report: %s\n", r.tok && att ? err.msg : "out of memory");
+        rc = 1;
+    }
+    if (rc == 0) {
+        mint_ctx_set_trace(ctx, true);
+        if (mint_eval(ctx, ids, n, 0, true, &err) != MINT_OK) {
+            fprintf(stderr, TOOL ": report: %s\n", err.msg);
+            rc = 1;
+        }
+    }
+    if (rc == 0) {
+        for (int i = 0; i < n; i++) {
+            report_token *t = &r.tok[r.n_tok++];
+            t->id = ids[i];
+            size_t k = mint_token_to_piece(m, ids[i], false, t->piece, sizeof t->piece - 1);
+            t->piece[k < sizeof t->piece - 1 ? k : sizeof t->piece - 1] = '\0';
+            t->generated = i >= n / 2; // the scored half
+            t->p = t->kl = t->ms = t->kv_mib = -1;
+            t->cmp_top = -1;
+            if (i > 0) report_fill_dist(t, m, mint_get_logits(ctx, i - 1), d.n_vocab);
+        }
+        const mint_trace_node *nodes;
+        const int32_t nn = mint_ctx_last_trace(ctx, &nodes);
+        for (int32_t i = 0; i < nn; i++) {
+            int k = 0;
+            while (k < r.n_ops && strcmp(r.op_name[k], nodes[i].op) != 0) k++;
+            if (k == r.n_ops && r.n_ops < 16) r.op_name[r.n_ops++] = nodes[i].op;
+            if (k < 16) r.op_seconds[k] += nodes[i].seconds;
+        }
+        for (int k = 0; k < r.n_ops; k++)
+            if (strcmp(r.op_name[k], "ATTENTION") == 0) r.op_name[k] = "ATTENTION*";
+        r.isa = mint_ctx_isa_name(ctx);
+        r.attention = mint_ctx_attention_name(ctx);
+        r.threads = mint_ctx_n_threads(ctx);
+        mint_cache_info ci;
+        mint_ctx_cache_info(ctx, &ci);
+        r.kv_block = ci.block;
+        r.att = att;
+        r.att_T = T;
+        r.chunk_ppl = ch->ppl;
+        r.n_chunks = ch->n;
+        r.ppl = res->ppl;
+        r.ppl_err = res->ppl_err;
+        snprintf(r.note, sizeof r.note,
+                 "The text is the first chunk (%d tokens): the first half is context, the second "
+                 "half (bright) is what perplexity scores. Attention: its first %d tokens, 8-bit. "
+                 "Times per op kind are those of this chunk's evaluation; * attention's include "
+                 "computing the weights shown here.",
+                 n, T);
+        if (report_write(&r, f, &err) != MINT_OK) {
+            fprintf(stderr, TOOL ": report: %s\n", err.msg);
+            rc = 1;
+        }
+    }
+    mint_ctx_free(ctx);
+    free(att);
+    free(r.tok);
+    free(ids);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     options o;
     char msg[600];
@@ -159,7 +298,7 @@ int main(int argc, char **argv) {
     }
     char *text = NULL;
     size_t len = 0;
-    if (o.text && !o.kld) {
+    if (o.text && (!o.kld || o.report)) {
         text = cli_read_file(o.text, &len, msg, sizeof msg);
         if (!text) {
             fprintf(stderr, TOOL ": %s\n", msg);
@@ -176,7 +315,17 @@ int main(int argc, char **argv) {
         p.kld_base_in = o.kld_base;
     else
         p.kld_base_out = o.kld_base;
+    chunks ch = {0};
+    p.attention = (mint_attention)o.attention;
     p.on_chunk = on_chunk;
+    p.user = &ch;
+    mint_atomic_file *report_file = NULL; // begun now: an unwritable path fails before the work
+    if (o.report && mint_atomic_file_begin(o.report, &report_file, &err) != MINT_OK) {
+        fprintf(stderr, TOOL ": %s\n", err.msg);
+        free(text);
+        mint_model_close(m);
+        return 1;
+    }
     fprintf(stderr, TOOL ": %s, kernels %s\n", o.model, mint_isa_name());
     mint_ppl_result r;
     int rc = 0;
@@ -205,6 +354,16 @@ int main(int argc, char **argv) {
         printf("RMS Δp    : %6.3f ± %5.3f %%\n", 100.0 * r.dp_rms, 100.0 * r.dp_rms_err);
         printf("Same top p: %6.3f ± %5.3f %%\n", 100.0 * r.same_top, 100.0 * r.same_top_err);
     }
+    if (report_file && rc == 0) {
+        rc = write_report(&o, m, text, len, &ch, &r, report_file);
+        if (rc == 0 && mint_atomic_file_commit(report_file, &err) != MINT_OK) {
+            fprintf(stderr, TOOL ": %s\n", err.msg);
+            rc = 1;
+        }
+        report_file = NULL;
+    }
+    mint_atomic_file_abort(report_file);
+    free(ch.ppl);
     free(text);
     mint_model_close(m);
     return rc;

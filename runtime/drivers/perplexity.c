@@ -329,6 +329,7 @@ mint_status mint_perplexity(mint_model *m, const char *text, size_t len, const m
     cp.n_ctx = p.n_ctx;
     cp.n_batch = p.n_ctx;
     cp.kv_type = p.kv_type;
+    cp.attention = p.attention;
     if ((st = mint_ctx_create(m, &cp, &ctx, err))) goto done;
     if (p.kld_base_out &&
         (st = base_begin(p.kld_base_out, p.n_ctx, n_vocab, n_chunk, tokens, &base, err)))

@@ -221,9 +221,11 @@ mint_status mint_ctx_create(mint_model *m, const mint_ctx_params *params, mint_c
     c->seq_kv = calloc(ns, sizeof *c->seq_kv);
     c->seq_next = calloc(ns, sizeof *c->seq_next);
     c->seq_count = calloc(ns, sizeof *c->seq_count);
+    c->trace_t = calloc((size_t)c->graph.n_nodes + 1, sizeof *c->trace_t);
+    c->trace_nodes = calloc((size_t)c->graph.n_nodes, sizeof *c->trace_nodes);
     if (!c->att_scratch || !c->chunk || !c->ids || !c->pos || !c->seq || !c->out_rows ||
         !c->scratch_i32 || !c->runs || !c->entries || !c->seq_kv || !c->seq_next ||
-        !c->seq_count) {
+        !c->seq_count || !c->trace_t || !c->trace_nodes) {
         st = mint_fail(err, MINT_E_NOMEM, "out of memory");
         goto fail;
     }
@@ -252,6 +254,8 @@ void mint_ctx_free(mint_ctx *c) {
     free(c->seq_kv);
     free(c->seq_next);
     free(c->seq_count);
+    free(c->trace_t);
+    free(c->trace_nodes);
     free(c->graph_text);
     mint_kv_free(&c->kv);
     mint_graph_free(&c->graph);

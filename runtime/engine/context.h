@@ -36,9 +36,18 @@ struct mint_ctx {
     int32_t *seq_count;            // [n_seq_max] validation: entries of each sequence
     mint_batch_entry *entries;     // [n_batch] mint_eval's batches
     int last_algo;                 // mint_attn_algo of the last evaluation (-1 before any)
+    float *capture;                // attention weights of sequence 0, or NULL (mint.h's layout)
+    int32_t cap_max;               // positions captured
+    bool trace;                    // record the nodes of each evaluation
+    double *trace_t;               // [n_nodes + 1] node end times of the last evaluation
+    mint_trace_node *trace_nodes;  // [n_nodes] the last evaluation's nodes, when tracing
+    int32_t n_trace;               // entries in trace_nodes (0: none)
     int32_t n_logits;              // rows of logits from the last evaluation
     uint64_t n_evaluated;          // tokens evaluated since creation
 };
+
+// Fills c->trace_nodes from the evaluation just run (runtime/engine/trace.c).
+void mint_trace_fill(mint_ctx *c, const mint_exec *x);
 
 // The algorithm a batch of n rows whose latest position is max_pos uses (resolves auto).
 mint_attn_algo mint_ctx_choose_attention(const mint_ctx *c, int32_t n, int32_t max_pos);

@@ -111,12 +111,16 @@ mint_status mint_decode(mint_ctx *c, const mint_batch_entry *e, int32_t n, mint_
         .att_scratch = c->att_scratch,
         .att_scratch_bytes = c->att_scratch_bytes,
         .chunk = c->chunk,
+        .capture = c->capture,
+        .cap_max = c->cap_max,
+        .node_end = c->trace ? c->trace_t : NULL,
     };
     for (int b = 0; b < MINT_BUF_COUNT; b++) {
         x.buf[b] = c->buf[b];
         x.stride[b] = c->stride[b];
     }
     mint_exec_graph(&c->graph, &x, c->pool);
+    if (c->trace) mint_trace_fill(c, &x);
 
     for (int32_t s = 0; s < c->params.n_seq_max; s++) { // each sequence's tokens, in order
         if (!c->seq_count[s]) continue;
@@ -219,5 +223,15 @@ mint_status mint_seq_prefix(mint_ctx *c, int32_t seq, const int32_t *tokens, int
         return mint_fail(err, MINT_E_ARG, "prefix: %d tokens is outside 0..%d (the context length)",
                          n, c->params.n_ctx);
     *n_held = mint_kv_prefix(&c->kv, seq, tokens, n);
+    return MINT_OK;
+}
+
+mint_status mint_ctx_capture_attention(mint_ctx *c, float *buf, int32_t max_pos, mint_err *err) {
+    mint_err_clear(err);
+    if (buf && (max_pos < 1 || max_pos > c->params.n_ctx))
+        return mint_fail(err, MINT_E_ARG, "attention capture of %d positions is outside 1..%d",
+                         max_pos, c->params.n_ctx);
+    c->capture = buf;
+    c->cap_max = buf ? max_pos : 0;
     return MINT_OK;
 }

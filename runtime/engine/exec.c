@@ -10,6 +10,7 @@
 // depend on the thread count.
 #include "runtime/engine/exec.h"
 
+#include "base/clock.h"
 #include "ops/ops.h"
 #include "runtime/engine/pool.h"
 
@@ -112,6 +113,24 @@ static void run_kv_store(const mint_node *n, const mint_exec *e, int node, int i
                       row(e, n->src2, t));
 }
 
+// The attention weights of sequence 0's rows below cap_max, (row, head) pairs split across
+// threads; they read only the queries and the cache, so they run beside the items.
+static void capture_attention(const mint_node *n, const mint_exec *e, int ith, int nth) {
+    const mint_attn_shape *sh = &e->attn;
+    const int group = sh->n_head / sh->n_head_kv;
+    const size_t cm = (size_t)e->cap_max;
+    long lo, hi;
+    mint_split((long)e->n_tokens * sh->n_head, ith, nth, &lo, &hi);
+    for (long idx = lo; idx < hi; idx++) {
+        const int32_t t = (int32_t)(idx / sh->n_head);
+        const int h = (int)(idx % sh->n_head);
+        if (e->seq[t] != 0 || e->pos[t] >= e->cap_max) continue;
+        float *out = e->capture + (((size_t)n->layer * sh->n_head + h) * cm + e->pos[t]) * cm;
+        const float *q = (const float *)row(e, n->src, t) + (size_t)h * sh->head_dim;
+        mint_attention_probs(&e->seq_kv[0], n->layer, sh, q, h / group, e->pos[t] + 1, out);
+    }
+}
+
 static void run_attention(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
     const mint_attn_batch b = {
         .k = e->k,
@@ -130,6 +149,7 @@ static void run_attention(const mint_node *n, const mint_exec *e, int node, int 
     for (int32_t i = atomic_fetch_add(counter, 1); i < e->n_attn_items;
          i = atomic_fetch_add(counter, 1))
         mint_attention_item(&b, i, scratch);
+    if (e->capture) capture_attention(n, e, ith, nth);
 }
 
 static void run_add(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
@@ -162,9 +182,12 @@ typedef struct run {
 
 static void run_graph(void *arg, int ith, int nth) {
     const run *r = arg;
+    double *t = ith == 0 ? r->e->node_end : NULL;
+    if (t) t[0] = mint_now_seconds();
     for (int i = 0; i < r->g->n_nodes; i++) {
         bind_table[r->g->nodes[i].op](&r->g->nodes[i], r->e, i, ith, nth);
         mint_pool_barrier(r->pool);
+        if (t) t[i + 1] = mint_now_seconds();
     }
 }
 

@@ -32,6 +32,11 @@ typedef struct mint_exec {
     uint8_t *att_scratch;          // [nth][att_scratch_bytes] attention work space per thread
     size_t att_scratch_bytes;      // bytes per thread (mint_attention_scratch_bytes)
     atomic_int *chunk;             // [n_nodes] work counters for dynamically split nodes
+    float *capture;                // or NULL: attention weights of sequence 0's rows, written as
+                                   // capture[((layer * n_head + h) * cap_max + pos) * cap_max + j]
+    int32_t cap_max;               // positions captured (rows at pos >= cap_max are skipped)
+    double *node_end;              // [n_nodes + 1] or NULL: thread 0 stores the start, then the
+                                   // time each node's barrier released (tracing)
 } mint_exec;
 
 // Runs the nodes of g for one batch on the pool: every thread walks the node list, does its

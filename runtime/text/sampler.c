@@ -411,3 +411,37 @@ double mint_sampler_uniform(mint_sampler *s) {
 const mint_sampler_params *mint_sampler_get_params(const mint_sampler *s) {
     return &s->params;
 }
+
+int32_t mint_sampler_sample_info(mint_sampler *s, const float *logits, mint_sample_info *info) {
+    mint_candidates *c = &s->cand;
+    for (int32_t i = 0; i < s->n_vocab; i++) c->data[i] = (mint_candidate){i, logits[i], 0.0f};
+    c->n = (size_t)s->n_vocab;
+    c->sorted = false;
+    int32_t after[8] = {0};
+    for (int i = 0; i < s->chain->n_steps; i++) {
+        s->chain->steps[i](s, c);
+        after[i] = (int32_t)c->n;
+    }
+    const int32_t token = s->chain->pick(s, c);
+    if (!info) return token;
+    const bool greedy = s->chain == &GREEDY_CHAIN;
+    // The sampling chain's steps: penalty, top-k, top-p, min-p, temperature.
+    *info = (mint_sample_info){.n_vocab = s->n_vocab,
+                               .n_top_k = greedy ? 1 : after[1],
+                               .n_top_p = greedy ? 1 : after[2],
+                               .n_min_p = greedy ? 1 : after[3],
+                               .token = token,
+                               .p = 1.0f,
+                               .greedy = greedy};
+    if (!greedy) {
+        float max = candidates_max_logit(c);
+        double total = 0.0, mine = 0.0;
+        for (size_t i = 0; i < c->n; i++) {
+            const double w = exp((double)c->data[i].logit - max);
+            total += w;
+            if (c->data[i].id == token) mine = w;
+        }
+        info->p = (float)(mine / total);
+    }
+    return token;
+}

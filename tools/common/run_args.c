@@ -56,6 +56,13 @@ void run_usage(FILE *out) {
             "      --json              one JSON object per generated token: id, piece, logprob\n"
             "      --n-probs K         with --json: the K most likely alternatives too\n"
             "      --dump-graph        print the op graph with shapes and types, then exit\n"
+            "      --trace             each evaluated batch's nodes (shapes, types, bytes read,\n"
+            "                          time, threads), the KV cache fill and the sampler's steps\n"
+            "      --trace-json FILE   the same as JSON lines\n"
+            "      --report FILE.html  a self-contained page: the text coloured by probability,\n"
+            "                          alternatives, attention heatmaps, KV growth, latency, ops\n"
+            "      --compare-model F   with --report: a second model (e.g. a quantized file) on\n"
+            "                          the same tokens: per-token KL divergence, top-1 changes\n"
             "  -v, --verbose           model description, kernel level, per-turn statistics\n"
             "  -h, --help              this help\n");
 }
@@ -117,6 +124,9 @@ static bool takes_value(const char *a) {
         "--draft-n",
         "--lookup",
         "--n-parallel",
+        "--trace-json",
+        "--report",
+        "--compare-model",
     };
     for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
         if (strcmp(a, flags[i]) == 0) return true;
@@ -152,6 +162,10 @@ bool run_parse_args(int argc, char **argv, run_options *o, char *err, size_t err
         }
         if (is(a, "-v", "--verbose")) {
             o->verbose = true;
+            continue;
+        }
+        if (is(a, "--trace", NULL)) {
+            o->trace = true;
             continue;
         }
         if (is(a, "--ignore-eos", NULL)) {
@@ -259,6 +273,12 @@ bool run_parse_args(int argc, char **argv, run_options *o, char *err, size_t err
         } else if (is(a, "--n-parallel", NULL)) {
             if (!cli_parse_int(a, v, 1, 256, &iv, err, errlen)) return false;
             o->n_parallel = (int)iv;
+        } else if (is(a, "--trace-json", NULL)) {
+            o->trace_json = v;
+        } else if (is(a, "--report", NULL)) {
+            o->report = v;
+        } else if (is(a, "--compare-model", NULL)) {
+            o->compare_model = v;
         } else if (is(a, "--repeat-penalty", NULL)) {
             if (!cli_parse_float(a, v, 1e-3, 1e3, &fv, err, errlen)) return false;
             o->repeat_penalty = (float)fv;
@@ -293,6 +313,14 @@ bool run_parse_args(int argc, char **argv, run_options *o, char *err, size_t err
     }
     if (o->json && (o->beams || o->draft || o->lookup || o->n_parallel)) {
         snprintf(err, errlen, "--json works with plain generation only");
+        return false;
+    }
+    if ((o->trace || o->trace_json || o->report) && modes > 0) {
+        snprintf(err, errlen, "--trace, --trace-json and --report work with plain generation only");
+        return false;
+    }
+    if (o->compare_model && !o->report) {
+        snprintf(err, errlen, "--compare-model needs --report");
         return false;
     }
     if (o->n_probs > 0 && !o->json) {

@@ -42,6 +42,10 @@ typedef struct run_options {
     int draft_n;               // --draft-n K: tokens drafted per target pass
     int lookup;                // --lookup N: speculative decoding by prompt lookup, n-grams <= N
     int n_parallel;            // --n-parallel N: N completions of one prompt (0 = off)
+    bool trace;                // --trace: every evaluated batch's nodes and each sample, on stderr
+    const char *trace_json;    // --trace-json FILE: the same as JSON lines
+    const char *report;        // --report FILE.html: a self-contained page about the run
+    const char *compare_model; // --compare-model FILE: a second model scored on the same tokens
     bool help;                 // -h / --help
 } run_options;
 

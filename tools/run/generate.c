@@ -99,8 +99,15 @@ int run_generate(session *s) {
     const run_options *o = s->o;
     mint_err err;
     tokens seq = {0};
-    int rc = run_read_prompt(s, &seq);
+    run_trace *tr = NULL;
+    run_report *rep = NULL;
+    // Outputs first: a path that cannot be written fails before any work.
+    int rc = run_trace_open(s, &tr);
+    if (rc == 0) rc = run_report_open(s, &rep);
+    if (rc == 0) rc = run_read_prompt(s, &seq);
     if (rc) {
+        run_trace_close(tr, false);
+        run_report_free(rep);
         free(seq.id);
         return rc;
     }
@@ -110,22 +117,31 @@ int run_generate(session *s) {
     mint_model_describe(s->m, &d);
     for (size_t i = 0; i < n_prompt; i++) mint_sampler_accept(s->smpl, seq.id[i]);
 
+    // With a report, every prompt row's logits: the page shows how likely each prompt token was.
+    const bool all_logits = rep && n_prompt <= (size_t)mint_ctx_n_batch(s->ctx);
     double t0 = cli_now();
-    if (mint_eval(s->ctx, seq.id, (int32_t)n_prompt, 0, false, &err) != MINT_OK) {
+    if (mint_eval(s->ctx, seq.id, (int32_t)n_prompt, 0, all_logits, &err) != MINT_OK) {
+        run_trace_close(tr, false);
+        run_report_free(rep);
         free(seq.id);
         return run_fail(err.msg);
     }
     s->st.t_prompt = cli_now() - t0;
     s->st.n_prompt = n_prompt;
+    run_trace_batch(s, tr, 0, (int32_t)n_prompt);
+    run_report_prompt(s, rep, seq.id, (int)n_prompt, all_logits, s->st.t_prompt);
 
     // Generation: sample, print, evaluate the new token, until EOS, -n or a full context.
     double t1 = cli_now();
     bool bos_only = n_prompt == 1 && seq.id[0] == d.bos;
     for (int i = 0; o->n_predict < 0 || i < o->n_predict; i++) {
         const float *logits = mint_get_logits(s->ctx, -1);
-        int32_t id = mint_sampler_sample(s->smpl, logits);
+        mint_sample_info info;
+        int32_t id = mint_sampler_sample_info(s->smpl, logits, tr ? &info : NULL);
+        run_trace_sample(s, tr, &info);
         if (o->json) print_json_token(s->m, logits, s->n_vocab, id, o->n_probs);
         if (mint_token_is_eog(s->m, id) && !o->ignore_eos) break;
+        run_report_token(s, rep, logits, id);
         mint_sampler_accept(s->smpl, id);
         if (!tokens_push(&seq, id)) {
             rc = run_fail("out of memory");
@@ -139,14 +155,19 @@ int run_generate(session *s) {
             break;
         }
         if (o->n_predict >= 0 && i + 1 >= o->n_predict) break; // no need to evaluate the last
+        const double ts = cli_now();
         if (step_eval(s, &seq, &err) != MINT_OK) {
             rc = run_fail(err.msg);
             break;
         }
+        run_report_step(s, rep, cli_now() - ts);
+        run_trace_batch(s, tr, (int32_t)seq.n - 1, 1);
     }
     s->st.t_gen = cli_now() - t1;
     if (!o->json) printf("\n");
     fflush(stdout);
+    if (run_trace_close(tr, rc == 0)) rc = 1;
+    if (run_report_close(s, rep, rc == 0)) rc = 1;
     run_print_summary(&s->st);
     if (o->no_kv_cache && rc == 0 && s->st.n_gen > 0) retime_with_cache(s, &seq, n_prompt);
     free(seq.id);

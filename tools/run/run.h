@@ -59,6 +59,31 @@ void run_print_rate(const char *what, double secs, uint64_t n);
 // The timing summary on stderr (after the work, so an earlier error stays the only line).
 void run_print_summary(const stats *st);
 
+// trace.c: --trace and --trace-json. open returns 0 or run_fail's 1 (an unwritable path); the
+// others do nothing when *t is NULL (no tracing asked for).
+typedef struct run_trace run_trace;
+int run_trace_open(session *s, run_trace **t);
+// After an evaluation of n tokens at pos0 (sequence 0).
+void run_trace_batch(session *s, run_trace *t, int32_t pos0, int32_t n);
+void run_trace_sample(session *s, run_trace *t, const mint_sample_info *info);
+// Commits the JSON file (ok) or discards it; returns 0 or 1 after an error line.
+int run_trace_close(run_trace *t, bool ok);
+
+// report_run.c: --report. open returns 0 or 1 after an error line (an unwritable path, a compare
+// model that cannot be opened or has another vocabulary); the rest do nothing when *r is NULL.
+typedef struct run_report run_report;
+int run_report_open(session *s, run_report **r);
+// The prompt just evaluated (with every row's logits when all_logits) in `seconds`.
+void run_report_prompt(session *s, run_report *r, const int32_t *ids, int n, bool all_logits,
+                       double seconds);
+// A generated token, with the logits it was drawn from.
+void run_report_token(session *s, run_report *r, const float *logits, int32_t id);
+// The evaluation of the last generated token took `seconds`.
+void run_report_step(session *s, run_report *r, double seconds);
+// Writes the page (when ok) and frees r; returns 0 or 1 after an error line.
+int run_report_close(session *s, run_report *r, bool ok);
+void run_report_free(run_report *r);
+
 int run_generate(session *s);                   // generate.c: plain generation, --no-kv-cache
 int run_chat(session *s, mint_chat_template t); // chat.c
 // The chat template: --chat-template, else the model's own; MINT_CHAT_UNKNOWN and a message in

@@ -1,0 +1,32 @@
+// attention_probs.c - the attention weights of one query and head, for showing them (mint-run
+// --report): the softmax over the keys in the cache of q . k * scale, from the real query and
+// the real cache, every sum in double. The three attention algorithms compute the same weights
+// to rounding (about 1e-7); this plain loop is what a learner reads.
+#include "ops/attention.h"
+
+#include "quant/fp16.h"
+
+#include <math.h>
+
+// out[j] = softmax_j(q . k_j * scale), j < n_keys, for KV head kvh of layer l
+void mint_attention_probs(const mint_kv_view *kv, int32_t l, const mint_attn_shape *sh,
+                          const float *q, int kvh, int32_t n_keys, float *out) {
+    const int hd = sh->head_dim;
+    const bool f16 = kv->type == MINT_TYPE_F16;
+    double max = -INFINITY;
+    for (int32_t j = 0; j < n_keys; j++) {
+        const uint8_t *k =
+            mint_kv_block_k(kv, l, j / kv->block) +
+            ((size_t)(j % kv->block) * (size_t)kv->kv_dim + (size_t)kvh * hd) * kv->elem;
+        double d = 0;
+        for (int i = 0; i < hd; i++) // an f16 cache multiplies f16-rounded queries
+            d += f16 ? (double)mint_f16_to_f32(mint_f32_to_f16(q[i])) *
+                           mint_f16_to_f32(((const uint16_t *)k)[i])
+                     : (double)q[i] * ((const float *)k)[i];
+        out[j] = (float)(d * sh->scale);
+        if (out[j] > max) max = out[j];
+    }
+    double sum = 0;
+    for (int32_t j = 0; j < n_keys; j++) sum += exp((double)out[j] - max);
+    for (int32_t j = 0; j < n_keys; j++) out[j] = (float)(exp((double)out[j] - max) / sum);
+}
