@@ -604,7 +604,8 @@ MINT_API mint_status mint_verify_hashes(const mint_file *f, uint64_t *n_checked,
 
 typedef struct mint_synth_params {
     const char
-        *preset; // "tinyllama" (TinyLlama-1.1B's exact shapes) or "small" (256-wide, 4 layers)
+        *preset; // "tinyllama" (TinyLlama-1.1B's exact shapes), "small" (256 wide, 4 layers, GQA)
+                 // or "mha" (128 wide, 2 layers, 4 heads each with its own KV, context 2048)
     const char *ftype; // file type as llama-quantize names it: "F32", "F16", "Q4_0", "Q4_K_M", ...
     const char *vocab; // a GGUF whose tokenizer.* entries to copy, or a SentencePiece
                        // tokenizer.model; NULL: a built-in byte + letters vocabulary

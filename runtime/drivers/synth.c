@@ -31,11 +31,14 @@ typedef struct preset {
     float rope_base;   // rope frequency base
 } preset;
 
-// TinyLlama-1.1B (its config.json) and a small model with 256-aligned shapes, so every
-// K-quant applies (tiny256's shapes).
+// TinyLlama-1.1B (its config.json), a small model with 256-aligned shapes, so every K-quant
+// applies (tiny256's shapes), and a small multi-head one.
 static const preset presets[] = {
     {"tinyllama", 2048, 5632, 22, 32, 4, 2048, 32000, 10000.0f},
     {"small", 256, 768, 4, 4, 2, 512, 512, 10000.0f},
+    // multi-head attention (as many KV heads as query heads) and a long context: the attention
+    // tests' other layout
+    {"mha", 128, 384, 2, 4, 4, 2048, 512, 10000.0f},
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -316,7 +319,8 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
     for (size_t i = 0; i < sizeof presets / sizeof *presets; i++)
         if (p->preset && strcmp(p->preset, presets[i].name) == 0) pr = &presets[i];
     if (!pr)
-        return mint_fail(err, MINT_E_ARG, "unknown synthetic preset '%s' (known: tinyllama, small)",
+        return mint_fail(err, MINT_E_ARG,
+                         "unknown synthetic preset '%s' (known: tinyllama, small, mha)",
                          p->preset ? p->preset : "");
     mint_ftype ftype;
     mint_status st = mint_ftype_from_name(p->ftype ? p->ftype : "F32", &ftype, err);

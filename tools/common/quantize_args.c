@@ -32,7 +32,7 @@ void quantize_usage(FILE *out) {
         "  --no-progress             no progress bar (default: shown on a terminal)\n"
         "  -v, --verbose             print each tensor's type and why\n"
         "synthetic model (random weights, real shapes; its text is noise):\n"
-        "  --synthetic PRESET        tinyllama (TinyLlama-1.1B shapes) or small\n"
+        "  --synthetic PRESET        tinyllama (TinyLlama-1.1B shapes), small or mha\n"
         "  --type TYPE               file type (default F32)\n"
         "  --vocab FILE              vocabulary: a GGUF or a SentencePiece tokenizer.model\n"
         "  --seed N                  weights seed (default 1)\n"
