@@ -371,6 +371,9 @@ MINT_API const char *mint_ctx_isa_name(const mint_ctx *c);
 // The attention algorithm chosen ("naive", "rowwise", "flash"; with auto, the one the last
 // evaluation used, or "auto" before any).
 MINT_API const char *mint_ctx_attention_name(const mint_ctx *c);
+// Attention work space per thread, in bytes (the algorithms differ: naive keeps a whole score
+// matrix, row-wise one row, flash a block).
+MINT_API uint64_t mint_ctx_attention_scratch(const mint_ctx *c);
 // Number of tokens evaluated since the context was created (for tests and stats).
 MINT_API uint64_t mint_ctx_n_evaluated(const mint_ctx *c);
 // The op graph as text, one node per line with shapes and types (mint-run --dump-graph).

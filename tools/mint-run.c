@@ -32,10 +32,12 @@ static void describe(const mint_model *m, const mint_ctx *ctx, uint64_t seed) {
     mint_cache_info ci;
     mint_ctx_cache_info(ctx, &ci);
     fprintf(stderr,
-            TOOL ": kernels %s, %d threads, context %d, seed %" PRIu64 ", attention %s, KV cache "
-                 "in blocks of %d positions (%.2f MiB each, up to %d)\n",
+            TOOL ": kernels %s, %d threads, context %d, seed %" PRIu64 ", attention %s (%.1f KiB "
+                 "of scratch per thread), KV cache in blocks of %d positions (%.2f MiB each, up "
+                 "to %d)\n",
             mint_ctx_isa_name(ctx), mint_ctx_n_threads(ctx), mint_ctx_n_ctx(ctx), seed,
-            mint_ctx_attention_name(ctx), ci.block, ci.bytes_block / 1048576.0, ci.blocks_max);
+            mint_ctx_attention_name(ctx), mint_ctx_attention_scratch(ctx) / 1024.0, ci.block,
+            ci.bytes_block / 1048576.0, ci.blocks_max);
 }
 
 int main(int argc, char **argv) {

@@ -274,6 +274,9 @@ int32_t mint_ctx_n_batch(const mint_ctx *c) {
 int32_t mint_ctx_n_threads(const mint_ctx *c) {
     return c->params.n_threads;
 }
+uint64_t mint_ctx_attention_scratch(const mint_ctx *c) {
+    return c->att_scratch_bytes;
+}
 uint64_t mint_ctx_n_evaluated(const mint_ctx *c) {
     return c->n_evaluated;
 }

@@ -1,0 +1,303 @@
+// serve_request.c - parsing and checking an OpenAI-style request body with json-c (strict JSON,
+// UTF-8 validated), field by field.
+#include "serve_request.h"
+
+#include <json-c/json.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct parser {
+    char *msg;
+    size_t cap;
+    const char **param;
+} parser;
+
+static bool fail(parser *p, const char *param, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static bool fail(parser *p, const char *param, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->msg, p->cap, fmt, ap);
+    va_end(ap);
+    *p->param = param;
+    return false;
+}
+
+static char *dup_str(json_object *o) {
+    const char *s = json_object_get_string(o);
+    size_t n = (size_t)json_object_get_string_len(o);
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+// A number field in [lo, hi]; absent or null leaves *out alone.
+static bool number(parser *p, json_object *req, const char *key, double lo, double hi,
+                   double *out) {
+    json_object *v;
+    if (!json_object_object_get_ex(req, key, &v) || v == NULL) return true;
+    if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
+        return fail(p, key, "'%s' must be a number", key);
+    const double d = json_object_get_double(v);
+    if (!isfinite(d) || d < lo || d > hi)
+        return fail(p, key, "'%s' is %g; it must be between %g and %g", key, d, lo, hi);
+    *out = d;
+    return true;
+}
+
+static bool integer(parser *p, json_object *req, const char *key, long lo, long hi, int *out) {
+    json_object *v;
+    if (!json_object_object_get_ex(req, key, &v) || v == NULL) return true;
+    if (!json_object_is_type(v, json_type_int)) return fail(p, key, "'%s' must be an integer", key);
+    const int64_t i = json_object_get_int64(v);
+    if (i < lo || i > hi)
+        return fail(p, key, "'%s' is %lld; it must be between %ld and %ld", key, (long long)i, lo,
+                    hi);
+    *out = (int)i;
+    return true;
+}
+
+static bool boolean(parser *p, json_object *req, const char *key, bool *out) {
+    json_object *v;
+    if (!json_object_object_get_ex(req, key, &v) || v == NULL) return true;
+    if (!json_object_is_type(v, json_type_boolean))
+        return fail(p, key, "'%s' must be true or false", key);
+    *out = json_object_get_boolean(v);
+    return true;
+}
+
+// Text of a message's content: a string, or OpenAI's list of {type: "text", text} parts.
+static bool content_text(parser *p, json_object *c, char **out) {
+    if (json_object_is_type(c, json_type_string)) {
+        *out = dup_str(c);
+        return *out || fail(p, "messages", "out of memory");
+    }
+    if (!json_object_is_type(c, json_type_array))
+        return fail(p, "messages", "a message's 'content' must be a string or a list of parts");
+    size_t total = 0, n = json_object_array_length(c);
+    for (size_t i = 0; i < n; i++) {
+        json_object *part = json_object_array_get_idx(c, i), *type, *text;
+        if (!json_object_is_type(part, json_type_object) ||
+            !json_object_object_get_ex(part, "type", &type) ||
+            strcmp(json_object_get_string(type), "text") != 0 ||
+            !json_object_object_get_ex(part, "text", &text) ||
+            !json_object_is_type(text, json_type_string))
+            return fail(p, "messages", "only text content parts are supported");
+        total += (size_t)json_object_get_string_len(text);
+    }
+    char *s = malloc(total + 1);
+    if (!s) return fail(p, "messages", "out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *text;
+        json_object_object_get_ex(json_object_array_get_idx(c, i), "text", &text);
+        memcpy(s + k, json_object_get_string(text), (size_t)json_object_get_string_len(text));
+        k += (size_t)json_object_get_string_len(text);
+    }
+    s[k] = '\0';
+    *out = s;
+    return true;
+}
+
+static bool messages(parser *p, json_object *req, serve_request *r) {
+    json_object *m;
+    if (!json_object_object_get_ex(req, "messages", &m) || !json_object_is_type(m, json_type_array))
+        return fail(p, "messages", "'messages' must be a list of {role, content}");
+    const size_t n = json_object_array_length(m);
+    if (n < 1 || n > SERVE_MAX_MSGS)
+        return fail(p, "messages", "'messages' has %zu entries; 1 to %d are allowed", n,
+                    SERVE_MAX_MSGS);
+    r->msgs = calloc(n, sizeof *r->msgs);
+    if (!r->msgs) return fail(p, "messages", "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        json_object *msg = json_object_array_get_idx(m, i), *role, *content;
+        if (!json_object_is_type(msg, json_type_object) ||
+            !json_object_object_get_ex(msg, "role", &role) ||
+            !json_object_is_type(role, json_type_string))
+            return fail(p, "messages", "message %zu has no 'role'", i);
+        const char *rs = json_object_get_string(role);
+        if (strcmp(rs, "system") && strcmp(rs, "user") && strcmp(rs, "assistant") &&
+            strcmp(rs, "developer"))
+            return fail(p, "messages", "message %zu: role '%.40s' is not system, user or assistant",
+                        i, rs);
+        r->msgs[i].role = strdup(strcmp(rs, "developer") ? rs : "system");
+        r->n_msgs = (int)i + 1;
+        if (!json_object_object_get_ex(msg, "content", &content) || content == NULL)
+            return fail(p, "messages", "message %zu has no 'content'", i);
+        if (!content_text(p, content, &r->msgs[i].content)) return false;
+    }
+    return true;
+}
+
+static bool prompt(parser *p, json_object *req, serve_request *r) {
+    json_object *v;
+    if (!json_object_object_get_ex(req, "prompt", &v) || v == NULL)
+        return fail(p, "prompt", "'prompt' is required");
+    if (json_object_is_type(v, json_type_string)) {
+        r->prompt = dup_str(v);
+        return r->prompt || fail(p, "prompt", "out of memory");
+    }
+    if (!json_object_is_type(v, json_type_array))
+        return fail(p, "prompt", "'prompt' must be a string or a list of token ids");
+    const size_t n = json_object_array_length(v);
+    if (n == 1 && json_object_is_type(json_object_array_get_idx(v, 0), json_type_string)) {
+        r->prompt = dup_str(json_object_array_get_idx(v, 0)); // ["text"]: one prompt
+        return r->prompt || fail(p, "prompt", "out of memory");
+    }
+    if (n < 1 || n > (1u << 20)) return fail(p, "prompt", "'prompt' has %zu token ids", n);
+    r->prompt_ids = malloc(n * sizeof *r->prompt_ids);
+    if (!r->prompt_ids) return fail(p, "prompt", "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        json_object *t = json_object_array_get_idx(v, i);
+        if (!json_object_is_type(t, json_type_int))
+            return fail(p, "prompt",
+                        "'prompt' must be one string or a list of token ids "
+                        "(several prompts in one request are not supported)");
+        const int64_t id = json_object_get_int64(t);
+        if (id < 0 || id > INT32_MAX) return fail(p, "prompt", "token id %lld", (long long)id);
+        r->prompt_ids[i] = (int32_t)id;
+    }
+    r->n_prompt_ids = (int)n;
+    return true;
+}
+
+static bool stops(parser *p, json_object *req, serve_request *r) {
+    json_object *v;
+    if (!json_object_object_get_ex(req, "stop", &v) || v == NULL) return true;
+    if (json_object_is_type(v, json_type_string)) {
+        if (json_object_get_string_len(v) == 0) return true;
+        r->stop[r->n_stop++] = dup_str(v);
+        return true;
+    }
+    if (!json_object_is_type(v, json_type_array))
+        return fail(p, "stop", "'stop' must be a string or a list of strings");
+    const size_t n = json_object_array_length(v);
+    if (n > SERVE_MAX_STOP)
+        return fail(p, "stop", "'stop' has %zu strings; at most %d", n, SERVE_MAX_STOP);
+    for (size_t i = 0; i < n; i++) {
+        json_object *s = json_object_array_get_idx(v, i);
+        if (!json_object_is_type(s, json_type_string) || json_object_get_string_len(s) == 0 ||
+            json_object_get_string_len(s) > 256)
+            return fail(p, "stop", "stop sequence %zu must be a string of 1 to 256 bytes", i);
+        r->stop[r->n_stop++] = dup_str(s);
+    }
+    return true;
+}
+
+// Fields OpenAI knows and mint cannot honour: refused rather than silently ignored.
+static bool unsupported(parser *p, json_object *req) {
+    static const char *const fields[] = {"tools",      "functions", "tool_choice", "function_call",
+                                         "logit_bias", "audio",     "prediction"};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+        json_object *v;
+        if (!json_object_object_get_ex(req, fields[i], &v) || v == NULL) continue;
+        if ((json_object_is_type(v, json_type_object) && json_object_object_length(v) == 0) ||
+            (json_object_is_type(v, json_type_array) && json_object_array_length(v) == 0) ||
+            (json_object_is_type(v, json_type_string) &&
+             !strcmp(json_object_get_string(v), "none")))
+            continue;
+        return fail(p, fields[i], "'%s' is not supported by this server", fields[i]);
+    }
+    json_object *rf, *type;
+    if (json_object_object_get_ex(req, "response_format", &rf) && rf &&
+        (!json_object_object_get_ex(rf, "type", &type) ||
+         strcmp(json_object_get_string(type), "text") != 0))
+        return fail(p, "response_format", "only the 'text' response format is supported");
+    return true;
+}
+
+bool serve_parse_request(const char *body, size_t len, serve_kind kind, int max_tokens_cap,
+                         serve_request *r, char *msg, size_t cap, const char **param) {
+    memset(r, 0, sizeof *r);
+    r->kind = kind;
+    r->max_tokens = kind == SERVE_COMPLETION ? 16 : -1; // OpenAI's defaults
+    r->temperature = 1.0f;
+    r->top_p = 1.0f;
+    r->repeat_penalty = 1.0f;
+    r->n = 1;
+    parser p = {msg, cap, param};
+    *param = NULL;
+    json_tokener *tok = json_tokener_new();
+    if (!tok) return fail(&p, NULL, "out of memory");
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+    json_object *req =
+        len > 0 && len < (size_t)INT32_MAX ? json_tokener_parse_ex(tok, body, (int)len) : NULL;
+    const enum json_tokener_error jerr = json_tokener_get_error(tok);
+    const size_t used = json_tokener_get_parse_end(tok);
+    json_tokener_free(tok);
+    bool ok = false;
+    if (!req || jerr != json_tokener_success) {
+        fail(&p, NULL, "the body is not valid JSON: %s",
+             len == 0                        ? "it is empty"
+             : jerr == json_tokener_continue ? "it ends in the middle of a value"
+                                             : json_tokener_error_desc(jerr));
+    } else if (used != len && strspn(body + used, " \t\r\n") != len - used) {
+        fail(&p, NULL, "the body has bytes after its JSON value");
+    } else if (!json_object_is_type(req, json_type_object)) {
+        fail(&p, NULL, "the body must be a JSON object");
+    } else {
+        double d;
+        json_object *v;
+        ok = (kind == SERVE_CHAT ? messages(&p, req, r) : prompt(&p, req, r)) &&
+             unsupported(&p, req) && stops(&p, req, r);
+        if (ok && json_object_object_get_ex(req, "model", &v) && v)
+            r->model = json_object_is_type(v, json_type_string) ? dup_str(v) : NULL;
+        // max_completion_tokens (newer clients) wins over max_tokens.
+        ok = ok && integer(&p, req, "max_tokens", 1, max_tokens_cap, &r->max_tokens) &&
+             integer(&p, req, "max_completion_tokens", 1, max_tokens_cap, &r->max_tokens);
+        ok = ok && (d = r->temperature, number(&p, req, "temperature", 0, 2, &d)) &&
+             (r->temperature = (float)d, d = r->top_p, number(&p, req, "top_p", 1e-6, 1, &d)) &&
+             (r->top_p = (float)d, d = r->min_p, number(&p, req, "min_p", 0, 1, &d)) &&
+             (r->min_p = (float)d, d = r->repeat_penalty,
+              number(&p, req, "repeat_penalty", 0.01, 100, &d)) &&
+             (r->repeat_penalty = (float)d, true);
+        ok = ok && integer(&p, req, "top_k", 0, 1000000, &r->top_k) &&
+             integer(&p, req, "n", 1, SERVE_MAX_N, &r->n) &&
+             boolean(&p, req, "stream", &r->stream) &&
+             boolean(&p, req, "ignore_eos", &r->ignore_eos);
+        if (ok && json_object_object_get_ex(req, "seed", &v) && v) {
+            if (!json_object_is_type(v, json_type_int))
+                ok = fail(&p, "seed", "'seed' must be an integer");
+            r->has_seed = true;
+            r->seed = (uint64_t)json_object_get_int64(v);
+        }
+        if (ok && kind == SERVE_CHAT) {
+            ok = boolean(&p, req, "logprobs", &r->logprobs) &&
+                 integer(&p, req, "top_logprobs", 0, SERVE_MAX_TOP_LP, &r->top_logprobs);
+            if (ok && r->top_logprobs > 0 && !r->logprobs)
+                ok = fail(&p, "top_logprobs", "'top_logprobs' needs 'logprobs': true");
+        } else if (ok) { // completions: logprobs is the number of alternatives (0..5)
+            int lp = -1;
+            ok = integer(&p, req, "logprobs", 0, 5, &lp) && boolean(&p, req, "echo", &r->echo);
+            if (lp >= 0) r->logprobs = true, r->top_logprobs = lp;
+        }
+        json_object *so, *iu;
+        if (ok && json_object_object_get_ex(req, "stream_options", &so) && so &&
+            json_object_object_get_ex(so, "include_usage", &iu))
+            r->include_usage = json_object_get_boolean(iu);
+        if (ok && r->n > 1 && r->temperature == 0)
+            ok = fail(&p, "n", "'n' > 1 with temperature 0 would give the same choice n times");
+    }
+    json_object_put(req);
+    if (!ok) serve_request_free(r);
+    return ok;
+}
+
+void serve_request_free(serve_request *r) {
+    for (int i = 0; r->msgs && i < r->n_msgs; i++) {
+        free(r->msgs[i].role);
+        free(r->msgs[i].content);
+    }
+    free(r->msgs);
+    free(r->prompt);
+    free(r->prompt_ids);
+    free(r->model);
+    for (int i = 0; i < r->n_stop; i++) free(r->stop[i]);
+    memset(r, 0, sizeof *r);
+}

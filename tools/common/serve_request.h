@@ -1,0 +1,63 @@
+// serve_request.h - an OpenAI-style request body, parsed and checked: what mint-serve turns into a
+// generation job. Kept apart from the server so that the fuzz harness can drive it (fuzz_serve).
+//
+// Fields follow OpenAI's chat and completions APIs (llama-server's extensions top_k, min_p and
+// repeat_penalty too). Unknown fields are ignored; a known field with a value mint cannot honour
+// is refused, naming the field, in OpenAI's error shape (param = the field).
+#ifndef MINT_SERVE_REQUEST_H
+#define MINT_SERVE_REQUEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SERVE_MAX_STOP   4  // stop strings
+#define SERVE_MAX_N      8  // choices per request
+#define SERVE_MAX_TOP_LP 20 // top_logprobs
+#define SERVE_MAX_MSGS   1024
+
+typedef enum serve_kind {
+    SERVE_CHAT = 0,       // POST /v1/chat/completions
+    SERVE_COMPLETION = 1, // POST /v1/completions
+} serve_kind;
+
+typedef struct serve_msg {
+    char *role;    // "system", "user" or "assistant"
+    char *content; // UTF-8
+} serve_msg;
+
+typedef struct serve_request {
+    serve_kind kind;
+    char *model;     // as sent (any name is accepted; the server has one model)
+    serve_msg *msgs; // [n_msgs] chat messages
+    int n_msgs;
+    char *prompt;        // completion prompt text, or NULL when given as token ids
+    int32_t *prompt_ids; // [n_prompt_ids] completion prompt as token ids
+    int n_prompt_ids;
+    int max_tokens;             // tokens to generate at most (-1: the server's limit)
+    float temperature;          // default 1 (OpenAI's); 0 = greedy
+    float top_p;                // default 1
+    int top_k;                  // default 0 (off)
+    float min_p;                // default 0 (off)
+    float repeat_penalty;       // default 1 (off)
+    bool has_seed;              // seed given
+    uint64_t seed;              // sampling seed
+    char *stop[SERVE_MAX_STOP]; // stop strings (not included in the output)
+    int n_stop;
+    int n;              // choices (1 .. SERVE_MAX_N)
+    bool stream;        // server-sent events
+    bool include_usage; // stream_options.include_usage
+    bool logprobs;      // return log-probabilities of the sampled tokens
+    int top_logprobs;   // and of this many alternatives (0 .. 20)
+    bool echo;          // completions: the prompt's text precedes the completion
+    bool ignore_eos;    // extension: keep going past an end-of-generation token
+} serve_request;
+
+// Parses body as a request of this kind. Returns true, or false with one line in msg and the
+// offending field in *param (NULL when the body itself is at fault: not JSON, not an object,
+// invalid UTF-8). max_tokens_cap bounds max_tokens (a larger one is refused).
+bool serve_parse_request(const char *body, size_t len, serve_kind kind, int max_tokens_cap,
+                         serve_request *out, char *msg, size_t cap, const char **param);
+void serve_request_free(serve_request *r);
+
+#endif // MINT_SERVE_REQUEST_H

@@ -1,0 +1,471 @@
+// engine.c - continuous batching: one thread owns the context and, step after step, evaluates
+// the next tokens of every busy slot in one mint_decode.
+//
+// A step: finish the slots whose client left or whose time ran out; admit queued jobs into free
+// slots (each starts from the longest prefix of its prompt the KV cache already holds: what the
+// slot kept from its last request, or the shared prefix cache); build one batch of every
+// generating slot's next token plus prompt tokens of the slots still reading their prompt (up to
+// n_batch in all, so one long prompt cannot stall the others for long); decode; sample each
+// slot whose row has logits; post the token to its job. A job joins or leaves between steps.
+#include "serve.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct slot {
+    job *j;            // the job in it, or NULL when free
+    mint_sampler *smp; // its sampler
+    int n_eval;        // prompt tokens in the cache so far
+    int32_t next;      // generating: the token to evaluate next
+    bool gen;          // the prompt is done: generating
+    int row;           // its row of logits (mint_get_logits) in this step's batch, or -1
+} slot;
+
+struct serve_engine {
+    const serve_config *cfg;
+    mint_model *m;
+    mint_ctx *ctx;
+    serve_metrics *metrics;
+    int32_t n_vocab, n_batch;
+    pthread_t thread;
+    pthread_mutex_t mu; // the queue and the flags
+    pthread_cond_t cv;  // work arrived / stop
+    job **queue;        // [queue cap] ring
+    int q_head, q_len, q_cap;
+    bool closed; // no more submissions
+    bool quit;   // the thread ends after this step
+    slot *slots; // [parallel]
+    int n_slots;
+    atomic_int busy;         // slots holding a job
+    mint_batch_entry *batch; // [n_batch]
+    char err[MINT_ERR_MSG_MAX];
+};
+
+double serve_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Jobs
+
+job *job_new(void) {
+    job *j = calloc(1, sizeof *j);
+    if (!j) return NULL;
+    pthread_mutex_init(&j->mu, NULL);
+    pthread_cond_init(&j->cv, NULL);
+    j->refs = 1;
+    j->t_created = serve_now();
+    return j;
+}
+
+void job_release(job *j) {
+    if (!j) return;
+    pthread_mutex_lock(&j->mu);
+    const int left = --j->refs;
+    pthread_mutex_unlock(&j->mu);
+    if (left > 0) return;
+    for (int i = 0; i < j->n_stop; i++) free(j->stop[i]);
+    free(j->prompt);
+    free(j->tok);
+    free(j->text);
+    free(j->peek_p);
+    free(j->peek_id);
+    free(j->peek_logit);
+    pthread_mutex_destroy(&j->mu);
+    pthread_cond_destroy(&j->cv);
+    free(j);
+}
+
+bool job_add_text(job *j, const char *s, size_t n) {
+    if (j->text_len + n + 1 > j->text_cap) {
+        size_t cap = (j->text_len + n + 1) * 2;
+        char *t = realloc(j->text, cap);
+        if (!t) return false;
+        j->text = t;
+        j->text_cap = cap;
+    }
+    memcpy(j->text + j->text_len, s, n);
+    j->text_len += n;
+    j->text[j->text_len] = '\0';
+    return true;
+}
+
+// Marks j done with a reason (under j->mu) and wakes its connection.
+static void finish_locked(serve_engine *e, job *j, const char *why) {
+    j->state = JOB_DONE;
+    j->finish = why;
+    j->t_done = serve_now();
+    j->visible = j->text_len;
+    pthread_cond_broadcast(&j->cv);
+    metrics_tokens(e->metrics, (uint64_t)(j->n_prompt - j->n_reused), (uint64_t)j->n_reused,
+                   (uint64_t)j->n_tok);
+    metrics_latency(e->metrics, j->t_done - j->t_created,
+                    j->t_first > 0 ? j->t_first - j->t_created : -1);
+}
+
+// The text of j's output that cannot yet be the start of a stop string (the rest is held back).
+static size_t visible_text(const job *j) {
+    size_t hold = 0;
+    for (int s = 0; s < j->n_stop; s++) {
+        const size_t ls = strlen(j->stop[s]);
+        for (size_t k = ls - 1; k > hold && k > 0; k--) // longest suffix that begins stop s
+            if (k <= j->text_len && memcmp(j->text + j->text_len - k, j->stop[s], k) == 0) {
+                hold = k;
+                break;
+            }
+    }
+    return j->text_len - hold;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Slots
+
+static void free_slot(serve_engine *e, slot *s) {
+    mint_sampler_free(s->smp);
+    s->smp = NULL;
+    job_release(s->j);
+    s->j = NULL;
+    atomic_fetch_sub(&e->busy, 1);
+}
+
+// Takes a queued job into slot index si: its sampler, and the part of its prompt already cached.
+static void admit(serve_engine *e, int si, job *j) {
+    slot *s = &e->slots[si];
+    memset(s, 0, sizeof *s);
+    s->j = j;
+    s->row = -1;
+    mint_err err;
+    if (mint_sampler_create(&j->sp, e->n_vocab, &s->smp, &err) != MINT_OK) {
+        pthread_mutex_lock(&j->mu);
+        snprintf(j->error, sizeof j->error, "%s", err.msg);
+        finish_locked(e, j, "error");
+        pthread_mutex_unlock(&j->mu);
+        free_slot(e, s);
+        return;
+    }
+    for (int i = 0; i < j->n_prompt; i++) mint_sampler_accept(s->smp, j->prompt[i]);
+    int32_t held = 0;
+    mint_seq_prefix(e->ctx, si, j->prompt, j->n_prompt, &held, NULL);
+    s->n_eval = held;
+    pthread_mutex_lock(&j->mu);
+    j->n_reused = held;
+    j->state = JOB_RUNNING;
+    pthread_mutex_unlock(&j->mu);
+}
+
+// The k best (id, log p) of a row of logits, best first, and the log-probability of `id`.
+static float log_probs(const float *l, int32_t n_vocab, int32_t id, int k, int32_t *ids,
+                       float *lp) {
+    float max = l[0];
+    for (int32_t i = 1; i < n_vocab; i++) max = l[i] > max ? l[i] : max;
+    double sum = 0;
+    for (int32_t i = 0; i < n_vocab; i++) sum += exp((double)l[i] - max);
+    const double lse = max + log(sum);
+    int n = 0;
+    for (int32_t i = 0; i < n_vocab && k > 0; i++) {
+        if (n == k && !(l[i] > l[ids[n - 1]])) continue;
+        int j = n < k ? n++ : k - 1;
+        while (j > 0 && l[i] > l[ids[j - 1]]) {
+            ids[j] = ids[j - 1];
+            j--;
+        }
+        ids[j] = i;
+    }
+    for (int j = 0; j < n; j++) lp[j] = (float)(l[ids[j]] - lse);
+    return (float)(l[id] - lse);
+}
+
+// The sampled token goes to the job: its text, stop strings, limits. Returns true when the job
+// is finished.
+static bool post_token(serve_engine *e, slot *s, int si, int32_t t, const float *logits) {
+    job *j = s->j;
+    serve_token tk = {.id = t};
+    tk.logprob = log_probs(logits, e->n_vocab, t, j->top_logprobs, tk.top_id, tk.top_lp);
+    tk.n_top = j->top_logprobs;
+    char piece[256];
+    size_t n = mint_token_to_piece(e->m, t, false, piece, sizeof piece);
+    if (n > sizeof piece) n = sizeof piece;
+    pthread_mutex_lock(&j->mu);
+    bool done = false;
+    if (!j->ignore_eos && mint_token_is_eog(e->m, t)) {
+        finish_locked(e, j, "stop");
+        done = true;
+    } else {
+        if (j->t_first == 0) j->t_first = serve_now();
+        const size_t before = j->text_len;
+        job_add_text(j, piece, n);
+        // A stop string completed: the text ends where it begins.
+        for (int k = 0; k < j->n_stop && !done; k++) {
+            const size_t ls = strlen(j->stop[k]);
+            const size_t from = before + 1 > ls ? before + 1 - ls : 0;
+            const char *hit = NULL;
+            for (size_t p = from; p + ls <= j->text_len && !hit; p++)
+                if (memcmp(j->text + p, j->stop[k], ls) == 0) hit = j->text + p;
+            if (hit) {
+                j->text_len = (size_t)(hit - j->text);
+                j->text[j->text_len] = '\0';
+                done = true;
+            }
+        }
+        if (j->n_tok == j->cap_tok) {
+            int cap = j->cap_tok ? 2 * j->cap_tok : 64;
+            serve_token *p = realloc(j->tok, (size_t)cap * sizeof *p);
+            if (p) j->tok = p, j->cap_tok = cap;
+        }
+        if (j->n_tok < j->cap_tok) {
+            tk.text_end = j->text_len;
+            j->tok[j->n_tok++] = tk;
+        }
+        if (done) {
+            finish_locked(e, j, "stop");
+        } else if (j->n_tok >= j->max_tokens ||
+                   mint_seq_n_past(e->ctx, si) + 1 >= mint_ctx_n_ctx(e->ctx)) {
+            finish_locked(e, j, "length");
+            done = true;
+        } else {
+            j->visible = visible_text(j);
+            pthread_cond_broadcast(&j->cv);
+        }
+    }
+    pthread_mutex_unlock(&j->mu);
+    return done;
+}
+
+// peek: the next token's most likely candidates, for the page.
+static void post_peek(serve_engine *e, job *j, const float *logits) {
+    pthread_mutex_lock(&j->mu);
+    j->peek_id = malloc((size_t)j->peek * sizeof *j->peek_id);
+    j->peek_p = malloc((size_t)j->peek * sizeof *j->peek_p);
+    j->peek_logit = malloc((size_t)j->peek * sizeof *j->peek_logit);
+    if (j->peek_id && j->peek_p && j->peek_logit) {
+        log_probs(logits, e->n_vocab, 0, j->peek, j->peek_id, j->peek_p);
+        for (int i = 0; i < j->peek; i++) {
+            j->peek_logit[i] = logits[j->peek_id[i]];
+            j->peek_p[i] = expf(j->peek_p[i]);
+        }
+    }
+    finish_locked(e, j, "stop");
+    pthread_mutex_unlock(&j->mu);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The engine thread
+
+// One step. Returns false when there was nothing to do.
+static bool step(serve_engine *e) {
+    const double now = serve_now();
+    int n = 0, n_rows = 0, budget = e->n_batch; // entries, and the ones with logits
+    for (int si = 0; si < e->n_slots; si++) {   // clients gone, time up
+        slot *s = &e->slots[si];
+        s->row = -1;
+        if (!s->j) continue;
+        pthread_mutex_lock(&s->j->mu);
+        const bool gone = s->j->cancelled, late = now > s->j->deadline;
+        if (gone || late) finish_locked(e, s->j, gone ? "cancelled" : "timeout");
+        pthread_mutex_unlock(&s->j->mu);
+        if (gone || late) free_slot(e, s);
+    }
+    for (int si = 0; si < e->n_slots; si++) { // generating slots: one token each
+        slot *s = &e->slots[si];
+        if (!s->j || !s->gen || n == budget) continue;
+        s->row = n_rows++;
+        e->batch[n++] = (mint_batch_entry){s->next, mint_seq_n_past(e->ctx, si), si, true};
+    }
+    for (int si = 0; si < e->n_slots && n < budget; si++) { // prompts, as far as the batch goes
+        slot *s = &e->slots[si];
+        if (!s->j || s->gen) continue;
+        const job *j = s->j;
+        const int k = j->n_prompt - s->n_eval < budget - n ? j->n_prompt - s->n_eval : budget - n;
+        for (int i = 0; i < k; i++) {
+            const bool last = s->n_eval + i == j->n_prompt - 1;
+            if (last) s->row = n_rows++;
+            e->batch[n++] = (mint_batch_entry){j->prompt[s->n_eval + i], s->n_eval + i, si, last};
+        }
+        s->n_eval += k;
+    }
+    if (n == 0) return false;
+    mint_err err;
+    if (mint_decode(e->ctx, e->batch, n, &err) != MINT_OK) {
+        for (int si = 0; si < e->n_slots; si++) { // what was in this batch fails
+            slot *s = &e->slots[si];
+            if (!s->j) continue;
+            pthread_mutex_lock(&s->j->mu);
+            snprintf(s->j->error, sizeof s->j->error, "%s", err.msg);
+            finish_locked(e, s->j, "error");
+            pthread_mutex_unlock(&s->j->mu);
+            mint_seq_truncate(e->ctx, si, 0, NULL);
+            free_slot(e, s);
+        }
+        return true;
+    }
+    for (int si = 0; si < e->n_slots; si++) {
+        slot *s = &e->slots[si];
+        if (!s->j || s->row < 0) continue;
+        const float *logits = mint_get_logits(e->ctx, s->row);
+        if (s->j->peek > 0) {
+            post_peek(e, s->j, logits);
+            free_slot(e, s);
+            continue;
+        }
+        const int32_t t = mint_sampler_sample(s->smp, logits);
+        mint_sampler_accept(s->smp, t);
+        if (post_token(e, s, si, t, logits)) {
+            free_slot(e, s);
+        } else {
+            s->next = t;
+            s->gen = true;
+        }
+    }
+    return true;
+}
+
+static void *engine_main(void *arg) {
+    serve_engine *e = arg;
+    for (;;) {
+        pthread_mutex_lock(&e->mu);
+        while (!e->quit && e->q_len == 0 && atomic_load(&e->busy) == 0)
+            pthread_cond_wait(&e->cv, &e->mu);
+        if (e->quit) {
+            pthread_mutex_unlock(&e->mu);
+            break;
+        }
+        // Admit queued jobs into free slots, oldest first.
+        int admit_idx[256], n_admit = 0;
+        job *admit_job[256];
+        for (int si = 0; si < e->n_slots && e->q_len > 0; si++) {
+            if (e->slots[si].j) continue;
+            admit_job[n_admit] = e->queue[e->q_head];
+            admit_idx[n_admit++] = si;
+            e->slots[si].j = e->queue[e->q_head]; // reserved
+            e->q_head = (e->q_head + 1) % e->q_cap;
+            e->q_len--;
+            atomic_fetch_add(&e->busy, 1);
+        }
+        pthread_mutex_unlock(&e->mu);
+        for (int i = 0; i < n_admit; i++) admit(e, admit_idx[i], admit_job[i]);
+        step(e);
+    }
+    // Whatever is left when the thread ends is cancelled.
+    for (int si = 0; si < e->n_slots; si++) {
+        slot *s = &e->slots[si];
+        if (!s->j) continue;
+        pthread_mutex_lock(&s->j->mu);
+        finish_locked(e, s->j, "cancelled");
+        pthread_mutex_unlock(&s->j->mu);
+        free_slot(e, s);
+    }
+    return NULL;
+}
+
+mint_status engine_start(const serve_config *cfg, mint_model *m, serve_metrics *metrics,
+                         serve_engine **out, mint_err *err) {
+    *out = NULL;
+    serve_engine *e = calloc(1, sizeof *e);
+    if (!e) return MINT_E_NOMEM;
+    e->cfg = cfg;
+    e->m = m;
+    e->metrics = metrics;
+    mint_ctx_params cp = mint_ctx_default_params();
+    cp.n_threads = cfg->n_threads;
+    cp.n_ctx = cfg->n_ctx;
+    cp.n_seq_max = cfg->parallel;
+    cp.kv_block = cfg->kv_block;
+    cp.kv_type = cfg->kv_f16 ? MINT_KV_F16 : MINT_KV_F32;
+    mint_status st = mint_ctx_create(m, &cp, &e->ctx, err);
+    if (st) {
+        free(e);
+        return st;
+    }
+    mint_model_desc d;
+    mint_model_describe(m, &d);
+    e->n_vocab = d.n_vocab;
+    e->n_batch = mint_ctx_n_batch(e->ctx);
+    e->n_slots = cfg->parallel;
+    e->q_cap = cfg->queue + SERVE_MAX_N; // room for one request's choices beyond the limit
+    e->slots = calloc((size_t)e->n_slots, sizeof *e->slots);
+    e->queue = calloc((size_t)e->q_cap, sizeof *e->queue);
+    e->batch = calloc((size_t)e->n_batch, sizeof *e->batch);
+    pthread_mutex_init(&e->mu, NULL);
+    pthread_cond_init(&e->cv, NULL);
+    if (!e->slots || !e->queue || !e->batch ||
+        pthread_create(&e->thread, NULL, engine_main, e) != 0) {
+        mint_ctx_free(e->ctx);
+        free(e->slots);
+        free(e->queue);
+        free(e->batch);
+        free(e);
+        return MINT_E_NOMEM;
+    }
+    *out = e;
+    return MINT_OK;
+}
+
+bool engine_submit(serve_engine *e, job *const *jobs, int n) {
+    pthread_mutex_lock(&e->mu);
+    // The queue limit counts requests waiting beyond the free slots.
+    const int free_slots = e->n_slots - atomic_load(&e->busy);
+    const bool ok = !e->closed &&
+                    e->q_len + n <= e->cfg->queue + (free_slots > 0 ? free_slots : 0) &&
+                    e->q_len + n <= e->q_cap;
+    for (int i = 0; ok && i < n; i++) {
+        pthread_mutex_lock(&jobs[i]->mu);
+        jobs[i]->refs++; // the engine's reference
+        pthread_mutex_unlock(&jobs[i]->mu);
+        e->queue[(e->q_head + e->q_len++) % e->q_cap] = jobs[i];
+    }
+    if (ok) pthread_cond_signal(&e->cv);
+    pthread_mutex_unlock(&e->mu);
+    return ok;
+}
+
+int engine_queue_length(serve_engine *e) {
+    pthread_mutex_lock(&e->mu);
+    const int n = e->q_len;
+    pthread_mutex_unlock(&e->mu);
+    return n;
+}
+
+int engine_busy_slots(serve_engine *e) {
+    return atomic_load(&e->busy);
+}
+
+const mint_model *engine_model(const serve_engine *e) {
+    return e->m;
+}
+
+void engine_stop(serve_engine *e, double seconds) {
+    pthread_mutex_lock(&e->mu);
+    e->closed = true;
+    pthread_mutex_unlock(&e->mu);
+    const double until = serve_now() + seconds;
+    while (serve_now() < until && (engine_queue_length(e) > 0 || engine_busy_slots(e) > 0)) {
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    pthread_mutex_lock(&e->mu);
+    while (e->q_len > 0) { // never admitted: cancelled
+        job *j = e->queue[e->q_head];
+        e->q_head = (e->q_head + 1) % e->q_cap;
+        e->q_len--;
+        pthread_mutex_lock(&j->mu);
+        finish_locked(e, j, "cancelled");
+        pthread_mutex_unlock(&j->mu);
+        job_release(j);
+    }
+    e->quit = true;
+    pthread_cond_signal(&e->cv);
+    pthread_mutex_unlock(&e->mu);
+    pthread_join(e->thread, NULL);
+    mint_ctx_free(e->ctx);
+    pthread_mutex_destroy(&e->mu);
+    pthread_cond_destroy(&e->cv);
+    free(e->slots);
+    free(e->queue);
+    free(e->batch);
+    free(e);
+}

@@ -1,0 +1,556 @@
+// gen.c - the generation endpoints: a request becomes one job per choice, queued for the engine;
+// the response is produced by a libmicrohttpd reader callback that waits on the jobs, as one JSON
+// body or as server-sent events (one chunk per token), in OpenAI's shapes. While it waits it
+// watches the client's socket: a client that leaves cancels its jobs, and the engine frees their
+// slots at its next step.
+#include "http.h"
+
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct gen {
+    serve_http *h;
+    serve_request req;      // the parsed request
+    job *jobs[SERVE_MAX_N]; // one per choice
+    int n;
+    bool chat, peek, stream; // the endpoint and the mode
+    char id[48];             // "chatcmpl-…" / "cmpl-…"
+    long created;            // unix seconds
+    int fd;                  // the client's socket
+    char *echo;              // completions with echo: the prompt's text
+    size_t echo_len;
+    // streaming
+    int sent_tok[SERVE_MAX_N];     // tokens whose logprobs were sent
+    size_t sent_text[SERVE_MAX_N]; // text bytes sent
+    bool sent_final[SERVE_MAX_N];  // the finish chunk was sent
+    bool ended;                    // [DONE] queued
+    char *out;                     // bytes waiting to go out
+    size_t out_len, out_pos;
+} gen;
+
+static void out_add(gen *g, const char *s, size_t n) {
+    char *p = realloc(g->out, g->out_len + n + 1);
+    if (!p) return;
+    g->out = p;
+    memcpy(g->out + g->out_len, s, n);
+    g->out_len += n;
+}
+
+static void out_event(gen *g, json_object *o) {
+    size_t n;
+    const char *s = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN, &n);
+    out_add(g, "data: ", 6);
+    out_add(g, s, n);
+    out_add(g, "\n\n", 2);
+    json_object_put(o);
+}
+
+// The client closed its end (or the connection broke).
+static bool client_gone(const gen *g) {
+    if (g->fd < 0) return false;
+    struct pollfd p = {.fd = g->fd, .events = POLLRDHUP};
+    return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
+static void cancel_all(gen *g) {
+    for (int i = 0; i < g->n; i++) {
+        pthread_mutex_lock(&g->jobs[i]->mu);
+        g->jobs[i]->cancelled = true;
+        pthread_mutex_unlock(&g->jobs[i]->mu);
+    }
+}
+
+// Waits up to 50 ms for job i to change.
+static void wait_job(job *j) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 50 * 1000 * 1000;
+    if (ts.tv_nsec >= 1000000000) ts.tv_sec++, ts.tv_nsec -= 1000000000;
+    pthread_mutex_lock(&j->mu);
+    if (j->state != JOB_DONE) pthread_cond_timedwait(&j->cv, &j->mu, &ts);
+    pthread_mutex_unlock(&j->mu);
+}
+
+static const char *finish_reason(const job *j) {
+    return !strcmp(j->finish, "stop") ? "stop" : "length";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Log-probabilities in OpenAI's two shapes
+
+static json_object *token_str(const mint_model *m, int32_t id) {
+    char b[256];
+    size_t n = mint_token_to_piece(m, id, false, b, sizeof b);
+    return http_utf8_string(b, n < sizeof b ? n : 0);
+}
+
+static json_object *token_bytes(const mint_model *m, int32_t id) {
+    char b[256];
+    size_t n = mint_token_to_piece(m, id, false, b, sizeof b);
+    json_object *a = json_object_new_array();
+    for (size_t i = 0; i < n && i < sizeof b; i++)
+        json_object_array_add(a, json_object_new_int((unsigned char)b[i]));
+    return a;
+}
+
+// Chat: {"content": [{token, logprob, bytes, top_logprobs: [{token, logprob, bytes}]}]}
+static json_object *chat_logprobs(const gen *g, const job *j, int from, int to) {
+    const mint_model *m = engine_model(g->h->e);
+    json_object *content = json_object_new_array();
+    for (int t = from; t < to; t++) {
+        const serve_token *k = &j->tok[t];
+        json_object *o = json_object_new_object(), *top = json_object_new_array();
+        json_object_object_add(o, "token", token_str(m, k->id));
+        json_object_object_add(o, "logprob", json_object_new_double(k->logprob));
+        json_object_object_add(o, "bytes", token_bytes(m, k->id));
+        for (int a = 0; a < k->n_top; a++) {
+            json_object *x = json_object_new_object();
+            json_object_object_add(x, "token", token_str(m, k->top_id[a]));
+            json_object_object_add(x, "logprob", json_object_new_double(k->top_lp[a]));
+            json_object_object_add(x, "bytes", token_bytes(m, k->top_id[a]));
+            json_object_array_add(top, x);
+        }
+        json_object_object_add(o, "top_logprobs", top);
+        json_object_array_add(content, o);
+    }
+    json_object *lp = json_object_new_object();
+    json_object_object_add(lp, "content", content);
+    return lp;
+}
+
+// Completions: {"tokens", "token_logprobs", "top_logprobs": [{token: logprob}], "text_offset"}
+static json_object *completion_logprobs(const gen *g, const job *j, int from, int to) {
+    const mint_model *m = engine_model(g->h->e);
+    json_object *tokens = json_object_new_array(), *lps = json_object_new_array(),
+                *tops = json_object_new_array(), *offs = json_object_new_array();
+    for (int t = from; t < to; t++) {
+        const serve_token *k = &j->tok[t];
+        json_object_array_add(tokens, token_str(m, k->id));
+        json_object_array_add(lps, json_object_new_double(k->logprob));
+        json_object *top = json_object_new_object();
+        for (int a = 0; a < k->n_top; a++) {
+            json_object *s = token_str(m, k->top_id[a]);
+            json_object_object_add(top, json_object_get_string(s),
+                                   json_object_new_double(k->top_lp[a]));
+            json_object_put(s);
+        }
+        json_object_array_add(tops, top);
+        const size_t off = g->echo_len + (t > 0 ? j->tok[t - 1].text_end : 0);
+        json_object_array_add(offs, json_object_new_int64((int64_t)off));
+    }
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "tokens", tokens);
+    json_object_object_add(o, "token_logprobs", lps);
+    json_object_object_add(o, "top_logprobs", tops);
+    json_object_object_add(o, "text_offset", offs);
+    return o;
+}
+
+static json_object *usage(const gen *g) {
+    int prompt = 0, gen_tok = 0, cached = 0;
+    for (int i = 0; i < g->n; i++) {
+        prompt = g->jobs[i]->n_prompt; // the same prompt for every choice
+        gen_tok += g->jobs[i]->n_tok;
+        cached = g->jobs[i]->n_reused > cached ? g->jobs[i]->n_reused : cached;
+    }
+    json_object *u = json_object_new_object(), *d = json_object_new_object();
+    json_object_object_add(u, "prompt_tokens", json_object_new_int(prompt));
+    json_object_object_add(u, "completion_tokens", json_object_new_int(gen_tok));
+    json_object_object_add(u, "total_tokens", json_object_new_int(prompt + gen_tok));
+    json_object_object_add(d, "cached_tokens", json_object_new_int(cached));
+    json_object_object_add(u, "prompt_tokens_details", d);
+    return u;
+}
+
+static json_object *envelope(const gen *g, const char *object) {
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "id", json_object_new_string(g->id));
+    json_object_object_add(o, "object", json_object_new_string(object));
+    json_object_object_add(o, "created", json_object_new_int64(g->created));
+    json_object_object_add(o, "model", json_object_new_string(g->h->cfg->model_name));
+    return o;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Streaming
+
+// One chunk: text bytes [from, to) of job i with the logprobs of tokens [t0, t1).
+static void chunk(gen *g, int i, const job *j, size_t from, size_t to, int t0, int t1) {
+    json_object *o = envelope(g, g->chat ? "chat.completion.chunk" : "text_completion");
+    json_object *ch = json_object_new_object(), *choices = json_object_new_array();
+    json_object_object_add(ch, "index", json_object_new_int(i));
+    json_object *piece = http_utf8_string(j->text + from, to - from);
+    if (g->chat) {
+        json_object *delta = json_object_new_object();
+        if (from == 0 && t0 == 0)
+            json_object_object_add(delta, "role", json_object_new_string("assistant"));
+        json_object_object_add(delta, "content", piece);
+        json_object_object_add(ch, "delta", delta);
+    } else {
+        json_object_object_add(ch, "text", piece);
+    }
+    json_object_object_add(ch, "logprobs",
+                           !g->req.logprobs ? NULL
+                           : g->chat        ? chat_logprobs(g, j, t0, t1)
+                                            : completion_logprobs(g, j, t0, t1));
+    json_object_object_add(ch, "finish_reason", NULL);
+    json_object_array_add(choices, ch);
+    json_object_object_add(o, "choices", choices);
+    out_event(g, o);
+}
+
+// Adds the chunks for what job i produced since the last call: one per token whose text may be
+// shown (a stop string's start and a character cut in two wait), then the finish chunk.
+static void stream_job(gen *g, int i) {
+    job *j = g->jobs[i];
+    pthread_mutex_lock(&j->mu);
+    const bool done = j->state == JOB_DONE;
+    const size_t vis = done ? j->text_len : http_utf8_complete(j->text, j->visible);
+    while (g->sent_tok[i] < j->n_tok && j->tok[g->sent_tok[i]].text_end <= vis) {
+        const int t = g->sent_tok[i];
+        const size_t end =
+            j->tok[t].text_end < g->sent_text[i] ? g->sent_text[i] : j->tok[t].text_end;
+        chunk(g, i, j, g->sent_text[i], end, t, t + 1);
+        g->sent_text[i] = end;
+        g->sent_tok[i] = t + 1;
+    }
+    if (done && g->sent_text[i] < j->text_len) { // text past the last whole token (rare)
+        chunk(g, i, j, g->sent_text[i], j->text_len, g->sent_tok[i], g->sent_tok[i]);
+        g->sent_text[i] = j->text_len;
+    }
+    if (done && !g->sent_final[i]) {
+        json_object *o = envelope(g, g->chat ? "chat.completion.chunk" : "text_completion");
+        json_object *ch = json_object_new_object(), *choices = json_object_new_array();
+        json_object_object_add(ch, "index", json_object_new_int(i));
+        if (g->chat)
+            json_object_object_add(ch, "delta", json_object_new_object());
+        else
+            json_object_object_add(ch, "text", json_object_new_string(""));
+        json_object_object_add(ch, "logprobs", NULL);
+        json_object_object_add(ch, "finish_reason", json_object_new_string(finish_reason(j)));
+        json_object_array_add(choices, ch);
+        json_object_object_add(o, "choices", choices);
+        out_event(g, o);
+        g->sent_final[i] = true;
+    }
+    pthread_mutex_unlock(&j->mu);
+}
+
+static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max) {
+    gen *g = cls;
+    (void)pos;
+    for (;;) {
+        if (g->out_pos < g->out_len) {
+            size_t n = g->out_len - g->out_pos < max ? g->out_len - g->out_pos : max;
+            memcpy(buf, g->out + g->out_pos, n);
+            g->out_pos += n;
+            if (g->out_pos == g->out_len) g->out_pos = g->out_len = 0;
+            return (ssize_t)n;
+        }
+        if (g->ended) return MHD_CONTENT_READER_END_OF_STREAM;
+        if (client_gone(g)) {
+            cancel_all(g);
+            return MHD_CONTENT_READER_END_WITH_ERROR;
+        }
+        bool all = true;
+        for (int i = 0; i < g->n; i++) {
+            stream_job(g, i);
+            all &= g->sent_final[i];
+        }
+        if (all) {
+            if (g->req.include_usage) {
+                json_object *o = envelope(g, g->chat ? "chat.completion.chunk" : "text_completion");
+                json_object_object_add(o, "choices", json_object_new_array());
+                json_object_object_add(o, "usage", usage(g));
+                out_event(g, o);
+            }
+            out_add(g, "data: [DONE]\n\n", 14);
+            g->ended = true;
+        } else if (g->out_len == 0) {
+            for (int i = 0; i < g->n; i++)
+                if (!g->sent_final[i]) {
+                    wait_job(g->jobs[i]);
+                    break;
+                }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// One body
+
+// The whole answer once every job is done; NULL while one is still running.
+static json_object *whole(gen *g, unsigned *status) {
+    *status = 200;
+    for (int i = 0; i < g->n; i++) {
+        const job *j = g->jobs[i];
+        if (j->state != JOB_DONE) return NULL;
+        if (!strcmp(j->finish, "error") || !strcmp(j->finish, "timeout") ||
+            !strcmp(j->finish, "cancelled")) {
+            *status = !strcmp(j->finish, "timeout") ? 504 : !strcmp(j->finish, "error") ? 500 : 503;
+            json_object *e = json_object_new_object(), *o = json_object_new_object();
+            json_object_object_add(
+                e, "message",
+                json_object_new_string(!strcmp(j->finish, "timeout") ? "the request took too long"
+                                       : !strcmp(j->finish, "error") ? j->error
+                                                                     : "the server is stopping"));
+            json_object_object_add(e, "type", json_object_new_string("server_error"));
+            json_object_object_add(e, "param", NULL);
+            json_object_object_add(e, "code", NULL);
+            json_object_object_add(o, "error", e);
+            return o;
+        }
+    }
+    const mint_model *m = engine_model(g->h->e);
+    if (g->peek) {
+        const job *j = g->jobs[0];
+        json_object *arr = json_object_new_array(), *o = json_object_new_object();
+        for (int k = 0; j->peek_id && k < j->peek; k++) {
+            json_object *c = json_object_new_object();
+            json_object_object_add(c, "id", json_object_new_int(j->peek_id[k]));
+            json_object_object_add(c, "piece", token_str(m, j->peek_id[k]));
+            json_object_object_add(c, "logit", json_object_new_double(j->peek_logit[k]));
+            json_object_object_add(c, "p", json_object_new_double(j->peek_p[k]));
+            json_object_array_add(arr, c);
+        }
+        json_object_object_add(o, "candidates", arr);
+        json_object_object_add(o, "prompt_tokens", json_object_new_int(j->n_prompt));
+        return o;
+    }
+    json_object *o = envelope(g, g->chat ? "chat.completion" : "text_completion");
+    json_object *choices = json_object_new_array();
+    for (int i = 0; i < g->n; i++) {
+        const job *j = g->jobs[i];
+        json_object *ch = json_object_new_object();
+        json_object_object_add(ch, "index", json_object_new_int(i));
+        if (g->chat) {
+            json_object *msg = json_object_new_object();
+            json_object_object_add(msg, "role", json_object_new_string("assistant"));
+            json_object_object_add(msg, "content", http_utf8_string(j->text, j->text_len));
+            json_object_object_add(ch, "message", msg);
+        } else {
+            char *t = malloc(g->echo_len + j->text_len + 1);
+            if (t) {
+                memcpy(t, g->echo, g->echo_len);
+                memcpy(t + g->echo_len, j->text, j->text_len);
+            }
+            json_object_object_add(ch, "text",
+                                   http_utf8_string(t ? t : "", t ? g->echo_len + j->text_len : 0));
+            free(t);
+        }
+        int n_lp = 0; // the tokens inside the text (a stop string cut the rest)
+        while (n_lp < j->n_tok && j->tok[n_lp].text_end <= j->text_len) n_lp++;
+        json_object_object_add(ch, "logprobs",
+                               !g->req.logprobs ? NULL
+                               : g->chat        ? chat_logprobs(g, j, 0, n_lp)
+                                                : completion_logprobs(g, j, 0, n_lp));
+        json_object_object_add(ch, "finish_reason", json_object_new_string(finish_reason(j)));
+        json_object_array_add(choices, ch);
+    }
+    json_object_object_add(o, "choices", choices);
+    json_object_object_add(o, "usage", usage(g));
+    return o;
+}
+
+static void gen_free(void *cls) {
+    gen *g = cls;
+    cancel_all(g); // a no-op for finished jobs; frees the slots of a client that left
+    for (int i = 0; i < g->n; i++) job_release(g->jobs[i]);
+    serve_request_free(&g->req);
+    free(g->echo);
+    free(g->out);
+    free(g);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The request
+
+// The prompt's tokens: a chat rendered with the template (special tokens parsed, as mint-run -cnv
+// does), a completion's text (BOS added as the vocabulary asks) or its token ids as given.
+static bool prompt_tokens(gen *g, int32_t **ids, int *n, char *msg, size_t cap) {
+    const mint_model *m = engine_model(g->h->e);
+    const serve_request *r = &g->req;
+    if (r->prompt_ids) {
+        for (int i = 0; i < r->n_prompt_ids; i++)
+            if (r->prompt_ids[i] >= g->h->n_vocab) {
+                snprintf(msg, cap, "token id %d is outside 0..%d", r->prompt_ids[i],
+                         g->h->n_vocab - 1);
+                return false;
+            }
+        *ids = malloc((size_t)r->n_prompt_ids * sizeof **ids);
+        if (!*ids) return false;
+        memcpy(*ids, r->prompt_ids, (size_t)r->n_prompt_ids * sizeof **ids);
+        *n = r->n_prompt_ids;
+        return true;
+    }
+    char *text = NULL;
+    bool special = false, add_bos = true;
+    if (r->msgs) {
+        mint_model_desc d;
+        mint_model_describe(m, &d);
+        const char *bos = d.bos >= 0 ? mint_token_text(m, d.bos) : "";
+        const char *eos = d.eos >= 0 ? mint_token_text(m, d.eos) : "";
+        mint_chat_msg *cm = malloc((size_t)r->n_msgs * sizeof *cm);
+        if (!cm) return false;
+        for (int i = 0; i < r->n_msgs; i++)
+            cm[i] = (mint_chat_msg){r->msgs[i].role, r->msgs[i].content};
+        size_t need = mint_chat_render(g->h->tmpl, cm, (size_t)r->n_msgs, true, bos, eos, NULL, 0);
+        text = malloc(need + 1);
+        if (text)
+            mint_chat_render(g->h->tmpl, cm, (size_t)r->n_msgs, true, bos, eos, text, need + 1);
+        free(cm);
+        special = true;
+        add_bos = text && strncmp(text, bos, strlen(bos)) != 0;
+    } else {
+        text = strdup(r->prompt);
+    }
+    if (!text) return false;
+    const size_t len = strlen(text);
+    *ids = malloc((len + 8) * sizeof **ids);
+    size_t k = 0;
+    mint_err err;
+    bool ok =
+        *ids && mint_tokenize(m, text, len, add_bos, special, *ids, len + 8, &k, &err) == MINT_OK;
+    if (!ok && *ids) snprintf(msg, cap, "%s", err.msg);
+    if (ok && !r->msgs && r->echo) {
+        g->echo = text;
+        g->echo_len = len;
+        text = NULL;
+    }
+    free(text);
+    *n = (int)k;
+    return ok;
+}
+
+static enum MHD_Result busy(struct MHD_Connection *c) {
+    const char *msg = "{\"error\":{\"message\":\"the server is busy: every slot and the queue "
+                      "are full; retry shortly\",\"type\":\"server_error\",\"param\":null,"
+                      "\"code\":null}}";
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(strlen(msg), (void *)msg, MHD_RESPMEM_PERSISTENT);
+    if (!r) return MHD_NO;
+    MHD_add_response_header(r, "Content-Type", "application/json");
+    MHD_add_response_header(r, "Retry-After", "1");
+    http_last_status = 503;
+    enum MHD_Result ret = MHD_queue_response(c, 503, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+enum MHD_Result gen_handle(serve_http *h, struct MHD_Connection *c, const char *endpoint,
+                           const char *body, size_t len) {
+    gen *g = calloc(1, sizeof *g);
+    if (!g) return MHD_NO;
+    g->h = h;
+    g->fd = -1;
+    g->chat = !strcmp(endpoint, "/v1/chat/completions");
+    g->peek = !strcmp(endpoint, "/v1/next");
+    // /v1/next takes either shape: messages (a chat) or a prompt.
+    const bool as_chat = g->chat || (g->peek && len && strstr(body, "\"messages\""));
+    char msg[600];
+    const char *param = NULL;
+    if (!serve_parse_request(body, len, as_chat ? SERVE_CHAT : SERVE_COMPLETION, h->cfg->max_tokens,
+                             &g->req, msg, sizeof msg, &param)) {
+        free(g);
+        return http_error(c, 400, "invalid_request_error", param, "%s", msg);
+    }
+    g->stream = g->req.stream && !g->peek;
+    int32_t *ids = NULL;
+    int n_ids = 0;
+    msg[0] = '\0';
+    if (!prompt_tokens(g, &ids, &n_ids, msg, sizeof msg) || n_ids < 1) {
+        free(ids);
+        gen_free(g);
+        return http_error(c, 400, "invalid_request_error", as_chat ? "messages" : "prompt", "%s",
+                          msg[0] ? msg : "the prompt is empty");
+    }
+    const int n_ctx = h->cfg->n_ctx;
+    if (n_ids >= n_ctx) {
+        free(ids);
+        gen_free(g);
+        return http_error(c, 400, "invalid_request_error", as_chat ? "messages" : "prompt",
+                          "the prompt has %d tokens; the context holds %d (leave room for the "
+                          "reply)",
+                          n_ids, n_ctx);
+    }
+    const int room = n_ctx - n_ids;
+    int max_tokens = g->req.max_tokens < 0 ? h->cfg->max_tokens : g->req.max_tokens;
+    if (max_tokens > room) max_tokens = room;
+    const uint64_t id = atomic_fetch_add(&h->next_id, 1);
+    snprintf(g->id, sizeof g->id, "%s-%llu", g->chat ? "chatcmpl" : "cmpl", (unsigned long long)id);
+    g->created = (long)time(NULL);
+    g->n = g->peek ? 1 : g->req.n;
+    for (int i = 0; i < g->n; i++) {
+        job *j = g->jobs[i] = job_new();
+        if (!j) break;
+        j->id = id;
+        j->prompt = malloc((size_t)n_ids * sizeof *ids);
+        if (j->prompt) memcpy(j->prompt, ids, (size_t)n_ids * sizeof *ids);
+        j->n_prompt = n_ids;
+        j->max_tokens = max_tokens;
+        mint_sampler_params sp = mint_sampler_default_params();
+        sp.temp = g->req.temperature;
+        sp.top_k = g->req.top_k;
+        sp.top_p = g->req.top_p;
+        sp.min_p = g->req.min_p;
+        sp.repeat_penalty = g->req.repeat_penalty;
+        sp.seed = (g->req.has_seed ? g->req.seed : ((uint64_t)time(NULL) << 20) ^ id) + (uint64_t)i;
+        j->sp = sp;
+        for (int k = 0; k < g->req.n_stop; k++) j->stop[j->n_stop++] = strdup(g->req.stop[k]);
+        j->top_logprobs = g->req.logprobs ? g->req.top_logprobs : 0;
+        j->ignore_eos = g->req.ignore_eos;
+        j->peek = g->peek ? 64 : 0;
+        j->deadline = j->t_created + h->cfg->timeout;
+    }
+    free(ids);
+    for (int i = 0; i < g->n; i++)
+        if (!g->jobs[i] || !g->jobs[i]->prompt) {
+            gen_free(g);
+            return http_error(c, 500, "server_error", NULL, "out of memory");
+        }
+    if (!engine_submit(h->e, g->jobs, g->n)) {
+        gen_free(g);
+        return busy(c);
+    }
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    g->fd = ci ? ci->connect_fd : -1;
+    if (g->stream) {
+        struct MHD_Response *r =
+            MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_reader, g, gen_free);
+        if (!r) {
+            gen_free(g);
+            return MHD_NO;
+        }
+        MHD_add_response_header(r, "Content-Type", "text/event-stream");
+        MHD_add_response_header(r, "Cache-Control", "no-cache");
+        MHD_add_response_header(r, "X-Accel-Buffering", "no"); // nginx: do not buffer
+        http_last_status = 200;
+        enum MHD_Result ret = MHD_queue_response(c, 200, r);
+        MHD_destroy_response(r);
+        return ret;
+    }
+    // One body: this connection's thread waits for the jobs (watching the client), then answers.
+    for (;;) {
+        int open = -1; // a job still running
+        for (int i = 0; i < g->n && open < 0; i++) {
+            pthread_mutex_lock(&g->jobs[i]->mu);
+            if (g->jobs[i]->state != JOB_DONE) open = i;
+            pthread_mutex_unlock(&g->jobs[i]->mu);
+        }
+        if (open < 0) break;
+        if (client_gone(g)) {
+            gen_free(g);
+            return MHD_NO; // nobody to answer
+        }
+        wait_job(g->jobs[open]);
+    }
+    unsigned status;
+    json_object *o = whole(g, &status);
+    gen_free(g);
+    return http_json(c, status, o);
+}

@@ -1,0 +1,135 @@
+// serve.h - mint-serve's parts: jobs (one generation each), the engine that decodes all busy
+// slots together in one batch per step (engine.c), the HTTP side on libmicrohttpd (http.c), the
+// counters and histograms of /metrics (metrics.c). Uses the public API (mint.h) only.
+//
+// Threads: libmicrohttpd runs one thread per connection; each turns its request into jobs,
+// queues them, and waits on them. One engine thread owns the context: it admits queued jobs into
+// free slots (sequences of the context), evaluates every slot's next tokens in one mint_decode,
+// samples, and posts the tokens to the jobs. A job is shared by its connection and the engine
+// under its mutex, and freed by whichever releases it last.
+#ifndef MINT_SERVE_H
+#define MINT_SERVE_H
+
+#include "mint.h"
+#include "serve_request.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SERVE_TOOL "mint-serve"
+
+typedef struct serve_config {
+    const char *model_path;    // -m
+    const char *model_name;    // the id /v1/models reports (the file's name)
+    const char *host;          // --host (default 127.0.0.1)
+    int port;                  // --port (default 8080; 0 = any free port, printed)
+    int parallel;              // --parallel: slots decoded together
+    int queue;                 // --queue: requests waiting beyond the slots
+    int n_ctx;                 // -c: positions per slot
+    int n_threads;             // -t
+    int max_tokens;            // --max-tokens: cap on max_tokens
+    size_t max_body;           // --max-body bytes
+    size_t max_header;         // --max-header bytes (all headers of a request)
+    int max_connections;       // --max-connections
+    double timeout;            // --timeout: seconds a request may take
+    double drain;              // --drain: seconds in-flight requests get at shutdown
+    const char *api_key;       // --api-key (Bearer), or NULL
+    const char *chat_template; // --chat-template, or NULL (the model's)
+    int kv_block;              // --kv-block (0 = default)
+    bool kv_f16;               // --kv-type f16
+    bool verbose;              // -v: a line per request
+} serve_config;
+
+// One token as a job's client sees it.
+typedef struct serve_token {
+    int32_t id;                       // token id
+    float logprob;                    // log-probability under the model (temperature 1)
+    int n_top;                        // alternatives filled
+    int32_t top_id[SERVE_MAX_TOP_LP]; // the most likely tokens there, best first
+    float top_lp[SERVE_MAX_TOP_LP];   // their log-probabilities
+    size_t text_end;                  // bytes of the job's text this token ends at
+} serve_token;
+
+typedef enum job_state { JOB_QUEUED, JOB_RUNNING, JOB_DONE } job_state;
+
+typedef struct job {
+    // Set when the job is made, then read-only.
+    uint64_t id;     // request id (for logs)
+    int32_t *prompt; // [n_prompt] tokens
+    int n_prompt;
+    int max_tokens;             // tokens to generate at most
+    mint_sampler_params sp;     // sampling
+    char *stop[SERVE_MAX_STOP]; // stop strings
+    int n_stop;
+    int top_logprobs; // alternatives per token (0..20)
+    bool ignore_eos;  // keep going past an end-of-generation token
+    int peek;         // > 0: no generation; report this many candidates for the
+                      // next token (the page's sampler view)
+    double t_created; // seconds (monotonic)
+    double deadline;  // the request's time limit
+    // Shared with the engine, under mu.
+    pthread_mutex_t mu;
+    pthread_cond_t cv; // signalled on every change
+    job_state state;
+    serve_token *tok; // [n_tok] generated tokens
+    int n_tok, cap_tok;
+    char *text; // [text_len] generated text
+    size_t text_len, text_cap;
+    size_t visible;     // text the client may see (a stop string's start is held back)
+    const char *finish; // "stop", "length", "cancelled", "error"
+    char error[MINT_ERR_MSG_MAX]; // when finish is "error"
+    bool cancelled;     // the client is gone, or the server stops
+    int n_reused;       // prompt tokens found in the KV cache
+    double t_first;     // when the first token came (0: not yet)
+    double t_done;      // when it finished
+    float *peek_p;      // peek: [peek] probabilities (temperature 1) ...
+    int32_t *peek_id;   // ... of the most likely next tokens, best first
+    float *peek_logit;  // ... and their logits
+    int refs;           // holders (connection, engine)
+} job;
+
+job *job_new(void);
+void job_release(job *j); // drops a reference; frees at zero
+// Appends text under j->mu (engine side).
+bool job_add_text(job *j, const char *s, size_t n);
+
+typedef struct serve_metrics serve_metrics;
+
+typedef struct serve_engine serve_engine;
+
+// Starts the engine thread on a context made for cfg (parallel slots).
+mint_status engine_start(const serve_config *cfg, mint_model *m, serve_metrics *metrics,
+                         serve_engine **out, mint_err *err);
+// Queues jobs (all or none): false when the queue cannot take n more.
+bool engine_submit(serve_engine *e, job *const *jobs, int n);
+int engine_queue_length(serve_engine *e);
+int engine_busy_slots(serve_engine *e);
+// Stops admitting; waits up to `seconds` for queued and running jobs, cancels what is left, and
+// joins the thread.
+void engine_stop(serve_engine *e, double seconds);
+const mint_model *engine_model(const serve_engine *e);
+
+// metrics.c
+serve_metrics *metrics_new(void);
+void metrics_free(serve_metrics *m);
+void metrics_request(serve_metrics *m, const char *endpoint, int status);
+void metrics_tokens(serve_metrics *m, uint64_t prompt, uint64_t reused, uint64_t generated);
+void metrics_latency(serve_metrics *m, double total, double ttft);
+// The Prometheus text exposition (malloc'd).
+char *metrics_text(serve_metrics *m, int queue, int busy, int slots);
+
+// http.c
+typedef struct serve_http serve_http;
+serve_http *http_start(const serve_config *cfg, serve_engine *e, serve_metrics *m,
+                       mint_chat_template tmpl, char *err, size_t errlen);
+int http_port(const serve_http *h);
+// Stops accepting connections (the listening socket closes); requests in flight go on.
+void http_quiesce(serve_http *h);
+void http_stop(serve_http *h);
+
+double serve_now(void);
+
+#endif // MINT_SERVE_H
