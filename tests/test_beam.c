@@ -19,39 +19,6 @@ static mint_ctx *ctx_of(mint_model *m, int n_seq) {
     return c;
 }
 
-static double logsoftmax(const float *l, int n, int id) {
-    float max = l[0];
-    for (int i = 1; i < n; i++) max = l[i] > max ? l[i] : max;
-    double s = 0;
-    for (int i = 0; i < n; i++) s += exp((double)l[i] - max);
-    return (double)l[id] - max - log(s);
-}
-
-// Greedy continuation of n tokens (stopping after an end-of-generation token, which is kept) and
-// its total log-probability.
-static int greedy(mint_model *m, const int32_t *prompt, int n_prompt, int n, int32_t *out,
-                  double *lp) {
-    mint_model_desc d;
-    mint_model_describe(m, &d);
-    mint_ctx *c = ctx_of(m, 1);
-    mint_err err;
-    cr_assert_eq(mint_eval(c, prompt, n_prompt, 0, false, &err), MINT_OK, "%s", err.msg);
-    *lp = 0;
-    int k = 0;
-    for (; k < n; k++) {
-        const float *l = mint_get_logits(c, -1);
-        int32_t best = 0;
-        for (int32_t i = 1; i < d.n_vocab; i++) best = l[i] > l[best] ? i : best;
-        out[k] = best;
-        *lp += logsoftmax(l, d.n_vocab, best);
-        if (mint_token_is_eog(m, best)) return k + 1;
-        if (k + 1 < n)
-            cr_assert_eq(mint_eval(c, &best, 1, n_prompt + k, false, &err), MINT_OK, "%s", err.msg);
-    }
-    mint_ctx_free(c);
-    return k;
-}
-
 static int beam(mint_model *m, int n_beams, float alpha, const int32_t *prompt, int n_prompt, int n,
                 int32_t *out, double *lp) {
     mint_ctx *c = ctx_of(m, n_beams);
@@ -72,7 +39,7 @@ Test(beam, one_beam_is_greedy, .timeout = 60) {
     const int32_t prompt[] = {1, 40, 41, 42, 300, 17};
     int32_t g[40], b[40];
     double lg, lb;
-    int ng = greedy(m, prompt, 6, 40, g, &lg);
+    int ng = mt_greedy(m, 2, prompt, 6, 40, g, &lg);
     int nb = beam(m, 1, 1.0f, prompt, 6, 40, b, &lb);
     cr_assert_eq(nb, ng);
     for (int i = 0; i < ng; i++) cr_assert_eq(b[i], g[i], "token %d", i);
@@ -106,7 +73,7 @@ Test(beam, more_beams_are_at_least_as_likely_as_greedy_on_stories, .timeout = 12
         int32_t prompt[64], g[24], b[24];
         const int n = tok(m, prompts[i], prompt, 64);
         double lg, lb1, lb4;
-        int ng = greedy(m, prompt, n, 24, g, &lg);
+        int ng = mt_greedy(m, 2, prompt, n, 24, g, &lg);
         int n1 = beam(m, 1, 0.0f, prompt, n, 24, b, &lb1);
         cr_assert_eq(n1, ng, "'%s'", prompts[i]);
         for (int k = 0; k < ng; k++)

@@ -29,25 +29,6 @@ static mint_model *open_data(const char *rel) {
     return m;
 }
 
-static int greedy(mint_model *m, const int32_t *prompt, int n_prompt, int n, int32_t *out) {
-    mint_model_desc d;
-    mint_model_describe(m, &d);
-    mint_ctx *c = ctx_of(m);
-    mint_err err;
-    cr_assert_eq(mint_eval(c, prompt, n_prompt, 0, false, &err), MINT_OK, "%s", err.msg);
-    int k = 0;
-    for (; k < n; k++) {
-        const float *l = mint_get_logits(c, -1);
-        int32_t best = 0;
-        for (int32_t i = 1; i < d.n_vocab; i++) best = l[i] > l[best] ? i : best;
-        out[k] = best;
-        if (mint_token_is_eog(m, best)) return k + 1;
-        if (k + 1 < n) cr_assert_eq(mint_eval(c, &best, 1, n_prompt + k, false, &err), MINT_OK);
-    }
-    mint_ctx_free(c);
-    return k;
-}
-
 typedef struct sink {
     int32_t tok[512];
     int n;
@@ -89,7 +70,7 @@ static int spec_greedy(mint_model *target, mint_model *draft, const int32_t *pro
 static void expect_greedy_equal(mint_model *target, mint_model *draft, const int32_t *prompt,
                                 int n_prompt, int n, const char *what) {
     int32_t want[512], got[512];
-    const int nw = greedy(target, prompt, n_prompt, n, want);
+    const int nw = mt_greedy(target, 1, prompt, n_prompt, n, want, NULL);
     for (int k = 1; k <= 8; k *= 2) {
         mint_spec_stats st;
         const int ng = spec_greedy(target, draft, prompt, n_prompt, n, k, got, &st);

@@ -2,6 +2,7 @@
 #include "helpers.h"
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,35 @@ mint_model *mt_synth_model(const char *preset, const char *ftype) {
     mint_err err;
     cr_assert_eq(mint_model_open(mt_synth(preset, ftype), NULL, &m, &err), MINT_OK, "%s", err.msg);
     return m;
+}
+
+int mt_greedy(mint_model *m, int threads, const int32_t *prompt, int n_prompt, int n, int32_t *out,
+              double *logprob) {
+    mint_model_desc d;
+    mint_model_describe(m, &d);
+    mint_ctx_params p = mint_ctx_default_params();
+    p.n_threads = threads;
+    p.n_ctx = n_prompt + n + 1;
+    mint_ctx *c;
+    mint_err err;
+    cr_assert_eq(mint_ctx_create(m, &p, &c, &err), MINT_OK, "%s", err.msg);
+    cr_assert_eq(mint_eval(c, prompt, n_prompt, 0, false, &err), MINT_OK, "%s", err.msg);
+    double lp = 0;
+    int k = 0;
+    while (k < n) {
+        const float *l = mint_get_logits(c, -1);
+        int32_t best = 0;
+        for (int32_t i = 1; i < d.n_vocab; i++) best = l[i] > l[best] ? i : best;
+        double max = l[best], sum = 0;
+        for (int32_t i = 0; i < d.n_vocab; i++) sum += exp((double)l[i] - max);
+        lp += -log(sum); // log-softmax of the argmax
+        out[k++] = best;
+        if (mint_token_is_eog(m, best) || k == n) break;
+        cr_assert_eq(mint_eval(c, &best, 1, n_prompt + k - 1, false, &err), MINT_OK, "%s", err.msg);
+    }
+    mint_ctx_free(c);
+    if (logprob) *logprob = lp;
+    return k;
 }
 
 const char *mt_path(const char *dir, const char *name) {

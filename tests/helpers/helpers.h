@@ -35,6 +35,12 @@ const char *mt_synth(const char *preset, const char *ftype);
 // mt_synth opened as a model (the test closes it).
 mint_model *mt_synth_model(const char *preset, const char *ftype);
 
+// Greedy continuation of a prompt: up to n tokens (an end-of-generation token ends it and is
+// kept), evaluated one at a time in a fresh context of `threads` threads; returns how many. The
+// total log-probability of the tokens goes to *logprob when it is not NULL.
+int mt_greedy(mint_model *m, int threads, const int32_t *prompt, int n_prompt, int n, int32_t *out,
+              double *logprob);
+
 // Runs a shell command line; returns the exit status (or 128+signal), capturing stdout and stderr
 // into malloc'd strings when the pointers are not NULL.
 int mt_run(const char *cmdline, char **out, char **err);
