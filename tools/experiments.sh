@@ -16,6 +16,7 @@ D=$(cd "${MINT_TEST_DATA:-../shared/data}" && pwd)
 T=${MINT_THREADS:-2}
 out=docs/experiments.md
 tmp=$(mktemp "${out}.XXXXXX")
+chmod 644 "$tmp"
 trap 'rm -f "$tmp"' EXIT
 mkdir -p "$B/models"
 TINY="$B/models/tinyllama-Q4_0.gguf"
@@ -107,7 +108,7 @@ say ""
 # ---------------------------------------------------------------------------------------------
 say "## One prompt, several sampler settings"
 say ""
-say "stories260K, \"Once upon a time\", 40 tokens, seed 7. The candidates are what the sampler's"
+say "stories260K, \"Once upon a time, there was a\", 40 tokens, seed 7. The candidates are what the sampler's"
 say "steps left for the first token (\`--trace-json\`): all 512, after top-k, top-p, min-p."
 say ""
 say "| settings | candidates | text |"
@@ -115,7 +116,7 @@ say "|---|---|---|"
 for s in "--temp 0" "--temp 0.8" "--temp 1.5" "--temp 0.8 --top-k 5" "--temp 0.8 --top-p 0.5" \
     "--temp 0.8 --min-p 0.3" "--temp 1.0 --top-k 0 --top-p 1 --min-p 0"; do
     # shellcheck disable=SC2086
-    text=$("$B/mint-run" -m "$D/stories260K.gguf" -p "Once upon a time" -n 40 -s 7 -t 1 $s \
+    text=$("$B/mint-run" -m "$D/stories260K.gguf" -p "Once upon a time, there was a" -n 40 -s 7 -t 1 $s \
         --trace-json "$tmp.trace" 2>/dev/null | tr '\n' ' ' | sed 's/|/\\|/g')
     cand=$(grep '"event":"sample"' "$tmp.trace" | head -n 1 |
         sed -n 's/.*"n_vocab":\([0-9]*\),"top_k":\([0-9]*\),"top_p":\([0-9]*\),"min_p":\([0-9]*\).*/\1 → \2 → \3 → \4/p')
