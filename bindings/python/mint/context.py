@@ -342,7 +342,7 @@ class Context:
             check(self._L.mint_ctx_capture_attention(h, None, 0, byref(e)), e)
             self._capture = None
             return
-        mp = _util.as_int(max_pos, "max_pos", 1, 1 << 16)
+        mp = _util.as_int(max_pos, "max_pos", 1, self.n_ctx)  # positions past n_ctx never come
         info = self.model.info
         n = info.n_layer * info.n_head * mp * mp
         buf = (ctypes.c_float * n)()
@@ -371,7 +371,7 @@ class Context:
         p.max_tokens = _util.as_int(max_tokens, "max_tokens")
         p.length_penalty = _util.as_float(length_penalty, "length_penalty")
         p.ignore_eos = _util.as_bool(ignore_eos, "ignore_eos")
-        cap = max(p.max_tokens, 1)
+        cap = max(min(p.max_tokens, self.n_ctx), 1)  # no beam outgrows the context
         out = (ctypes.c_int32 * cap)()
         n_out = ctypes.c_int32()
         lp = ctypes.c_double()

@@ -213,6 +213,8 @@ class Model:
         unless special)."""
         h = self._handle()
         t = _util.as_int(token, "token")
+        if t < 0 or t >= self.n_vocab:
+            raise MintArgumentError(f"token id {t} is outside 0..{self.n_vocab - 1}")
         buf = _lib.ctypes.create_string_buffer(256)
         n = self._L.mint_token_to_piece(h, t, _util.as_bool(special, "special"), buf, 256)
         if n > 256:

@@ -237,3 +237,45 @@ def test_library_lookup_order():
     r = run_py("import mint; print(mint.library_path())")
     assert r.returncode == 0, r.stderr
     assert os.path.dirname(r.stdout.strip()) == _config.LIBDIR
+
+
+SWEEP = r'''
+import sys, mint
+m = mint.Model(sys.argv[1], n_threads=1, n_ctx=64)
+ctx = m.context(n_seq_max=2)
+V = m.n_vocab
+calls = [
+    lambda: ctx.prefix(5, [1, 2]), lambda: ctx.truncate(0, -1), lambda: ctx.truncate(0, 1000),
+    lambda: ctx.decode([(1, 0, -1, True)]), lambda: ctx.decode([(-3, 0, 0, True)]),
+    lambda: ctx.decode([(1, -1, 0, True)]), lambda: ctx.decode([(1, i, 0, False) for i in range(600)]),
+    lambda: ctx.eval([1], pos=10), lambda: ctx.fork(-1, 0), lambda: ctx.logits(2**31 - 1),
+    lambda: ctx.capture_attention(60000), lambda: ctx.beam_search([1, 2], n_beams=2, max_tokens=2**31 - 1),
+    lambda: m.context(n_threads=1000), lambda: m.context(max_memory=1),
+    lambda: mint.Sampler(0), lambda: mint.Sampler(V, top_p=5.0), lambda: mint.Sampler(V, repeat_last_n=-5),
+    lambda: m.token_bytes(-5), lambda: m.detokenize([10**6]), lambda: m.beam_search([1, 2], n_beams=0),
+    lambda: m.speculative([1, 2, 1, 2], n_draft=0), lambda: m.speculative([1, 2, 1, 2], lookup_n=-1),
+    lambda: mint.perplexity(m, "ab " * 200, n_ctx=1), lambda: mint.perplexity(m, "ab " * 200, n_ctx=10**6),
+    lambda: mint.perplexity(m, "ab " * 200, n_ctx=16, kld_base_in="/nonexistent"),
+    lambda: mint.quantize(sys.argv[1], sys.argv[1], "Q8_0"),
+    lambda: mint.quantize(sys.argv[1], sys.argv[2], "Q8_0", overrides=["blk=Q99"]),
+    lambda: m.create_chat_completion([{"role": "user", "content": "x"}]),
+    lambda: m.generate_many([1], 0), lambda: mint.File("/"), lambda: mint.Model("/"),
+    lambda: mint.synth_write(sys.argv[2], ftype="Q99"), lambda: mint.measure_read_bandwidth(0),
+]
+for i, f in enumerate(calls):
+    try:
+        f()
+        print("no error from call", i)
+    except mint.MintError as e:
+        assert str(e) and "\n" not in str(e), (i, str(e))
+print("survived", len(calls))
+'''
+
+
+def test_a_sweep_of_bad_calls_raises_and_never_crashes(synth_path, tmp_path):
+    """In a child process, so that a crash would show as a signal here instead of killing
+    pytest."""
+    r = subprocess.run([sys.executable, "-c", SWEEP, str(synth_path), str(tmp_path / "out.gguf")],
+                       capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert r.returncode == 0, f"status {r.returncode}\n{r.stdout}\n{r.stderr}"
+    assert r.stdout.strip() == "survived 33", r.stdout
