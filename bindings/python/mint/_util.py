@@ -4,6 +4,7 @@ reaching libmint."""
 
 import array
 import ctypes
+import heapq
 import math
 import numbers
 import operator
@@ -119,7 +120,7 @@ def top_ids(logits, k):
     """The k ids of highest logit, highest first, the lower id first on ties."""
     if k <= 0:
         return []
-    return sorted(range(len(logits)), key=lambda i: (-logits[i], i))[:k]
+    return heapq.nsmallest(k, range(len(logits)), key=lambda i: (-logits[i], i))
 
 
 def err():

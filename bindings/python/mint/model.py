@@ -70,6 +70,7 @@ class _State:
 
 class Model:
     """A model file opened for inference: GGUF, safetensors, or a Hugging Face folder.
+    A Model and its contexts are for one thread at a time (use a Model per thread).
 
     n_ctx, n_threads, n_batch, kv_type ("f32" / "f16") and attention ("auto", "naive",
     "rowwise", "flash") are the defaults of the contexts this model makes (None: mint's own,
@@ -288,9 +289,10 @@ class Model:
             )
         return ids
 
-    def _steps(self, ctx, ids, sampler, max_tokens, ignore_eos, state, n_top=0, info=None):
+    def _steps(self, ctx, ids, sampler, max_tokens, ignore_eos, state, n_top=0, want_lp=True):
         """The generation loop of tools/run/generate.c. Yields (id, bytes, logprob, top) per
-        token; top is [(id, logprob)] of the n_top most likely. Sets state.finish_reason."""
+        token; top is [(id, logprob)] of the n_top most likely; logprob is None unless want_lp
+        or n_top (it costs a pass over the vocabulary). Sets state.finish_reason."""
         L, sh = self._L, sampler._handle()
         n_vocab = self.n_vocab
         for t in ids:
@@ -305,19 +307,16 @@ class Model:
         i = 0
         while max_tokens is None or i < max_tokens:
             ptr = ctx._logits_ptr(-1)
-            if info is not None:
-                si = sampler._sample_info_ptr(ptr)
-                info.append(si)
-                tok = si.token
-            else:
-                tok = L.mint_sampler_sample(sh, ptr)
+            tok = L.mint_sampler_sample(sh, ptr)
             if self.is_eog(tok) and not ignore_eos:
                 state.finish_reason = "stop"
                 break
-            logits = _util.floats_at(ptr, n_vocab)
-            parts = _util.log_softmax_parts(logits)
-            lp = _util.logprob(logits, parts, tok)
-            top = [(t, _util.logprob(logits, parts, t)) for t in _util.top_ids(logits, n_top)]
+            lp, top = None, []
+            if want_lp or n_top:
+                logits = _util.floats_at(ptr, n_vocab)
+                parts = _util.log_softmax_parts(logits)
+                lp = _util.logprob(logits, parts, tok)
+                top = [(t, _util.logprob(logits, parts, t)) for t in _util.top_ids(logits, n_top)]
             sampler.accept(tok)
             n_seq += 1
             piece = self.token_bytes(tok)
@@ -332,7 +331,7 @@ class Model:
             ctx.eval([tok], pos=n_seq - 1)
             i += 1
 
-    def _run(self, prompt, max_tokens, sampling, ignore_eos, state, n_top=0, info=None):
+    def _run(self, prompt, max_tokens, sampling, ignore_eos, state, n_top=0, want_lp=True):
         """A generator over _steps on the model's context, holding it while it runs."""
         if max_tokens is not None:
             max_tokens = _util.as_int(max_tokens, "max_tokens")
@@ -351,7 +350,7 @@ class Model:
                 )
             self._busy = True
             try:
-                yield from self._steps(ctx, ids, sampler, max_tokens, ignore_eos, state, n_top, info)
+                yield from self._steps(ctx, ids, sampler, max_tokens, ignore_eos, state, n_top, want_lp)
             finally:
                 self._busy = False
                 sampler.close()
@@ -381,7 +380,7 @@ class Model:
             temperature=temperature, top_k=top_k, top_p=top_p, min_p=min_p,
             repeat_penalty=repeat_penalty, repeat_last_n=repeat_last_n, seed=seed,
         )  # fmt: skip
-        steps = self._run(prompt, max_tokens, sampling, ignore_eos, _State())
+        steps = self._run(prompt, max_tokens, sampling, ignore_eos, _State(), want_lp=stream)
         if stream:
             return self._stream_tokens(steps)
         return b"".join(piece for _, piece, _, _ in steps).decode("utf-8", "replace")

@@ -175,7 +175,7 @@ def create_completion(
     steps = self._run(
         prompt, max_tokens,
         _sampling(temperature, top_k, top_p, min_p, repeat_penalty, repeat_last_n, seed),
-        ignore_eos, state, n_top,
+        ignore_eos, state, n_top, want_lp,
     )  # fmt: skip
     prefix = ""
     if echo:
@@ -264,7 +264,7 @@ def create_chat_completion(
     steps = self._run(
         ids, max_tokens,
         _sampling(temperature, top_k, top_p, min_p, repeat_penalty, repeat_last_n, seed),
-        False, state, n_top,
+        False, state, n_top, want_lp,
     )  # fmt: skip
     cid, created = "chatcmpl-" + uuid.uuid4().hex, int(time.time())
     if stream:

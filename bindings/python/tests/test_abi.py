@@ -149,3 +149,16 @@ def test_the_loaded_library_exports_every_bound_function():
 )
 def test_the_header_parser(decl, fields):
     assert list(header_structs(decl).values())[0] == fields
+
+
+def test_the_package_version_is_the_librarys():
+    """A release of libmint and its bindings share one version (CMakeLists.txt's project
+    version, pyproject.toml's and mint.__version__)."""
+    import re as _re
+
+    import mint
+    from conftest import REPO
+
+    assert mint.__version__ == mint.version()
+    py = (REPO / "bindings" / "python" / "pyproject.toml").read_text()
+    assert _re.search(r'^version = "([^"]+)"', py, _re.M).group(1) == mint.__version__
