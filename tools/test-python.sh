@@ -40,6 +40,8 @@ export PYTHONPATH="$tmp/site" PYTHONDONTWRITEBYTECODE=1 MINT_BIN_DIR="$tmp/prefi
 $PY -m pytest -q -p no:cacheprovider ${MINT_PYTEST_ARGS:-} bindings/python/tests
 
 start=$(date +%s)
+# Jupyter's, IPython's and matplotlib's state in the temporary folder, not in $HOME.
+export JUPYTER_RUNTIME_DIR="$tmp/jupyter" IPYTHONDIR="$tmp/ipython" MPLCONFIGDIR="$tmp/mpl"
 PYDEVD_DISABLE_FILE_VALIDATION=1 $PY -m nbconvert --to notebook --execute \
     --ExecutePreprocessor.timeout=300 --output-dir "$tmp/nb" docs/notebooks/tour.ipynb
 echo "test-python: docs/notebooks/tour.ipynb ran in $(($(date +%s) - start)) s"
