@@ -1,0 +1,221 @@
+"""The low-level Context and Sampler: logits bit for bit equal to a C program's through the same
+calls, and the context's sequences, batches, attention algorithms, tracing and capture."""
+
+import math
+import struct
+import subprocess
+
+import pytest
+
+import mint
+
+C_LOGITS = r"""
+#include <mint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// argv: model, then token ids. Evaluates them as one batch with every row's logits, then one
+// more token (the argmax) at the next position; prints every row as hex float bits.
+int main(int argc, char **argv) {
+    mint_err err;
+    mint_model *m;
+    mint_ctx *c;
+    if (mint_model_open(argv[1], NULL, &m, &err)) return fprintf(stderr, "%s\n", err.msg), 1;
+    mint_model_desc d;
+    mint_model_describe(m, &d);
+    mint_ctx_params cp = mint_ctx_default_params();
+    cp.n_threads = 1;
+    cp.n_ctx = 256;
+    if (mint_ctx_create(m, &cp, &c, &err)) return fprintf(stderr, "%s\n", err.msg), 1;
+    int n = argc - 2;
+    int32_t ids[256];
+    for (int i = 0; i < n; i++) ids[i] = atoi(argv[2 + i]);
+    if (mint_eval(c, ids, n, 0, true, &err)) return fprintf(stderr, "%s\n", err.msg), 1;
+    int rows = mint_get_n_logits(c);
+    int32_t best = 0;
+    for (int r = 0; r < rows; r++) {
+        const float *l = mint_get_logits(c, r);
+        for (int v = 0; v < d.n_vocab; v++) {
+            uint32_t b;
+            memcpy(&b, &l[v], 4);
+            printf("%08x%c", b, v + 1 < d.n_vocab ? ' ' : '\n');
+            if (r == rows - 1 && l[v] > l[best]) best = v;
+        }
+    }
+    if (mint_eval(c, &best, 1, n, false, &err)) return fprintf(stderr, "%s\n", err.msg), 1;
+    const float *l = mint_get_logits(c, -1);
+    for (int v = 0; v < d.n_vocab; v++) {
+        uint32_t b;
+        memcpy(&b, &l[v], 4);
+        printf("%08x%c", b, v + 1 < d.n_vocab ? ' ' : '\n');
+    }
+    mint_ctx_free(c);
+    mint_model_close(m);
+    return 0;
+}
+"""
+
+
+def bits(row):
+    return [format(struct.unpack("<I", struct.pack("<f", x))[0], "08x") for x in row]
+
+
+def c_logits(c_api, tmp_path, model_path, ids):
+    exe = c_api(C_LOGITS, tmp_path, "logits")
+    out = subprocess.run([str(exe), str(model_path), *map(str, ids)], capture_output=True,
+                         text=True, check=True).stdout  # fmt: skip
+    return [line.split() for line in out.splitlines()]
+
+
+def py_logits(model, ids):
+    with model.context(n_threads=1, n_ctx=256) as ctx:
+        ctx.eval(ids, all_logits=True)
+        assert ctx.n_logits == len(ids) and ctx.n_past == len(ids)
+        rows = [bits(ctx.logits(r)) for r in range(len(ids))]
+        last = ctx.logits()
+        best = max(range(len(last)), key=lambda v: (last[v], -v))
+        ctx.eval([best])
+        assert ctx.n_past == len(ids) + 1
+        rows.append(bits(ctx.logits()))
+    return rows
+
+
+def test_logits_are_the_c_apis_bit_for_bit_synthetic(synth, synth_path, c_api, tmp_path):
+    ids = [1, 40, 41, 42, 43, 44, 45]
+    assert py_logits(synth, ids) == c_logits(c_api, tmp_path, synth_path, ids)
+
+
+def test_logits_are_the_c_apis_bit_for_bit_stories(stories, stories_path, c_api, tmp_path):
+    ids = stories.tokenize("Once upon a time, there was a little")
+    assert py_logits(stories, ids) == c_logits(c_api, tmp_path, stories_path, ids)
+
+
+def test_logits_buffer_works_with_and_without_numpy(synth):
+    with synth.context(n_threads=1) as ctx:
+        ctx.eval([1, 2, 3])
+        lg = ctx.logits()
+        assert lg.typecode == "f" and len(lg) == synth.n_vocab
+        mv = memoryview(lg)
+        assert mv.format == "f" and mv.nbytes == 4 * synth.n_vocab
+        np = pytest.importorskip("numpy")
+        a = np.asarray(lg)
+        assert a.dtype == np.float32 and a.shape == (synth.n_vocab,)
+        assert float(a[5]) == lg[5]
+
+
+def test_batch_equals_token_by_token_and_threads_do_not_matter(synth):
+    ids = [1, 30, 31, 32, 33]
+    with synth.context(n_threads=1) as a, synth.context(n_threads=2) as b:
+        a.eval(ids)
+        for i, t in enumerate(ids):
+            b.eval([t], pos=i)
+        assert bits(a.logits()) == bits(b.logits())
+
+
+def test_the_three_attention_algorithms_agree(stories):
+    ids = stories.tokenize("Once upon a time, there was a little girl named Lily")
+    rows = {}
+    for alg in mint.ATTENTION_ALGORITHMS:
+        with stories.context(n_threads=1, attention=alg) as ctx:
+            ctx.eval(ids, all_logits=True)
+            assert ctx.attention == alg
+            rows[alg] = [ctx.logits(r) for r in range(len(ids))]
+    ref = rows["naive"]
+    for alg in ("rowwise", "flash"):
+        for r, row in enumerate(rows[alg]):
+            scale = max(abs(x) for x in ref[r])
+            err = max(abs(x - y) for x, y in zip(row, ref[r]))
+            assert err <= 1e-5 * scale, (alg, r, err)
+
+
+def test_sequences_decode_fork_truncate_prefix(synth):
+    prompt = list(range(1, 41))  # 40 tokens: one full KV block of 32, and some
+    with synth.context(n_threads=1, n_seq_max=3, kv_block=32) as ctx:
+        assert ctx.n_seq == 3
+        ctx.eval(prompt)
+        ref = ctx.logits()
+        ctx.fork(0, 1)
+        assert ctx.seq_n_past(1) == 40 and ctx.seq_tokens(1) == prompt
+        # One batch continuing sequences 0 and 1 with different tokens.
+        ctx.decode([mint.BatchEntry(50, 40, 0, True), (51, 40, 1, True)])
+        assert ctx.n_logits == 2 and ctx.seq_n_past(0) == 41 and ctx.seq_n_past(1) == 41
+        r0, r1 = ctx.logits(0), ctx.logits(1)
+        assert r0 != r1
+        # Truncating back and evaluating again reproduces the prompt's logits.
+        ctx.truncate(1, 39)
+        ctx.decode([(40, 39, 1, True)])
+        assert bits(ctx.logits(0)) == bits(ref)
+        # Sequence 2 finds the prompt's full block in the prefix cache.
+        ctx.truncate(0, 0)
+        ctx.truncate(1, 0)
+        held = ctx.prefix(2, prompt)
+        assert held == 32
+        ctx.decode([(t, 32 + i, 2, i == 7) for i, t in enumerate(prompt[32:])])
+        assert bits(ctx.logits(0)) == bits(ref)
+        info = ctx.cache_info()
+        assert info["block"] == 32 and info["prefix_hits"] >= 1
+
+
+def test_sampler_steps_and_defaults(stories):
+    with stories.context(n_threads=1) as ctx:
+        ctx.eval(stories.tokenize("Once upon a time"))
+        logits = ctx.logits()
+    s = stories.sampler(temperature=0.8, top_k=40, top_p=0.95, min_p=0.05, seed=3)
+    info = s.sample_info(logits)
+    assert isinstance(info, mint.SampleInfo) and not info.greedy
+    assert info.n_vocab == 512 >= info.n_top_k and info.n_top_k == 40
+    assert info.n_top_k >= info.n_top_p >= info.n_min_p >= 1 and 0 < info.p <= 1
+    g = stories.sampler(temperature=0).sample_info(logits)
+    assert g.greedy and g.p == 1 and g.token == max(range(512), key=lambda v: (logits[v], -v))
+    assert stories.sampler(temperature=0).sample(list(logits)) == g.token
+    # The Python defaults are mint's.
+    d = mint.Sampler(512, seed=0xC0FFEE).params
+    lib = mint._lib.load().mint_sampler_default_params()
+    for k in ("top_k", "repeat_last_n", "seed"):
+        assert d[k] == getattr(lib, k)
+    for k in ("temp", "top_p", "min_p", "repeat_penalty"):
+        assert math.isclose(d[k], getattr(lib, k), rel_tol=1e-7)
+
+
+def test_trace_nodes_and_graph(synth):
+    with synth.context(n_threads=1) as ctx:
+        assert ctx.last_trace() == []
+        ctx.trace = True
+        ctx.eval([1, 2, 3])
+        nodes = ctx.last_trace()
+        assert nodes and all(isinstance(n, mint.TraceNode) for n in nodes)
+        assert nodes[-1].name == "output" and nodes[-1].op == "MATMUL"
+        assert any(n.op == "ATTENTION" for n in nodes)
+        assert all(n.rows >= 1 and n.seconds >= 0 for n in nodes)
+        assert "output" in ctx.graph_text()
+        assert ctx.isa and ctx.attention_scratch > 0
+
+
+def test_attention_capture_rows_are_distributions(stories):
+    ids = stories.tokenize("Once upon a time")
+    with stories.context(n_threads=1) as ctx:
+        ctx.capture_attention(8)
+        ctx.eval(ids)
+        w = ctx.attention_weights()
+        info = stories.info
+        assert w.shape == (info.n_layer, info.n_head, 8, 8)
+        for layer in range(info.n_layer):
+            for h in range(info.n_head):
+                for p in range(len(ids)):
+                    row = [w[layer, h, p, k] for k in range(p + 1)]
+                    assert abs(sum(row) - 1) < 1e-5 and min(row) >= 0
+        ctx.capture_attention(None)
+        with pytest.raises(mint.MintArgumentError):
+            ctx.attention_weights()
+
+
+def test_context_low_level_beam_and_speculative(stories):
+    ids = stories.tokenize("Once upon a time")
+    with stories.context(n_threads=1, n_seq_max=2) as ctx:
+        toks, lp = ctx.beam_search(ids, n_beams=2, max_tokens=8)
+        assert len(toks) == 8 and lp < 0
+    seen = []
+    with stories.context(n_threads=1) as ctx, stories.sampler(temperature=0) as s:
+        toks, st = ctx.speculative(s, ids, max_tokens=10, on_token=lambda t: seen.append(t) or len(seen) < 5)
+        assert toks == seen and len(toks) == 5 and st.generated == 5
