@@ -17,7 +17,7 @@ T=${MINT_THREADS:-2}
 out=docs/experiments.md
 tmp=$(mktemp "${out}.XXXXXX")
 chmod 644 "$tmp"
-trap 'rm -f "$tmp"' EXIT
+trap 'rm -f "$tmp" "$tmp.json" "$tmp.trace"' EXIT
 mkdir -p "$B/models"
 TINY="$B/models/tinyllama-Q4_0.gguf"
 [ -f "$TINY" ] || "$B/mint-quantize" --synthetic tinyllama --type Q4_0 --vocab "$D/tokenizer.model" \
