@@ -500,6 +500,18 @@ Test(serve, bad_requests_get_openai_errors, .timeout = 120) {
     expect_error(&s, cmpl, "{\"prompt\":\"a\",\"logprobs\":9}", 400, "logprobs", NULL);
     expect_error(&s, cmpl, "{\"max_tokens\":3}", 400, "prompt", NULL);
     expect_error(&s, cmpl, "{\"prompt\":[1,99999]}", 400, "prompt", NULL);
+    // Regressions: a content part or response_format whose type is null crashed the server
+    // (strcmp on NULL); U+0000 cut strings short (a stop of "\u0000x" ended every answer after
+    // one byte).
+    expect_error(&s, chat, "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":null}]}]}",
+                 400, "messages", NULL);
+    snprintf(b, sizeof b, "{%s,\"response_format\":{\"type\":null}}", m);
+    expect_error(&s, chat, b, 400, "response_format", NULL);
+    expect_error(&s, cmpl, "{\"prompt\":\"a\",\"stop\":\"\\u0000x\"}", 400, "stop", NULL);
+    expect_error(&s, cmpl, "{\"prompt\":\"a\",\"stop\":[\"b\\u0000\"]}", 400, "stop", NULL);
+    expect_error(&s, cmpl, "{\"prompt\":\"a\\u0000b\"}", 400, "prompt", NULL);
+    expect_error(&s, chat, "{\"messages\":[{\"role\":\"user\",\"content\":\"a\\u0000\"}]}", 400,
+                 "messages", NULL);
     // Malformed JSON, other JSON, invalid UTF-8, bytes after the value.
     expect_error(&s, cmpl, "{\"prompt\":\"a\",", 400, NULL, NULL);
     expect_error(&s, cmpl, "[1,2]", 400, NULL, NULL);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 extern const char mint_web_chat_html[];
@@ -336,6 +337,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         k = calloc(1, sizeof *k);
         if (!k) return MHD_NO;
         *con_cls = k;
+        atomic_fetch_add(&h->active, 1);
         return MHD_YES;
     }
     if (*upload_size) {
@@ -392,6 +394,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     free(k->body);
     free(k);
     *con_cls = NULL;
+    atomic_fetch_sub(&((serve_http *)cls)->active, 1);
 }
 
 serve_http *http_start(const serve_config *cfg, serve_engine *e, serve_metrics *m,
@@ -447,6 +450,11 @@ void http_quiesce(serve_http *h) {
     atomic_store(&h->stopping, true);
     MHD_socket s = MHD_quiesce_daemon(h->d);
     if (s != MHD_INVALID_SOCKET) close(s);
+}
+
+void http_drain(serve_http *h, double seconds) {
+    for (double until = serve_now() + seconds; atomic_load(&h->active) > 0 && serve_now() < until;)
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
 }
 
 void http_stop(serve_http *h) {
