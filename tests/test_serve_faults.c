@@ -96,6 +96,32 @@ Test(serve_faults, client_leaving_a_body_request_frees_its_slot, .timeout = 120)
     expect_slot_freed("false");
 }
 
+// Regression: a stream whose time ran out (or whose decode failed) ended with finish_reason
+// "length", as if it were a whole answer; it now ends with an error event, which OpenAI's
+// clients raise. One body answers 504.
+Test(serve_faults, a_request_past_its_time_ends_in_an_error, .timeout = 120) {
+    mt_server s;
+    mt_server_start(&s, "-m '%s' -t 1 --parallel 2 -c 4096 --max-tokens 4000 --timeout 1",
+                    mt_synth("small", "F32"));
+    char body[256];
+    snprintf(body, sizeof body, LONG_BODY, "true");
+    mt_resp r = mt_http(&s, "POST", "/v1/completions", body, NULL);
+    cr_assert_eq(r.status, 200);
+    const char *err = strstr(r.body, "data: {\"error\":{\"message\":\"the request took too long\"");
+    cr_assert(err, "no error event: %.300s",
+              r.body + (strlen(r.body) > 300 ? strlen(r.body) - 300 : 0));
+    cr_assert_str_eq(strstr(err, "\n\n"), "\n\ndata: [DONE]\n\n");
+    cr_assert_null(strstr(r.body, "\"finish_reason\":\""), "a finish chunk");
+    mt_resp_free(&r);
+    snprintf(body, sizeof body, LONG_BODY, "false");
+    r = mt_http(&s, "POST", "/v1/completions", body, NULL);
+    cr_assert_eq(r.status, 504, "%s", r.body);
+    cr_assert(strstr(r.body, "\"type\":\"server_error\""), "%s", r.body);
+    mt_resp_free(&r);
+    cr_assert_eq(mt_metric(&s, "mint_slots_busy"), 0);
+    cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+}
+
 Test(serve_faults, sigterm_finishes_the_request_in_flight_and_exits_0, .timeout = 180) {
     mt_server s;
     mt_server_start(&s, "-m '%s' -t 1 --parallel 2 -c 4096 --max-tokens 4000 --drain 60",
