@@ -37,7 +37,7 @@ PROMPTS = [
     "The sun was hot and the sky was blue",
     "Tim had a toy car",
     "In a small house lived an old cat",
-    "Mom said it was time for bed, but Ben",
+    "Sam liked to read books about ships",
     "The bird flew over the tree",
     "Anna found a shiny stone",
     "A boy wanted to fly a kite on a windy day",
