@@ -347,10 +347,8 @@ static json_object *whole(gen *g, unsigned *status) {
             json_object_object_add(ch, "message", msg);
         } else {
             char *t = malloc(g->echo_len + j->text_len + 1);
-            if (t) {
-                memcpy(t, g->echo, g->echo_len);
-                memcpy(t + g->echo_len, j->text, j->text_len);
-            }
+            if (t && g->echo_len) memcpy(t, g->echo, g->echo_len); // echo and text may be NULL
+            if (t && j->text_len) memcpy(t + g->echo_len, j->text, j->text_len);
             json_object_object_add(ch, "text",
                                    http_utf8_string(t ? t : "", t ? g->echo_len + j->text_len : 0));
             free(t);
