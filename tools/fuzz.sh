@@ -4,13 +4,14 @@
 #
 #   tools/fuzz.sh TARGET|all SECONDS [LIBFUZZER_ARG...]
 #
-# TARGET is gguf, safetensors (once formats/safetensors.h exists), tokenizer, chat, run_args or
-# quantize_args. Extra arguments go to every harness (e.g. -runs=1000000 to stop after that many
-# executions; SECONDS still bounds the time). Seeds are made afresh from MINT_TEST_DATA (or
-# ../shared/data) and tests/fuzz/seeds into build-fuzz/corpus/TARGET.seeds/; what the fuzzer
-# finds accumulates in build-fuzz/corpus/TARGET/ across runs. Logs go to build-fuzz/logs/, crash
-# inputs to build-fuzz/artifacts/TARGET/. Prints executions and corpus size per harness; exits 1
-# when any harness found a crash, a leak, a hang (-timeout) or ran out of memory.
+# TARGET is gguf, safetensors (once formats/safetensors.h exists), tokenizer, chat, run_args,
+# quantize_args or serve_request (mint-serve's request bodies). Extra arguments go to every
+# harness (e.g. -runs=1000000 to stop after that many executions; SECONDS still bounds the time).
+# Seeds are made afresh from MINT_TEST_DATA (or ../shared/data) and tests/fuzz/seeds into
+# build-fuzz/corpus/TARGET.seeds/; what the fuzzer finds accumulates in build-fuzz/corpus/TARGET/
+# across runs. Logs go to build-fuzz/logs/, crash inputs to build-fuzz/artifacts/TARGET/. Prints
+# executions and corpus size per harness; exits 1 when any harness found a crash, a leak, a hang
+# (-timeout) or ran out of memory.
 # Environment: CC (default clang), MINT_FUZZ_DIR (default build-fuzz).
 set -eu
 cd "$(dirname "$0")/.."
@@ -28,8 +29,9 @@ case $seconds in
     ;;
 esac
 dir=${MINT_FUZZ_DIR:-build-fuzz}
-all="gguf tokenizer chat run_args quantize_args"
-[ -f formats/safetensors.h ] && all="gguf safetensors tokenizer chat run_args quantize_args"
+all="gguf tokenizer chat run_args quantize_args serve_request"
+[ -f formats/safetensors.h ] &&
+    all="gguf safetensors tokenizer chat run_args quantize_args serve_request"
 if [ "$what" = all ]; then
     targets=$all
 else
@@ -65,6 +67,7 @@ max_len() {
     safetensors) echo 8192 ;;
     tokenizer) echo 1024 ;;
     chat) echo 1024 ;;
+    serve_request) echo 4096 ;;
     *) echo 1024 ;;
     esac
 }

@@ -207,6 +207,7 @@ int main(int argc, char **argv) {
             sig == SIGINT ? "SIGINT" : "SIGTERM", cfg.drain);
     http_quiesce(h);
     engine_stop(e, cfg.drain);
+    http_drain(h, 5); // the answers of the last jobs go out
     http_stop(h);
     metrics_free(metrics);
     mint_model_close(m);

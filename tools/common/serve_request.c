@@ -37,6 +37,17 @@ static char *dup_str(json_object *o) {
     return d;
 }
 
+// A JSON string with U+0000 in it ("\u0000"): its C copy would end there (a stop string of
+// "\u0000x" would become "", a prompt would lose its tail), so such strings are refused.
+static bool has_nul(json_object *o) {
+    return memchr(json_object_get_string(o), '\0', (size_t)json_object_get_string_len(o)) != NULL;
+}
+
+// Whether o is the JSON string s (not null, not another type).
+static bool is_string(json_object *o, const char *s) {
+    return json_object_is_type(o, json_type_string) && !strcmp(json_object_get_string(o), s);
+}
+
 // A number field in [lo, hi]; absent or null leaves *out alone.
 static bool number(parser *p, json_object *req, const char *key, double lo, double hi,
                    double *out) {
@@ -75,6 +86,7 @@ static bool boolean(parser *p, json_object *req, const char *key, bool *out) {
 // Text of a message's content: a string, or OpenAI's list of {type: "text", text} parts.
 static bool content_text(parser *p, json_object *c, char **out) {
     if (json_object_is_type(c, json_type_string)) {
+        if (has_nul(c)) return fail(p, "messages", "a message's content contains U+0000");
         *out = dup_str(c);
         return *out || fail(p, "messages", "out of memory");
     }
@@ -84,11 +96,11 @@ static bool content_text(parser *p, json_object *c, char **out) {
     for (size_t i = 0; i < n; i++) {
         json_object *part = json_object_array_get_idx(c, i), *type, *text;
         if (!json_object_is_type(part, json_type_object) ||
-            !json_object_object_get_ex(part, "type", &type) ||
-            strcmp(json_object_get_string(type), "text") != 0 ||
+            !json_object_object_get_ex(part, "type", &type) || !is_string(type, "text") ||
             !json_object_object_get_ex(part, "text", &text) ||
             !json_object_is_type(text, json_type_string))
             return fail(p, "messages", "only text content parts are supported");
+        if (has_nul(text)) return fail(p, "messages", "a message's content contains U+0000");
         total += (size_t)json_object_get_string_len(text);
     }
     char *s = malloc(total + 1);
@@ -140,6 +152,7 @@ static bool prompt(parser *p, json_object *req, serve_request *r) {
     if (!json_object_object_get_ex(req, "prompt", &v) || v == NULL)
         return fail(p, "prompt", "'prompt' is required");
     if (json_object_is_type(v, json_type_string)) {
+        if (has_nul(v)) return fail(p, "prompt", "'prompt' contains U+0000");
         r->prompt = dup_str(v);
         return r->prompt || fail(p, "prompt", "out of memory");
     }
@@ -147,6 +160,8 @@ static bool prompt(parser *p, json_object *req, serve_request *r) {
         return fail(p, "prompt", "'prompt' must be a string or a list of token ids");
     const size_t n = json_object_array_length(v);
     if (n == 1 && json_object_is_type(json_object_array_get_idx(v, 0), json_type_string)) {
+        if (has_nul(json_object_array_get_idx(v, 0)))
+            return fail(p, "prompt", "'prompt' contains U+0000");
         r->prompt = dup_str(json_object_array_get_idx(v, 0)); // ["text"]: one prompt
         return r->prompt || fail(p, "prompt", "out of memory");
     }
@@ -172,6 +187,8 @@ static bool stops(parser *p, json_object *req, serve_request *r) {
     if (!json_object_object_get_ex(req, "stop", &v) || v == NULL) return true;
     if (json_object_is_type(v, json_type_string)) {
         if (json_object_get_string_len(v) == 0) return true;
+        if (has_nul(v) || json_object_get_string_len(v) > 256)
+            return fail(p, "stop", "a stop sequence must be 1 to 256 bytes without U+0000");
         r->stop[r->n_stop++] = dup_str(v);
         return true;
     }
@@ -183,8 +200,9 @@ static bool stops(parser *p, json_object *req, serve_request *r) {
     for (size_t i = 0; i < n; i++) {
         json_object *s = json_object_array_get_idx(v, i);
         if (!json_object_is_type(s, json_type_string) || json_object_get_string_len(s) == 0 ||
-            json_object_get_string_len(s) > 256)
-            return fail(p, "stop", "stop sequence %zu must be a string of 1 to 256 bytes", i);
+            json_object_get_string_len(s) > 256 || has_nul(s))
+            return fail(p, "stop",
+                        "stop sequence %zu must be a string of 1 to 256 bytes without U+0000", i);
         r->stop[r->n_stop++] = dup_str(s);
     }
     return true;
@@ -199,16 +217,21 @@ static bool unsupported(parser *p, json_object *req) {
         if (!json_object_object_get_ex(req, fields[i], &v) || v == NULL) continue;
         if ((json_object_is_type(v, json_type_object) && json_object_object_length(v) == 0) ||
             (json_object_is_type(v, json_type_array) && json_object_array_length(v) == 0) ||
-            (json_object_is_type(v, json_type_string) &&
-             !strcmp(json_object_get_string(v), "none")))
+            is_string(v, "none"))
             continue;
         return fail(p, fields[i], "'%s' is not supported by this server", fields[i]);
     }
     json_object *rf, *type;
     if (json_object_object_get_ex(req, "response_format", &rf) && rf &&
-        (!json_object_object_get_ex(rf, "type", &type) ||
-         strcmp(json_object_get_string(type), "text") != 0))
+        (!json_object_object_get_ex(rf, "type", &type) || !is_string(type, "text")))
         return fail(p, "response_format", "only the 'text' response format is supported");
+    return true;
+}
+
+// Whether s[0..n) is JSON whitespace only (s need not be NUL-terminated).
+static bool only_space(const char *s, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!strchr(" \t\r\n", s[i]) || s[i] == '\0') return false;
     return true;
 }
 
@@ -237,7 +260,7 @@ bool serve_parse_request(const char *body, size_t len, serve_kind kind, int max_
              len == 0                        ? "it is empty"
              : jerr == json_tokener_continue ? "it ends in the middle of a value"
                                              : json_tokener_error_desc(jerr));
-    } else if (used != len && strspn(body + used, " \t\r\n") != len - used) {
+    } else if (!only_space(body + used, len - used)) {
         fail(&p, NULL, "the body has bytes after its JSON value");
     } else if (!json_object_is_type(req, json_type_object)) {
         fail(&p, NULL, "the body must be a JSON object");

@@ -79,6 +79,26 @@ static const char *finish_reason(const job *j) {
     return !strcmp(j->finish, "stop") ? "stop" : "length";
 }
 
+// Why a finished job has no proper answer (its time ran out, the engine failed, the server
+// stopped before it was done), with the status that says so; NULL for "stop" and "length".
+static const char *job_error(const job *j, unsigned *status) {
+    if (!strcmp(j->finish, "timeout")) return *status = 504, "the request took too long";
+    if (!strcmp(j->finish, "error")) return *status = 500, j->error;
+    if (!strcmp(j->finish, "cancelled")) return *status = 503, "the server is stopping";
+    return NULL;
+}
+
+// OpenAI's error shape, as a body or as a stream's event (OpenAI's clients raise it).
+static json_object *error_object(const char *msg) {
+    json_object *e = json_object_new_object(), *o = json_object_new_object();
+    json_object_object_add(e, "message", json_object_new_string(msg));
+    json_object_object_add(e, "type", json_object_new_string("server_error"));
+    json_object_object_add(e, "param", NULL);
+    json_object_object_add(e, "code", NULL);
+    json_object_object_add(o, "error", e);
+    return o;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Log-probabilities in OpenAI's two shapes
 
@@ -222,6 +242,12 @@ static void stream_job(gen *g, int i) {
         chunk(g, i, j, g->sent_text[i], j->text_len, g->sent_tok[i], g->sent_tok[i]);
         g->sent_text[i] = j->text_len;
     }
+    unsigned status;
+    const char *failed = done && !g->sent_final[i] ? job_error(j, &status) : NULL;
+    if (failed) { // no finish chunk that would pass for an answer: an error event
+        out_event(g, error_object(failed));
+        g->sent_final[i] = true;
+    }
     if (done && !g->sent_final[i]) {
         json_object *o = envelope(g, g->chat ? "chat.completion.chunk" : "text_completion");
         json_object *ch = json_object_new_object(), *choices = json_object_new_array();
@@ -289,21 +315,8 @@ static json_object *whole(gen *g, unsigned *status) {
     for (int i = 0; i < g->n; i++) {
         const job *j = g->jobs[i];
         if (j->state != JOB_DONE) return NULL;
-        if (!strcmp(j->finish, "error") || !strcmp(j->finish, "timeout") ||
-            !strcmp(j->finish, "cancelled")) {
-            *status = !strcmp(j->finish, "timeout") ? 504 : !strcmp(j->finish, "error") ? 500 : 503;
-            json_object *e = json_object_new_object(), *o = json_object_new_object();
-            json_object_object_add(
-                e, "message",
-                json_object_new_string(!strcmp(j->finish, "timeout") ? "the request took too long"
-                                       : !strcmp(j->finish, "error") ? j->error
-                                                                     : "the server is stopping"));
-            json_object_object_add(e, "type", json_object_new_string("server_error"));
-            json_object_object_add(e, "param", NULL);
-            json_object_object_add(e, "code", NULL);
-            json_object_object_add(o, "error", e);
-            return o;
-        }
+        const char *failed = job_error(j, status);
+        if (failed) return error_object(failed);
     }
     const mint_model *m = engine_model(g->h->e);
     if (g->peek) {
@@ -334,10 +347,8 @@ static json_object *whole(gen *g, unsigned *status) {
             json_object_object_add(ch, "message", msg);
         } else {
             char *t = malloc(g->echo_len + j->text_len + 1);
-            if (t) {
-                memcpy(t, g->echo, g->echo_len);
-                memcpy(t + g->echo_len, j->text, j->text_len);
-            }
+            if (t && g->echo_len) memcpy(t, g->echo, g->echo_len); // echo and text may be NULL
+            if (t && j->text_len) memcpy(t + g->echo_len, j->text, j->text_len);
             json_object_object_add(ch, "text",
                                    http_utf8_string(t ? t : "", t ? g->echo_len + j->text_len : 0));
             free(t);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 extern const char mint_web_chat_html[];
@@ -20,6 +21,10 @@ typedef struct conn {
     char *body; // [len] bytes received
     size_t len, cap;
     bool too_big; // the body passed --max-body: the rest is dropped and 413 sent
+    // For -v: what the request was and how it was answered, logged when the connection is done
+    // with it (so a line means the whole answer was written, or says it was not).
+    char method[8], url[64], rid[64]; // rid: the client's X-Request-Id (printable), or "-"
+    unsigned status;
 } conn;
 
 _Thread_local unsigned http_last_status;
@@ -206,6 +211,10 @@ static enum MHD_Result detokenize(serve_http *h, struct MHD_Connection *c, const
     size_t sl = 0;
     FILE *f = open_memstream(&s, &sl);
     bool ok = f != NULL;
+    // A vocabulary that puts a space before the text (SentencePiece's "▁") gives the first
+    // word's piece a space the text did not have: dropped, so that /detokenize undoes /tokenize
+    // (as llama.cpp does).
+    bool strip_space = h->space_prefix;
     for (size_t i = 0; ok && i < json_object_array_length(toks); i++) {
         json_object *t = json_object_array_get_idx(toks, i);
         const int64_t id = json_object_get_int64(t);
@@ -219,7 +228,10 @@ static enum MHD_Result detokenize(serve_http *h, struct MHD_Connection *c, const
         }
         char buf[256];
         size_t pn = mint_token_to_piece(m, (int32_t)id, false, buf, sizeof buf);
-        fwrite(buf, 1, pn < sizeof buf ? pn : 0, f);
+        pn = pn < sizeof buf ? pn : 0;
+        const size_t skip = strip_space && pn > 0 && buf[0] == ' ';
+        if (pn > 0) strip_space = false;
+        fwrite(buf + skip, 1, pn - skip, f);
     }
     if (f) fclose(f);
     json_object *out = json_object_new_object();
@@ -270,6 +282,10 @@ static enum MHD_Result route(serve_http *h, struct MHD_Connection *c, const char
     const bool post = !strcmp(method, "POST");
     *endpoint = url;
     if (get && !strcmp(url, "/")) return page(c);
+    if (get && !strcmp(url, "/favicon.ico")) { // browsers ask for it: no icon, and no 404
+        *status_hint = 204;
+        return text(c, 204, "image/x-icon", "", 0);
+    }
     if (get && !strcmp(url, "/health")) {
         const bool down = atomic_load(&h->stopping);
         json_object *o = json_object_new_object();
@@ -321,6 +337,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         k = calloc(1, sizeof *k);
         if (!k) return MHD_NO;
         *con_cls = k;
+        atomic_fetch_add(&h->active, 1);
         return MHD_YES;
     }
     if (*upload_size) {
@@ -350,19 +367,34 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     unsigned status = 200;
     http_last_status = 0;
     enum MHD_Result r = route(h, c, url, method, k, &endpoint, &status);
-    metrics_request(h->m, endpoint, (int)(http_last_status ? http_last_status : status));
-    if (h->cfg->verbose) fprintf(stderr, SERVE_TOOL ": %s %s (%zu bytes)\n", method, url, k->len);
+    k->status = http_last_status ? http_last_status : status;
+    metrics_request(h->m, endpoint, (int)k->status);
+    if (h->cfg->verbose) {
+        snprintf(k->method, sizeof k->method, "%s", method);
+        snprintf(k->url, sizeof k->url, "%s", url);
+        const char *rid = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Request-Id");
+        size_t n = 0;
+        for (; rid && rid[n] && n + 1 < sizeof k->rid; n++)
+            k->rid[n] = rid[n] > ' ' && rid[n] < 127 ? rid[n] : '?';
+        k->rid[n] = '\0';
+        if (!n) strcpy(k->rid, "-");
+    }
     return r;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                          enum MHD_RequestTerminationCode toe) {
-    (void)cls, (void)c, (void)toe;
+    const serve_http *h = cls;
+    (void)c;
     conn *k = *con_cls;
     if (!k) return;
+    if (h->cfg->verbose && k->method[0])
+        fprintf(stderr, SERVE_TOOL ": %s %s %u id=%s %s\n", k->method, k->url, k->status, k->rid,
+                toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "answered" : "interrupted");
     free(k->body);
     free(k);
     *con_cls = NULL;
+    atomic_fetch_sub(&((serve_http *)cls)->active, 1);
 }
 
 serve_http *http_start(const serve_config *cfg, serve_engine *e, serve_metrics *m,
@@ -376,6 +408,15 @@ serve_http *http_start(const serve_config *cfg, serve_engine *e, serve_metrics *
     mint_model_desc d;
     mint_model_describe(engine_model(e), &d);
     h->n_vocab = d.n_vocab;
+    // Whether the tokenizer puts a space before the text: "a" becomes " a".
+    int32_t ids[8];
+    size_t n_ids = 0;
+    mint_err merr;
+    char piece[16];
+    h->space_prefix =
+        mint_tokenize(engine_model(e), "a", 1, false, false, ids, 8, &n_ids, &merr) == MINT_OK &&
+        n_ids > 0 && mint_token_to_piece(engine_model(e), ids[0], false, piece, sizeof piece) > 0 &&
+        piece[0] == ' ';
     struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)cfg->port)};
     if (inet_pton(AF_INET, cfg->host, &addr.sin_addr) != 1) {
         snprintf(err, errlen, "--host '%s' is not an IPv4 address", cfg->host);
@@ -409,6 +450,11 @@ void http_quiesce(serve_http *h) {
     atomic_store(&h->stopping, true);
     MHD_socket s = MHD_quiesce_daemon(h->d);
     if (s != MHD_INVALID_SOCKET) close(s);
+}
+
+void http_drain(serve_http *h, double seconds) {
+    for (double until = serve_now() + seconds; atomic_load(&h->active) > 0 && serve_now() < until;)
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
 }
 
 void http_stop(serve_http *h) {

@@ -18,6 +18,8 @@ struct serve_http {
     atomic_bool stopping;  // shutting down: /health says so, new requests are refused
     atomic_ullong next_id; // request ids
     int32_t n_vocab;
+    atomic_int active; // requests begun and not yet done with (their answer written or not)
+    bool space_prefix; // the tokenizer puts a space before the text ("a" -> " a")
 };
 
 // The status of the last response queued by this thread (thread per connection: this request's),

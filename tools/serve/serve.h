@@ -78,17 +78,17 @@ typedef struct job {
     int n_tok, cap_tok;
     char *text; // [text_len] generated text
     size_t text_len, text_cap;
-    size_t visible;     // text the client may see (a stop string's start is held back)
-    const char *finish; // "stop", "length", "cancelled", "error"
+    size_t visible;               // text the client may see (a stop string's start is held back)
+    const char *finish;           // "stop", "length", "cancelled", "error"
     char error[MINT_ERR_MSG_MAX]; // when finish is "error"
-    bool cancelled;     // the client is gone, or the server stops
-    int n_reused;       // prompt tokens found in the KV cache
-    double t_first;     // when the first token came (0: not yet)
-    double t_done;      // when it finished
-    float *peek_p;      // peek: [peek] probabilities (temperature 1) ...
-    int32_t *peek_id;   // ... of the most likely next tokens, best first
-    float *peek_logit;  // ... and their logits
-    int refs;           // holders (connection, engine)
+    bool cancelled;               // the client is gone, or the server stops
+    int n_reused;                 // prompt tokens found in the KV cache
+    double t_first;               // when the first token came (0: not yet)
+    double t_done;                // when it finished
+    float *peek_p;                // peek: [peek] probabilities (temperature 1) ...
+    int32_t *peek_id;             // ... of the most likely next tokens, best first
+    float *peek_logit;            // ... and their logits
+    int refs;                     // holders (connection, engine)
 } job;
 
 job *job_new(void);
@@ -128,6 +128,9 @@ serve_http *http_start(const serve_config *cfg, serve_engine *e, serve_metrics *
 int http_port(const serve_http *h);
 // Stops accepting connections (the listening socket closes); requests in flight go on.
 void http_quiesce(serve_http *h);
+// Waits up to `seconds` until no request is in progress: the answers of jobs that just finished
+// are written before the daemon stops (which cuts every connection still open).
+void http_drain(serve_http *h, double seconds);
 void http_stop(serve_http *h);
 
 double serve_now(void);

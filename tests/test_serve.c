@@ -1,0 +1,567 @@
+// test_serve.c - mint-serve through HTTP, as a client sees it: a server per test on a free
+// loopback port (tests/helpers/server.c), requests through curl. The API's shapes (models,
+// completions and chat, one body and server-sent events, logprobs, n, stop, usage, tokenize,
+// /v1/next, /metrics), OpenAI's error shape for bad requests, the API key, and temperature-0
+// answers equal to mint-run's. The synthetic small model where the text does not matter,
+// stories260K (shared data) where it does. Faults and concurrency: test_serve_faults.c.
+#include "helpers/helpers.h"
+#include "helpers/server.h"
+#include "helpers/tool.h"
+
+#include <criterion/criterion.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *stories(void) {
+    return keep(mt_data_path("stories260K.gguf"));
+}
+
+static json_object *get(json_object *o, const char *path) { // "a.b.0.c"
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *save, *k = strtok_r(buf, ".", &save); k; k = strtok_r(NULL, ".", &save))
+        o = (*k >= '0' && *k <= '9') ? mt_jidx(o, (size_t)atoi(k)) : mt_jget(o, k);
+    return o;
+}
+
+static const char *gets_(json_object *o, const char *path) {
+    json_object *v = get(o, path);
+    cr_assert(json_object_is_type(v, json_type_string), "%s is not a string", path);
+    return json_object_get_string(v);
+}
+
+static int geti(json_object *o, const char *path) {
+    json_object *v = get(o, path);
+    cr_assert(json_object_is_type(v, json_type_int), "%s is not an integer", path);
+    return json_object_get_int(v);
+}
+
+// The chunks of a server-sent event stream: every event one line "data: {json}", the last
+// "data: [DONE]". Returns an array (the caller puts it).
+static json_object *sse_chunks(const char *body) {
+    json_object *arr = json_object_new_array();
+    bool done = false;
+    const char *p = body;
+    cr_assert(*p, "empty stream");
+    while (*p) {
+        const char *end = strstr(p, "\n\n");
+        cr_assert(end, "an event does not end with a blank line: %.200s", p);
+        cr_assert(!done, "an event after [DONE]: %.200s", p);
+        cr_assert(!strncmp(p, "data: ", 6), "not a data line: %.200s", p);
+        cr_assert_null(memchr(p, '\n', (size_t)(end - p)), "an event of several lines: %.200s", p);
+        if (end - p == 12 && !strncmp(p, "data: [DONE]", 12)) {
+            done = true;
+        } else {
+            json_object *o = json_tokener_parse(p + 6); // stops at the newline
+            cr_assert(o && json_object_is_type(o, json_type_object), "bad chunk: %.200s", p);
+            json_object_array_add(arr, o);
+        }
+        p = end + 2;
+    }
+    cr_assert(done, "the stream does not end with data: [DONE]");
+    return arr;
+}
+
+// mint-run's text for a prompt at temperature 0 (it prints the prompt first).
+static char *mint_run_text(const char *model, const char *prompt, int n) {
+    char *out, *err;
+    int rc =
+        run_tool(&out, &err, "mint-run", "-m '%s' -p '%s' --temp 0 -n %d -t 1", model, prompt, n);
+    cr_assert_eq(rc, 0, "%s", err);
+    free(err);
+    cr_assert(!strncmp(out, prompt, strlen(prompt)), "mint-run: %s", out);
+    char *text = strdup(out + strlen(prompt));
+    free(out);
+    size_t l = strlen(text);
+    if (l && text[l - 1] == '\n') text[l - 1] = '\0';
+    return text;
+}
+
+static char *completion_text(const mt_server *s, const char *prompt, int n) {
+    char body[1024];
+    snprintf(body, sizeof body, "{\"prompt\":\"%s\",\"max_tokens\":%d,\"temperature\":0}", prompt,
+             n);
+    json_object *o = mt_post_json(s, "/v1/completions", body);
+    char *t = strdup(gets_(o, "choices.0.text"));
+    json_object_put(o);
+    return t;
+}
+
+Test(serve, health_models_and_metrics_follow_traffic, .timeout = 120) {
+    mt_server s;
+    mt_server_start(&s, "-m '%s' -t 1 --parallel 2", mt_synth("small", "F32"));
+    mt_resp r = mt_http(&s, "GET", "/health", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert_str_eq(r.body, "{\"status\":\"ok\"}");
+    mt_resp_free(&r);
+    r = mt_http(&s, "GET", "/v1/models", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    json_object *o = json_tokener_parse(r.body);
+    cr_assert_str_eq(gets_(o, "object"), "list");
+    cr_assert_str_eq(gets_(o, "data.0.id"), "synth-small-F32.gguf");
+    cr_assert_str_eq(gets_(o, "data.0.object"), "model");
+    cr_assert_eq(json_object_array_length(get(o, "data")), 1);
+    json_object_put(o);
+    mt_resp_free(&r);
+
+    r = mt_http(&s, "GET", "/metrics", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.headers, "text/plain; version=0.0.4"), "%s", r.headers);
+    static const char *const need[] = {
+        "# TYPE mint_requests_total counter",
+        "# TYPE mint_generated_tokens_total counter",
+        "# TYPE mint_prompt_tokens_total counter",
+        "# TYPE mint_slots_busy gauge",
+        "# TYPE mint_queue_length gauge",
+        "# TYPE mint_request_duration_seconds histogram",
+        "# TYPE mint_time_to_first_token_seconds histogram",
+        "mint_request_duration_seconds_bucket{le=\"+Inf\"} 0",
+        "mint_slots 2\n",
+    };
+    for (size_t i = 0; i < sizeof need / sizeof *need; i++)
+        cr_assert(strstr(r.body, need[i]), "/metrics lacks '%s':\n%s", need[i], r.body);
+    mt_resp_free(&r);
+    cr_assert_eq(mt_metric(&s, "mint_generated_tokens_total"), 0);
+
+    for (int i = 0; i < 3; i++) {
+        o = mt_post_json(&s, "/v1/completions",
+                         "{\"prompt\":\"the cat\",\"max_tokens\":7,\"ignore_eos\":true}");
+        cr_assert_eq(geti(o, "usage.completion_tokens"), 7);
+        json_object_put(o);
+    }
+    r = mt_http(&s, "POST", "/v1/completions", "{\"prompt\":", NULL);
+    cr_assert_eq(r.status, 400);
+    mt_resp_free(&r);
+    cr_assert_eq(mt_metric(&s, "mint_generated_tokens_total"), 21);
+    cr_assert_eq(mt_metric(&s, "mint_requests_total{endpoint=\"/v1/completions\",status=\"200\"}"),
+                 3);
+    cr_assert_eq(mt_metric(&s, "mint_requests_total{endpoint=\"/v1/completions\",status=\"400\"}"),
+                 1);
+    cr_assert_eq(mt_metric(&s, "mint_request_duration_seconds_count"), 3);
+    cr_assert_eq(mt_metric(&s, "mint_request_duration_seconds_bucket{le=\"+Inf\"}"), 3);
+    cr_assert_eq(mt_metric(&s, "mint_time_to_first_token_seconds_count"), 3);
+    cr_assert_gt(mt_metric(&s, "mint_request_duration_seconds_sum"), 0);
+    cr_assert_geq(mt_metric(&s, "mint_prompt_tokens_total"), 1);
+    cr_assert_eq(mt_metric(&s, "mint_slots_busy"), 0);
+    cr_assert_eq(mt_metric(&s, "mint_queue_length"), 0);
+    cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+}
+
+Test(serve, completions_equal_mint_run_one_body_and_streamed, .timeout = 180) {
+    const char *model = stories();
+    mt_server s;
+    mt_server_start(&s, "-m '%s' -t 1 --parallel 2", model);
+    static const char *const prompts[] = {"Once upon a time", "The little dog", "Lily and Tom"};
+    for (size_t i = 0; i < 3; i++) {
+        char *want = mint_run_text(model, prompts[i], 40);
+        char body[512];
+        snprintf(body, sizeof body,
+                 "{\"model\":\"x\",\"prompt\":\"%s\",\"max_tokens\":40,\"temperature\":0}",
+                 prompts[i]);
+        json_object *o = mt_post_json(&s, "/v1/completions", body);
+        cr_assert_str_eq(gets_(o, "object"), "text_completion");
+        cr_assert(!strncmp(gets_(o, "id"), "cmpl-", 5));
+        cr_assert_str_eq(gets_(o, "model"), "stories260K.gguf");
+        cr_assert_str_eq(gets_(o, "choices.0.text"), want, "prompt '%s'", prompts[i]);
+        cr_assert_eq(geti(o, "choices.0.index"), 0);
+        const char *fin = gets_(o, "choices.0.finish_reason");
+        cr_assert(!strcmp(fin, "length") || !strcmp(fin, "stop"), "%s", fin);
+        const int pt = geti(o, "usage.prompt_tokens"), ct = geti(o, "usage.completion_tokens");
+        cr_assert_gt(pt, 1);
+        cr_assert(ct == 40 || (!strcmp(fin, "stop") && ct < 40), "%d %s", ct, fin);
+        cr_assert_eq(geti(o, "usage.total_tokens"), pt + ct);
+        json_object_put(o);
+        // The same streamed: text_completion chunks whose texts join to the same answer.
+        snprintf(body, sizeof body,
+                 "{\"prompt\":\"%s\",\"max_tokens\":40,\"temperature\":0,\"stream\":true,"
+                 "\"stream_options\":{\"include_usage\":true}}",
+                 prompts[i]);
+        mt_resp r = mt_http(&s, "POST", "/v1/completions", body, NULL);
+        cr_assert_eq(r.status, 200);
+        cr_assert(strstr(r.headers, "text/event-stream"), "%s", r.headers);
+        json_object *ch = sse_chunks(r.body);
+        const size_t n = json_object_array_length(ch);
+        cr_assert_geq(n, 3);
+        char joined[4096] = "";
+        for (size_t k = 0; k + 1 < n; k++) {
+            json_object *c = mt_jidx(ch, k);
+            cr_assert_str_eq(gets_(c, "object"), "text_completion");
+            cr_assert_eq(geti(c, "choices.0.index"), 0);
+            strncat(joined, gets_(c, "choices.0.text"), sizeof joined - strlen(joined) - 1);
+            json_object *fr = get(c, "choices.0.finish_reason");
+            cr_assert(k + 2 == n ? fr != NULL : fr == NULL, "finish_reason on chunk %zu", k);
+        }
+        cr_assert_str_eq(joined, want);
+        json_object *last = mt_jidx(ch, n - 1); // the usage chunk
+        cr_assert_eq(json_object_array_length(get(last, "choices")), 0);
+        cr_assert_eq(geti(last, "usage.completion_tokens"), ct);
+        json_object_put(ch);
+        mt_resp_free(&r);
+        free(want);
+    }
+    cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+}
+
+Test(serve, chat_equals_mint_run_cnv_one_body_and_streamed, .timeout = 180) {
+    const char *model = stories();
+    char *out, *err;
+    char args[4300];
+    snprintf(args, sizeof args, "-m '%s' -cnv --chat-template zephyr --temp 0 -n 30 -t 1", model);
+    int rc = run_tool_stdin(&out, &err, "Tell me a story\n", "mint-run", args);
+    cr_assert_eq(rc, 0, "%s", err);
+    size_t l = strlen(out);
+    if (l && out[l - 1] == '\n') out[--l] = '\0';
+    mt_server s;
+    mt_server_start(&s, "-m '%s' -t 1 --chat-template zephyr", model);
+    const char *msgs = "\"messages\":[{\"role\":\"user\",\"content\":\"Tell me a story\"}]";
+    char body[512];
+    snprintf(body, sizeof body, "{%s,\"max_tokens\":30,\"temperature\":0}", msgs);
+    json_object *o = mt_post_json(&s, "/v1/chat/completions", body);
+    cr_assert_str_eq(gets_(o, "object"), "chat.completion");
+    cr_assert(!strncmp(gets_(o, "id"), "chatcmpl-", 9));
+    cr_assert_str_eq(gets_(o, "choices.0.message.role"), "assistant");
+    cr_assert_str_eq(gets_(o, "choices.0.message.content"), out);
+    cr_assert_null(get(o, "choices.0.logprobs"));
+    json_object_put(o);
+    // Streamed: the first delta has the role, the last chunk the finish reason and no content.
+    snprintf(body, sizeof body, "{%s,\"max_tokens\":30,\"temperature\":0,\"stream\":true}", msgs);
+    mt_resp r = mt_http(&s, "POST", "/v1/chat/completions", body, NULL);
+    cr_assert_eq(r.status, 200);
+    json_object *ch = sse_chunks(r.body);
+    const size_t n = json_object_array_length(ch);
+    char joined[4096] = "";
+    for (size_t k = 0; k < n; k++) {
+        json_object *c = mt_jidx(ch, k), *delta = get(c, "choices.0.delta");
+        cr_assert_str_eq(gets_(c, "object"), "chat.completion.chunk");
+        cr_assert_str_eq(mt_jstr(delta, "role"), k == 0 ? "assistant" : "");
+        strncat(joined, mt_jstr(delta, "content"), sizeof joined - strlen(joined) - 1);
+        if (k + 1 == n) {
+            cr_assert_eq(json_object_object_length(delta), 0);
+            const char *fin = gets_(c, "choices.0.finish_reason");
+            cr_assert(!strcmp(fin, "length") || !strcmp(fin, "stop"));
+        } else {
+            cr_assert_null(get(c, "choices.0.finish_reason"));
+        }
+    }
+    cr_assert_str_eq(joined, out);
+    json_object_put(ch);
+    mt_resp_free(&r);
+    free(out);
+    free(err);
+    cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+}
+
+// One token's chat logprobs entry: token, logprob <= 0, bytes of the token, k alternatives best
+// first, the first of them the token itself (temperature 0).
+static void expect_chat_lp(json_object *t, int k) {
+    const char *tok = gets_(t, "token");
+    const double lp = json_object_get_double(get(t, "logprob"));
+    cr_assert(lp <= 0 && lp > -100, "%g", lp);
+    json_object *bytes = get(t, "bytes");
+    cr_assert_eq(json_object_array_length(bytes), strlen(tok), "'%s'", tok);
+    json_object *top = get(t, "top_logprobs");
+    cr_assert_eq(json_object_array_length(top), (size_t)k);
+    double prev = 0;
+    for (int a = 0; a < k; a++) {
+        const double v = json_object_get_double(get(mt_jidx(top, (size_t)a), "logprob"));
+        cr_assert(v <= prev + 1e-6, "alternatives not best first");
+        prev = v;
+        get(mt_jidx(top, (size_t)a), "bytes");
+    }
+    if (k) {
+        cr_assert_str_eq(gets_(mt_jidx(top, 0), "token"), tok);
+        cr_assert_float_eq(json_object_get_double(get(mt_jidx(top, 0), "logprob")), lp, 1e-6);
+    }
+}
+
+Test(serve, logprobs_in_openai_shapes, .timeout = 120) {
+    mt_server s;
+    mt_server_start(&s, "-m '%s' -t 1", stories());
+    const char *msgs = "\"messages\":[{\"role\":\"user\",\"content\":\"Hello\"}]";
+    char body[512];
+    snprintf(body, sizeof body,
+             "{%s,\"max_tokens\":12,\"temperature\":0,\"logprobs\":true,\"top_logprobs\":3,"
+             "\"ignore_eos\":true}",
+             msgs);
+    json_object *o = mt_post_json(&s, "/v1/chat/completions", body);
+    json_object *content = get(o, "choices.0.logprobs.content");
+    cr_assert_eq(json_object_array_length(content), 12);
+    char joined[1024] = "";
+    for (size_t t = 0; t < 12; t++) {
+        expect_chat_lp(mt_jidx(content, t), 3);
+        strcat(joined, gets_(mt_jidx(content, t), "token"));
+    }
+    cr_assert_str_eq(joined, gets_(o, "choices.0.message.content"));
+    json_object_put(o);
+    // Streamed: each content chunk carries its tokens' entries.
+    snprintf(body, sizeof body,
+             "{%s,\"max_tokens\":12,\"temperature\":0,\"logprobs\":true,\"top_logprobs\":2,"
+             "\"ignore_eos\":true,\"stream\":true}",
+             msgs);
+    mt_resp r = mt_http(&s, "POST", "/v1/chat/completions", body, NULL);
+    json_object *ch = sse_chunks(r.body);
+    size_t n_tok = 0;
+    for (size_t k = 0; k + 1 < json_object_array_length(ch); k++) {
+        json_object *c = get(mt_jidx(ch, k), "choices.0.logprobs.content");
+        for (size_t t = 0; t < json_object_array_length(c); t++, n_tok++)
+            expect_chat_lp(mt_jidx(c, t), 2);
+    }
+    cr_assert_eq(n_tok, 12);
+    json_object_put(ch);
+    mt_resp_free(&r);
+    // Completions: logprobs is a count; tokens, token_logprobs, top_logprobs, text_offset.
+    o = mt_post_json(&s, "/v1/completions",
+                     "{\"prompt\":\"Once upon a time\",\"max_tokens\":10,\"temperature\":0,"
+                     "\"logprobs\":2,\"ignore_eos\":true}");
+    json_object *lp = get(o, "choices.0.logprobs");
+    json_object *toks = get(lp, "tokens"), *tlp = get(lp, "token_logprobs"),
+                *top = get(lp, "top_logprobs"), *off = get(lp, "text_offset");
+    cr_assert_eq(json_object_array_length(toks), 10);
+    cr_assert_eq(json_object_array_length(tlp), 10);
+    cr_assert_eq(json_object_array_length(top), 10);
+    cr_assert_eq(json_object_array_length(off), 10);
+    joined[0] = '\0';
+    for (size_t t = 0; t < 10; t++) {
+        const char *tok = json_object_get_string(mt_jidx(toks, t));
+        cr_assert_eq(json_object_get_int(mt_jidx(off, t)), (int)strlen(joined));
+        strcat(joined, tok);
+        const double v = json_object_get_double(mt_jidx(tlp, t));
+        cr_assert(v <= 0, "%g", v);
+        json_object *alt = mt_jidx(top, t), *mine;
+        cr_assert(json_object_object_length(alt) >= 1 && json_object_object_length(alt) <= 2);
+        cr_assert(json_object_object_get_ex(alt, tok, &mine), "'%s' not among its top", tok);
+        cr_assert_float_eq(json_object_get_double(mine), v, 1e-6);
+    }
+    cr_assert_str_eq(joined, gets_(o, "choices.0.text"));
+    json_object_put(o);
+    cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+}
+
+Test(serve, n_choices_with_a_seed_repeat, .timeout = 120) {
+    mt_server s;
+    mt_server_start(&s, "-m '%s' -t 1 --parallel 4", stories());
+    const char *body = "{\"prompt\":\"Once upon a time\",\"max_tokens\":24,\"temperature\":1,"
+                       "\"n\":2,\"seed\":42,\"ignore_eos\":true}";
+    json_object *a = mt_post_json(&s, "/v1/completions", body);
+    json_object *b = mt_post_json(&s, "/v1/completions", body);
+    cr_assert_eq(json_object_array_length(get(a, "choices")), 2);
+    for (int i = 0; i < 2; i++) {
+        char p[64];
+        snprintf(p, sizeof p, "choices.%d.index", i);
+        cr_assert_eq(geti(a, p), i);
+        snprintf(p, sizeof p, "choices.%d.text", i);
+        cr_assert_str_eq(gets_(a, p), gets_(b, p), "the same seed gives the same choice %d", i);
+    }
+    cr_assert_str_neq(gets_(a, "choices.0.text"), gets_(a, "choices.1.text"));
+    cr_assert_eq(geti(a, "usage.completion_tokens"), 48);
+    json_object_put(a);
+    json_object_put(b);
+    // Chat streams both choices, each ending with its own finish chunk.
+    mt_resp r = mt_http(&s, "POST", "/v1/chat/completions",
+                        "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"n\":2,"
+                        "\"seed\":7,\"max_tokens\":8,\"stream\":true}",
+                        NULL);
+    json_object *ch = sse_chunks(r.body);
+    int finished[2] = {0, 0};
+    for (size_t k = 0; k < json_object_array_length(ch); k++) {
+        json_object *c = get(mt_jidx(ch, k), "choices.0");
+        const int idx = geti(c, "index");
+        cr_assert(idx == 0 || idx == 1);
+        if (get(c, "finish_reason")) finished[idx]++;
+    }
+    cr_assert(finished[0] == 1 && finished[1] == 1);
+    json_object_put(ch);
+    mt_resp_free(&r);
+    cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+}
+
+Test(serve, stop_strings_end_the_text_before_them, .timeout = 120) {
+    mt_server s;
+    mt_server_start(&s, "-m '%s' -t 1", stories());
+    char *full = completion_text(&s, "Once upon a time", 60);
+    const char *stop = "Lily";
+    const char *at = strstr(full, stop);
+    cr_assert(at, "the reference text has no '%s': %s", stop, full);
+    const size_t keep_n = (size_t)(at - full);
+    for (int stream = 0; stream < 2; stream++) {
+        char body[256];
+        snprintf(body, sizeof body,
+                 "{\"prompt\":\"Once upon a time\",\"max_tokens\":60,\"temperature\":0,"
+                 "\"stop\":[\"zzz\",\"%s\"],\"stream\":%s}",
+                 stop, stream ? "true" : "false");
+        mt_resp r = mt_http(&s, "POST", "/v1/completions", body, NULL);
+        cr_assert_eq(r.status, 200);
+        char text[2048] = "";
+        const char *fin = NULL;
+        json_object *all = stream ? sse_chunks(r.body) : json_tokener_parse(r.body);
+        if (stream) {
+            for (size_t k = 0; k < json_object_array_length(all); k++) {
+                json_object *c = get(mt_jidx(all, k), "choices.0");
+                strcat(text, gets_(c, "text"));
+                if (get(c, "finish_reason")) fin = gets_(c, "finish_reason");
+            }
+        } else {
+            strcat(text, gets_(all, "choices.0.text"));
+            fin = gets_(all, "choices.0.finish_reason");
+        }
+        cr_assert_eq(strlen(text), keep_n, "stream %d: '%s'", stream, text);
+        cr_assert(!strncmp(text, full, keep_n));
+        cr_assert_null(strstr(text, stop));
+        cr_assert_str_eq(fin, "stop");
+        json_object_put(all);
+        mt_resp_free(&r);
+    }
+    free(full);
+    cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+}
+
+Test(serve, tokenize_detokenize_round_trip_and_next_token, .timeout = 120) {
+    mt_server s;
+    mt_server_start(&s, "-m '%s' -t 1", stories());
+    json_object *o = mt_post_json(&s, "/tokenize",
+                                  "{\"content\":\"Once upon a time, a cat.\",\"with_pieces\":"
+                                  "false}");
+    json_object *toks = get(o, "tokens");
+    cr_assert_gt(json_object_array_length(toks), 3);
+    char body[1024] = "{\"tokens\":";
+    strcat(body, json_object_to_json_string_ext(toks, JSON_C_TO_STRING_PLAIN));
+    strcat(body, "}");
+    json_object_put(o);
+    o = mt_post_json(&s, "/detokenize", body);
+    cr_assert_str_eq(gets_(o, "content"), "Once upon a time, a cat.");
+    json_object_put(o);
+    mt_resp r = mt_http(&s, "POST", "/detokenize", "{\"tokens\":[1,999999]}", NULL);
+    cr_assert_eq(r.status, 400, "%s", r.body);
+    mt_resp_free(&r);
+    // /v1/next: the 64 likeliest next tokens, best first, probabilities that sum to at most 1.
+    o = mt_post_json(&s, "/v1/next", "{\"prompt\":\"Once upon a\"}");
+    json_object *c = get(o, "candidates");
+    cr_assert_eq(json_object_array_length(c), 64);
+    double sum = 0, prev = 1;
+    for (size_t i = 0; i < 64; i++) {
+        const double p = json_object_get_double(get(mt_jidx(c, i), "p"));
+        cr_assert(p <= prev + 1e-9 && p >= 0);
+        prev = p;
+        sum += p;
+        get(mt_jidx(c, i), "piece");
+    }
+    cr_assert(sum <= 1 + 1e-5 && sum > 0.5, "%g", sum);
+    cr_assert_str_eq(gets_(o, "candidates.0.piece"), " time");
+    json_object_put(o);
+    cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+}
+
+// A request that must fail with status and OpenAI's error shape naming param (NULL: null).
+static void expect_error(const mt_server *s, const char *path, const char *body, int status,
+                         const char *param, const char *curl_args) {
+    mt_resp r = mt_http(s, "POST", path, body, curl_args);
+    cr_assert_eq(r.status, status, "%.80s: %d %s", body, r.status, r.body);
+    json_object *o = json_tokener_parse(r.body), *e = o ? get(o, "error") : NULL;
+    cr_assert(e, "not OpenAI's error shape: %s", r.body);
+    cr_assert_gt(strlen(gets_(e, "message")), 5);
+    cr_assert_gt(strlen(gets_(e, "type")), 3);
+    if (param)
+        cr_assert_str_eq(gets_(e, "param"), param, "%s", r.body);
+    else
+        cr_assert_null(get(e, "param"), "%s", r.body);
+    get(e, "code");
+    json_object_put(o);
+    mt_resp_free(&r);
+}
+
+Test(serve, bad_requests_get_openai_errors, .timeout = 120) {
+    mt_server s;
+    mt_server_start(&s, "-m '%s' -t 1 -c 64 --max-body 4096", mt_synth("small", "F32"));
+    // An unknown field is ignored.
+    json_object *o = mt_post_json(&s, "/v1/completions",
+                                  "{\"prompt\":\"a\",\"max_tokens\":2,\"frobnicate\":{\"x\":1}}");
+    cr_assert_eq(geti(o, "usage.completion_tokens"), 2);
+    json_object_put(o);
+    const char *chat = "/v1/chat/completions", *cmpl = "/v1/completions";
+    const char *m = "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]";
+    char b[512];
+    snprintf(b, sizeof b, "{%s,\"tools\":[{\"type\":\"function\"}]}", m);
+    expect_error(&s, chat, b, 400, "tools", NULL);
+    snprintf(b, sizeof b, "{%s,\"temperature\":5}", m);
+    expect_error(&s, chat, b, 400, "temperature", NULL);
+    snprintf(b, sizeof b, "{%s,\"n\":2,\"temperature\":0}", m);
+    expect_error(&s, chat, b, 400, "n", NULL);
+    snprintf(b, sizeof b, "{%s,\"response_format\":{\"type\":\"json_object\"}}", m);
+    expect_error(&s, chat, b, 400, "response_format", NULL);
+    snprintf(b, sizeof b, "{%s,\"top_logprobs\":3}", m);
+    expect_error(&s, chat, b, 400, "top_logprobs", NULL);
+    expect_error(&s, chat, "{\"messages\":[{\"role\":\"robot\",\"content\":\"x\"}]}", 400,
+                 "messages", NULL);
+    expect_error(&s, cmpl, "{\"prompt\":\"a\",\"max_tokens\":0}", 400, "max_tokens", NULL);
+    expect_error(&s, cmpl, "{\"prompt\":\"a\",\"logprobs\":9}", 400, "logprobs", NULL);
+    expect_error(&s, cmpl, "{\"max_tokens\":3}", 400, "prompt", NULL);
+    expect_error(&s, cmpl, "{\"prompt\":[1,99999]}", 400, "prompt", NULL);
+    // Regressions: a content part or response_format whose type is null crashed the server
+    // (strcmp on NULL); U+0000 cut strings short (a stop of "\u0000x" ended every answer after
+    // one byte).
+    expect_error(&s, chat, "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":null}]}]}",
+                 400, "messages", NULL);
+    snprintf(b, sizeof b, "{%s,\"response_format\":{\"type\":null}}", m);
+    expect_error(&s, chat, b, 400, "response_format", NULL);
+    expect_error(&s, cmpl, "{\"prompt\":\"a\",\"stop\":\"\\u0000x\"}", 400, "stop", NULL);
+    expect_error(&s, cmpl, "{\"prompt\":\"a\",\"stop\":[\"b\\u0000\"]}", 400, "stop", NULL);
+    expect_error(&s, cmpl, "{\"prompt\":\"a\\u0000b\"}", 400, "prompt", NULL);
+    expect_error(&s, chat, "{\"messages\":[{\"role\":\"user\",\"content\":\"a\\u0000\"}]}", 400,
+                 "messages", NULL);
+    // Malformed JSON, other JSON, invalid UTF-8, bytes after the value.
+    expect_error(&s, cmpl, "{\"prompt\":\"a\",", 400, NULL, NULL);
+    expect_error(&s, cmpl, "[1,2]", 400, NULL, NULL);
+    expect_error(&s, cmpl, "{\"prompt\":\"\xff\xfe\"}", 400, NULL, NULL);
+    expect_error(&s, cmpl, "{\"prompt\":\"a\"} x", 400, NULL, NULL);
+    expect_error(&s, cmpl, "", 400, NULL, NULL);
+    // A prompt longer than the context (64 positions).
+    char longp[2048] = "{\"prompt\":\"";
+    for (int i = 0; i < 100; i++) strcat(longp, "word ");
+    strcat(longp, "\"}");
+    expect_error(&s, cmpl, longp, 400, "prompt", NULL);
+    // A body over --max-body (4096 bytes).
+    char *big = malloc(8192);
+    strcpy(big, "{\"prompt\":\"");
+    memset(big + 11, 'a', 6000);
+    strcpy(big + 6011, "\"}");
+    expect_error(&s, cmpl, big, 413, NULL, NULL);
+    free(big);
+    mt_resp r = mt_http(&s, "GET", "/nowhere", NULL, NULL);
+    cr_assert_eq(r.status, 404);
+    mt_resp_free(&r);
+    // The server is still well.
+    o = mt_post_json(&s, cmpl, "{\"prompt\":\"a\",\"max_tokens\":3,\"ignore_eos\":true}");
+    cr_assert_eq(geti(o, "usage.completion_tokens"), 3);
+    json_object_put(o);
+    cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+}
+
+Test(serve, api_key_guards_all_but_health_and_page, .timeout = 120) {
+    mt_server s;
+    mt_server_start(&s, "-m '%s' -t 1 --api-key s3cret", mt_synth("small", "F32"));
+    mt_resp r = mt_http(&s, "GET", "/health", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    mt_resp_free(&r);
+    r = mt_http(&s, "GET", "/", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    mt_resp_free(&r);
+    const char *body = "{\"prompt\":\"a\",\"max_tokens\":2}";
+    expect_error(&s, "/v1/completions", body, 401, NULL, NULL);
+    expect_error(&s, "/v1/completions", body, 401, NULL, "-H 'Authorization: Bearer wrong'");
+    expect_error(&s, "/v1/completions", body, 401, NULL, "-H 'Authorization: Bearer s3cret2'");
+    expect_error(&s, "/v1/completions", body, 401, NULL, "-H 'Authorization: s3cret'");
+    r = mt_http(&s, "GET", "/v1/models", NULL, NULL);
+    cr_assert_eq(r.status, 401);
+    mt_resp_free(&r);
+    r = mt_http(&s, "GET", "/v1/models", NULL, "-H 'Authorization: Bearer s3cret'");
+    cr_assert_eq(r.status, 200);
+    mt_resp_free(&r);
+    r = mt_http(&s, "POST", "/v1/completions", body, "-H 'Authorization: Bearer s3cret'");
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    mt_resp_free(&r);
+    cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+}
