@@ -253,7 +253,7 @@ typedef enum mint_kv_type {
 // f32 cache), each gives a query the same bits alone or in any batch, and naive and row-wise give
 // each other's bits.
 typedef enum mint_attention {
-    MINT_ATTENTION_AUTO = 0,    // the fastest for the batch
+    MINT_ATTENTION_AUTO = 0,    // naive or row-wise, whichever is faster for the batch's shape
     MINT_ATTENTION_NAIVE = 1,   // per head, the whole score matrix (queries x keys), softmax, x V
     MINT_ATTENTION_ROWWISE = 2, // per query, the score rows of the heads sharing a KV head
     MINT_ATTENTION_FLASH = 3,   // keys and values in steps with a running max and sum (online
