@@ -15,7 +15,7 @@
 //     weights e^(s - m') (rounded to f16 with an f16 cache), l = l alpha + their sum (double),
 //     and the output becomes o alpha + the first block's part (one fused multiply-add), then
 //     + each further block's part; at the end o / l. It agrees with the other two to rounding
-//     (about 1e-7 relative with an f32 cache).
+//     (a few 1e-7 of max |v| with an f32 cache, tests/test_ops.c).
 // Naive and row-wise run the same steps on every row, so they give the same bits, and a batch
 // may use either (the context's "auto" does, runtime/engine/context.c).
 //
@@ -72,8 +72,9 @@ static int32_t flash_queries(int group) {
     return q;
 }
 
-// Cache blocks per flash step: at least 64 positions, so the per-step work (maxima, the
-// rescale, the kernel calls) is spread over enough keys. Depends only on the block size.
+// Cache blocks per flash step: at least 256 positions, so the per-step work (maxima, the
+// rescale, the kernel calls) is spread over enough keys (one layer of tg at depth 2048: steps of
+// 32, 64, 128, 256 positions took 0.24, 0.21, 0.20, 0.20 ms). Depends only on the block size.
 static int32_t flash_step_blocks(int32_t block) {
     return block >= 256 ? 1 : (256 + block - 1) / block;
 }
