@@ -3,11 +3,13 @@
 //
 // The cache is paged (runtime/engine/kvcache.c owns it): a sequence's positions live in blocks
 // of `block` positions; its block table maps logical block b (positions b*block ..) to a
-// physical block. A physical block holds, for every layer, the keys one row per position and the
-// values transposed (one row per value dimension, one column per position), so that both the
-// scores q.k and "probabilities times V" are dot products over contiguous memory, computed by
-// the gemm kernels of every matmul. ops/attention.c says why all three algorithms give a query
-// the same bits whether it comes alone, in a batch, or in a batch of several sequences.
+// physical block. A physical block holds, for every layer, the keys transposed (one row per key
+// dimension, one column per position) and then the values one row per position. Both products of
+// attention then read contiguous rows and put independent results in the vector lanes: the
+// scores q.k take a dimension's `block` keys at a time, "probabilities times V" takes a
+// position's value row at a time (quant/kernels.h: mint_qk_fn, mint_pv_fn). ops/attention.c says
+// why all three algorithms give a query the same bits whether it comes alone, in a batch, or in a
+// batch of several sequences.
 #ifndef MINT_ATTENTION_H
 #define MINT_ATTENTION_H
 
@@ -22,18 +24,18 @@ typedef struct mint_kv_view {
     size_t elem;          // bytes per element (4 or 2)
     int64_t kv_dim;       // elements per position (n_head_kv * head_dim)
     int32_t block;        // positions per block
-    size_t layer_bytes;   // bytes of one layer in a block: keys then transposed values
+    size_t layer_bytes;   // bytes of one layer in a block: transposed keys, then values
     uint8_t *const *mem;  // [physical block] base address of each block
     const int32_t *table; // [logical block] physical block of this sequence
 } mint_kv_view;
 
-// Keys of logical block b in layer l: [block][kv_dim].
-static inline uint8_t *mint_kv_block_k(const mint_kv_view *kv, int32_t l, int32_t b) {
+// Transposed keys of logical block b in layer l: [kv_dim][block].
+static inline uint8_t *mint_kv_block_kt(const mint_kv_view *kv, int32_t l, int32_t b) {
     return kv->mem[kv->table[b]] + (size_t)l * kv->layer_bytes;
 }
-// Transposed values of logical block b in layer l: [kv_dim][block].
-static inline uint8_t *mint_kv_block_vt(const mint_kv_view *kv, int32_t l, int32_t b) {
-    return mint_kv_block_k(kv, l, b) + (size_t)kv->block * (size_t)kv->kv_dim * kv->elem;
+// Values of logical block b in layer l: [block][kv_dim].
+static inline uint8_t *mint_kv_block_v(const mint_kv_view *kv, int32_t l, int32_t b) {
+    return mint_kv_block_kt(kv, l, b) + (size_t)kv->block * (size_t)kv->kv_dim * kv->elem;
 }
 
 typedef struct mint_attn_shape {
@@ -49,8 +51,8 @@ void mint_kv_store(const mint_kv_view *kv, int32_t l, int32_t pos, const float *
 
 typedef enum mint_attn_algo {
     MINT_ATTN_ALGO_NAIVE = 0,   // per head, the whole score matrix (queries x keys), softmax, x V
-    MINT_ATTN_ALGO_ROWWISE = 1, // per (query, head), one row of scores, softmax, x V
-    MINT_ATTN_ALGO_FLASH = 2,   // per (query block, KV head), keys in blocks, online softmax
+    MINT_ATTN_ALGO_ROWWISE = 1, // per (query, KV head), the score row of each head, softmax, x V
+    MINT_ATTN_ALGO_FLASH = 2,   // per (query block, KV head), keys in steps, online softmax
     MINT_ATTN_ALGO_COUNT = 3,
 } mint_attn_algo;
 
@@ -67,7 +69,7 @@ typedef struct mint_attn_run {
 
 // One layer's attention over a batch: every run's queries against its own sequence.
 typedef struct mint_attn_batch {
-    const mint_kernels *k;     // kernel table (the gemm of the cache type)
+    const mint_kernels *k;     // kernel table (its float vector kernels)
     const mint_attn_shape *sh; // head shapes
     mint_attn_algo algo;       // which algorithm
     int32_t layer;             // layer index into the cache
@@ -80,19 +82,19 @@ typedef struct mint_attn_batch {
 } mint_attn_batch;
 
 // Cuts the batch into independent work items (sets every run's item0) and returns their count.
-// The algorithm's item: naive (run, head); row-wise (row, head); flash (a block of queries of
+// The algorithm's item: naive (run, head); row-wise (row, KV head); flash (a block of queries of
 // a run, KV head). Depends only on the runs, not on the layer.
 int32_t mint_attention_plan(mint_attn_batch *b);
 // Computes item i (0 <= i < the plan's count) with `scratch` of mint_attention_scratch_bytes.
 void mint_attention_item(const mint_attn_batch *b, int32_t i, uint8_t *scratch);
 
 // Scratch one thread needs for an algorithm, with at most n_rows queries per run and n_ctx
-// positions per sequence in blocks of `block`:
-//   naive:   S and P for all queries of a run and one head (n_rows x n_ctx, f32 + cache type),
-//            plus a partial output (n_rows x head_dim);
-//   rowwise: one score row (n_ctx) and its partial output (head_dim);
-//   flash:   one block of scores and probabilities per query row of the item (64 rows x block),
-//            the running outputs, maxima and sums.
+// positions per sequence in blocks of `block` (all f32):
+//   naive:   the queries, S (n_rows x n_ctx, its rows become the probabilities) and the outputs
+//            of one head;
+//   rowwise: the same for the heads of one KV head and one query;
+//   flash:   per query row of the item (at most 64), its query, one step of scores, its output,
+//            running maximum and sum.
 size_t mint_attention_scratch_bytes(mint_attn_algo algo, const mint_attn_shape *sh, int32_t n_rows,
                                     int32_t n_ctx, int32_t block);
 

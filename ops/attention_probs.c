@@ -15,14 +15,17 @@ void mint_attention_probs(const mint_kv_view *kv, int32_t l, const mint_attn_sha
     const bool f16 = kv->type == MINT_TYPE_F16;
     double max = -INFINITY;
     for (int32_t j = 0; j < n_keys; j++) {
-        const uint8_t *k =
-            mint_kv_block_k(kv, l, j / kv->block) +
-            ((size_t)(j % kv->block) * (size_t)kv->kv_dim + (size_t)kvh * hd) * kv->elem;
+        // keys are stored transposed per block: dimension i of slot s at [i * block + s]
+        const uint8_t *kt = mint_kv_block_kt(kv, l, j / kv->block);
+        const size_t slot = (size_t)(j % kv->block), row = (size_t)kv->block;
+        const size_t d0 = (size_t)kvh * (size_t)hd;
         double d = 0;
-        for (int i = 0; i < hd; i++) // an f16 cache multiplies f16-rounded queries
+        for (int i = 0; i < hd; i++) { // an f16 cache multiplies f16-rounded queries
+            const size_t at = (d0 + (size_t)i) * row + slot;
             d += f16 ? (double)mint_f16_to_f32(mint_f32_to_f16(q[i])) *
-                           mint_f16_to_f32(((const uint16_t *)k)[i])
-                     : (double)q[i] * ((const float *)k)[i];
+                           mint_f16_to_f32(((const uint16_t *)kt)[at])
+                     : (double)q[i] * ((const float *)kt)[at];
+        }
         out[j] = (float)(d * sh->scale);
         if (out[j] > max) max = out[j];
     }

@@ -24,14 +24,8 @@ void mint_silu_mul(float *g, size_t g_stride, const float *u, size_t u_stride, i
 }
 
 // s[0..n) = softmax(s)   (in place; exponentials summed in double, as ggml's soft_max)
-void mint_softmax(float *s, int32_t n) {
-    float max = -INFINITY;
-    for (int32_t j = 0; j < n; j++) max = s[j] > max ? s[j] : max;
-    double sum = 0.0;
-    for (int32_t j = 0; j < n; j++) {
-        s[j] = expf(s[j] - max);
-        sum += (double)s[j];
-    }
-    const float inv = (float)(1.0 / sum);
-    for (int32_t j = 0; j < n; j++) s[j] *= inv;
+void mint_softmax(const mint_vec_kernels *vk, float *s, int32_t n) {
+    const float max = vk->max(s, n, -INFINITY);
+    const double sum = vk->exp_sum(s, n, max);
+    vk->scale(s, n, (float)(1.0 / sum));
 }

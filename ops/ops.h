@@ -52,7 +52,8 @@ void mint_add(float *x, size_t x_stride, const float *y, size_t y_stride, int64_
 void mint_silu_mul(float *g, size_t g_stride, const float *u, size_t u_stride, int64_t n, long r0,
                    long r1);
 
-// s[0..n) = softmax(s) in place; the exponentials are summed in double, as ggml's soft_max does.
-void mint_softmax(float *s, int32_t n);
+// s[0..n) = softmax(s) in place (n >= 1), with the float vector kernels vk: the maximum, the
+// exponentials e^(s - max) (mint's exp) summed in double as ggml's soft_max does, times 1 / sum.
+void mint_softmax(const mint_vec_kernels *vk, float *s, int32_t n);
 
 #endif // MINT_OPS_H

@@ -15,5 +15,7 @@ void mint_x512_set_legacy_avx512(mint_kernels *k); // Q4_0 .. Q8_0 (legacy_avx51
 void mint_x512_set_legacy_avx512vnni(mint_kernels *k);
 void mint_x512_set_kquant_avx512(mint_kernels *k); // Q2_K .. Q6_K (kquant_avx512.c)
 void mint_x512_set_kquant_avx512vnni(mint_kernels *k);
+void mint_x512_set_vec_avx512(mint_kernels *k);  // float vector kernels (vec_avx512.c)
+void mint_x512_set_attn_avx512(mint_kernels *k); // attention's products (attn_tile_avx512.c)
 
 #endif // MINT_QUANT_AVX512_PARTS_H

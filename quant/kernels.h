@@ -46,6 +46,51 @@ typedef struct mint_type_kernels {
     mint_gemm_fn gemm;             // batched tile, or NULL: the matmul then calls vec_dot
 } mint_type_kernels;
 
+// ---------------------------------------------------------------------------------------------
+// Float vector kernels: the per-element work of softmax and attention, and attention's two small
+// products. Unlike the dot products above, every entry gives the reference's bits exactly on
+// every level (tests/test_vec.c compares them with memcmp): an output element is one fixed
+// sequence of IEEE operations, each rounded once (fused multiply-adds where the comment says
+// so), and the vector lanes only run that sequence side by side. The one reduction whose order
+// matters, exp_sum's double sum, has its order fixed below. e^x is mint's own (quant/vec_exp.h:
+// at most 1.013 ulp from the exact value), not the C library's.
+
+// y[i] = e^x[i] for i < n; y may be x.
+typedef void (*mint_vexp_fn)(const float *x, float *y, int64_t n);
+// The largest of m and x[0..n) (a NaN x[i] is skipped); a zero result is +0.
+typedef float (*mint_vmax_fn)(const float *x, int64_t n, float m);
+// x[i] = e^(x[i] - m) for i < n (the difference rounded to f32 first); returns the sum of the
+// new x[i] in double: lane l = i mod 16 adds its elements in order, starting from +0, then the
+// lanes combine as l += l + 8, l += l + 4, l += l + 2 (l below the step), and lane 0 + lane 1.
+typedef double (*mint_vexp_sum_fn)(float *x, int64_t n, float m);
+// x[i] = x[i] * c for i < n.
+typedef void (*mint_vscale_fn)(float *x, int64_t n, float c);
+// x[i] = x[i] rounded to f16 (RNE, as mint_f32_to_f16) and widened back, for i < n.
+typedef void (*mint_vround_fn)(float *x, int64_t n);
+// Scores against transposed keys (kt row i = dimension i of nk keys):
+//   s[r * s_stride + j] = (sum_{i < d} q[r * q_stride + i] * kt[i * kt_stride + j]) * scale
+// for r < nr, j < nk; the sum is one chain of fused multiply-adds in i order from +0. Strides
+// are in elements; kt holds f32 or f16 (the function's type).
+typedef void (*mint_qk_fn)(int64_t d, const float *q, size_t q_stride, int nr, const void *kt,
+                           size_t kt_stride, int nk, float scale, float *s, size_t s_stride);
+// Probabilities times value rows (v row j = the d values of key j):
+//   o[r * o_stride + i] = fma(o[r * o_stride + i], a[r], sum_{j < nk} p[r * p_stride + j] *
+//   v[j * v_stride + i])
+// for r < nr, i < d; the sum is one chain of fused multiply-adds in j order from +0; a == NULL
+// means a[r] = 1 (o + sum, exactly). Strides in elements; v holds f32 or f16.
+typedef void (*mint_pv_fn)(int64_t d, const float *p, size_t p_stride, int nr, const void *v,
+                           size_t v_stride, int nk, const float *a, float *o, size_t o_stride);
+
+typedef struct mint_vec_kernels {
+    mint_vexp_fn exp;
+    mint_vmax_fn max;
+    mint_vexp_sum_fn exp_sum;
+    mint_vscale_fn scale;
+    mint_vround_fn round_f16;
+    mint_qk_fn qk_f32, qk_f16; // keys of an f32 / f16 cache
+    mint_pv_fn pv_f32, pv_f16; // values of an f32 / f16 cache
+} mint_vec_kernels;
+
 typedef enum mint_isa {
     MINT_ISA_REF = 0,        // scalar reference C, always available
     MINT_ISA_AVX2 = 1,       // x86: AVX2 + FMA + F16C (Haswell, Zen 1 and later)
@@ -61,6 +106,7 @@ typedef struct mint_kernels {
     const char *name;                     // "avx2", "ref", ...
     mint_type_kernels t[MINT_TYPE_COUNT]; // per type; zeroed for types mint cannot compute with,
                                           // except Q8_1 / Q8_K: to_float + from_float only
+    mint_vec_kernels vec;                 // float vector kernels (softmax, attention)
 } mint_kernels;
 
 // The table for the best level this CPU supports, or the level forced by the environment

@@ -39,4 +39,14 @@ void mint_kernels_init_avx2(mint_kernels *k) {
     k->t[MINT_TYPE_BF16].to_float = dequantize_row_bf16_avx2;
     k->t[MINT_TYPE_Q4_0].to_float = dequantize_row_q4_0_avx2;
     k->t[MINT_TYPE_Q8_0].to_float = dequantize_row_q8_0_avx2;
+
+    k->vec = (mint_vec_kernels){.exp = vec_exp_avx2,
+                                .max = vec_max_avx2,
+                                .exp_sum = vec_exp_sum_avx2,
+                                .scale = vec_scale_avx2,
+                                .round_f16 = vec_round_f16_avx2,
+                                .qk_f32 = attn_qk_f32_avx2,
+                                .qk_f16 = attn_qk_f16_avx2,
+                                .pv_f32 = attn_pv_f32_avx2,
+                                .pv_f16 = attn_pv_f16_avx2};
 }

@@ -7,4 +7,6 @@ void mint_kernels_init_avx512(mint_kernels *k) {
     mint_x512_set_act_avx512(k);
     mint_x512_set_legacy_avx512(k);
     mint_x512_set_kquant_avx512(k);
+    mint_x512_set_vec_avx512(k);
+    mint_x512_set_attn_avx512(k);
 }

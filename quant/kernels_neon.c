@@ -36,4 +36,14 @@ void mint_kernels_init_neon(mint_kernels *k) {
     k->t[MINT_TYPE_Q8_0].from_float = quantize_row_q8_0_act_neon;
     k->t[MINT_TYPE_Q8_1].from_float = quantize_row_q8_1_act_neon;
     k->t[MINT_TYPE_Q8_K].from_float = quantize_row_q8_K_neon;
+
+    k->vec = (mint_vec_kernels){.exp = vec_exp_neon,
+                                .max = vec_max_neon,
+                                .exp_sum = vec_exp_sum_neon,
+                                .scale = vec_scale_neon,
+                                .round_f16 = vec_round_f16_neon,
+                                .qk_f32 = attn_qk_f32_neon,
+                                .qk_f16 = attn_qk_f16_neon,
+                                .pv_f32 = attn_pv_f32_neon,
+                                .pv_f16 = attn_pv_f16_neon};
 }

@@ -40,6 +40,16 @@ void mint_kernels_init_ref(mint_kernels *k) {
     set(k, MINT_TYPE_Q5_K, MINT_TYPE_Q8_K, dequantize_row_q5_K_ref, NULL, vec_dot_q5_K_q8_K_ref);
     set(k, MINT_TYPE_Q6_K, MINT_TYPE_Q8_K, dequantize_row_q6_K_ref, NULL, vec_dot_q6_K_q8_K_ref);
     set(k, MINT_TYPE_Q8_K, MINT_TYPE_Q8_K, dequantize_row_q8_K_ref, quantize_row_q8_K_ref, NULL);
+
+    k->vec = (mint_vec_kernels){.exp = vec_exp_ref,
+                                .max = vec_max_ref,
+                                .exp_sum = vec_exp_sum_ref,
+                                .scale = vec_scale_ref,
+                                .round_f16 = vec_round_f16_ref,
+                                .qk_f32 = attn_qk_f32_ref,
+                                .qk_f16 = attn_qk_f16_ref,
+                                .pv_f32 = attn_pv_f32_ref,
+                                .pv_f16 = attn_pv_f16_ref};
 }
 
 mint_quantize_row_fn mint_quantizer_ref(mint_type t) {

@@ -16,6 +16,7 @@
 #ifndef MINT_QUANT_REF_H
 #define MINT_QUANT_REF_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -103,5 +104,22 @@ void vec_dot_q5_K_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,
                            const void *restrict a);
 void vec_dot_q6_K_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,
                            const void *restrict a);
+
+// ---- float vectors: softmax and attention (quant/vec_ref.c, quant/attn_tile_ref.c) --------
+// The specifications of quant/kernels.h's mint_vec_kernels; these use fused multiply-adds
+// (fmaf) exactly where the kernel comments say, and the SIMD levels match them bit for bit.
+void vec_exp_ref(const float *x, float *y, int64_t n);
+float vec_max_ref(const float *x, int64_t n, float m);
+double vec_exp_sum_ref(float *x, int64_t n, float m);
+void vec_scale_ref(float *x, int64_t n, float c);
+void vec_round_f16_ref(float *x, int64_t n);
+void attn_qk_f32_ref(int64_t d, const float *q, size_t q_stride, int nr, const void *kt,
+                     size_t kt_stride, int nk, float scale, float *s, size_t s_stride);
+void attn_qk_f16_ref(int64_t d, const float *q, size_t q_stride, int nr, const void *kt,
+                     size_t kt_stride, int nk, float scale, float *s, size_t s_stride);
+void attn_pv_f32_ref(int64_t d, const float *p, size_t p_stride, int nr, const void *v,
+                     size_t v_stride, int nk, const float *a, float *o, size_t o_stride);
+void attn_pv_f16_ref(int64_t d, const float *p, size_t p_stride, int nr, const void *v,
+                     size_t v_stride, int nk, const float *a, float *o, size_t o_stride);
 
 #endif // MINT_QUANT_REF_H

@@ -204,4 +204,20 @@ void dequantize_row_bf16_avx2(const void *restrict x, float *restrict y, int64_t
 void dequantize_row_q4_0_avx2(const void *restrict x, float *restrict y, int64_t n);
 void dequantize_row_q8_0_avx2(const void *restrict x, float *restrict y, int64_t n);
 
+// Float vector kernels of softmax and attention (quant/vec_avx2.c, quant/attn_tile_avx2.c),
+// equal to the reference bit for bit (quant/kernels.h: mint_vec_kernels).
+void vec_exp_avx2(const float *x, float *y, int64_t n);
+float vec_max_avx2(const float *x, int64_t n, float m);
+double vec_exp_sum_avx2(float *x, int64_t n, float m);
+void vec_scale_avx2(float *x, int64_t n, float c);
+void vec_round_f16_avx2(float *x, int64_t n);
+void attn_qk_f32_avx2(int64_t d, const float *q, size_t q_stride, int nr, const void *kt,
+                      size_t kt_stride, int nk, float scale, float *s, size_t s_stride);
+void attn_qk_f16_avx2(int64_t d, const float *q, size_t q_stride, int nr, const void *kt,
+                      size_t kt_stride, int nk, float scale, float *s, size_t s_stride);
+void attn_pv_f32_avx2(int64_t d, const float *p, size_t p_stride, int nr, const void *v,
+                      size_t v_stride, int nk, const float *a, float *o, size_t o_stride);
+void attn_pv_f16_avx2(int64_t d, const float *p, size_t p_stride, int nr, const void *v,
+                      size_t v_stride, int nk, const float *a, float *o, size_t o_stride);
+
 #endif // MINT_QUANT_SIMD_AVX2_H

@@ -203,4 +203,20 @@ void quantize_row_q8_K_neon(const float *restrict x, void *restrict y, int64_t n
 void quantize_row_f16_neon(const float *restrict x, void *restrict y, int64_t n);
 void quantize_row_bf16_neon(const float *restrict x, void *restrict y, int64_t n);
 
+// Float vector kernels of softmax and attention (quant/vec_neon.c, quant/attn_tile_neon.c),
+// equal to the reference bit for bit (quant/kernels.h: mint_vec_kernels). Neon level only.
+void vec_exp_neon(const float *x, float *y, int64_t n);
+float vec_max_neon(const float *x, int64_t n, float m);
+double vec_exp_sum_neon(float *x, int64_t n, float m);
+void vec_scale_neon(float *x, int64_t n, float c);
+void vec_round_f16_neon(float *x, int64_t n);
+void attn_qk_f32_neon(int64_t d, const float *q, size_t q_stride, int nr, const void *kt,
+                      size_t kt_stride, int nk, float scale, float *s, size_t s_stride);
+void attn_qk_f16_neon(int64_t d, const float *q, size_t q_stride, int nr, const void *kt,
+                      size_t kt_stride, int nk, float scale, float *s, size_t s_stride);
+void attn_pv_f32_neon(int64_t d, const float *p, size_t p_stride, int nr, const void *v,
+                      size_t v_stride, int nk, const float *a, float *o, size_t o_stride);
+void attn_pv_f16_neon(int64_t d, const float *p, size_t p_stride, int nr, const void *v,
+                      size_t v_stride, int nk, const float *a, float *o, size_t o_stride);
+
 #endif // MINT_QUANT_SIMD_NEON_H

@@ -266,12 +266,13 @@ typedef enum mint_kv_type {
 } mint_kv_type;
 
 // Attention algorithms; all three give the same result to rounding (about 1e-7 relative with an
-// f32 cache), and each gives a query the same bits alone or in any batch.
+// f32 cache), each gives a query the same bits alone or in any batch, and naive and row-wise give
+// each other's bits.
 typedef enum mint_attention {
-    MINT_ATTENTION_AUTO = 0,    // the fastest for the batch
+    MINT_ATTENTION_AUTO = 0,    // naive or row-wise, whichever is faster for the batch's shape
     MINT_ATTENTION_NAIVE = 1,   // per head, the whole score matrix (queries x keys), softmax, x V
-    MINT_ATTENTION_ROWWISE = 2, // one query row of scores at a time
-    MINT_ATTENTION_FLASH = 3,   // keys and values in blocks with a running max and sum (online
+    MINT_ATTENTION_ROWWISE = 2, // per query, the score rows of the heads sharing a KV head
+    MINT_ATTENTION_FLASH = 3,   // keys and values in steps with a running max and sum (online
                                 // softmax); no score row is kept
 } mint_attention;
 

@@ -187,8 +187,7 @@ Test(model_structure, all_logits_rows_match_single_evaluations, .timeout = 60) {
 
 // Logits of a 150-token sequence evaluated as 37 tokens then one batch of 113 (crossing several
 // attention blocks from an unaligned start), for the given attention path and batch size.
-static void long_sequence_logits(mint_model *m, mint_attention attention, int n_batch,
-                                 float *out) {
+static void long_sequence_logits(mint_model *m, mint_attention attention, int n_batch, float *out) {
     mint_ctx_params p = mint_ctx_default_params();
     p.n_threads = 2;
     p.n_ctx = 256;
@@ -228,10 +227,38 @@ Test(model_structure, attention_algorithms_agree_and_are_batch_invariant, .timeo
         cr_assert_eq(memcmp(batch, tok, sizeof batch), 0, "%s: batch vs token by token",
                      mint_attention_name(algos[a]));
         double max = max_abs_diff(batch, base, 512);
-        cr_log_info("%s vs naive attention: max |dlogit| %.3g", mint_attention_name(algos[a]),
-                    max);
+        cr_log_info("%s vs naive attention: max |dlogit| %.3g", mint_attention_name(algos[a]), max);
         cr_assert_lt(max, 1e-4, "%s vs naive: max |dlogit| %g", mint_attention_name(algos[a]), max);
+        if (algos[a] == MINT_ATTENTION_ROWWISE) // the same bits: auto switches between the two
+            cr_assert_eq(memcmp(batch, base, sizeof batch), 0, "rowwise vs naive: bits differ");
     }
+    mint_model_close(f.m);
+}
+
+// Auto switches between naive (long runs) and row-wise (single tokens), which give the same bits:
+// a prompt as one batch then token by token must give the logits a naive-only context gives.
+Test(model_structure, auto_switches_between_naive_and_rowwise_without_moving_a_bit, .timeout = 60) {
+    fixture f = open_synth("F32");
+    float logits[2][512];
+    for (int k = 0; k < 2; k++) {
+        mint_ctx_params p = mint_ctx_default_params();
+        p.n_threads = 2;
+        p.n_ctx = 256;
+        p.attention = k ? MINT_ATTENTION_NAIVE : MINT_ATTENTION_AUTO;
+        mint_ctx *c;
+        mint_err err;
+        cr_assert_eq(mint_ctx_create(f.m, &p, &c, &err), MINT_OK, "%s", err.msg);
+        int32_t ids[80];
+        for (int i = 0; i < 80; i++) ids[i] = i == 0 ? 1 : 3 + (i * 53) % 500;
+        cr_assert_eq(mint_eval(c, ids, 60, 0, false, &err), MINT_OK, "%s", err.msg);
+        if (!k) cr_assert_str_eq(mint_ctx_attention_name(c), "naive", "60 tokens in one batch");
+        for (int i = 60; i < 80; i++)
+            cr_assert_eq(mint_eval(c, ids + i, 1, i, false, &err), MINT_OK, "%s", err.msg);
+        if (!k) cr_assert_str_eq(mint_ctx_attention_name(c), "rowwise", "one token");
+        memcpy(logits[k], mint_get_logits(c, -1), sizeof logits[k]);
+        mint_ctx_free(c);
+    }
+    cr_assert_eq(memcmp(logits[0], logits[1], sizeof logits[0]), 0, "auto vs naive: bits differ");
     mint_model_close(f.m);
 }
 

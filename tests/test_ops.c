@@ -212,7 +212,7 @@ static double check_softmax(float *s, int n, double *worst_ratio) {
         if (p[j] > 0) ed += p[j] * fabs(s[j] - m);
     float *in = malloc(sizeof(float) * (size_t)n);
     memcpy(in, s, sizeof(float) * (size_t)n);
-    mint_softmax(s, n);
+    mint_softmax(&mint_kernels_get()->vec, s, n);
     for (int j = 0; j < n; j++) {
         if (in[j] == -INFINITY) { // masked: exactly zero
             cr_assert(s[j] == 0.0f, "n=%d: masked [%d] gave %.9g", n, j, (double)s[j]);
@@ -473,8 +473,18 @@ static void paged_init(paged *pc, mint_type type, int kvd, int32_t block, int n_
                             .table = pc->table};
 }
 
-// Runs every item of `algo` over the rows [t0, t0 + n) as one run, with a poisoned scratch (NaN
-// bytes: the op must not read scratch it did not write).
+// Runs every item of the batch, first to last or last to first (as threads may take them), with
+// a poisoned scratch (NaN bytes: the op must not read scratch it did not write).
+static void run_items(mint_attn_batch *b, uint8_t *scratch, size_t scratch_bytes, int reverse) {
+    const int32_t items = mint_attention_plan(b);
+    cr_assert(items >= 1);
+    for (int32_t k = 0; k < items; k++) {
+        memset(scratch, 0xFF, scratch_bytes);
+        mint_attention_item(b, reverse ? items - 1 - k : k, scratch);
+    }
+}
+
+// Runs every item of `algo` over the rows [t0, t0 + n) as one run.
 static void run_algo(const mint_attn_batch *proto, mint_attn_algo algo, int32_t t0, int32_t n,
                      uint8_t *scratch, size_t scratch_bytes) {
     mint_attn_batch b = *proto;
@@ -482,12 +492,7 @@ static void run_algo(const mint_attn_batch *proto, mint_attn_algo algo, int32_t 
     b.algo = algo;
     b.runs = &run;
     b.n_runs = 1;
-    const int32_t items = mint_attention_plan(&b);
-    cr_assert(items >= 1);
-    for (int32_t i = 0; i < items; i++) {
-        memset(scratch, 0xFF, scratch_bytes);
-        mint_attention_item(&b, i, scratch);
-    }
+    run_items(&b, scratch, scratch_bytes, 0);
 }
 
 // Largest |out - ref| over the batch, relative to max |v|.
@@ -500,11 +505,11 @@ static double max_err(const float *out, const double *ref, size_t len, double vm
     return e / vmax;
 }
 
-// 70 tokens in blocks of `block` positions: the batch ends partway through a block, and flash's
-// query blocks (64 rows: 16 queries of MHA, 8 of a group of 8) end partway through the batch.
-static void check_attention(mint_type type, int n_head, int n_head_kv, int hd, int32_t block,
+// N tokens in blocks of `block` positions: the batch ends partway through a block, and flash's
+// query blocks (64 rows: 16 queries of MHA, 8 of a group of 8) and steps (at least 64 positions)
+// end partway through the batch.
+static void check_attention(mint_type type, int n_head, int n_head_kv, int hd, int32_t block, int N,
                             double budget) {
-    enum { N = 70 };
     const int f16 = type == MINT_TYPE_F16;
     const mint_attn_shape sh = {n_head, n_head_kv, hd, (float)(1.0 / sqrt(hd))};
     const int qd = n_head * hd, kvd = n_head_kv * hd;
@@ -514,23 +519,23 @@ static void check_attention(mint_type type, int n_head, int n_head_kv, int hd, i
     const mint_kv_view *kv = &pc.kv;
     float *q = malloc(sizeof(float) * N * qd), *k = malloc(sizeof(float) * N * kvd),
           *v = malloc(sizeof(float) * N * kvd), *out = malloc(sizeof(float) * N * qd),
-          *out1 = malloc(sizeof(float) * N * qd);
+          *out1 = malloc(sizeof(float) * N * qd), *naive = malloc(sizeof(float) * N * qd);
     double *ref = malloc(sizeof(double) * N * qd), vmax = 0;
     mint_rng_seed(&rng, 9 + (uint64_t)type * 100 + (uint64_t)n_head + (uint64_t)block * 7);
     fill(q, N * qd, 1.5); // std 1.5 q, std 1 k: scores of std 1.5, some sharp softmax rows
     fill(k, N * kvd, 1.0);
     fill(v, N * kvd, 1.0);
     for (int j = 0; j < N; j++) mint_kv_store(kv, 0, j, k + j * kvd, v + j * kvd);
-    for (int j = 0; j < N; j++) // stored as a row of keys, a column of values, rounded to the type
+    for (int j = 0; j < N; j++) // stored as a column of keys, a row of values, rounded to the type
         for (int i = 0; i < kvd; i++) {
-            const uint8_t *kr =
-                mint_kv_block_k(kv, 0, j / block) + (size_t)(j % block) * kvd * kv->elem;
-            const uint8_t *vr = mint_kv_block_vt(kv, 0, j / block) + (size_t)i * block * kv->elem;
+            const uint8_t *kr = mint_kv_block_kt(kv, 0, j / block) + (size_t)i * block * kv->elem;
+            const uint8_t *vr =
+                mint_kv_block_v(kv, 0, j / block) + (size_t)(j % block) * kvd * kv->elem;
             const int s = j % block;
             const float kk =
-                f16 ? mint_f16_to_f32(((const uint16_t *)kr)[i]) : ((const float *)kr)[i];
+                f16 ? mint_f16_to_f32(((const uint16_t *)kr)[s]) : ((const float *)kr)[s];
             const float vv =
-                f16 ? mint_f16_to_f32(((const uint16_t *)vr)[s]) : ((const float *)vr)[s];
+                f16 ? mint_f16_to_f32(((const uint16_t *)vr)[i]) : ((const float *)vr)[i];
             const float ek = k[j * kvd + i], ev = v[j * kvd + i];
             cr_assert(same_bits(kk, f16 ? round_f16(ek) : ek) &&
                           same_bits(vv, f16 ? round_f16(ev) : ev),
@@ -577,37 +582,130 @@ static void check_attention(mint_type type, int n_head, int n_head_kv, int hd, i
         run_algo(&b1, (mint_attn_algo)a, 29, N - 29, scratch, scratch_bytes);
         cr_assert_eq(memcmp(out, out1, sizeof(float) * N * qd), 0, "%s: chunks 29 + 41 differ",
                      mint_attn_algo_name((mint_attn_algo)a));
+        // (c) every kernel level, items taken last to first: the same bits (the float vector
+        // kernels are the reference's on every level)
+        for (int isa = 0; isa < MINT_ISA_COUNT; isa++) {
+            if (!mint_kernels_for((mint_isa)isa)) continue;
+            mint_attn_run run = {.kv = *kv, .row0 = 0, .n = N, .pos0 = 0};
+            mint_attn_batch bl = b1;
+            bl.k = mint_kernels_for((mint_isa)isa);
+            bl.algo = (mint_attn_algo)a;
+            bl.runs = &run;
+            for (int i = 0; i < N * qd; i++) out1[i] = NAN;
+            run_items(&bl, scratch, scratch_bytes, 1);
+            cr_assert_eq(memcmp(out, out1, sizeof(float) * N * qd), 0, "%s: level %s differs",
+                         mint_attn_algo_name((mint_attn_algo)a), bl.k->name);
+        }
+        // (d) naive and row-wise: the same bits
+        if (a == MINT_ATTN_ALGO_NAIVE) memcpy(naive, out, sizeof(float) * N * qd);
+        if (a == MINT_ATTN_ALGO_ROWWISE)
+            cr_assert_eq(memcmp(out, naive, sizeof(float) * N * qd), 0,
+                         "rowwise differs from naive");
     }
-    cr_log_info("attention %s %d/%d heads hd %d, blocks of %d: max |out - ref| / max|v|: naive "
-                "%.3g, rowwise %.3g, flash %.3g (budget %g)",
-                f16 ? "f16" : "f32", n_head, n_head_kv, hd, block, worst[0], worst[1], worst[2],
+    cr_log_info("attention %s %d/%d heads hd %d, %d tokens in blocks of %d: max |out - ref| / "
+                "max|v|: naive %.3g, rowwise %.3g, flash %.3g (budget %g)",
+                f16 ? "f16" : "f32", n_head, n_head_kv, hd, N, block, worst[0], worst[1], worst[2],
                 budget);
     for (int i = 0; i < n_blk; i++) free(pc.mem[i]);
-    free(q), free(k), free(v), free(out), free(out1), free(ref);
+    free(q), free(k), free(v), free(out), free(out1), free(naive), free(ref);
     free(scratch);
 }
 
 // Budgets, relative to max |v| (the output is a convex combination of values).
-// f32, 2e-6: the scores and the probabilities times V are f32 sums (kernel gemm) of head_dim
-// and `block` terms, the parts of P.V added block by block in f32, the softmax within 1e-6
-// relative per probability (test softmax_matches_double); flash rescales its running sum by
-// e^(m_old - m_new) once per block, a few more 2^-24 roundings.
+// f32, 2e-6: a score is a chain of head_dim fused multiply-adds, a block's part of P.V a chain of
+// `block` of them (quant/kernels.h), the parts added block by block in f32; the softmax is within
+// 1e-6 relative per probability (test softmax_matches_double); flash rescales its running output
+// and sum by e^(m_old - m_new) once per step, a few more 2^-24 roundings.
 // f16, 1e-3: the reference rounds k, v, q and p to f16 as mint does, but a probability that lands
 // near the midpoint of two f16 values can round the other way than the reference's, an error of
 // 2^-11 (4.9e-4) of that probability; flash rounds its unnormalised weights e^(s - m) instead,
 // the same size of error; summed over all probabilities < 4.9e-4 max|v|.
 Test(ops, attention_f32_mha, .timeout = 60) {
-    check_attention(MINT_TYPE_F32, 4, 4, 16, 16, 2e-6);
+    check_attention(MINT_TYPE_F32, 4, 4, 16, 16, 70, 2e-6);
 }
 Test(ops, attention_f32_gqa, .timeout = 60) {
-    check_attention(MINT_TYPE_F32, 8, 1, 64, 32, 2e-6);
+    check_attention(MINT_TYPE_F32, 8, 1, 64, 32, 70, 2e-6);
 }
 Test(ops, attention_f32_odd_blocks, .timeout = 60) {
-    check_attention(MINT_TYPE_F32, 8, 2, 64, 7, 2e-6);
+    check_attention(MINT_TYPE_F32, 8, 2, 64, 7, 70, 2e-6);
+}
+// 200 tokens: flash's steps of ten 7-position blocks, three of them and a partial one.
+Test(ops, attention_f32_long_odd_blocks, .timeout = 60) {
+    check_attention(MINT_TYPE_F32, 8, 2, 64, 7, 200, 2e-6);
+}
+// stories260K's heads: 8 of head_dim 8 on 4 KV heads, shorter than one vector of any level.
+Test(ops, attention_f32_tiny_heads, .timeout = 60) {
+    check_attention(MINT_TYPE_F32, 8, 4, 8, 32, 150, 2e-6);
 }
 Test(ops, attention_f16_mha, .timeout = 60) {
-    check_attention(MINT_TYPE_F16, 4, 4, 16, 16, 1e-3);
+    check_attention(MINT_TYPE_F16, 4, 4, 16, 16, 70, 1e-3);
 }
 Test(ops, attention_f16_gqa, .timeout = 60) {
-    check_attention(MINT_TYPE_F16, 8, 2, 64, 32, 1e-3);
+    check_attention(MINT_TYPE_F16, 8, 2, 64, 32, 70, 1e-3);
+}
+Test(ops, attention_f16_long_odd_blocks, .timeout = 60) {
+    check_attention(MINT_TYPE_F16, 4, 1, 24, 5, 150, 1e-3);
+}
+
+// One batch of several runs, as mint_decode makes them: a run of sequence A, a run of sequence B
+// (its first tokens), then A's next run. Every query must get the bits it gets alone, for every
+// algorithm and with the items taken in either order.
+Test(ops, attention_runs_of_several_sequences, .timeout = 60) {
+    enum { NA = 90, NB = 45, HEADS = 8, KVH = 2, HD = 64, BLOCK = 16, ROWS = 30 + NB + 40 };
+    const int qd = HEADS * HD, kvd = KVH * HD;
+    const mint_attn_shape sh = {HEADS, KVH, HD, 0.125f};
+    paged pa, pb;
+    paged_init(&pa, MINT_TYPE_F32, kvd, BLOCK, (NA + BLOCK - 1) / BLOCK);
+    paged_init(&pb, MINT_TYPE_F32, kvd, BLOCK, (NB + BLOCK - 1) / BLOCK);
+    float *kv = malloc(sizeof(float) * (size_t)kvd * 2), *q = malloc(sizeof(float) * ROWS * qd);
+    float *out = malloc(sizeof(float) * ROWS * qd), *one = malloc(sizeof(float) * ROWS * qd);
+    mint_rng_seed(&rng, 10);
+    for (int j = 0; j < NA + NB; j++) {
+        fill(kv, 2 * kvd, 1.0);
+        mint_kv_store(j < NA ? &pa.kv : &pb.kv, 0, j < NA ? j : j - NA, kv, kv + kvd);
+    }
+    fill(q, ROWS * qd, 1.5);
+    mint_attn_run runs[3] = {{.kv = pa.kv, .row0 = 0, .n = 30, .pos0 = 20},
+                             {.kv = pb.kv, .row0 = 30, .n = NB, .pos0 = 0},
+                             {.kv = pa.kv, .row0 = 30 + NB, .n = 40, .pos0 = 50}};
+    size_t scratch_bytes = 0;
+    for (int a = 0; a < MINT_ATTN_ALGO_COUNT; a++) {
+        size_t sb = mint_attention_scratch_bytes((mint_attn_algo)a, &sh, NB, NA, BLOCK);
+        if (sb > scratch_bytes) scratch_bytes = sb;
+    }
+    scratch_bytes = (scratch_bytes + 63) / 64 * 64;
+    uint8_t *scratch = aligned_alloc(64, scratch_bytes);
+    for (int a = 0; a < MINT_ATTN_ALGO_COUNT; a++)
+        for (int reverse = 0; reverse < 2; reverse++) {
+            mint_attn_batch b = {.k = mint_kernels_get(),
+                                 .sh = &sh,
+                                 .algo = (mint_attn_algo)a,
+                                 .q = q,
+                                 .q_stride = qd * sizeof(float),
+                                 .out = out,
+                                 .out_stride = qd * sizeof(float),
+                                 .runs = runs,
+                                 .n_runs = 3};
+            for (int i = 0; i < ROWS * qd; i++) out[i] = NAN;
+            run_items(&b, scratch, scratch_bytes, reverse);
+            for (int r = 0; r < 3; r++)
+                for (int32_t i = 0; i < runs[r].n; i++) { // each query alone
+                    mint_attn_run alone = {.kv = runs[r].kv,
+                                           .row0 = runs[r].row0 + i,
+                                           .n = 1,
+                                           .pos0 = runs[r].pos0 + i};
+                    mint_attn_batch b1 = b;
+                    b1.out = one;
+                    b1.runs = &alone;
+                    b1.n_runs = 1;
+                    run_items(&b1, scratch, scratch_bytes, 0);
+                    const size_t at = (size_t)(runs[r].row0 + i) * qd;
+                    cr_assert_eq(memcmp(out + at, one + at, sizeof(float) * qd), 0,
+                                 "%s: run %d query %d differs from itself alone",
+                                 mint_attn_algo_name((mint_attn_algo)a), r, i);
+                }
+        }
+    for (int i = 0; i < (NA + BLOCK - 1) / BLOCK; i++) free(pa.mem[i]);
+    for (int i = 0; i < (NB + BLOCK - 1) / BLOCK; i++) free(pb.mem[i]);
+    free(kv), free(q), free(out), free(one), free(scratch);
 }

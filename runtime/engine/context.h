@@ -49,7 +49,8 @@ struct mint_ctx {
 // Fills c->trace_nodes from the evaluation just run (runtime/engine/trace.c).
 void mint_trace_fill(mint_ctx *c, const mint_exec *x);
 
-// The algorithm a batch of n rows whose latest position is max_pos uses (resolves auto).
-mint_attn_algo mint_ctx_choose_attention(const mint_ctx *c, int32_t n, int32_t max_pos);
+// The algorithm a batch of these runs uses (resolves auto: context.c says how).
+mint_attn_algo mint_ctx_choose_attention(const mint_ctx *c, const mint_attn_run *runs,
+                                         int32_t n_runs);
 
 #endif // MINT_CONTEXT_H

@@ -74,23 +74,22 @@ mint_status mint_decode(mint_ctx *c, const mint_batch_entry *e, int32_t n, mint_
     for (int32_t s = 0; s < c->params.n_seq_max; s++)
         if (c->seq_count[s] && (st = mint_kv_reserve(&c->kv, s, c->seq_count[s], err))) return st;
 
-    int32_t n_out = 0, n_runs = 0, max_pos = 0;
+    int32_t n_out = 0, n_runs = 0;
     for (int32_t i = 0; i < n; i++) {
         c->ids[i] = e[i].token;
         c->pos[i] = e[i].pos;
         c->seq[i] = e[i].seq;
         if (e[i].logits) c->out_rows[n_out++] = i;
-        if (e[i].pos > max_pos) max_pos = e[i].pos;
         if (n_runs > 0 && c->seq[i - 1] == e[i].seq && c->pos[i - 1] + 1 == e[i].pos) {
             c->runs[n_runs - 1].n++;
             continue;
         }
-        c->runs[n_runs++] = (mint_attn_run){
-            .kv = c->seq_kv[e[i].seq], .row0 = i, .n = 1, .pos0 = e[i].pos};
+        c->runs[n_runs++] =
+            (mint_attn_run){.kv = c->seq_kv[e[i].seq], .row0 = i, .n = 1, .pos0 = e[i].pos};
     }
     const mint_attn_shape sh = attn_shape(&c->model->hp);
     mint_attn_batch plan = {.sh = &sh,
-                            .algo = mint_ctx_choose_attention(c, n, max_pos),
+                            .algo = mint_ctx_choose_attention(c, c->runs, n_runs),
                             .runs = c->runs,
                             .n_runs = n_runs};
     mint_exec x = {
@@ -160,8 +159,8 @@ mint_status mint_eval(mint_ctx *c, const int32_t *ids, int32_t n, int32_t pos, b
     for (int32_t off = 0; off < n; off += n_batch) {
         const int32_t len = n - off < n_batch ? n - off : n_batch;
         for (int32_t i = 0; i < len; i++)
-            c->entries[i] = (mint_batch_entry){ids[off + i], pos + off + i, 0,
-                                               all_logits || off + i == n - 1};
+            c->entries[i] =
+                (mint_batch_entry){ids[off + i], pos + off + i, 0, all_logits || off + i == n - 1};
         mint_status st = mint_decode(c, c->entries, len, err);
         if (st) return st;
     }
@@ -208,8 +207,9 @@ mint_status mint_seq_truncate(mint_ctx *c, int32_t seq, int32_t n_keep, mint_err
     mint_status st = check_seq(c, seq, "truncate", err);
     if (st) return st;
     if (n_keep < 0 || n_keep > c->kv.seq[seq].n_past)
-        return mint_fail(err, MINT_E_ARG, "truncate: sequence %d holds %d positions; cannot keep %d",
-                         seq, c->kv.seq[seq].n_past, n_keep);
+        return mint_fail(err, MINT_E_ARG,
+                         "truncate: sequence %d holds %d positions; cannot keep %d", seq,
+                         c->kv.seq[seq].n_past, n_keep);
     mint_kv_truncate(&c->kv, seq, n_keep);
     return MINT_OK;
 }
