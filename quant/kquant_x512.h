@@ -349,7 +349,9 @@ X512_ALWAYS_INLINE void kmicro(ktype T, int C, const kpanel *pan, int nk, const 
     __m512 acc[8];
     X512_UNROLL for (int c = 0; c < C; c++) {
         ar[c] = (const mint_block_q8_K *)(a + (size_t)(c < ncols ? c : ncols - 1) * a_stride);
-        acc[c] = first ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(rm, y + (size_t)c * y_stride);
+        // Columns past ncols are not stored, and their y may lie past the end of the buffer.
+        acc[c] = first || c >= ncols ? _mm512_setzero_ps()
+                                     : _mm512_maskz_loadu_ps(rm, y + (size_t)c * y_stride);
     }
     for (int j = 0; j < nk; j++) kstep(T, C, &pan[j], NULL, 0, ar, k0 + j, acc);
     X512_UNROLL for (int c = 0; c < C; c++) {

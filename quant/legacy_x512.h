@@ -332,8 +332,10 @@ X512_ALWAYS_INLINE void micro(ltype T, int G, int C, const panel *const *pan, in
     X512_UNROLL for (int c = 0; c < C; c++) {
         ar[c] = a + (size_t)(c < ncols ? c : ncols - 1) * a_stride;
         X512_UNROLL for (int g = 0; g < G; g++) {
-            acc[g][c] = first ? _mm512_setzero_ps()
-                              : _mm512_maskz_loadu_ps(rm[g], y + (size_t)c * y_stride + 16 * g);
+            // Columns past ncols are not stored, and their y may lie past the buffer's end.
+            acc[g][c] = first || c >= ncols
+                            ? _mm512_setzero_ps()
+                            : _mm512_maskz_loadu_ps(rm[g], y + (size_t)c * y_stride + 16 * g);
         }
     }
     for (int j = 0; j < nk; j++) {
