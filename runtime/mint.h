@@ -182,6 +182,8 @@ typedef struct mint_model mint_model;
 
 typedef struct mint_model_params {
     bool vocab_only; // load only the tokenizer (a vocab-only GGUF has no tensors)
+    bool no_repack;  // keep only the file's layout (no load-time repacking of the matrices for
+                     // the kernels; also the environment variable MINT_REPACK=0)
 } mint_model_params;
 
 typedef struct mint_model_desc {

@@ -11,6 +11,7 @@
 #include "runtime/engine/exec.h"
 
 #include "ops/ops.h"
+#include "quant/pack.h"
 #include "runtime/engine/pool.h"
 
 #include <string.h>
@@ -59,9 +60,21 @@ static void run_gather(const mint_node *n, const mint_exec *e, int node, int ith
         memcpy(row(e, n->dst, i), row(e, n->src, e->out_rows[i]), (size_t)n->width * sizeof(float));
 }
 
-// y[c * y_stride + r] = W[r0 + r] . a[c] for a tile of the weight.
+// Whether this context's kernels read the weight's packed rows (a level without gemm_packed,
+// e.g. a context forced to the reference, reads the file's layout).
+static inline bool use_packed(const mint_type_kernels *tk, const mint_weight *w) {
+    return w->packed && tk->gemm_packed;
+}
+
+// y[c * y_stride + r] = W[r0 + r] . a[c] for a tile of the weight (r0 a multiple of 16 when
+// packed).
 static void matmul_tile(const mint_type_kernels *tk, const mint_weight *w, int64_t r0, int nr,
                         const char *a, size_t a_stride, int nc, float *y, size_t y_stride) {
+    if (use_packed(tk, w)) {
+        const char *wg = (const char *)w->packed + (size_t)(r0 / MINT_PACK_ROWS) * w->pack_stride;
+        tk->gemm_packed(w->n_in, wg, w->pack_stride, nr, a, a_stride, nc, y, y_stride);
+        return;
+    }
     const char *wr = (const char *)w->data + (size_t)r0 * w->row_bytes;
     mint_gemm_tile(tk, w->n_in, wr, w->row_bytes, nr, a, a_stride, nc, y, y_stride);
 }
@@ -76,8 +89,12 @@ static void run_matmul(const mint_node *n, const mint_exec *e, int node, int ith
     const size_t y_stride = e->stride[n->dst] / sizeof(float);
 
     if (n_tok == 1) {
+        // Whole 16-row groups per thread (the packed layout's unit).
+        const long groups = (long)((w->n_out + MINT_PACK_ROWS - 1) / MINT_PACK_ROWS);
         long lo, hi;
-        mint_split(w->n_out, ith, nth, &lo, &hi);
+        mint_split(groups, ith, nth, &lo, &hi);
+        lo *= MINT_PACK_ROWS;
+        hi = hi * MINT_PACK_ROWS < w->n_out ? hi * MINT_PACK_ROWS : (long)w->n_out;
         if (hi > lo) matmul_tile(tk, w, lo, (int)(hi - lo), a, a_stride, 1, y + lo, y_stride);
         return;
     }

@@ -2,7 +2,9 @@
 //
 // A weight is a view into the read-only map: data pointer, type, and [n_in, n_out] shape (rows
 // of n_in elements). Nothing is copied, except 1-D norm weights stored in F16/BF16, which are
-// widened to F32 once at load.
+// widened to F32 once at load, and the matrices the kernels read repacked (runtime/engine/
+// repack.c): those also get a copy in quant/pack.h's 16-row groups, and `data` stays their
+// plain twin in the map.
 #ifndef MINT_MODEL_H
 #define MINT_MODEL_H
 
@@ -13,12 +15,14 @@
 #include <stdint.h>
 
 typedef struct mint_weight {
-    const char *name; // GGUF tensor name
-    uint32_t type;    // ggml type code (computable)
-    int64_t n_in;     // ne[0]: elements per row (input features)
-    int64_t n_out;    // ne[1]: rows (output features); 1 for a vector
-    size_t row_bytes; // bytes per row
-    const void *data; // [n_out][row_bytes] in the map (or owned by the model)
+    const char *name;   // GGUF tensor name
+    uint32_t type;      // ggml type code (computable)
+    int64_t n_in;       // ne[0]: elements per row (input features)
+    int64_t n_out;      // ne[1]: rows (output features); 1 for a vector
+    size_t row_bytes;   // bytes per row
+    const void *data;   // [n_out][row_bytes] in the map (or owned by the model)
+    const void *packed; // the rows in 16-row groups (quant/pack.h), or NULL
+    size_t pack_stride; // bytes per packed group (mint_pack_group_bytes)
 } mint_weight;
 
 typedef struct mint_layer {
@@ -66,6 +70,14 @@ struct mint_model {
     uint64_t weight_bytes;   // bytes of the bound weights
     void **owned;            // [n_owned] buffers made at load (widened norms)
     int n_owned;             // number of owned buffers
+    void *packed_map;        // anonymous map holding every packed matrix, or NULL
+    size_t packed_map_bytes; // its length
+    size_t packed_bytes;     // bytes of packed matrices in it
 };
+
+// Repacks the matrices that the start-up kernel level reads packed (runtime/engine/repack.c),
+// unless params->no_repack or the environment variable MINT_REPACK=0 says not to. Failing to
+// get memory for it is not an error: the kernels then read the file's layout.
+mint_status mint_model_repack(mint_model *m, const mint_model_params *params, mint_err *err);
 
 #endif // MINT_MODEL_H
