@@ -181,7 +181,7 @@ static void run_graph(void *arg, int ith, int nth) {
     const run *r = arg;
     for (int i = 0; i < r->g->n_nodes; i++) {
         bind_table[r->g->nodes[i].op](&r->g->nodes[i], r->e, i, ith, nth);
-        mint_pool_barrier(r->pool);
+        if (!r->g->nodes[i].no_barrier) mint_pool_barrier(r->pool);
     }
 }
 
