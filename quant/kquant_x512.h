@@ -22,6 +22,7 @@
 // The including file defines X512_KQUANT_SETTER, the name of the function that fills the table.
 #include "quant/avx512_common.h"
 #include "quant/avx512_parts.h"
+#include "quant/pack.h"
 
 typedef enum kkind { K_Q2, K_Q3, K_Q4, K_Q5, K_Q6 } kkind;
 
@@ -344,13 +345,16 @@ X512_ALWAYS_INLINE void kgemv(ktype T, int64_t n, const uint8_t *w, size_t w_str
     }
 }
 
-// A packed super-block (quant/pack.h): body dwords, the same vectors a window's transpose gives
-// (bs / 4 of them), then for Q3_K / Q6_K the 32 bytes of d after all bodies of the group.
+// A packed super-block (quant/pack.h): its body, the same vectors a window's transpose gives
+// (bs / 4 of them), and for Q3_K / Q6_K its rest, the 32 bytes of d.
 X512_ALWAYS_INLINE int kpk_nd(ktype T) {
     return T.bs / 4;
 }
+X512_ALWAYS_INLINE const __m512i *kpk_body(ktype T, const uint8_t *g, int64_t nb, int64_t b) {
+    return (const __m512i *)(g + mint_pack_body_at(kpk_nd(T), T.bs % 4 != 0, nb, b));
+}
 X512_ALWAYS_INLINE const uint8_t *kpk_rest(ktype T, const uint8_t *g, int64_t nb, int64_t b) {
-    return T.bs % 4 ? g + (size_t)nb * kpk_nd(T) * 64 + (size_t)b * 32 : NULL;
+    return T.bs % 4 ? g + mint_pack_rest_at(kpk_nd(T), nb, b) : NULL;
 }
 
 // One token over packed rows (w: the first group, gb bytes per group): kgemv's steps with the
@@ -364,7 +368,8 @@ X512_ALWAYS_INLINE void kgemv_packed(ktype T, int64_t n, const uint8_t *w, size_
         __m512 acc[1] = {_mm512_setzero_ps()};
         const uint8_t *g = w + (size_t)(r0 / 16) * gb;
         for (int64_t b = 0; b < nb; b++) {
-            const __m512i *sbp = (const __m512i *)g + (size_t)b * kpk_nd(T);
+            const __m512i *sbp = kpk_body(T, g, nb, b);
+            x512_prefetch_ahead(sbp, (size_t)kpk_nd(T) * 64 + (T.bs % 4 ? 32 : 0));
             kpanel p; // scales only: the levels come from the packed vectors
             kscales(T, &p, sbp, 0, kpk_rest(T, g, nb, b));
             kstep(T, 1, &p, sbp, 0, ar, b, acc);
@@ -416,7 +421,7 @@ X512_ALWAYS_INLINE void kgemm(ktype T, int packed, int64_t n, const void *vw, si
             if (packed) {
                 const uint8_t *g = w + (size_t)(r0 / 16) * w_stride;
                 for (int j = 0; j < nk; j++)
-                    make_kpanel(T, &pan[j], (const __m512i *)g + (size_t)(k0 + j) * kpk_nd(T), 0,
+                    make_kpanel(T, &pan[j], kpk_body(T, g, nb, k0 + j), 0,
                                 kpk_rest(T, g, nb, k0 + j));
             } else {
                 const uint8_t *wr = w + (size_t)r0 * w_stride;

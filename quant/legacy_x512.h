@@ -21,6 +21,7 @@
 // The including file defines X512_LEGACY_SETTER, the name of the function that fills the table.
 #include "quant/avx512_common.h"
 #include "quant/avx512_parts.h"
+#include "quant/pack.h"
 
 // ---------------------------------------------------------------------------------------------
 // Block formats as constants (each kernel is instantiated with one of these, and the compiler
@@ -137,6 +138,15 @@ X512_ALWAYS_INLINE int pk_off(ltype T) {
 }
 X512_ALWAYS_INLINE int pk_nd(ltype T) {
     return (T.bs - pk_off(T)) / 4;
+}
+
+// Block b of a packed group g (nb blocks per row): its body vectors, and its rest (NULL when d
+// is in the body).
+X512_ALWAYS_INLINE const __m512i *pk_body(ltype T, const uint8_t *g, int64_t nb, int64_t b) {
+    return (const __m512i *)(g + mint_pack_body_at(pk_nd(T), pk_off(T) != 0, nb, b));
+}
+X512_ALWAYS_INLINE const uint8_t *pk_rest(ltype T, const uint8_t *g, int64_t nb, int64_t b) {
+    return pk_off(T) ? g + mint_pack_rest_at(pk_nd(T), nb, b) : NULL;
 }
 
 // The panel of one block from its body vectors and its rest (32 bytes: 16 f16 d).
@@ -379,11 +389,11 @@ X512_ALWAYS_INLINE void gemv_packed(ltype T, int64_t n, const uint8_t *w, size_t
             const __mmask16 rm = x512_mask16(rows);
             __m512 acc = k0 == 0 ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(rm, y + r0);
             const uint8_t *g = w + (size_t)(r0 / 16) * gb;
-            const __m512i *body = (const __m512i *)g + k0 * nd;
-            const uint8_t *rest = g + (size_t)nb * nd * 64 + (size_t)k0 * 32;
             for (int j = 0; j < nk; j++) {
                 const int64_t b = k0 + j;
-                const __m512i *bb = body + (size_t)j * nd;
+                const __m512i *bb = pk_body(T, g, nb, b);
+                const uint8_t *rest = pk_rest(T, g, nb, b);
+                x512_prefetch_ahead(bb, (size_t)(nd * 64 + (pk_off(T) ? 32 : 0)));
                 panel p;
                 __m512i s = _mm512_set1_epi32(info.off[j]);
                 if (HI16 && !T.wide && !T.h_off) {
@@ -397,15 +407,14 @@ X512_ALWAYS_INLINE void gemv_packed(ltype T, int64_t n, const uint8_t *w, size_t
                     }
                     s = _mm512_add_epi32(s, _mm512_srai_epi32(s16, 4));
                     if (pk_off(T)) {
-                        p.d = _mm512_cvtph_ps(
-                            _mm256_load_si256((const __m256i *)(rest + (size_t)j * 32)));
+                        p.d = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)rest));
                         p.m = _mm512_setzero_ps();
                     } else {
                         p.d = x512_f16_lo(bb[0]);
                         p.m = T.m_off ? x512_f16_hi(bb[0]) : _mm512_setzero_ps();
                     }
                 } else {
-                    make_panel_packed(T, bb, rest + (size_t)j * 32, &p);
+                    make_panel_packed(T, bb, rest, &p);
                     X512_UNROLL for (int k = 0; k < 8; k++) s =
                         dot_w(T, s, p.q[k], x512_bcast32(act_q(T, a, b, k)));
                 }
@@ -499,12 +508,9 @@ X512_ALWAYS_INLINE void gemm(ltype T, int packed, int64_t n, const void *vw, siz
                     rm[g] = x512_mask16(rows);
                     if (packed) {
                         const uint8_t *gp = w + (size_t)((r0 + 16 * g) / 16) * w_stride;
-                        const int nd = pk_nd(T);
-                        const __m512i *body = (const __m512i *)gp + k0 * nd;
-                        const uint8_t *rest = gp + (size_t)nb * nd * 64 + (size_t)k0 * 32;
                         for (int j = 0; j < nk; j++)
-                            make_panel_packed(T, body + (size_t)j * nd, rest + (size_t)j * 32,
-                                              &pan[g][j]);
+                            make_panel_packed(T, pk_body(T, gp, nb, k0 + j),
+                                              pk_rest(T, gp, nb, k0 + j), &pan[g][j]);
                         continue;
                     }
                     const uint8_t *wr = w + (size_t)(r0 + 16 * g) * w_stride;

@@ -41,7 +41,6 @@ void mint_pack_rows_ref(mint_type t, int64_t n, const void *w, size_t w_stride, 
     const mint_pack_layout *L = mint_pack_layout_of(t);
     const size_t nb = (size_t)(n / mint_type_get(t)->blck);
     const size_t gb = mint_pack_group_bytes(t, n);
-    const size_t body = nb * (size_t)L->body_dwords * 64;
     uint8_t *out = dst;
     memset(out, 0, mint_pack_bytes(t, n, nr));
     for (int64_t g = 0; g * MINT_PACK_ROWS < nr; g++) {
@@ -50,11 +49,13 @@ void mint_pack_rows_ref(mint_type t, int64_t n, const void *w, size_t w_stride, 
             const uint8_t *row = (const uint8_t *)w + (size_t)(g * MINT_PACK_ROWS + r) * w_stride;
             for (size_t b = 0; b < nb; b++) {
                 const uint8_t *blk = row + b * (size_t)L->bs;
-                for (int j = 0; j < L->body_dwords; j++)
-                    memcpy(grp + (b * (size_t)L->body_dwords + (size_t)j) * 64 + 4 * (size_t)r,
-                           blk + L->body_off + 4 * j, 4);
+                const int nd = L->body_dwords;
+                const size_t at = mint_pack_body_at(nd, L->rest_off >= 0, (int64_t)nb, (int64_t)b);
+                for (int j = 0; j < nd; j++)
+                    memcpy(grp + at + (size_t)j * 64 + 4 * (size_t)r, blk + L->body_off + 4 * j, 4);
                 if (L->rest_off >= 0)
-                    memcpy(grp + body + b * 32 + 2 * (size_t)r, blk + L->rest_off, 2);
+                    memcpy(grp + mint_pack_rest_at(nd, (int64_t)nb, (int64_t)b) + 2 * (size_t)r,
+                           blk + L->rest_off, 2);
             }
         }
     }

@@ -72,19 +72,27 @@ Test(pack, is_a_permutation_of_the_rows) {
         cr_assert_eq(4 * L->body_dwords + (L->rest_off >= 0 ? 2 : 0), L->bs);
         mats m = make(t, 3 * blk, 37, 1);
         cr_assert_eq(m.gb % 64, 0);
-        const size_t nb = 3, body = nb * (size_t)L->body_dwords * 64;
+        const size_t nb = 3;
+        const int nd = L->body_dwords;
+        const bool has_rest = L->rest_off >= 0;
         // Read every byte back from where the layout says it is.
         for (int r = 0; r < 48; r++) {
             const uint8_t *g = m.packed + (size_t)(r / 16) * m.gb;
             for (size_t b = 0; b < nb; b++) {
                 uint8_t blkb[256];
                 memset(blkb, 0, sizeof blkb);
-                for (int j = 0; j < L->body_dwords; j++)
+                // Where the layout puts block b: bodies in order, the rests of a pair after
+                // the pair's bodies (block 2 of 3 is unpaired).
+                const size_t pair = has_rest ? (b / 2) * (2 * (size_t)nd + 1) * 64 : 0;
+                const size_t at = has_rest ? pair + (b % 2) * (size_t)nd * 64 : b * (size_t)nd * 64;
+                const size_t rest =
+                    b == 2 ? pair + (size_t)nd * 64 : pair + 2 * (size_t)nd * 64 + (b % 2) * 32;
+                cr_assert_eq(at, mint_pack_body_at(nd, has_rest, 3, (int64_t)b));
+                if (has_rest) cr_assert_eq(rest, mint_pack_rest_at(nd, 3, (int64_t)b));
+                for (int j = 0; j < nd; j++)
                     memcpy(blkb + L->body_off + 4 * j,
-                           g + (b * (size_t)L->body_dwords + (size_t)j) * 64 + 4 * (size_t)(r % 16),
-                           4);
-                if (L->rest_off >= 0)
-                    memcpy(blkb + L->rest_off, g + body + b * 32 + 2 * (size_t)(r % 16), 2);
+                           g + at + (size_t)j * 64 + 4 * (size_t)(r % 16), 4);
+                if (has_rest) memcpy(blkb + L->rest_off, g + rest + 2 * (size_t)(r % 16), 2);
                 if (r < m.rows) {
                     cr_assert_eq(memcmp(blkb, m.w + (size_t)r * m.w_stride + b * (size_t)L->bs,
                                         (size_t)L->bs),
