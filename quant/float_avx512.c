@@ -44,12 +44,13 @@ enum { TILE_R = 4, TILE_C = 6 };
 X512_ALWAYS_INLINE void tile_step(load_fn load, int R, int C, const char *const *wr,
                                   const char *const *ac, int64_t i, __mmask16 m,
                                   __m512 acc[TILE_R][TILE_C]) {
-    __m512 wv[TILE_R], av[TILE_C];
+    // One activation vector at a time: 24 accumulators, 4 weight vectors and 1 activation
+    // vector fit the 32 registers (all six activations at once made gcc spill accumulators).
+    __m512 wv[TILE_R];
     X512_UNROLL for (int r = 0; r < R; r++) wv[r] = load(wr[r], i, m);
-    X512_UNROLL for (int c = 0; c < C; c++) av[c] = load(ac[c], i, m);
-    X512_UNROLL for (int r = 0; r < R; r++) {
-        X512_UNROLL for (int c = 0; c < C; c++) acc[r][c] =
-            _mm512_fmadd_ps(wv[r], av[c], acc[r][c]);
+    X512_UNROLL for (int c = 0; c < C; c++) {
+        const __m512 av = load(ac[c], i, m);
+        X512_UNROLL for (int r = 0; r < R; r++) acc[r][c] = _mm512_fmadd_ps(wv[r], av, acc[r][c]);
     }
 }
 
