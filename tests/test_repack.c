@@ -1,6 +1,7 @@
-// test_repack.c - load-time repacking (runtime/engine/repack.c) against the file's layout: a
+// test_repack.c - background repacking (runtime/engine/repack.c) against the file's layout: a
 // model whose matrices were repacked gives the same logits, bit for bit, as the same file opened
-// with no_repack, for a prompt evaluated as one batch and token by token, with 1 and 2 threads.
+// with no_repack, for a prompt evaluated as one batch and token by token, with 1 and 2 threads,
+// and so does one evaluated while the packing is still going on.
 #include "helpers/helpers.h"
 #include "quant/kernels.h"
 #include "quant/pack.h"
@@ -45,6 +46,7 @@ static void check_type(const char *ftype) {
     const mint_model_params no = {.no_repack = true};
     cr_assert_eq(mint_model_open(path, &no, &plain, &err), MINT_OK, "%s", err.msg);
     cr_assert_eq(mint_model_open(path, NULL, &packed, &err), MINT_OK, "%s", err.msg);
+    mint_model_repack_wait(packed);
     cr_assert_eq(plain->packed_bytes, 0);
     // Packed exactly when the start-up level reads a matrix type packed.
     const mint_kernels *k = mint_kernels_get();
@@ -114,4 +116,27 @@ Test(repack, a_reference_context_reads_the_file_layout, .timeout = 300) {
     cr_assert_eq(memcmp(a, b, (size_t)d.n_vocab * sizeof *a), 0);
     free(a);
     free(b);
+}
+
+// Evaluations that start right after mint_model_open run while matrices switch from the file's
+// layout to the packed one under them: the logits are still the file layout's, bit for bit.
+Test(repack, evaluating_while_packing_changes_no_bit, .timeout = 300) {
+    const char *path = mt_synth("small", "Q4_K_M");
+    mint_model *plain, *m;
+    mint_err err;
+    const mint_model_params no = {.no_repack = true};
+    cr_assert_eq(mint_model_open(path, &no, &plain, &err), MINT_OK, "%s", err.msg);
+    mint_model_desc d;
+    mint_model_describe(plain, &d);
+    const size_t n = (N_PROMPT + N_STEPS) * (size_t)d.n_vocab;
+    float *ref = program(plain, 2);
+    for (int round = 0; round < 4; round++) {
+        cr_assert_eq(mint_model_open(path, NULL, &m, &err), MINT_OK, "%s", err.msg);
+        float *a = program(m, 1 + round % 2);
+        cr_assert_eq(memcmp(a, ref, n * sizeof *a), 0, "round %d", round);
+        free(a);
+        mint_model_close(m); // stops the packer wherever it is
+    }
+    free(ref);
+    mint_model_close(plain);
 }

@@ -60,18 +60,21 @@ static void run_gather(const mint_node *n, const mint_exec *e, int node, int ith
         memcpy(row(e, n->dst, i), row(e, n->src, e->out_rows[i]), (size_t)n->width * sizeof(float));
 }
 
-// Whether this context's kernels read the weight's packed rows (a level without gemm_packed,
-// e.g. a context forced to the reference, reads the file's layout).
-static inline bool use_packed(const mint_type_kernels *tk, const mint_weight *w) {
-    return w->packed && tk->gemm_packed;
+// The weight's packed rows if this context's kernels read them (a level without gemm_packed,
+// e.g. a context forced to the reference, reads the file's layout), NULL otherwise. Read once
+// per tile: a matrix the background packer finishes mid-evaluation switches between tiles,
+// which changes no bit (gemm_packed equals gemm).
+static inline const char *packed_rows(const mint_type_kernels *tk, const mint_weight *w) {
+    return tk->gemm_packed ? mint_weight_packed(w) : NULL;
 }
 
 // y[c * y_stride + r] = W[r0 + r] . a[c] for a tile of the weight (r0 a multiple of 16 when
 // packed).
 static void matmul_tile(const mint_type_kernels *tk, const mint_weight *w, int64_t r0, int nr,
                         const char *a, size_t a_stride, int nc, float *y, size_t y_stride) {
-    if (use_packed(tk, w)) {
-        const char *wg = (const char *)w->packed + (size_t)(r0 / MINT_PACK_ROWS) * w->pack_stride;
+    const char *packed = packed_rows(tk, w);
+    if (packed) {
+        const char *wg = packed + (size_t)(r0 / MINT_PACK_ROWS) * w->pack_stride;
         tk->gemm_packed(w->n_in, wg, w->pack_stride, nr, a, a_stride, nc, y, y_stride);
         return;
     }

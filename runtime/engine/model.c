@@ -300,6 +300,7 @@ fail:
 
 void mint_model_close(mint_model *m) {
     if (!m) return;
+    mint_model_repack_stop(m);
     for (int i = 0; i < m->n_owned; i++) free(m->owned[i]);
     if (m->packed_map) munmap(m->packed_map, m->packed_map_bytes);
     free(m->owned);

@@ -53,6 +53,8 @@ typedef struct mint_hparams {
     float attn_scale;      // 1 / sqrt(head_dim)
 } mint_hparams;
 
+typedef struct mint_repack mint_repack;
+
 struct mint_model {
     mint_file *file;         // the opened file (owns the map)
     mint_vocab *vocab;       // tokenizer
@@ -73,11 +75,21 @@ struct mint_model {
     void *packed_map;        // anonymous map holding every packed matrix, or NULL
     size_t packed_map_bytes; // its length
     size_t packed_bytes;     // bytes of packed matrices in it
+    mint_repack *repack;     // background packing state (runtime/engine/repack.c), or NULL
 };
 
-// Repacks the matrices that the start-up kernel level reads packed (runtime/engine/repack.c),
-// unless params->no_repack or the environment variable MINT_REPACK=0 says not to. Failing to
-// get memory for it is not an error: the kernels then read the file's layout.
+// Starts repacking, in the background, the matrices that the start-up kernel level reads
+// packed (runtime/engine/repack.c), unless params->no_repack or the environment variable
+// MINT_REPACK=0 says not to. A matrix's `packed` is set (atomically, release) once its packed
+// rows are complete; until then its file rows serve. Failing to get memory for the copy is not
+// an error: the kernels then keep reading the file's layout.
 mint_status mint_model_repack(mint_model *m, const mint_model_params *params, mint_err *err);
+// Stops the background packing after the matrix in progress and frees its state (model close).
+void mint_model_repack_stop(mint_model *m);
+
+// The packed rows of w, or NULL while (or when) it has none.
+static inline const void *mint_weight_packed(const mint_weight *w) {
+    return __atomic_load_n(&w->packed, __ATOMIC_ACQUIRE);
+}
 
 #endif // MINT_MODEL_H

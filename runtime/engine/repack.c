@@ -1,5 +1,5 @@
-// repack.c - load-time repacking of the weight matrices into the 16-row groups of quant/pack.h,
-// for the kernel levels that read them (gemm_packed).
+// repack.c - repacking the weight matrices into the 16-row groups of quant/pack.h, for the
+// kernel levels that read them (gemm_packed), in the background after the model is opened.
 //
 // Why: the AVX-512 kernels keep 16 weight rows in the 16 lanes of a register. On the file's
 // layout they load 16 rows side by side and transpose them, which for one token (nothing to
@@ -7,25 +7,52 @@
 // streams at once. Packed, each group of 16 rows is one contiguous stream of vectors that are
 // already lanes = rows.
 //
-// What it costs: one pass over the weights at load (split across the machine's cores), and no
-// memory beyond the file's size: each matrix is copied into one anonymous buffer (huge pages
-// where the kernel gives them) and its pages of the read-only map are dropped right after
-// (MADV_DONTNEED: they stay in the page cache, not in this process). The map stays the plain
-// twin: the token embedding is read from it, and a context running a level without packed
-// kernels (MINT_ISA=ref, tests) reads the file's rows, which the kernel maps back in on demand.
+// What it costs, and why in the background: a copy of the matrices in fresh anonymous memory.
+// The copy itself is quick, but fresh memory is not free: the kernel zeroes every page on first
+// touch, and in a virtual machine the host may have to back it first. On the 2-core VM this was
+// developed on, packing TinyLlama's 0.6-1.1 GB took 3-4 s of which 80% was page zeroing, more
+// than llama.cpp's whole time to first token. So mint_model_open only plans the copy and starts
+// one low-priority thread (nice 19) that packs matrix after matrix; the model is usable at once
+// and every evaluation reads, matrix by matrix, the packed rows when they are there and the
+// file's rows until then. Both give the same bits (gemm_packed equals gemm), so when a matrix
+// switches makes no difference to any result. mint_model_repack_wait packs what is left on the
+// caller's thread as well, and returns when all is done (benchmarks call it before timing).
+//
+// Memory: no more than the file's size. The packed matrices share one anonymous buffer (huge
+// pages where the kernel gives them) and each matrix's pages of the read-only map are dropped
+// once it is packed (MADV_DONTNEED: they stay in the page cache, not in this process). The map
+// stays the plain twin: the token embedding is read from it, and so is every matrix by a
+// context of a level without packed kernels (MINT_ISA=ref, tests); the kernel maps the pages
+// back in on demand.
 #include "runtime/engine/model.h"
 
 #include "base/error.h"
 #include "quant/kernels.h"
 #include "quant/pack.h"
-#include "runtime/engine/pool.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 enum { HUGE = 2 << 20 };
+
+struct mint_repack {
+    mint_model *m;      // the model whose matrices are packed
+    int n;              // matrices to pack
+    mint_weight **ws;   // [n] the matrices
+    uint8_t **dst;      // [n] where each goes in the buffer
+    atomic_int next;    // next matrix to take
+    atomic_int done;    // matrices packed
+    atomic_bool stop;   // set by mint_model_close: take no more
+    pthread_t thread;   // the background packer
+    pthread_mutex_t mu; // guards joined
+    bool joined;        // the thread has been joined
+};
 
 // The matrices a token multiplies with, each once (the output is token_embd when tied).
 static int matrices(mint_model *m, mint_weight **out) {
@@ -37,25 +64,6 @@ static int matrices(mint_model *m, mint_weight **out) {
     }
     out[n++] = &m->output;
     return n;
-}
-
-typedef struct pack_job {
-    const mint_weight *w;
-    uint8_t *dst;
-} pack_job;
-
-// Each thread packs a contiguous range of the matrix's groups.
-static void pack_share(void *arg, int ith, int nth) {
-    const pack_job *j = arg;
-    const mint_weight *w = j->w;
-    const long groups = (long)((w->n_out + MINT_PACK_ROWS - 1) / MINT_PACK_ROWS);
-    long lo, hi;
-    mint_split(groups, ith, nth, &lo, &hi);
-    if (hi <= lo) return;
-    const int64_t r0 = lo * MINT_PACK_ROWS;
-    const int64_t r1 = hi * MINT_PACK_ROWS < w->n_out ? hi * MINT_PACK_ROWS : w->n_out;
-    mint_pack_rows_ref((mint_type)w->type, w->n_in, (const uint8_t *)w->data + r0 * w->row_bytes,
-                       w->row_bytes, r1 - r0, j->dst + (size_t)lo * w->pack_stride);
 }
 
 // Drops this process's pages of [p, p + n) when the range lies in one of the file's maps
@@ -71,63 +79,128 @@ static void drop_mapped(const mint_model *m, const void *p, size_t n) {
     }
 }
 
+// Takes matrices until none is left (or the model is closing): pack, publish, drop the map's
+// copy. Run by the background thread and by mint_model_repack_wait's caller alike.
+static void pack_matrices(mint_repack *r) {
+    for (;;) {
+        if (atomic_load(&r->stop)) return;
+        const int i = atomic_fetch_add(&r->next, 1);
+        if (i >= r->n) return;
+        mint_weight *w = r->ws[i];
+        mint_pack_rows_ref((mint_type)w->type, w->n_in, w->data, w->row_bytes, w->n_out, r->dst[i]);
+        // Release: a thread that sees the pointer sees the packed bytes.
+        __atomic_store_n(&w->packed, (const void *)r->dst[i], __ATOMIC_RELEASE);
+        drop_mapped(r->m, w->data, (size_t)w->n_out * w->row_bytes);
+        atomic_fetch_add(&r->done, 1);
+    }
+}
+
+static void *packer_main(void *arg) {
+    // Low priority: evaluations come first; on an idle core this runs at full speed. (Linux
+    // gives each thread its own nice value.)
+    (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+    pack_matrices(arg);
+    return NULL;
+}
+
 static bool repack_wanted(const mint_model_params *params) {
     if (params && params->no_repack) return false;
     const char *env = getenv("MINT_REPACK");
     return !(env && strcmp(env, "0") == 0);
 }
 
+static void repack_free(mint_model *m) {
+    mint_repack *r = m->repack;
+    if (!r) return;
+    free(r->ws);
+    free(r->dst);
+    pthread_mutex_destroy(&r->mu);
+    free(r);
+    m->repack = NULL;
+}
+
 mint_status mint_model_repack(mint_model *m, const mint_model_params *params, mint_err *err) {
     if (!repack_wanted(params)) return MINT_OK;
     const mint_kernels *k = mint_kernels_get();
-    mint_weight **ws = malloc(((size_t)m->hp.n_layer * 7 + 1) * sizeof *ws);
-    if (!ws) return mint_fail(err, MINT_E_NOMEM, "out of memory");
-    const int n = matrices(m, ws);
+    mint_repack *r = calloc(1, sizeof *r);
+    const size_t cap = (size_t)m->hp.n_layer * 7 + 1;
+    mint_weight **all = malloc(cap * sizeof *all);
+    if (r) {
+        r->ws = malloc(cap * sizeof *r->ws);
+        r->dst = malloc(cap * sizeof *r->dst);
+    }
+    if (!r || !all || !r->ws || !r->dst) {
+        if (r) free(r->ws), free(r->dst);
+        free(r);
+        free(all);
+        return mint_fail(err, MINT_E_NOMEM, "out of memory");
+    }
+    const int n = matrices(m, all);
     size_t total = 0;
     for (int i = 0; i < n; i++) {
-        mint_weight *w = ws[i];
+        mint_weight *w = all[i];
         if (!k->t[w->type].gemm_packed || !mint_pack_layout_of((mint_type)w->type)) continue;
         w->pack_stride = mint_pack_group_bytes((mint_type)w->type, w->n_in);
+        r->ws[r->n++] = w;
         total += mint_pack_bytes((mint_type)w->type, w->n_in, w->n_out);
     }
-    if (total == 0) {
-        free(ws);
-        return MINT_OK;
-    }
+    free(all);
     // One buffer for every packed matrix, 2 MiB aligned so that it can be backed by huge pages.
     const size_t bytes = (total + HUGE - 1) / HUGE * HUGE;
     void *map =
-        mmap(NULL, bytes + HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    mint_pool *pool = NULL;
-    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    mint_status st = MINT_OK;
-    if (map == MAP_FAILED) {
-        // Not fatal: the kernels read the file's layout instead.
-        for (int i = 0; i < n; i++) ws[i]->pack_stride = 0;
-        free(ws);
+        total ? mmap(NULL, bytes + HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+              : MAP_FAILED;
+    if (map == MAP_FAILED) { // nothing to pack, or no memory for it: the file's layout serves
+        for (int i = 0; i < r->n; i++) r->ws[i]->pack_stride = 0;
+        free(r->ws);
+        free(r->dst);
+        free(r);
         return MINT_OK;
-    }
-    if ((st = mint_pool_create(cpus < 1 ? 1 : cpus > 8 ? 8 : (int)cpus, &pool, err))) {
-        munmap(map, bytes + HUGE);
-        free(ws);
-        return st;
     }
     uint8_t *buf = (uint8_t *)(((uintptr_t)map + HUGE - 1) / HUGE * HUGE);
     (void)madvise(buf, bytes, MADV_HUGEPAGE);
+    size_t off = 0;
+    for (int i = 0; i < r->n; i++) {
+        r->dst[i] = buf + off;
+        off += mint_pack_bytes((mint_type)r->ws[i]->type, r->ws[i]->n_in, r->ws[i]->n_out);
+    }
     m->packed_map = map;
     m->packed_map_bytes = bytes + HUGE;
-    size_t off = 0;
-    for (int i = 0; i < n; i++) {
-        mint_weight *w = ws[i];
-        if (!w->pack_stride) continue;
-        pack_job job = {w, buf + off};
-        mint_pool_run(pool, pack_share, &job);
-        drop_mapped(m, w->data, (size_t)w->n_out * w->row_bytes);
-        w->packed = buf + off;
-        off += mint_pack_bytes((mint_type)w->type, w->n_in, w->n_out);
-    }
     m->packed_bytes = total;
-    mint_pool_free(pool);
-    free(ws);
+    r->m = m;
+    atomic_init(&r->next, 0);
+    atomic_init(&r->done, 0);
+    atomic_init(&r->stop, false);
+    pthread_mutex_init(&r->mu, NULL);
+    m->repack = r;
+    if (pthread_create(&r->thread, NULL, packer_main, r) != 0) {
+        pack_matrices(r); // no thread: pack now, on this one
+        r->joined = true;
+    }
     return MINT_OK;
+}
+
+void mint_model_repack_wait(mint_model *m) {
+    mint_repack *r = m->repack;
+    if (!r) return;
+    pack_matrices(r);
+    pthread_mutex_lock(&r->mu);
+    if (!r->joined) {
+        pthread_join(r->thread, NULL);
+        r->joined = true;
+    }
+    pthread_mutex_unlock(&r->mu);
+}
+
+void mint_model_repack_stop(mint_model *m) {
+    mint_repack *r = m->repack;
+    if (!r) return;
+    atomic_store(&r->stop, true);
+    pthread_mutex_lock(&r->mu);
+    if (!r->joined) {
+        pthread_join(r->thread, NULL);
+        r->joined = true;
+    }
+    pthread_mutex_unlock(&r->mu);
+    repack_free(m);
 }
