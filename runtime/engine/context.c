@@ -210,7 +210,7 @@ mint_status mint_ctx_create(mint_model *m, const mint_ctx_params *params, mint_c
     }
     const size_t nb = (size_t)p->n_batch, ns = (size_t)p->n_seq_max;
     c->att_scratch = aligned_alloc(ROW_ALIGN, (size_t)p->n_threads * c->att_scratch_bytes);
-    c->chunk = calloc((size_t)c->graph.n_nodes, sizeof *c->chunk);
+    c->chunk = calloc(mint_exec_counters(c->graph.n_nodes, p->n_threads), sizeof *c->chunk);
     c->ids = calloc(nb, sizeof *c->ids);
     c->pos = calloc(nb, sizeof *c->pos);
     c->seq = calloc(nb, sizeof *c->seq);

@@ -111,6 +111,7 @@ mint_status mint_decode(mint_ctx *c, const mint_batch_entry *e, int32_t n, mint_
         .att_scratch = c->att_scratch,
         .att_scratch_bytes = c->att_scratch_bytes,
         .chunk = c->chunk,
+        .n_threads = c->params.n_threads,
     };
     for (int b = 0; b < MINT_BUF_COUNT; b++) {
         x.buf[b] = c->buf[b];
