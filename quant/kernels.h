@@ -44,6 +44,9 @@ typedef struct mint_type_kernels {
     mint_from_float_fn from_float; // convert f32 -> this type (activation types, F16, BF16)
     mint_vec_dot_fn vec_dot;       // weight row . activation row
     mint_gemm_fn gemm;             // batched tile, or NULL: the matmul then calls vec_dot
+    mint_gemm_fn gemm_packed;      // gemm over rows repacked by quant/pack.h (w: the first
+                                   // group, w_stride: mint_pack_group_bytes), bit-identical to
+                                   // gemm; NULL when the level reads only the file's layout
 } mint_type_kernels;
 
 // ---------------------------------------------------------------------------------------------

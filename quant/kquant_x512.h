@@ -22,6 +22,7 @@
 // The including file defines X512_KQUANT_SETTER, the name of the function that fills the table.
 #include "quant/avx512_common.h"
 #include "quant/avx512_parts.h"
+#include "quant/pack.h"
 
 typedef enum kkind { K_Q2, K_Q3, K_Q4, K_Q5, K_Q6 } kkind;
 
@@ -133,8 +134,9 @@ X512_ALWAYS_INLINE __m512i klevel_q2_K(const __m512i *tb, int g, int k) {
 
 // Q3_K: hmask[32], qs[64], scales[12] (16 six-bit, biased by 32), d. Level of element
 // 128n + 32j + l: bits 2j.. of qs byte 32n + l, plus bit 4n + j of hmask[l] as bit 2.
-X512_ALWAYS_INLINE void kscales_q3_K(kpanel *p, const __m512i *tb, int g) {
-    p->d = x512_f16_lo(tb[g + 27]);
+X512_ALWAYS_INLINE void kscales_q3_K(kpanel *p, const __m512i *tb, int g, const uint8_t *rest) {
+    p->d =
+        rest ? _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)rest)) : x512_f16_lo(tb[g + 27]);
     p->dmin = _mm512_setzero_ps();
     const __m512i s0 = tb[g + 24], s1 = tb[g + 25], s2 = tb[g + 26];
     const __m512i lo = _mm512_set1_epi32(0x0F0F0F0F);
@@ -178,8 +180,9 @@ X512_ALWAYS_INLINE __m512i klevel_q5_K(const __m512i *tb, int g, int k) {
 
 // Q6_K: ql[128], qh[64], scales[16] (int8), d. Element 128h + 32t + l: low 4 bits in ql byte
 // 64h + 32(t&1) + l (high nibble for t >= 2), high 2 bits in bits 2t.. of qh byte 32h + l.
-X512_ALWAYS_INLINE void kscales_q6_K(kpanel *p, const __m512i *tb, int g) {
-    p->d = x512_f16_lo(tb[g + 52]);
+X512_ALWAYS_INLINE void kscales_q6_K(kpanel *p, const __m512i *tb, int g, const uint8_t *rest) {
+    p->d =
+        rest ? _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)rest)) : x512_f16_lo(tb[g + 52]);
     p->dmin = _mm512_setzero_ps();
     signed_scales(p, &tb[g + 48]);
 }
@@ -190,20 +193,21 @@ X512_ALWAYS_INLINE __m512i klevel_q6_K(const __m512i *tb, int g, int k) {
     return merge(t < 2 ? x512_lo4(ql) : x512_hi4(ql), shl(qh, 4 - 2 * t), 0x30303030);
 }
 
-X512_ALWAYS_INLINE void kscales(ktype T, kpanel *p, const __m512i *tb, int g) {
+// rest: the 16 f16 d of a packed Q3_K / Q6_K super-block (quant/pack.h), NULL for a window.
+X512_ALWAYS_INLINE void kscales(ktype T, kpanel *p, const __m512i *tb, int g, const uint8_t *rest) {
     switch (T.kind) {
     case K_Q2:
         kscales_q2_K(p, tb, g);
         break;
     case K_Q3:
-        kscales_q3_K(p, tb, g);
+        kscales_q3_K(p, tb, g, rest);
         break;
     case K_Q4:
     case K_Q5:
         kscales_q4_K(p, tb, g);
         break;
     case K_Q6:
-        kscales_q6_K(p, tb, g);
+        kscales_q6_K(p, tb, g, rest);
         break;
     }
 }
@@ -224,9 +228,10 @@ X512_ALWAYS_INLINE __m512i klevel(ktype T, const __m512i *tb, int g, int k, int 
 }
 
 // The panel of super-block i of a window, for the tiles.
-X512_ALWAYS_INLINE void make_kpanel(ktype T, kpanel *p, const __m512i *tb, int i) {
+X512_ALWAYS_INLINE void make_kpanel(ktype T, kpanel *p, const __m512i *tb, int i,
+                                    const uint8_t *rest) {
     const __m512i *sbp = tb + i * T.bs / 4; // super-block offsets in a window are 0 mod 4
-    kscales(T, p, sbp, 0);
+    kscales(T, p, sbp, 0, rest);
     X512_UNROLL for (int k = 0; k < 64; k++) p->q[k] = klevel(T, sbp, 0, k, 0);
 }
 
@@ -332,9 +337,42 @@ X512_ALWAYS_INLINE void kgemv(ktype T, int64_t n, const uint8_t *w, size_t w_str
                     x512_prefetch_slice(wr + 16 * w_stride, 16 * w_stride, (int)(b + i), (int)nb);
                 const __m512i *sbp = tb + i * T.bs / 4;
                 kpanel p; // scales only: the levels come from the window
-                kscales(T, &p, sbp, 0);
+                kscales(T, &p, sbp, 0, NULL);
                 kstep(T, 1, &p, sbp, 0, ar, b + i, acc);
             }
+        }
+        _mm512_mask_storeu_ps(y + r0, x512_mask16(rows), acc[0]);
+    }
+}
+
+// A packed super-block (quant/pack.h): its body, the same vectors a window's transpose gives
+// (bs / 4 of them), and for Q3_K / Q6_K its rest, the 32 bytes of d.
+X512_ALWAYS_INLINE int kpk_nd(ktype T) {
+    return T.bs / 4;
+}
+X512_ALWAYS_INLINE const __m512i *kpk_body(ktype T, const uint8_t *g, int64_t nb, int64_t b) {
+    return (const __m512i *)(g + mint_pack_body_at(kpk_nd(T), T.bs % 4 != 0, nb, b));
+}
+X512_ALWAYS_INLINE const uint8_t *kpk_rest(ktype T, const uint8_t *g, int64_t nb, int64_t b) {
+    return T.bs % 4 ? g + mint_pack_rest_at(kpk_nd(T), nb, b) : NULL;
+}
+
+// One token over packed rows (w: the first group, gb bytes per group): kgemv's steps with the
+// levels loaded as they are, each group one sequential stream.
+X512_ALWAYS_INLINE void kgemv_packed(ktype T, int64_t n, const uint8_t *w, size_t gb, int nr,
+                                     const void *a, float *y) {
+    const int64_t nb = n / MINT_QK_K;
+    const mint_block_q8_K *ar[1] = {a};
+    for (int r0 = 0; r0 < nr; r0 += 16) {
+        const int rows = nr - r0 < 16 ? nr - r0 : 16;
+        __m512 acc[1] = {_mm512_setzero_ps()};
+        const uint8_t *g = w + (size_t)(r0 / 16) * gb;
+        for (int64_t b = 0; b < nb; b++) {
+            const __m512i *sbp = kpk_body(T, g, nb, b);
+            x512_prefetch_ahead(sbp, (size_t)kpk_nd(T) * 64 + (T.bs % 4 ? 32 : 0));
+            kpanel p; // scales only: the levels come from the packed vectors
+            kscales(T, &p, sbp, 0, kpk_rest(T, g, nb, b));
+            kstep(T, 1, &p, sbp, 0, ar, b, acc);
         }
         _mm512_mask_storeu_ps(y + r0, x512_mask16(rows), acc[0]);
     }
@@ -349,7 +387,9 @@ X512_ALWAYS_INLINE void kmicro(ktype T, int C, const kpanel *pan, int nk, const 
     __m512 acc[8];
     X512_UNROLL for (int c = 0; c < C; c++) {
         ar[c] = (const mint_block_q8_K *)(a + (size_t)(c < ncols ? c : ncols - 1) * a_stride);
-        acc[c] = first ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(rm, y + (size_t)c * y_stride);
+        // Columns past ncols are not stored, and their y may lie past the end of the buffer.
+        acc[c] = first || c >= ncols ? _mm512_setzero_ps()
+                                     : _mm512_maskz_loadu_ps(rm, y + (size_t)c * y_stride);
     }
     for (int j = 0; j < nk; j++) kstep(T, C, &pan[j], NULL, 0, ar, k0 + j, acc);
     X512_UNROLL for (int c = 0; c < C; c++) {
@@ -359,11 +399,16 @@ X512_ALWAYS_INLINE void kmicro(ktype T, int C, const kpanel *pan, int nk, const 
 
 // The gemm contract: one token goes to kgemv; a batch is cut into K chunks of KSB super-blocks;
 // each 16-row group's panels are built once per chunk and 6 columns at a time run against them.
-X512_ALWAYS_INLINE void kgemm(ktype T, int64_t n, const void *vw, size_t w_stride, int nr,
-                              const void *va, size_t a_stride, int nc, float *y, size_t y_stride) {
+// With `packed`, w holds packed groups and w_stride is the bytes of one group.
+X512_ALWAYS_INLINE void kgemm(ktype T, int packed, int64_t n, const void *vw, size_t w_stride,
+                              int nr, const void *va, size_t a_stride, int nc, float *y,
+                              size_t y_stride) {
     const uint8_t *w = vw, *a = va;
     if (nc == 1) {
-        kgemv(T, n, w, w_stride, nr, a, y);
+        if (packed)
+            kgemv_packed(T, n, w, w_stride, nr, a, y);
+        else
+            kgemv(T, n, w, w_stride, nr, a, y);
         return;
     }
     const int64_t nb = n / MINT_QK_K;
@@ -373,11 +418,19 @@ X512_ALWAYS_INLINE void kgemm(ktype T, int64_t n, const void *vw, size_t w_strid
         const int nk = (int)(nb - k0 < KSB ? nb - k0 : KSB);
         for (int r0 = 0; r0 < nr; r0 += 16) {
             const int rows = nr - r0 < 16 ? nr - r0 : 16;
-            const uint8_t *wr = w + (size_t)r0 * w_stride;
-            for (int j = 0; j < nk; j += T.per) {
-                __m512i tb[176];
-                load_kwindow(1, T, tb, wr, w_stride, rows, k0 + j, row_bytes);
-                for (int i = 0; i < T.per && j + i < nk; i++) make_kpanel(T, &pan[j + i], tb, i);
+            if (packed) {
+                const uint8_t *g = w + (size_t)(r0 / 16) * w_stride;
+                for (int j = 0; j < nk; j++)
+                    make_kpanel(T, &pan[j], kpk_body(T, g, nb, k0 + j), 0,
+                                kpk_rest(T, g, nb, k0 + j));
+            } else {
+                const uint8_t *wr = w + (size_t)r0 * w_stride;
+                for (int j = 0; j < nk; j += T.per) {
+                    __m512i tb[176];
+                    load_kwindow(1, T, tb, wr, w_stride, rows, k0 + j, row_bytes);
+                    for (int i = 0; i < T.per && j + i < nk; i++)
+                        make_kpanel(T, &pan[j + i], tb, i, NULL);
+                }
             }
             for (int c = 0; c < nc; c += 6)
                 kmicro(T, 6, pan, nk, a + (size_t)c * a_stride, a_stride, k0,
@@ -394,7 +447,12 @@ X512_ALWAYS_INLINE void kgemm(ktype T, int64_t n, const void *vw, size_t w_strid
     static void gemm_##name(int64_t n, const void *restrict w, size_t w_stride, int nr,            \
                             const void *restrict a, size_t a_stride, int nc, float *restrict y,    \
                             size_t y_stride) {                                                     \
-        kgemm(T, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);                                \
+        kgemm(T, 0, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);                             \
+    }                                                                                              \
+    static void gemm_packed_##name(int64_t n, const void *restrict w, size_t w_stride, int nr,     \
+                                   const void *restrict a, size_t a_stride, int nc,                \
+                                   float *restrict y, size_t y_stride) {                           \
+        kgemm(T, 1, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);                             \
     }                                                                                              \
     static void vec_dot_##name(int64_t n, float *restrict s, const void *restrict w,               \
                                const void *restrict a) {                                           \
@@ -415,12 +473,17 @@ KQUANT_KERNELS(q6_K_q8_K, KT_Q6)
 void X512_KQUANT_SETTER(mint_kernels *k) {
     k->t[MINT_TYPE_Q2_K].vec_dot = vec_dot_q2_K_q8_K;
     k->t[MINT_TYPE_Q2_K].gemm = gemm_q2_K_q8_K;
+    k->t[MINT_TYPE_Q2_K].gemm_packed = gemm_packed_q2_K_q8_K;
     k->t[MINT_TYPE_Q3_K].vec_dot = vec_dot_q3_K_q8_K;
     k->t[MINT_TYPE_Q3_K].gemm = gemm_q3_K_q8_K;
+    k->t[MINT_TYPE_Q3_K].gemm_packed = gemm_packed_q3_K_q8_K;
     k->t[MINT_TYPE_Q4_K].vec_dot = vec_dot_q4_K_q8_K;
     k->t[MINT_TYPE_Q4_K].gemm = gemm_q4_K_q8_K;
+    k->t[MINT_TYPE_Q4_K].gemm_packed = gemm_packed_q4_K_q8_K;
     k->t[MINT_TYPE_Q5_K].vec_dot = vec_dot_q5_K_q8_K;
     k->t[MINT_TYPE_Q5_K].gemm = gemm_q5_K_q8_K;
+    k->t[MINT_TYPE_Q5_K].gemm_packed = gemm_packed_q5_K_q8_K;
     k->t[MINT_TYPE_Q6_K].vec_dot = vec_dot_q6_K_q8_K;
     k->t[MINT_TYPE_Q6_K].gemm = gemm_q6_K_q8_K;
+    k->t[MINT_TYPE_Q6_K].gemm_packed = gemm_packed_q6_K_q8_K;
 }

@@ -21,6 +21,7 @@
 // The including file defines X512_LEGACY_SETTER, the name of the function that fills the table.
 #include "quant/avx512_common.h"
 #include "quant/avx512_parts.h"
+#include "quant/pack.h"
 
 // ---------------------------------------------------------------------------------------------
 // Block formats as constants (each kernel is instantiated with one of these, and the compiler
@@ -126,6 +127,59 @@ X512_ALWAYS_INLINE void load_window(int out_of_line, ltype T, __m512i *tb, const
         x512_load_window_call(tb, w, w_stride, nr, (size_t)b * T.bs, row_bytes, T.win);
     else
         x512_load_window(tb, w, w_stride, nr, (size_t)b * T.bs, row_bytes, T.win);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The packed layout (quant/pack.h): body vectors already lanes = rows, d in the rest.
+
+// First byte of the body in a block, and its dwords.
+X512_ALWAYS_INLINE int pk_off(ltype T) {
+    return T.bs % 4 ? 2 : 0;
+}
+X512_ALWAYS_INLINE int pk_nd(ltype T) {
+    return (T.bs - pk_off(T)) / 4;
+}
+
+// Block b of a packed group g (nb blocks per row): its body vectors, and its rest (NULL when d
+// is in the body).
+X512_ALWAYS_INLINE const __m512i *pk_body(ltype T, const uint8_t *g, int64_t nb, int64_t b) {
+    return (const __m512i *)(g + mint_pack_body_at(pk_nd(T), pk_off(T) != 0, nb, b));
+}
+X512_ALWAYS_INLINE const uint8_t *pk_rest(ltype T, const uint8_t *g, int64_t nb, int64_t b) {
+    return pk_off(T) ? g + mint_pack_rest_at(pk_nd(T), nb, b) : NULL;
+}
+
+// The panel of one block from its body vectors and its rest (32 bytes: 16 f16 d).
+X512_ALWAYS_INLINE void make_panel_packed(ltype T, const __m512i *body, const uint8_t *rest,
+                                          panel *p) {
+    const int off = pk_off(T), qd = (T.q_off - off) / 4;
+    if (off) {
+        p->d = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)rest));
+        p->m = _mm512_setzero_ps();
+    } else { // d and m are the f16 halves of body dword 0
+        p->d = x512_f16_lo(body[0]);
+        p->m = T.m_off ? x512_f16_hi(body[0]) : _mm512_setzero_ps();
+    }
+    if (T.wide) {
+        X512_UNROLL for (int j = 0; j < 8; j++) {
+            const __m512i v = _mm512_load_si512(body + qd + j);
+            p->q[j] = Q8_OFFSET ? _mm512_xor_si512(v, _mm512_set1_epi8((char)0x80)) : v;
+        }
+        return;
+    }
+    X512_UNROLL for (int j = 0; j < 4; j++) {
+        const __m512i v = _mm512_load_si512(body + qd + j);
+        p->q[j] = x512_lo4(v);
+        p->q[4 + j] = x512_hi4(v);
+    }
+    if (T.h_off) {
+        const __m512i lut = _mm512_loadu_si512(HBIT_LUT);
+        const __m512i qh = _mm512_load_si512(body + (T.h_off - off) / 4);
+        X512_UNROLL for (int j = 0; j < 8; j++) {
+            const __m512i bits = _mm512_permutexvar_epi32(_mm512_srli_epi32(qh, 4 * j), lut);
+            p->q[j] = _mm512_or_si512(p->q[j], bits);
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -320,6 +374,57 @@ X512_ALWAYS_INLINE void gemv(ltype T, int64_t n, const uint8_t *w, size_t w_stri
     }
 }
 
+// One token over packed rows (w: the first group, gb bytes per group): the same block steps as
+// gemv, with every 64-byte load already lanes = rows and the groups one sequential stream.
+X512_ALWAYS_INLINE void gemv_packed(ltype T, int64_t n, const uint8_t *w, size_t gb, int nr,
+                                    const uint8_t *a, float *y) {
+    const int64_t nb = n / MINT_QK;
+    const int nd = pk_nd(T), qd = (T.q_off - pk_off(T)) / 4;
+    act_info info;
+    for (int64_t k0 = 0; k0 < nb; k0 += GEMV_KB) {
+        const int nk = (int)(nb - k0 < GEMV_KB ? nb - k0 : GEMV_KB);
+        fill_act_info(T, &info, 1, 1, a, 0, 1, k0, nk);
+        for (int r0 = 0; r0 < nr; r0 += 16) {
+            const int rows = nr - r0 < 16 ? nr - r0 : 16;
+            const __mmask16 rm = x512_mask16(rows);
+            __m512 acc = k0 == 0 ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(rm, y + r0);
+            const uint8_t *g = w + (size_t)(r0 / 16) * gb;
+            for (int j = 0; j < nk; j++) {
+                const int64_t b = k0 + j;
+                const __m512i *bb = pk_body(T, g, nb, b);
+                const uint8_t *rest = pk_rest(T, g, nb, b);
+                x512_prefetch_ahead(bb, (size_t)(nd * 64 + (pk_off(T) ? 32 : 0)));
+                panel p;
+                __m512i s = _mm512_set1_epi32(info.off[j]);
+                if (HI16 && !T.wide && !T.h_off) {
+                    // Low nibbles as they are, high ones as 16 * level, shifted back once.
+                    __m512i s16 = _mm512_setzero_si512();
+                    X512_UNROLL for (int m = 0; m < 4; m++) {
+                        const __m512i v = _mm512_load_si512(bb + qd + m);
+                        s = x512_dot_u8s8(s, x512_lo4(v), x512_bcast32(act_q(T, a, b, m)));
+                        s16 = x512_dot_u8s8(s16, _mm512_and_si512(v, _mm512_set1_epi8((char)0xF0)),
+                                            x512_bcast32(act_q(T, a, b, 4 + m)));
+                    }
+                    s = _mm512_add_epi32(s, _mm512_srai_epi32(s16, 4));
+                    if (pk_off(T)) {
+                        p.d = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)rest));
+                        p.m = _mm512_setzero_ps();
+                    } else {
+                        p.d = x512_f16_lo(bb[0]);
+                        p.m = T.m_off ? x512_f16_hi(bb[0]) : _mm512_setzero_ps();
+                    }
+                } else {
+                    make_panel_packed(T, bb, rest, &p);
+                    X512_UNROLL for (int k = 0; k < 8; k++) s =
+                        dot_w(T, s, p.q[k], x512_bcast32(act_q(T, a, b, k)));
+                }
+                acc = block_float(T, s, &p, &info.d[j], &info.s[j], acc);
+            }
+            _mm512_mask_storeu_ps(y + r0, rm, acc);
+        }
+    }
+}
+
 // C activation rows (columns) against the panels of G 16-row groups (pan[g], G = 1 or 2) over
 // blocks k0..k0+nk-1; acc starts at 0 (first chunk) or at y. With two groups every activation
 // broadcast feeds two vpdpbusd. Columns >= ncols repeat the last one and are not stored.
@@ -332,8 +437,10 @@ X512_ALWAYS_INLINE void micro(ltype T, int G, int C, const panel *const *pan, in
     X512_UNROLL for (int c = 0; c < C; c++) {
         ar[c] = a + (size_t)(c < ncols ? c : ncols - 1) * a_stride;
         X512_UNROLL for (int g = 0; g < G; g++) {
-            acc[g][c] = first ? _mm512_setzero_ps()
-                              : _mm512_maskz_loadu_ps(rm[g], y + (size_t)c * y_stride + 16 * g);
+            // Columns past ncols are not stored, and their y may lie past the buffer's end.
+            acc[g][c] = first || c >= ncols
+                            ? _mm512_setzero_ps()
+                            : _mm512_maskz_loadu_ps(rm[g], y + (size_t)c * y_stride + 16 * g);
         }
     }
     for (int j = 0; j < nk; j++) {
@@ -370,11 +477,16 @@ X512_ALWAYS_INLINE void micro(ltype T, int G, int C, const panel *const *pan, in
 // blocks and column chunks of CC activation rows; per chunk the activation block data is
 // gathered once, the panels of each pair of 16-row groups are built once, and 4 columns at a
 // time run against the pair (8 against a lone last group).
-X512_ALWAYS_INLINE void gemm(ltype T, int64_t n, const void *vw, size_t w_stride, int nr,
-                             const void *va, size_t a_stride, int nc, float *y, size_t y_stride) {
+// With `packed`, w holds packed groups and w_stride is the bytes of one group.
+X512_ALWAYS_INLINE void gemm(ltype T, int packed, int64_t n, const void *vw, size_t w_stride,
+                             int nr, const void *va, size_t a_stride, int nc, float *y,
+                             size_t y_stride) {
     const uint8_t *w = vw, *a = va;
     if (nc == 1) {
-        gemv(T, n, w, w_stride, nr, a, y);
+        if (packed)
+            gemv_packed(T, n, w, w_stride, nr, a, y);
+        else
+            gemv(T, n, w, w_stride, nr, a, y);
         return;
     }
     const int64_t nb = n / MINT_QK;
@@ -393,8 +505,15 @@ X512_ALWAYS_INLINE void gemm(ltype T, int64_t n, const void *vw, size_t w_stride
                 __mmask16 rm[2];
                 for (int g = 0; g < groups; g++) {
                     const int rows = nr - r0 - 16 * g < 16 ? nr - r0 - 16 * g : 16;
-                    const uint8_t *wr = w + (size_t)(r0 + 16 * g) * w_stride;
                     rm[g] = x512_mask16(rows);
+                    if (packed) {
+                        const uint8_t *gp = w + (size_t)((r0 + 16 * g) / 16) * w_stride;
+                        for (int j = 0; j < nk; j++)
+                            make_panel_packed(T, pk_body(T, gp, nb, k0 + j),
+                                              pk_rest(T, gp, nb, k0 + j), &pan[g][j]);
+                        continue;
+                    }
+                    const uint8_t *wr = w + (size_t)(r0 + 16 * g) * w_stride;
                     for (int j = 0; j < nk; j += T.per) {
                         __m512i tb[48];
                         load_window(1, T, tb, wr, w_stride, rows, k0 + j, row_bytes);
@@ -426,7 +545,12 @@ X512_ALWAYS_INLINE void gemm(ltype T, int64_t n, const void *vw, size_t w_stride
     static void gemm_##name(int64_t n, const void *restrict w, size_t w_stride, int nr,            \
                             const void *restrict a, size_t a_stride, int nc, float *restrict y,    \
                             size_t y_stride) {                                                     \
-        gemm(T, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);                                 \
+        gemm(T, 0, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);                              \
+    }                                                                                              \
+    static void gemm_packed_##name(int64_t n, const void *restrict w, size_t w_stride, int nr,     \
+                                   const void *restrict a, size_t a_stride, int nc,                \
+                                   float *restrict y, size_t y_stride) {                           \
+        gemm(T, 1, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);                              \
     }                                                                                              \
     static void vec_dot_##name(int64_t n, float *restrict s, const void *restrict w,               \
                                const void *restrict a) {                                           \
@@ -447,12 +571,17 @@ LEGACY_KERNELS(q8_0_q8_0, LT_Q8_0)
 void X512_LEGACY_SETTER(mint_kernels *k) {
     k->t[MINT_TYPE_Q4_0].vec_dot = vec_dot_q4_0_q8_0;
     k->t[MINT_TYPE_Q4_0].gemm = gemm_q4_0_q8_0;
+    k->t[MINT_TYPE_Q4_0].gemm_packed = gemm_packed_q4_0_q8_0;
     k->t[MINT_TYPE_Q4_1].vec_dot = vec_dot_q4_1_q8_1;
     k->t[MINT_TYPE_Q4_1].gemm = gemm_q4_1_q8_1;
+    k->t[MINT_TYPE_Q4_1].gemm_packed = gemm_packed_q4_1_q8_1;
     k->t[MINT_TYPE_Q5_0].vec_dot = vec_dot_q5_0_q8_0;
     k->t[MINT_TYPE_Q5_0].gemm = gemm_q5_0_q8_0;
+    k->t[MINT_TYPE_Q5_0].gemm_packed = gemm_packed_q5_0_q8_0;
     k->t[MINT_TYPE_Q5_1].vec_dot = vec_dot_q5_1_q8_1;
     k->t[MINT_TYPE_Q5_1].gemm = gemm_q5_1_q8_1;
+    k->t[MINT_TYPE_Q5_1].gemm_packed = gemm_packed_q5_1_q8_1;
     k->t[MINT_TYPE_Q8_0].vec_dot = vec_dot_q8_0_q8_0;
     k->t[MINT_TYPE_Q8_0].gemm = gemm_q8_0_q8_0;
+    k->t[MINT_TYPE_Q8_0].gemm_packed = gemm_packed_q8_0_q8_0;
 }

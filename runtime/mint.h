@@ -198,6 +198,8 @@ typedef struct mint_model mint_model;
 
 typedef struct mint_model_params {
     bool vocab_only; // load only the tokenizer (a vocab-only GGUF has no tensors)
+    bool no_repack;  // keep only the file's layout (no background repacking of the matrices
+                     // for the kernels; also the environment variable MINT_REPACK=0)
 } mint_model_params;
 
 typedef struct mint_model_desc {
@@ -230,6 +232,11 @@ typedef struct mint_model_desc {
 // cannot compute with, is an error naming it. params may be NULL.
 MINT_API mint_status mint_model_open(const char *path, const mint_model_params *params,
                                      mint_model **out, mint_err *err);
+// The weight matrices are repacked for the kernels in the background after mint_model_open
+// returns (a low-priority thread; evaluations meanwhile read the file's layout and give the
+// same bits). Blocks until that is done, helping on the calling thread; returns at once when
+// there is nothing (left) to do. Benchmarks call it so that they time the steady state.
+MINT_API void mint_model_repack_wait(mint_model *m);
 MINT_API void mint_model_close(mint_model *m);
 MINT_API void mint_model_describe(const mint_model *m, mint_model_desc *out);
 

@@ -10,6 +10,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static const mint_type weight_types[] = {
     MINT_TYPE_F32,  MINT_TYPE_F16,  MINT_TYPE_BF16, MINT_TYPE_Q4_0, MINT_TYPE_Q4_1,
@@ -308,4 +310,31 @@ Test(kernels, gemm_equals_vec_dot_on_the_shortest_rows) {
                 free_operands(&o);
             }
         }
+}
+
+// A tile's output may end at the end of a buffer: gemm must not read y past its last column
+// (the K-chunked tiles carry partial sums through y, and their micro-tiles are wider than the
+// last columns). y is placed so that it ends where an inaccessible page begins.
+Test(kernels, gemm_reads_no_output_past_its_tile, .timeout = 120) {
+    const mint_kernels *k[MINT_ISA_COUNT + 1];
+    int nk = available(k);
+    const long page = sysconf(_SC_PAGESIZE);
+    uint8_t *map = mmap(NULL, 2 * (size_t)page + (1 << 20), PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    cr_assert_neq(map, MAP_FAILED);
+    uint8_t *guard = map + (1 << 20) + page;
+    cr_assert_eq(mprotect(guard, (size_t)page, PROT_NONE), 0);
+    for (int ki = 0; ki < nk; ki++)
+        for (size_t ti = 0; ti < N_WEIGHT_TYPES; ti++) {
+            mint_type wt = weight_types[ti];
+            if (!k[ki]->t[wt].gemm) continue;
+            operands o = make_operands(wt, 2560, 32, 13); // several K chunks of every kernel
+            for (int nc = 2; nc <= 13; nc++) {
+                const int nr = 32;
+                float *y = (float *)guard - (size_t)(nc - 1) * nr - nr;
+                k[ki]->t[wt].gemm(o.n, o.w, o.w_stride, nr, o.a, o.a_stride, nc, y, (size_t)nr);
+            }
+            free_operands(&o);
+        }
+    munmap(map, 2 * (size_t)page + (1 << 20));
 }

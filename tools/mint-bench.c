@@ -47,6 +47,7 @@ typedef struct options {
     bool kv_f16;      // --kv-type f16
     double membw_gib; // --membw-gib (0 = skip the probe)
     bool warmup;      // false with --no-warmup
+    bool repack_wait; // false with --no-repack-wait
 } options;
 
 static void usage(FILE *out) {
@@ -66,6 +67,9 @@ static void usage(FILE *out) {
                  "      --kv-type T      f32 (default) or f16\n"
                  "      --membw-gib G    buffer size of the bandwidth probe (default 1; 0 = skip)\n"
                  "      --no-warmup      skip the warm-up run\n"
+                 "      --no-repack-wait time from the moment the model is open, while its\n"
+                 "                       matrices are still being repacked in the background\n"
+                 "                       (default: wait, and time the steady state)\n"
                  "  -h, --help           this help\n");
 }
 
@@ -101,6 +105,7 @@ static bool parse_args(int argc, char **argv, options *o, char *err, size_t errl
     o->reps = 5;
     o->membw_gib = 1;
     o->warmup = true;
+    o->repack_wait = true;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -109,6 +114,10 @@ static bool parse_args(int argc, char **argv, options *o, char *err, size_t errl
         }
         if (!strcmp(a, "--no-warmup")) {
             o->warmup = false;
+            continue;
+        }
+        if (!strcmp(a, "--no-repack-wait")) {
+            o->repack_wait = false;
             continue;
         }
         if (i + 1 >= argc) {
@@ -204,6 +213,8 @@ typedef struct result {
     char test[32];         // "pp512" / "tg128" / "tg64 x8"
     double mean, sd;       // tokens per second
     double median;         // tokens per second
+    double bytes;          // bytes read per generated token (single-sequence tg only)
+    double kv_pos_bytes;   // bytes of the KV cache per position (all layers, K and V)
     double gbps;           // achieved bandwidth at the median (single-sequence tg only), GB/s
     double bw_share;       // gbps / measured read bandwidth (0 if not measured)
 } result;
@@ -289,6 +300,15 @@ typedef struct bench {
     int *n_res;
 } bench;
 
+// Bytes a generated token reads, on average over a tg test of n tokens from depth d: every
+// weight once (mint_model_desc.bytes_per_token) and the K and V rows of every layer for the
+// positions it attends to (d + i + 1 for token i, d + (n + 1) / 2 on average).
+static double tg_bytes_per_token(const bench *b, int d, int n) {
+    const mint_model_desc *m = b->d;
+    const double kv_row = (double)m->n_head_kv * m->head_dim * (b->o->kv_f16 ? 2 : 4);
+    return (double)m->bytes_per_token + 2.0 * m->n_layer * kv_row * (d + (n + 1) / 2.0);
+}
+
 static result *add_result(bench *b, int ti, int ai, mint_ctx *ctx, int depth, int n_seq,
                           const char *test, double *tps) {
     result *rr = &b->res[(*b->n_res)++];
@@ -333,7 +353,9 @@ static bool bench_ctx(bench *b, int ti, int ai, mint_ctx *ctx, const int32_t *to
                 snprintf(test, sizeof test, "%s%d", pp ? "pp" : "tg", n);
                 result *rr = add_result(b, ti, ai, ctx, depth, 1, test, tps);
                 if (!pp) {
-                    rr->gbps = rr->median * (double)b->d->bytes_per_token / 1e9;
+                    rr->bytes = tg_bytes_per_token(b, depth, n);
+                    rr->kv_pos_bytes = tg_bytes_per_token(b, 1, 1) - tg_bytes_per_token(b, 0, 1);
+                    rr->gbps = rr->median * rr->bytes / 1e9;
                     rr->bw_share = b->membw[ti] > 0 ? rr->gbps / b->membw[ti] : 0;
                 }
             }
@@ -363,6 +385,7 @@ static bool bench_model(const options *o, const char *path, result *res, int *n_
         fprintf(stderr, TOOL ": %s\n", err.msg);
         return false;
     }
+    if (o->repack_wait) mint_model_repack_wait(m);
     mint_model_desc d;
     mint_model_describe(m, &d);
     struct stat st;
@@ -473,10 +496,11 @@ int main(int argc, char **argv) {
             printf(",\"kernels\":\"%s\",\"threads\":%d,\"attention\":\"%s\","
                    "\"attention_used\":\"%s\",\"depth\":%d,\"n_seq\":%d,\"test\":\"%s\","
                    "\"tps_mean\":%.4f,\"tps_sd\":%.4f,\"tps_median\":%.4f,\"reps\":%d,"
-                   "\"gbps\":%.3f,\"membw_gbps\":%.3f,\"bw_share\":%.4f}",
+                   "\"bytes_per_token\":%.0f,\"kv_bytes_per_position\":%.0f,\"gbps\":%.3f,"
+                   "\"membw_gbps\":%.3f,\"bw_share\":%.4f}",
                    mint_isa_name(), r->threads, r->attention, r->used, r->depth, r->n_seq, r->test,
-                   r->mean, r->sd, r->median, o.reps, r->gbps, ti < o.n_threads ? membw[ti] : 0.0,
-                   r->bw_share);
+                   r->mean, r->sd, r->median, o.reps, r->bytes, r->kv_pos_bytes, r->gbps,
+                   ti < o.n_threads ? membw[ti] : 0.0, r->bw_share);
         }
         printf("\n]\n");
     }

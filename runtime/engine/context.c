@@ -257,7 +257,7 @@ mint_status mint_ctx_create(mint_model *m, const mint_ctx_params *params, mint_c
     }
     const size_t nb = (size_t)p->n_batch, ns = (size_t)p->n_seq_max;
     c->att_scratch = aligned_alloc(ROW_ALIGN, (size_t)p->n_threads * c->att_scratch_bytes);
-    c->chunk = calloc((size_t)c->graph.n_nodes, sizeof *c->chunk);
+    c->chunk = calloc(mint_exec_counters(c->graph.n_nodes, p->n_threads), sizeof *c->chunk);
     c->ids = calloc(nb, sizeof *c->ids);
     c->pos = calloc(nb, sizeof *c->pos);
     c->seq = calloc(nb, sizeof *c->seq);
@@ -271,8 +271,8 @@ mint_status mint_ctx_create(mint_model *m, const mint_ctx_params *params, mint_c
     c->trace_t = calloc((size_t)c->graph.n_nodes + 1, sizeof *c->trace_t);
     c->trace_nodes = calloc((size_t)c->graph.n_nodes, sizeof *c->trace_nodes);
     if (!c->att_scratch || !c->chunk || !c->ids || !c->pos || !c->seq || !c->out_rows ||
-        !c->scratch_i32 || !c->runs || !c->entries || !c->seq_kv || !c->seq_next ||
-        !c->seq_count || !c->trace_t || !c->trace_nodes) {
+        !c->scratch_i32 || !c->runs || !c->entries || !c->seq_kv || !c->seq_next || !c->seq_count ||
+        !c->trace_t || !c->trace_nodes) {
         st = mint_fail(err, MINT_E_NOMEM, "out of memory");
         goto fail;
     }

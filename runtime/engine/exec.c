@@ -12,6 +12,7 @@
 
 #include "base/clock.h"
 #include "ops/ops.h"
+#include "quant/pack.h"
 #include "runtime/engine/pool.h"
 
 #include <string.h>
@@ -60,9 +61,24 @@ static void run_gather(const mint_node *n, const mint_exec *e, int node, int ith
         memcpy(row(e, n->dst, i), row(e, n->src, e->out_rows[i]), (size_t)n->width * sizeof(float));
 }
 
-// y[c * y_stride + r] = W[r0 + r] . a[c] for a tile of the weight.
+// The weight's packed rows if this context's kernels read them (a level without gemm_packed,
+// e.g. a context forced to the reference, reads the file's layout), NULL otherwise. Read once
+// per tile: a matrix the background packer finishes mid-evaluation switches between tiles,
+// which changes no bit (gemm_packed equals gemm).
+static inline const char *packed_rows(const mint_type_kernels *tk, const mint_weight *w) {
+    return tk->gemm_packed ? mint_weight_packed(w) : NULL;
+}
+
+// y[c * y_stride + r] = W[r0 + r] . a[c] for a tile of the weight (r0 a multiple of 16 when
+// packed).
 static void matmul_tile(const mint_type_kernels *tk, const mint_weight *w, int64_t r0, int nr,
                         const char *a, size_t a_stride, int nc, float *y, size_t y_stride) {
+    const char *packed = packed_rows(tk, w);
+    if (packed) {
+        const char *wg = packed + (size_t)(r0 / MINT_PACK_ROWS) * w->pack_stride;
+        tk->gemm_packed(w->n_in, wg, w->pack_stride, nr, a, a_stride, nc, y, y_stride);
+        return;
+    }
     const char *wr = (const char *)w->data + (size_t)r0 * w->row_bytes;
     mint_gemm_tile(tk, w->n_in, wr, w->row_bytes, nr, a, a_stride, nc, y, y_stride);
 }
@@ -77,15 +93,34 @@ static void run_matmul(const mint_node *n, const mint_exec *e, int node, int ith
     const size_t y_stride = e->stride[n->dst] / sizeof(float);
 
     if (n_tok == 1) {
-        long lo, hi;
-        mint_split(w->n_out, ith, nth, &lo, &hi);
-        if (hi > lo) matmul_tile(tk, w, lo, (int)(hi - lo), a, a_stride, 1, y + lo, y_stride);
+        // Each thread owns a contiguous share of the 16-row groups (the packed layout's unit),
+        // one stream through the weights, and takes it in about 8 chunks from its own counter;
+        // a thread done with its share takes what is left of the others' (on a shared or busy
+        // machine one thread is often descheduled for a while: the other goes on with its work
+        // instead of waiting at the barrier).
+        const long groups = (long)((w->n_out + MINT_PACK_ROWS - 1) / MINT_PACK_ROWS);
+        const long share = (groups + nth - 1) / nth;
+        const long cg = share / 8 > 1 ? share / 8 : 1;
+        for (int v = 0; v < nth; v++) {
+            const int o = (ith + v) % nth;
+            long lo, hi;
+            mint_split(groups, o, nth, &lo, &hi);
+            atomic_int *next = mint_exec_counter(e, node, 1 + o);
+            for (long k = atomic_fetch_add(next, 1); lo + k * cg < hi;
+                 k = atomic_fetch_add(next, 1)) {
+                const long g0 = lo + k * cg, g1 = g0 + cg < hi ? g0 + cg : hi;
+                const long r0 = g0 * MINT_PACK_ROWS;
+                const long r1 =
+                    g1 * MINT_PACK_ROWS < w->n_out ? g1 * MINT_PACK_ROWS : (long)w->n_out;
+                matmul_tile(tk, w, r0, (int)(r1 - r0), a, a_stride, 1, y + r0, y_stride);
+            }
+        }
         return;
     }
     const int64_t row_blocks = (w->n_out + ROW_BLOCK - 1) / ROW_BLOCK;
     const int64_t tok_blocks = (n_tok + TOKEN_BLOCK - 1) / TOKEN_BLOCK;
     const int64_t n_tiles = row_blocks * tok_blocks;
-    atomic_int *counter = &e->chunk[node];
+    atomic_int *counter = mint_exec_counter(e, node, 0);
     for (int64_t i = atomic_fetch_add(counter, 1); i < n_tiles; i = atomic_fetch_add(counter, 1)) {
         // Token blocks inner: consecutive tiles reuse the same weight rows from cache.
         const int64_t rb = i / tok_blocks, tb = i % tok_blocks;
@@ -145,7 +180,7 @@ static void run_attention(const mint_node *n, const mint_exec *e, int node, int 
         .n_runs = e->n_runs,
     };
     uint8_t *scratch = e->att_scratch + (size_t)ith * e->att_scratch_bytes;
-    atomic_int *counter = &e->chunk[node];
+    atomic_int *counter = mint_exec_counter(e, node, 0);
     for (int32_t i = atomic_fetch_add(counter, 1); i < e->n_attn_items;
          i = atomic_fetch_add(counter, 1))
         mint_attention_item(&b, i, scratch);
@@ -186,13 +221,17 @@ static void run_graph(void *arg, int ith, int nth) {
     if (t) t[0] = mint_now_seconds();
     for (int i = 0; i < r->g->n_nodes; i++) {
         bind_table[r->g->nodes[i].op](&r->g->nodes[i], r->e, i, ith, nth);
-        mint_pool_barrier(r->pool);
+        // Nodes that read the same input as the next one (q, k, v; gate, up; the two RoPEs)
+        // skip the barrier; a traced time then ends when thread 0 finished its part.
+        if (!r->g->nodes[i].no_barrier) mint_pool_barrier(r->pool);
         if (t) t[i + 1] = mint_now_seconds();
     }
 }
 
 void mint_exec_graph(const mint_graph *g, const mint_exec *e, mint_pool *pool) {
-    for (int i = 0; i < g->n_nodes; i++) atomic_store(&e->chunk[i], 0);
+    const size_t n = mint_exec_counters(g->n_nodes, e->n_threads);
+    for (size_t i = 0; i < n; i += MINT_CHUNK_PAD)
+        atomic_store_explicit(&e->chunk[i], 0, memory_order_relaxed);
     run r = {g, e, pool};
     mint_pool_run(pool, run_graph, &r);
 }

@@ -112,6 +112,16 @@ static void add_matmuls(builder *b, mint_buf_id src, int n, const mint_weight *c
     }
 }
 
+// Whether node b may run while a is still running on other threads: two matmuls of one input
+// into different outputs, or two in-place RoPEs of different buffers.
+static bool independent(const mint_node *a, const mint_node *b) {
+    if (a->op == MINT_OP_MATMUL && b->op == MINT_OP_MATMUL)
+        return a->src == b->src && a->dst != b->dst && a->dst != a->src && b->dst != b->src &&
+               a->out_only == b->out_only;
+    if (a->op == MINT_OP_ROPE && b->op == MINT_OP_ROPE) return a->dst != b->dst;
+    return false;
+}
+
 mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, mint_graph *g,
                              mint_err *err) {
     memset(g, 0, sizeof *g);
@@ -188,6 +198,8 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, mint_gr
         mint_graph_free(g);
         return mint_fail(err, MINT_E_NOMEM, "out of memory building the graph");
     }
+    for (int i = 0; i + 1 < g->n_nodes; i++)
+        g->nodes[i].no_barrier = independent(&g->nodes[i], &g->nodes[i + 1]);
     return MINT_OK;
 }
 
@@ -221,8 +233,9 @@ char *mint_graph_describe(const mint_graph *g, const mint_model *m) {
         char type[32] = "";
         if (n->op == MINT_OP_CONVERT || n->op == MINT_OP_MATMUL)
             snprintf(type, sizeof type, "  (act %s)", mint_type_name(n->type));
-        OUT("%4d  %-9s %-20s %s -> %s [%" PRId64 "]%s%s%s\n", i, mint_op_name(n->op), n->name, in,
-            dst, n->width, wt, type, n->out_only ? "  (wanted rows only)" : "");
+        OUT("%4d  %-9s %-20s %s -> %s [%" PRId64 "]%s%s%s%s\n", i, mint_op_name(n->op), n->name, in,
+            dst, n->width, wt, type, n->out_only ? "  (wanted rows only)" : "",
+            n->no_barrier ? "  (no barrier)" : "");
     }
     (void)m;
 #undef OUT

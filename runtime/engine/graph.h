@@ -2,8 +2,8 @@
 //
 // Activations live in a small fixed set of buffers (llama2.c's RunState), each holding one row
 // per token of the batch. A node names its op, its input and output buffers, and its weight;
-// the executor (runtime/engine/exec.c) runs the list on the thread pool with a barrier after each node.
-// For one llama block the list reads like the paper:
+// the executor (runtime/engine/exec.c) runs the list on the thread pool with a barrier after each
+// node. For one llama block the list reads like the paper:
 //
 //   attn_norm   RMS_NORM     x     -> xb        (x normalised, times attn_norm)
 //   attn_in     CONVERT      xb    -> xq        (xb rounded to the weights' vec_dot_type)
@@ -76,6 +76,8 @@ typedef struct mint_node {
     int64_t width;        // elements per row of dst (or of src for CONVERT)
     bool out_only;        // runs on the n_out gathered rows whose logits are wanted (the
                           // final norm and the output head), not on every row of the batch
+    bool no_barrier;      // the next node neither reads nor writes what this one writes
+                          // (q, k and v; gate and up): threads go on without waiting
 } mint_node;
 
 typedef struct mint_graph {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 // ---------------------------------------------------------------------------------------------
 // Hyper-parameters (docs/formats.md 4.2)
@@ -287,6 +288,7 @@ mint_status mint_model_open(const char *path, const mint_model_params *params, m
     }
     if ((st = read_hparams(m, err))) goto fail_prefixed;
     if ((st = bind_weights(m, err))) goto fail_prefixed;
+    if ((st = mint_model_repack(m, params, err))) goto fail_prefixed;
     *out = m;
     return MINT_OK;
 fail_prefixed:
@@ -298,7 +300,9 @@ fail:
 
 void mint_model_close(mint_model *m) {
     if (!m) return;
+    mint_model_repack_stop(m);
     for (int i = 0; i < m->n_owned; i++) free(m->owned[i]);
+    if (m->packed_map) munmap(m->packed_map, m->packed_map_bytes);
     free(m->owned);
     free(m->layers);
     mint_vocab_free(m->vocab);

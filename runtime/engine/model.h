@@ -2,7 +2,9 @@
 //
 // A weight is a view into the read-only map: data pointer, type, and [n_in, n_out] shape (rows
 // of n_in elements). Nothing is copied, except 1-D norm weights stored in F16/BF16, which are
-// widened to F32 once at load.
+// widened to F32 once at load, and the matrices the kernels read repacked (runtime/engine/
+// repack.c): those also get a copy in quant/pack.h's 16-row groups, and `data` stays their
+// plain twin in the map.
 #ifndef MINT_MODEL_H
 #define MINT_MODEL_H
 
@@ -13,12 +15,14 @@
 #include <stdint.h>
 
 typedef struct mint_weight {
-    const char *name; // GGUF tensor name
-    uint32_t type;    // ggml type code (computable)
-    int64_t n_in;     // ne[0]: elements per row (input features)
-    int64_t n_out;    // ne[1]: rows (output features); 1 for a vector
-    size_t row_bytes; // bytes per row
-    const void *data; // [n_out][row_bytes] in the map (or owned by the model)
+    const char *name;   // GGUF tensor name
+    uint32_t type;      // ggml type code (computable)
+    int64_t n_in;       // ne[0]: elements per row (input features)
+    int64_t n_out;      // ne[1]: rows (output features); 1 for a vector
+    size_t row_bytes;   // bytes per row
+    const void *data;   // [n_out][row_bytes] in the map (or owned by the model)
+    const void *packed; // the rows in 16-row groups (quant/pack.h), or NULL
+    size_t pack_stride; // bytes per packed group (mint_pack_group_bytes)
 } mint_weight;
 
 typedef struct mint_layer {
@@ -49,6 +53,8 @@ typedef struct mint_hparams {
     float attn_scale;      // 1 / sqrt(head_dim)
 } mint_hparams;
 
+typedef struct mint_repack mint_repack;
+
 struct mint_model {
     mint_file *file;         // the opened file (owns the map)
     mint_vocab *vocab;       // tokenizer
@@ -66,6 +72,24 @@ struct mint_model {
     uint64_t weight_bytes;   // bytes of the bound weights
     void **owned;            // [n_owned] buffers made at load (widened norms)
     int n_owned;             // number of owned buffers
+    void *packed_map;        // anonymous map holding every packed matrix, or NULL
+    size_t packed_map_bytes; // its length
+    size_t packed_bytes;     // bytes of packed matrices in it
+    mint_repack *repack;     // background packing state (runtime/engine/repack.c), or NULL
 };
+
+// Starts repacking, in the background, the matrices that the start-up kernel level reads
+// packed (runtime/engine/repack.c), unless params->no_repack or the environment variable
+// MINT_REPACK=0 says not to. A matrix's `packed` is set (atomically, release) once its packed
+// rows are complete; until then its file rows serve. Failing to get memory for the copy is not
+// an error: the kernels then keep reading the file's layout.
+mint_status mint_model_repack(mint_model *m, const mint_model_params *params, mint_err *err);
+// Stops the background packing after the matrix in progress and frees its state (model close).
+void mint_model_repack_stop(mint_model *m);
+
+// The packed rows of w, or NULL while (or when) it has none.
+static inline const void *mint_weight_packed(const mint_weight *w) {
+    return __atomic_load_n(&w->packed, __ATOMIC_ACQUIRE);
+}
 
 #endif // MINT_MODEL_H

@@ -1,0 +1,60 @@
+// pack.h - the repacked weight layout: 16 rows of a block-quantized matrix interleaved so that
+// the "lanes = rows" kernels (quant/avx512_common.h) read each block of 16 rows with plain
+// aligned 64-byte loads instead of loading 16 rows and transposing them.
+//
+// The layout is a pure permutation of the file's bytes (plus zero padding), the same for every
+// instruction set; quant/pack_ref.c is its specification. A block of bs bytes is split into its
+// body, the bs / 4 dwords from byte body_off, and its rest, the 2-byte f16 left over when bs is
+// not a multiple of 4 (d of Q4_0, Q5_0, Q8_0, Q3_K, Q6_K). Rows are taken 16 at a time (a
+// group; a last, partial group reads as zero rows). In a group of nb blocks per row, block b is
+//   its body: for body dword j, 64 bytes: dword r = body dword j of block b of row r
+//   its rest (types with one): 32 bytes: f16 r = the rest of block b of row r
+// in block order, the rests of blocks 2p and 2p+1 together in the 64 bytes after the bodies of
+// both (a last, unpaired block: its body, its rest, 32 zero bytes), then zero padding to a
+// multiple of 64 bytes. Every vector is 64-byte aligned when the packed buffer is, and a group
+// is read front to back as one stream.
+#ifndef MINT_QUANT_PACK_H
+#define MINT_QUANT_PACK_H
+
+#include "quant/types.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum { MINT_PACK_ROWS = 16 }; // rows per group
+
+typedef struct mint_pack_layout {
+    int bs;          // bytes per block
+    int body_off;    // first byte of the body in a block
+    int body_dwords; // dwords of the body
+    int rest_off;    // byte of the 2-byte rest in a block, -1 when none
+} mint_pack_layout;
+
+// The layout of a type, or NULL when the type has none (floats, activation types, ...).
+const mint_pack_layout *mint_pack_layout_of(mint_type t);
+
+// Byte offsets in a group of block b's body and rest (nd body dwords, nb blocks per row).
+static inline size_t mint_pack_body_at(int nd, bool rest, int64_t nb, int64_t b) {
+    if (!rest) return (size_t)b * (size_t)nd * 64;
+    const size_t pair = (size_t)(b / 2) * (2 * (size_t)nd + 1) * 64;
+    return pair + (size_t)(b % 2) * (size_t)nd * 64;
+}
+static inline size_t mint_pack_rest_at(int nd, int64_t nb, int64_t b) {
+    const size_t pair = (size_t)(b / 2) * (2 * (size_t)nd + 1) * 64;
+    if (b % 2 == 0 && b == nb - 1) return pair + (size_t)nd * 64; // unpaired last block
+    return pair + 2 * (size_t)nd * 64 + (size_t)(b % 2) * 32;
+}
+
+// Bytes of one group of 16 packed rows of n elements (a multiple of 64).
+size_t mint_pack_group_bytes(mint_type t, int64_t n);
+
+// Bytes of nr packed rows: whole groups.
+size_t mint_pack_bytes(mint_type t, int64_t n, int64_t nr);
+
+// Packs rows 0..nr-1 of w (row r at w + r * w_stride, n elements each) into
+// mint_pack_bytes(t, n, nr) bytes at dst. Scalar: the specification.
+void mint_pack_rows_ref(mint_type t, int64_t n, const void *w, size_t w_stride, int64_t nr,
+                        void *dst);
+
+#endif // MINT_QUANT_PACK_H

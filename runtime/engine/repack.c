@@ -1,0 +1,206 @@
+// repack.c - repacking the weight matrices into the 16-row groups of quant/pack.h, for the
+// kernel levels that read them (gemm_packed), in the background after the model is opened.
+//
+// Why: the AVX-512 kernels keep 16 weight rows in the 16 lanes of a register. On the file's
+// layout they load 16 rows side by side and transpose them, which for one token (nothing to
+// share the transpose with) costs about as much as the dot products, and reads 16 short
+// streams at once. Packed, each group of 16 rows is one contiguous stream of vectors that are
+// already lanes = rows.
+//
+// What it costs, and why in the background: a copy of the matrices in fresh anonymous memory.
+// The copy itself is quick, but fresh memory is not free: the kernel zeroes every page on first
+// touch, and in a virtual machine the host may have to back it first. On the 2-core VM this was
+// developed on, packing TinyLlama's 0.6-1.1 GB took 3-4 s of which 80% was page zeroing, more
+// than llama.cpp's whole time to first token. So mint_model_open only plans the copy and starts
+// one low-priority thread (nice 19) that packs matrix after matrix; the model is usable at once
+// and every evaluation reads, matrix by matrix, the packed rows when they are there and the
+// file's rows until then. Both give the same bits (gemm_packed equals gemm), so when a matrix
+// switches makes no difference to any result. mint_model_repack_wait packs what is left on the
+// caller's thread as well, and returns when all is done (benchmarks call it before timing).
+//
+// Memory: no more than the file's size. The packed matrices share one anonymous buffer (huge
+// pages where the kernel gives them) and each matrix's pages of the read-only map are dropped
+// once it is packed (MADV_DONTNEED: they stay in the page cache, not in this process). The map
+// stays the plain twin: the token embedding is read from it, and so is every matrix by a
+// context of a level without packed kernels (MINT_ISA=ref, tests); the kernel maps the pages
+// back in on demand.
+#include "runtime/engine/model.h"
+
+#include "base/error.h"
+#include "quant/kernels.h"
+#include "quant/pack.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+enum { HUGE = 2 << 20 };
+
+struct mint_repack {
+    mint_model *m;      // the model whose matrices are packed
+    int n;              // matrices to pack
+    mint_weight **ws;   // [n] the matrices
+    uint8_t **dst;      // [n] where each goes in the buffer
+    atomic_int next;    // next matrix to take
+    atomic_int done;    // matrices packed
+    atomic_bool stop;   // set by mint_model_close: take no more
+    pthread_t thread;   // the background packer
+    pthread_mutex_t mu; // guards joined
+    bool joined;        // the thread has been joined
+};
+
+// The matrices a token multiplies with, each once (the output is token_embd when tied).
+static int matrices(mint_model *m, mint_weight **out) {
+    int n = 0;
+    for (int l = 0; l < m->hp.n_layer; l++) {
+        mint_layer *L = &m->layers[l];
+        mint_weight *ws[7] = {&L->wq, &L->wk, &L->wv, &L->wo, &L->w_gate, &L->w_up, &L->w_down};
+        for (int i = 0; i < 7; i++) out[n++] = ws[i];
+    }
+    out[n++] = &m->output;
+    return n;
+}
+
+// Drops this process's pages of [p, p + n) when the range lies in one of the file's maps
+// (never memory the model owns: that would lose its contents).
+static void drop_mapped(const mint_model *m, const void *p, size_t n) {
+    const uintptr_t a = (uintptr_t)p, e = a + n, page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    for (int i = 0; i < m->file->n_maps; i++) {
+        const uintptr_t ms = (uintptr_t)m->file->maps[i].data, me = ms + m->file->maps[i].size;
+        if (a < ms || e > me) continue;
+        const uintptr_t lo = (a + page - 1) / page * page, hi = e / page * page;
+        if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+        return;
+    }
+}
+
+// Takes matrices until none is left (or the model is closing): pack, publish, drop the map's
+// copy. Run by the background thread and by mint_model_repack_wait's caller alike.
+static void pack_matrices(mint_repack *r) {
+    for (;;) {
+        if (atomic_load(&r->stop)) return;
+        const int i = atomic_fetch_add(&r->next, 1);
+        if (i >= r->n) return;
+        mint_weight *w = r->ws[i];
+        mint_pack_rows_ref((mint_type)w->type, w->n_in, w->data, w->row_bytes, w->n_out, r->dst[i]);
+        // Release: a thread that sees the pointer sees the packed bytes.
+        __atomic_store_n(&w->packed, (const void *)r->dst[i], __ATOMIC_RELEASE);
+        drop_mapped(r->m, w->data, (size_t)w->n_out * w->row_bytes);
+        atomic_fetch_add(&r->done, 1);
+    }
+}
+
+static void *packer_main(void *arg) {
+    // Low priority: evaluations come first; on an idle core this runs at full speed. (Linux
+    // gives each thread its own nice value.)
+    (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+    pack_matrices(arg);
+    return NULL;
+}
+
+static bool repack_wanted(const mint_model_params *params) {
+    if (params && params->no_repack) return false;
+    const char *env = getenv("MINT_REPACK");
+    return !(env && strcmp(env, "0") == 0);
+}
+
+static void repack_free(mint_model *m) {
+    mint_repack *r = m->repack;
+    if (!r) return;
+    free(r->ws);
+    free(r->dst);
+    pthread_mutex_destroy(&r->mu);
+    free(r);
+    m->repack = NULL;
+}
+
+mint_status mint_model_repack(mint_model *m, const mint_model_params *params, mint_err *err) {
+    if (!repack_wanted(params)) return MINT_OK;
+    const mint_kernels *k = mint_kernels_get();
+    mint_repack *r = calloc(1, sizeof *r);
+    const size_t cap = (size_t)m->hp.n_layer * 7 + 1;
+    mint_weight **all = malloc(cap * sizeof *all);
+    if (r) {
+        r->ws = malloc(cap * sizeof *r->ws);
+        r->dst = malloc(cap * sizeof *r->dst);
+    }
+    if (!r || !all || !r->ws || !r->dst) {
+        if (r) free(r->ws), free(r->dst);
+        free(r);
+        free(all);
+        return mint_fail(err, MINT_E_NOMEM, "out of memory");
+    }
+    const int n = matrices(m, all);
+    size_t total = 0;
+    for (int i = 0; i < n; i++) {
+        mint_weight *w = all[i];
+        if (!k->t[w->type].gemm_packed || !mint_pack_layout_of((mint_type)w->type)) continue;
+        w->pack_stride = mint_pack_group_bytes((mint_type)w->type, w->n_in);
+        r->ws[r->n++] = w;
+        total += mint_pack_bytes((mint_type)w->type, w->n_in, w->n_out);
+    }
+    free(all);
+    // One buffer for every packed matrix, 2 MiB aligned so that it can be backed by huge pages.
+    const size_t bytes = (total + HUGE - 1) / HUGE * HUGE;
+    void *map =
+        total ? mmap(NULL, bytes + HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+              : MAP_FAILED;
+    if (map == MAP_FAILED) { // nothing to pack, or no memory for it: the file's layout serves
+        for (int i = 0; i < r->n; i++) r->ws[i]->pack_stride = 0;
+        free(r->ws);
+        free(r->dst);
+        free(r);
+        return MINT_OK;
+    }
+    uint8_t *buf = (uint8_t *)(((uintptr_t)map + HUGE - 1) / HUGE * HUGE);
+    (void)madvise(buf, bytes, MADV_HUGEPAGE);
+    size_t off = 0;
+    for (int i = 0; i < r->n; i++) {
+        r->dst[i] = buf + off;
+        off += mint_pack_bytes((mint_type)r->ws[i]->type, r->ws[i]->n_in, r->ws[i]->n_out);
+    }
+    m->packed_map = map;
+    m->packed_map_bytes = bytes + HUGE;
+    m->packed_bytes = total;
+    r->m = m;
+    atomic_init(&r->next, 0);
+    atomic_init(&r->done, 0);
+    atomic_init(&r->stop, false);
+    pthread_mutex_init(&r->mu, NULL);
+    m->repack = r;
+    if (pthread_create(&r->thread, NULL, packer_main, r) != 0) {
+        pack_matrices(r); // no thread: pack now, on this one
+        r->joined = true;
+    }
+    return MINT_OK;
+}
+
+void mint_model_repack_wait(mint_model *m) {
+    mint_repack *r = m->repack;
+    if (!r) return;
+    pack_matrices(r);
+    pthread_mutex_lock(&r->mu);
+    if (!r->joined) {
+        pthread_join(r->thread, NULL);
+        r->joined = true;
+    }
+    pthread_mutex_unlock(&r->mu);
+}
+
+void mint_model_repack_stop(mint_model *m) {
+    mint_repack *r = m->repack;
+    if (!r) return;
+    atomic_store(&r->stop, true);
+    pthread_mutex_lock(&r->mu);
+    if (!r->joined) {
+        pthread_join(r->thread, NULL);
+        r->joined = true;
+    }
+    pthread_mutex_unlock(&r->mu);
+    repack_free(m);
+}

@@ -1,0 +1,179 @@
+// test_pack.c - the repacked weight layout (quant/pack.h) and the kernels that read it: packing
+// is a permutation of the file's bytes (unpacking gives them back), and every level's
+// gemm_packed over packed rows equals its gemm over the file's rows bit for bit, for one token
+// and for tiles, on row counts that are not multiples of the 16-row group.
+#include "mint.h"
+#include "quant/kernels.h"
+#include "quant/pack.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const mint_type packable[] = {
+    MINT_TYPE_Q4_0, MINT_TYPE_Q4_1, MINT_TYPE_Q5_0, MINT_TYPE_Q5_1, MINT_TYPE_Q8_0,
+    MINT_TYPE_Q2_K, MINT_TYPE_Q3_K, MINT_TYPE_Q4_K, MINT_TYPE_Q5_K, MINT_TYPE_Q6_K,
+};
+#define N_PACKABLE (sizeof packable / sizeof *packable)
+
+static uint64_t rng = 0x2545F4914F6CDD1Dull;
+static float frand(void) {
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return (float)((double)(rng >> 11) / 9007199254740992.0 * 4.0 - 2.0);
+}
+
+typedef struct mats {
+    int64_t n;
+    int rows, cols;
+    uint8_t *w, *a, *packed;
+    size_t w_stride, a_stride, gb;
+} mats;
+
+// rows weight rows of type t (quantized from random data) and cols activation rows.
+static mats make(mint_type t, int64_t n, int rows, int cols) {
+    const mint_kernels *ref = mint_kernels_for(MINT_ISA_REF);
+    const mint_type at = ref->t[t].vec_dot_type;
+    mats m = {n, rows, cols, NULL, NULL, NULL, 0, 0, 0};
+    m.w_stride = (size_t)mint_row_size(t, n);
+    m.a_stride = (size_t)mint_row_size(at, n);
+    m.w = malloc(m.w_stride * (size_t)rows);
+    m.a = malloc(m.a_stride * (size_t)cols);
+    float *x = malloc((size_t)n * sizeof *x);
+    for (int r = 0; r < rows; r++) {
+        for (int64_t i = 0; i < n; i++) x[i] = frand();
+        mint_quantizer_ref(t)(x, m.w + (size_t)r * m.w_stride, n);
+    }
+    for (int c = 0; c < cols; c++) {
+        for (int64_t i = 0; i < n; i++) x[i] = frand();
+        ref->t[at].from_float(x, m.a + (size_t)c * m.a_stride, n);
+    }
+    free(x);
+    m.gb = mint_pack_group_bytes(t, n);
+    const size_t bytes = mint_pack_bytes(t, n, rows);
+    m.packed = aligned_alloc(64, bytes);
+    mint_pack_rows_ref(t, n, m.w, m.w_stride, rows, m.packed);
+    return m;
+}
+
+static void release(mats *m) {
+    free(m->w);
+    free(m->a);
+    free(m->packed);
+}
+
+Test(pack, is_a_permutation_of_the_rows) {
+    for (size_t ti = 0; ti < N_PACKABLE; ti++) {
+        const mint_type t = packable[ti];
+        const mint_pack_layout *L = mint_pack_layout_of(t);
+        cr_assert_not_null(L);
+        const int64_t blk = mint_type_get(t)->blck;
+        cr_assert_eq(L->bs, (int)mint_type_get(t)->size);
+        cr_assert_eq(4 * L->body_dwords + (L->rest_off >= 0 ? 2 : 0), L->bs);
+        mats m = make(t, 3 * blk, 37, 1);
+        cr_assert_eq(m.gb % 64, 0);
+        const size_t nb = 3;
+        const int nd = L->body_dwords;
+        const bool has_rest = L->rest_off >= 0;
+        // Read every byte back from where the layout says it is.
+        for (int r = 0; r < 48; r++) {
+            const uint8_t *g = m.packed + (size_t)(r / 16) * m.gb;
+            for (size_t b = 0; b < nb; b++) {
+                uint8_t blkb[256];
+                memset(blkb, 0, sizeof blkb);
+                // Where the layout puts block b: bodies in order, the rests of a pair after
+                // the pair's bodies (block 2 of 3 is unpaired).
+                const size_t pair = has_rest ? (b / 2) * (2 * (size_t)nd + 1) * 64 : 0;
+                const size_t at = has_rest ? pair + (b % 2) * (size_t)nd * 64 : b * (size_t)nd * 64;
+                const size_t rest =
+                    b == 2 ? pair + (size_t)nd * 64 : pair + 2 * (size_t)nd * 64 + (b % 2) * 32;
+                cr_assert_eq(at, mint_pack_body_at(nd, has_rest, 3, (int64_t)b));
+                if (has_rest) cr_assert_eq(rest, mint_pack_rest_at(nd, 3, (int64_t)b));
+                for (int j = 0; j < nd; j++)
+                    memcpy(blkb + L->body_off + 4 * j,
+                           g + at + (size_t)j * 64 + 4 * (size_t)(r % 16), 4);
+                if (has_rest) memcpy(blkb + L->rest_off, g + rest + 2 * (size_t)(r % 16), 2);
+                if (r < m.rows) {
+                    cr_assert_eq(memcmp(blkb, m.w + (size_t)r * m.w_stride + b * (size_t)L->bs,
+                                        (size_t)L->bs),
+                                 0, "%s row %d block %zu", mint_type_name(t), r, b);
+                } else {
+                    for (int i = 0; i < L->bs; i++)
+                        cr_assert_eq(blkb[i], 0, "%s padding row %d", mint_type_name(t), r);
+                }
+            }
+        }
+        release(&m);
+    }
+    cr_assert_null(mint_pack_layout_of(MINT_TYPE_F16));
+    cr_assert_null(mint_pack_layout_of(MINT_TYPE_Q8_K));
+}
+
+// gemm_packed on packed rows [r0, r0 + nr) (r0 a multiple of 16) against gemm on the file's
+// rows, every element bit for bit, nothing outside the tile written.
+static void check(const mint_kernels *k, mint_type t, const mats *m, int r0, int nr, int nc) {
+    const mint_type_kernels *tk = &k->t[t];
+    const size_t ys = (size_t)nr + 5, ny = ys * (size_t)(nc + 1);
+    float *y = malloc(ny * sizeof *y), *z = malloc(ny * sizeof *z);
+    for (size_t i = 0; i < ny; i++) y[i] = z[i] = NAN;
+    tk->gemm(m->n, m->w + (size_t)r0 * m->w_stride, m->w_stride, nr, m->a, m->a_stride, nc, y, ys);
+    tk->gemm_packed(m->n, m->packed + (size_t)(r0 / 16) * m->gb, m->gb, nr, m->a, m->a_stride, nc,
+                    z, ys);
+    for (size_t i = 0; i < ny; i++) {
+        const bool inside = i % ys < (size_t)nr && i / ys < (size_t)nc;
+        if (inside)
+            cr_assert(memcmp(&y[i], &z[i], sizeof *y) == 0,
+                      "%s %s n=%lld rows %d+%d x %d: element (%zu,%zu) packed %.9g vs %.9g",
+                      k->name, mint_type_name(t), (long long)m->n, r0, nr, nc, i % ys, i / ys, z[i],
+                      y[i]);
+        else
+            cr_assert(isnan(z[i]), "%s %s wrote outside the tile", k->name, mint_type_name(t));
+    }
+    free(y);
+    free(z);
+}
+
+Test(pack, gemm_packed_equals_gemm_bit_for_bit, .timeout = 240) {
+    int levels = 0;
+    for (int isa = 0; isa < MINT_ISA_COUNT; isa++) {
+        const mint_kernels *k = mint_kernels_for((mint_isa)isa);
+        if (!k) continue;
+        for (size_t ti = 0; ti < N_PACKABLE; ti++) {
+            const mint_type t = packable[ti];
+            if (!k->t[t].gemm_packed) continue;
+            cr_assert_not_null(k->t[t].gemm, "%s %s: gemm_packed without gemm", k->name,
+                               mint_type_name(t));
+            levels++;
+            const int64_t blk = mint_type_get(t)->blck;
+            // Short rows (one block), the TinyLlama widths, rows with an odd block count.
+            const int64_t widths[] = {blk, 2048, 2816, 3 * blk};
+            for (size_t wi = 0; wi < sizeof widths / sizeof *widths; wi++) {
+                mats m = make(t, widths[wi], 70, 67);
+                const int shapes[][3] = {{0, 1, 1},   {0, 16, 1},  {0, 45, 1},   {16, 54, 1},
+                                         {0, 70, 1},  {0, 64, 64}, {32, 38, 67}, {0, 17, 2},
+                                         {48, 22, 9}, {0, 33, 7}};
+                for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++)
+                    check(k, t, &m, shapes[si][0], shapes[si][1], shapes[si][2]);
+                release(&m);
+            }
+        }
+    }
+    cr_log_info("gemm_packed checked on %d level x type pairs", levels);
+}
+
+// Rows longer than a one-token K chunk of the 32-element kernels (the partial sums go through y
+// between chunks).
+Test(pack, gemm_packed_on_rows_of_128k_elements, .timeout = 120) {
+    const mint_type types[] = {MINT_TYPE_Q4_0, MINT_TYPE_Q8_0, MINT_TYPE_Q4_K, MINT_TYPE_Q6_K};
+    for (int isa = 0; isa < MINT_ISA_COUNT; isa++) {
+        const mint_kernels *k = mint_kernels_for((mint_isa)isa);
+        if (!k) continue;
+        for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
+            if (!k->t[types[ti]].gemm_packed) continue;
+            mats m = make(types[ti], 131072 + 512, 19, 3);
+            check(k, types[ti], &m, 0, 19, 1);
+            check(k, types[ti], &m, 16, 3, 3);
+            release(&m);
+        }
+    }
+}
