@@ -97,50 +97,19 @@ X512_ALWAYS_INLINE float dot_float(load_fn load, int64_t n, const void *w, const
     return x512_hsum(acc);
 }
 
-// One token, GR rows at a time: each row is still dot_float's single accumulator chain (so the
-// result is vec_dot's, bit for bit), but GR chains run side by side, which hides the latency of
-// the fused multiply-adds (one chain alone runs at one FMA per 4 cycles, about the speed memory
-// delivers the weights, so any stall showed), and each activation vector is widened once for GR
-// rows. The next GR rows are prefetched at the same offsets, one group ahead: the group's rows
-// are consecutive, so this keeps a single forward stream.
-enum { GR = 4 };
-
-X512_ALWAYS_INLINE void gemv_float(load_fn load, int esz, int R, int64_t n, const char *w,
-                                   size_t w_stride, const void *a, float *y, int prefetch) {
-    __m512 acc[GR];
-    X512_UNROLL for (int r = 0; r < R; r++) acc[r] = _mm512_setzero_ps();
-    int64_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        if (prefetch && (i * esz) % 64 == 0) {
-            X512_UNROLL for (int r = 0; r < R; r++)
-                _mm_prefetch(w + (size_t)(R + r) * w_stride + (size_t)i * esz, _MM_HINT_T0);
-        }
-        const __m512 av = load(a, i, 0xFFFF);
-        X512_UNROLL for (int r = 0; r < R; r++) acc[r] =
-            _mm512_fmadd_ps(load(w + (size_t)r * w_stride, i, 0xFFFF), av, acc[r]);
-    }
-    if (i < n) {
-        const __mmask16 m = x512_mask16((int)(n - i));
-        const __m512 av = load(a, i, m);
-        X512_UNROLL for (int r = 0; r < R; r++) acc[r] =
-            _mm512_fmadd_ps(load(w + (size_t)r * w_stride, i, m), av, acc[r]);
-    }
-    X512_UNROLL for (int r = 0; r < R; r++) y[r] = x512_hsum(acc[r]);
-}
-
-// The whole gemm contract for one float type: one token takes GR rows at a time (gemv_float), a
-// batch 4 x 6 tiles (24 accumulators).
-X512_ALWAYS_INLINE void gemm_float(load_fn load, int esz, int64_t n, const void *vw,
-                                   size_t w_stride, int nr, const void *va, size_t a_stride, int nc,
-                                   float *y, size_t y_stride) {
+// The whole gemm contract for one float type: one token takes the rows one after another (one
+// sequential weight stream), a batch 4 x 6 tiles (24 accumulators). Generation is bound by how
+// fast the weights arrive: a TinyLlama F16 row is 4 KB, one page, and rows read side by side are
+// as many streams that each end at a page boundary, where the hardware prefetcher stops. One row
+// at a time is one stream across the pages. Measured here (TinyLlama F16, tg32, one thread):
+// one row 9.8-10.1 tokens/s; two rows side by side 5.0; four with the next four prefetched 5.9;
+// eight side by side was slower still (16 against 21-25 GB/s).
+X512_ALWAYS_INLINE void gemm_float(load_fn load, int64_t n, const void *vw, size_t w_stride, int nr,
+                                   const void *va, size_t a_stride, int nc, float *y,
+                                   size_t y_stride) {
     const char *w = vw, *a = va;
     if (nc == 1) {
-        int r = 0;
-        for (; r + GR <= nr; r += GR)
-            gemv_float(load, esz, GR, n, w + (size_t)r * w_stride, w_stride, a, y + r,
-                       r + 2 * GR <= nr);
-        for (; r < nr; r++)
-            gemv_float(load, esz, 1, n, w + (size_t)r * w_stride, w_stride, a, y + r, 0);
+        for (int r = 0; r < nr; r++) y[r] = dot_float(load, n, w + (size_t)r * w_stride, a);
         return;
     }
     for (int c = 0; c < nc; c += TILE_C)
@@ -175,21 +144,21 @@ static void vec_dot_bf16_bf16_avx512(int64_t n, float *restrict s, const void *r
 static void gemm_f32_avx512(int64_t n, const void *restrict w, size_t w_stride, int nr,
                             const void *restrict a, size_t a_stride, int nc, float *restrict y,
                             size_t y_stride) {
-    gemm_float(load_f32, 4, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);
+    gemm_float(load_f32, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);
 }
 
 // As gemm_f32_avx512 over f16 rows.
 static void gemm_f16_avx512(int64_t n, const void *restrict w, size_t w_stride, int nr,
                             const void *restrict a, size_t a_stride, int nc, float *restrict y,
                             size_t y_stride) {
-    gemm_float(load_f16, 2, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);
+    gemm_float(load_f16, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);
 }
 
 // As gemm_f32_avx512 over bf16 rows.
 static void gemm_bf16_avx512(int64_t n, const void *restrict w, size_t w_stride, int nr,
                              const void *restrict a, size_t a_stride, int nc, float *restrict y,
                              size_t y_stride) {
-    gemm_float(load_bf16, 2, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);
+    gemm_float(load_bf16, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);
 }
 
 // y = f16(x), RNE (vcvtps2ph, imm 0), then NaN lanes rewritten as sign | 0x7E00 because the
