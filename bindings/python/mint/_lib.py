@@ -123,7 +123,7 @@ class mint_kv_info(Struct):
 
 class mint_model_params(Struct):
     _c_name_ = "mint_model_params"
-    _fields_ = [("vocab_only", c_bool)]
+    _fields_ = [("vocab_only", c_bool), ("no_repack", c_bool)]
 
 
 class mint_model_desc(Struct):
@@ -415,6 +415,7 @@ PROTOTYPES = {
     "mint_verify_hashes": (c_enum, [handle, P(c_uint64), P(mint_err)]),
     # models
     "mint_model_open": (c_enum, [c_char_p, P(mint_model_params), P(handle), P(mint_err)]),
+    "mint_model_repack_wait": (None, [handle]),
     "mint_model_close": (None, [handle]),
     "mint_model_describe": (None, [handle, P(mint_model_desc)]),
     "mint_tokenize": (

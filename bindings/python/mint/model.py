@@ -86,6 +86,7 @@ class Model:
         attention="auto",
         n_batch=None,
         vocab_only=False,
+        repack=True,
     ):
         self._h = None
         self._contexts = set()
@@ -102,7 +103,10 @@ class Model:
         _util.choice(kv_type, _lib.KV_TYPES, "kv_type")
         _util.choice(attention, _lib.ATTENTION, "attention")
         L = _lib.load()
-        mp = _lib.mint_model_params(vocab_only=_util.as_bool(vocab_only, "vocab_only"))
+        mp = _lib.mint_model_params(
+            vocab_only=_util.as_bool(vocab_only, "vocab_only"),
+            no_repack=not _util.as_bool(repack, "repack"),
+        )
         h = _lib.ctypes.c_void_p()
         e = _util.err()
         check(L.mint_model_open(p, _lib.ctypes.byref(mp), _lib.ctypes.byref(h), _lib.ctypes.byref(e)), e)
@@ -124,6 +128,12 @@ class Model:
         if self._h is None:
             raise ClosedError("the model is closed")
         return self._h
+
+    def repack_wait(self):
+        """Returns once the background repacking of the weight matrices is done (it helps on
+        this thread); time generation after it to measure the steady state. Results are the
+        same bits before, during and after."""
+        self._L.mint_model_repack_wait(self._handle())
 
     def close(self):
         """Frees the model and every context made from it (idempotent)."""

@@ -113,6 +113,19 @@ def test_batch_equals_token_by_token_and_threads_do_not_matter(synth):
         assert bits(a.logits()) == bits(b.logits())
 
 
+def test_repacked_and_file_layout_give_the_same_bits(tmp_path):
+    # A block-quantized model: repacked in the background (waited for) or never, same logits.
+    p = tmp_path / "small-q4_0.gguf"
+    mint.synth_write(p, preset="small", ftype="Q4_0", seed=3, n_threads=1)
+    ids = [1, 40, 41, 42]
+    with mint.Model(p, n_threads=2) as packed, mint.Model(p, n_threads=2, repack=False) as plain:
+        packed.repack_wait()
+        with packed.context() as a, plain.context() as b:
+            a.eval(ids)
+            b.eval(ids)
+            assert bits(a.logits()) == bits(b.logits())
+
+
 def test_the_three_attention_algorithms_agree(stories):
     ids = stories.tokenize("Once upon a time, there was a little girl named Lily")
     rows = {}
