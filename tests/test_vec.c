@@ -96,8 +96,8 @@ Test(vec, exp_special_values) {
     const mint_kernels *k[MINT_ISA_COUNT + 1];
     int nk = available(k);
     k[nk++] = mint_kernels_for(MINT_ISA_REF);
-    const float in[] = {-INFINITY, -1e30f,    -104.0f, -103.9f, 0.0f, -0.0f,
-                        88.7228f,  88.72284f, 89.0f,   INFINITY,   NAN};
+    const float in[] = {-INFINITY, -1e30f,    -104.0f, -103.9f,  0.0f, -0.0f,
+                        88.7228f,  88.72284f, 89.0f,   INFINITY, NAN};
     for (int ki = 0; ki < nk; ki++) {
         float y[11];
         k[ki]->vec.exp(in, y, 11);

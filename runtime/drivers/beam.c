@@ -85,8 +85,8 @@ mint_status mint_beam_search(mint_ctx *c, const int32_t *prompt, int32_t n_promp
     *n_out = 0;
     if (N < 1 || N > c->params.n_seq_max)
         return mint_fail(err, MINT_E_ARG,
-                         "beam search with %d beams needs as many sequences; the context has %d",
-                         N, c->params.n_seq_max);
+                         "beam search with %d beams needs as many sequences; the context has %d", N,
+                         c->params.n_seq_max);
     if (N > c->params.n_batch)
         return mint_fail(err, MINT_E_ARG, "%d beams exceed the batch size %d", N,
                          c->params.n_batch);
@@ -104,7 +104,7 @@ mint_status mint_beam_search(mint_ctx *c, const int32_t *prompt, int32_t n_promp
     int32_t *ids = malloc((size_t)N * sizeof *ids);
     double *lps = malloc((size_t)N * sizeof *lps);
     bool *seq_used = calloc((size_t)c->params.n_seq_max, sizeof *seq_used);
-    int32_t *children = malloc((size_t)N * sizeof *children);  // per live beam
+    int32_t *children = malloc((size_t)N * sizeof *children);    // per live beam
     bool *first_taken = malloc((size_t)N * sizeof *first_taken); // its sequence went to a child
     mint_batch_entry *batch = malloc((size_t)N * sizeof *batch);
     if (!beams || !cands || !hyps || !pool || !ids || !lps || !seq_used || !children ||

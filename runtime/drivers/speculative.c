@@ -29,8 +29,8 @@ mint_spec_params mint_spec_default_params(void) {
 enum { MAX_DRAFT = 64 };
 
 typedef struct spec {
-    mint_ctx *t, *d;          // target, draft (NULL: lookup)
-    mint_sampler *s;          // the sampling parameters and RNG of both
+    mint_ctx *t, *d; // target, draft (NULL: lookup)
+    mint_sampler *s; // the sampling parameters and RNG of both
     const mint_spec_params *p;
     bool greedy;              // the sampler is greedy
     int32_t n_vocab;          // vocabulary size
@@ -131,7 +131,8 @@ static mint_status round_once(spec *x, mint_spec_stats *stats, bool *stop, mint_
     stats->accepted += (uint64_t)m;
     // Roll back what the target and the draft evaluated past pending and the accepted drafts.
     mint_seq_truncate(x->t, 0, base + 1 + m, NULL);
-    if (x->d && mint_seq_n_past(x->d, 0) > base + 1 + m) mint_seq_truncate(x->d, 0, base + 1 + m, NULL);
+    if (x->d && mint_seq_n_past(x->d, 0) > base + 1 + m)
+        mint_seq_truncate(x->d, 0, base + 1 + m, NULL);
     // Emit d1..dm then next, stopping at an end-of-generation token or when told to.
     for (int i = 0; i <= m && !*stop; i++) {
         const int32_t t = i < m ? x->draft[i] : next;
@@ -146,9 +147,9 @@ static mint_status round_once(spec *x, mint_spec_stats *stats, bool *stop, mint_
     return MINT_OK;
 }
 
-mint_status mint_speculative(mint_ctx *t, mint_sampler *s, const int32_t *prompt,
-                             int32_t n_prompt, const mint_spec_params *params,
-                             mint_spec_stats *stats, mint_err *err) {
+mint_status mint_speculative(mint_ctx *t, mint_sampler *s, const int32_t *prompt, int32_t n_prompt,
+                             const mint_spec_params *params, mint_spec_stats *stats,
+                             mint_err *err) {
     mint_err_clear(err);
     const mint_spec_params p = params ? *params : mint_spec_default_params();
     memset(stats, 0, sizeof *stats);
@@ -173,7 +174,11 @@ mint_status mint_speculative(mint_ctx *t, mint_sampler *s, const int32_t *prompt
         return mint_fail(err, MINT_E_ARG, "speculative decoding needs a prompt and max_tokens");
     if (n_prompt >= mint_ctx_n_ctx(t) || (p.draft && n_prompt >= mint_ctx_n_ctx(p.draft)))
         return mint_fail(err, MINT_E_LIMIT, "the prompt of %d tokens fills the context", n_prompt);
-    spec x = {.t = t, .d = p.draft, .s = s, .p = &p, .greedy = sp->temp <= 0.0f,
+    spec x = {.t = t,
+              .d = p.draft,
+              .s = s,
+              .p = &p,
+              .greedy = sp->temp <= 0.0f,
               .n_vocab = t->model->hp.n_vocab};
     x.tok = malloc((size_t)mint_ctx_n_ctx(t) * sizeof *x.tok);
     x.q = p.draft ? malloc((size_t)MAX_DRAFT * (size_t)x.n_vocab * sizeof *x.q) : NULL;

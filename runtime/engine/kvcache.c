@@ -113,10 +113,14 @@ mint_kv_view mint_kv_seq_view(const mint_kvcache *kv, int32_t seq) {
 
 static void lru_remove(mint_kvcache *kv, int32_t b) {
     mint_kv_block *k = &kv->blk[b];
-    if (k->prev >= 0) kv->blk[k->prev].next = k->next;
-    else kv->lru_head = k->next;
-    if (k->next >= 0) kv->blk[k->next].prev = k->prev;
-    else kv->lru_tail = k->prev;
+    if (k->prev >= 0)
+        kv->blk[k->prev].next = k->next;
+    else
+        kv->lru_head = k->next;
+    if (k->next >= 0)
+        kv->blk[k->next].prev = k->prev;
+    else
+        kv->lru_tail = k->prev;
     k->prev = k->next = -1;
     kv->n_lru--;
 }
@@ -125,16 +129,20 @@ static void lru_append(mint_kvcache *kv, int32_t b) {
     mint_kv_block *k = &kv->blk[b];
     k->prev = kv->lru_tail;
     k->next = -1;
-    if (kv->lru_tail >= 0) kv->blk[kv->lru_tail].next = b;
-    else kv->lru_head = b;
+    if (kv->lru_tail >= 0)
+        kv->blk[kv->lru_tail].next = b;
+    else
+        kv->lru_head = b;
     kv->lru_tail = b;
     kv->n_lru++;
 }
 
 void mint_kv_release(mint_kvcache *kv, int32_t b) {
     if (--kv->blk[b].ref > 0) return;
-    if (kv->blk[b].cached) lru_append(kv, b);
-    else kv->free_list[kv->n_free++] = b;
+    if (kv->blk[b].cached)
+        lru_append(kv, b);
+    else
+        kv->free_list[kv->n_free++] = b;
 }
 
 void mint_kv_retain(mint_kvcache *kv, int32_t b) {

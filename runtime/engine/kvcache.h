@@ -27,11 +27,11 @@
 #include <stdint.h>
 
 typedef struct mint_kv_block {
-    int32_t ref;      // sequences holding it
-    bool cached;      // registered in the prefix cache under key
-    uint64_t key;     // prefix-chain key (valid when cached)
-    int32_t prev;     // LRU neighbours while evictable (cached and ref == 0), else -1
-    int32_t next;     //
+    int32_t ref;  // sequences holding it
+    bool cached;  // registered in the prefix cache under key
+    uint64_t key; // prefix-chain key (valid when cached)
+    int32_t prev; // LRU neighbours while evictable (cached and ref == 0), else -1
+    int32_t next; //
 } mint_kv_block;
 
 typedef struct mint_kv_seq {
@@ -43,16 +43,16 @@ typedef struct mint_kv_seq {
 } mint_kv_seq;
 
 typedef struct mint_kv_stats {
-    int32_t blocks_used;     // blocks held by at least one sequence
-    int32_t blocks_cached;   // held by none, kept for the prefix cache
-    int32_t blocks_free;     // allocated, neither held nor cached
-    int32_t blocks_alloc;    // allocated so far (memory grows to this)
-    int32_t max_blocks;      // the cap
-    int32_t block;           // positions per block
-    uint64_t bytes_alloc;    // bytes of block memory allocated
-    uint64_t prefix_hits;    // blocks reused from the prefix cache since creation
-    uint64_t copies;         // copy-on-write copies since creation
-    uint64_t evictions;      // cached blocks evicted since creation
+    int32_t blocks_used;   // blocks held by at least one sequence
+    int32_t blocks_cached; // held by none, kept for the prefix cache
+    int32_t blocks_free;   // allocated, neither held nor cached
+    int32_t blocks_alloc;  // allocated so far (memory grows to this)
+    int32_t max_blocks;    // the cap
+    int32_t block;         // positions per block
+    uint64_t bytes_alloc;  // bytes of block memory allocated
+    uint64_t prefix_hits;  // blocks reused from the prefix cache since creation
+    uint64_t copies;       // copy-on-write copies since creation
+    uint64_t evictions;    // cached blocks evicted since creation
 } mint_kv_stats;
 
 typedef struct mint_kvcache {

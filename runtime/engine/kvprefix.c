@@ -20,9 +20,8 @@ static size_t home(const mint_kvcache *kv, uint64_t key) {
 }
 
 static bool same_block(const mint_kvcache *kv, int32_t b, uint64_t parent, const int32_t *tokens) {
-    return kv->blk_parent[b] == parent &&
-           memcmp(kv->blk_tokens + (size_t)b * kv->block, tokens,
-                  (size_t)kv->block * sizeof *tokens) == 0;
+    return kv->blk_parent[b] == parent && memcmp(kv->blk_tokens + (size_t)b * kv->block, tokens,
+                                                 (size_t)kv->block * sizeof *tokens) == 0;
 }
 
 int32_t mint_kv_lookup(const mint_kvcache *kv, uint64_t key, uint64_t parent,

@@ -1,8 +1,8 @@
 // sampler_internal.h - the sampler's candidate array, for the chain's steps and for tests.
 //
 // A sample starts from one candidate per vocabulary entry, in id order; each step of the chain
-// (runtime/text/sampler.c) rewrites logits, reorders, or shortens the array; the last step draws one
-// candidate. Tests call mint_sampler_apply_chain to see which candidates survive the filters.
+// (runtime/text/sampler.c) rewrites logits, reorders, or shortens the array; the last step draws
+// one candidate. Tests call mint_sampler_apply_chain to see which candidates survive the filters.
 #ifndef MINT_SAMPLER_INTERNAL_H
 #define MINT_SAMPLER_INTERNAL_H
 

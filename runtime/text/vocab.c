@@ -584,9 +584,8 @@ mint_status mint_vocab_same(const mint_vocab *a, const mint_vocab *b, mint_err *
     if (a->n != b->n)
         return mint_fail(err, MINT_E_ARG, "vocabularies of %d and %d tokens differ", a->n, b->n);
     if (a->bos != b->bos || a->eos != b->eos || a->unk != b->unk)
-        return mint_fail(err, MINT_E_ARG,
-                         "special tokens differ (BOS %d/%d, EOS %d/%d, UNK %d/%d)", a->bos, b->bos,
-                         a->eos, b->eos, a->unk, b->unk);
+        return mint_fail(err, MINT_E_ARG, "special tokens differ (BOS %d/%d, EOS %d/%d, UNK %d/%d)",
+                         a->bos, b->bos, a->eos, b->eos, a->unk, b->unk);
     for (int32_t i = 0; i < a->n; i++)
         if (a->tok[i].len != b->tok[i].len || memcmp(a->tok[i].text, b->tok[i].text, a->tok[i].len))
             return mint_fail(err, MINT_E_ARG, "token %d differs ('%.*s' vs '%.*s')", i,
