@@ -28,7 +28,9 @@ enum { ROW_BLOCK = 64, TOKEN_BLOCK = 64 };
 // 25 -> 75, 3: 40 -> 89, 5: 53 -> 114, 9: 85 -> 142, 12: 104 -> 141, 16: 152 -> 146; Q4_K_M
 // 4: 52 -> 88, 8: 77 -> 81, 12: 110 -> 97; Q8_0 8: 68 -> 56-59 (noisy). Eight covers a step of
 // eight sequences and a speculative check of up to seven drafted tokens. Bits are the same
-// either way (every gemm equals the one-token kernel per element, quant/kernels.h).
+// either way (every gemm equals the one-token kernel per element, quant/kernels.h). Only for
+// repacked matrices, where it was measured: elsewhere (float types, levels without packed
+// kernels: AVX2, NEON) the tiles serve as before.
 enum { SMALL_BATCH = 8 };
 
 // Row r of buffer b.
@@ -102,7 +104,7 @@ static void run_matmul(const mint_node *n, const mint_exec *e, int node, int ith
     float *y = e->buf[n->dst];
     const size_t y_stride = e->stride[n->dst] / sizeof(float);
 
-    if (n_tok <= SMALL_BATCH) {
+    if (n_tok == 1 || (n_tok <= SMALL_BATCH && packed_rows(tk, w))) {
         // Each thread owns a contiguous share of the 16-row groups (the packed layout's unit),
         // one stream through the weights, and takes it in about 8 chunks from its own counter;
         // a thread done with its share takes what is left of the others' (on a shared or busy
