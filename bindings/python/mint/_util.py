@@ -125,3 +125,20 @@ def top_ids(logits, k):
 
 def err():
     return _lib.mint_err()
+
+
+class Closable:
+    """What every handle-owning class (Model, Context, Sampler, File) shares: a context manager
+    that closes on exit, and a close when garbage-collected. Subclasses define close()."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # a half-built object, or the interpreter shutting down
+            pass

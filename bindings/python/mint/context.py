@@ -40,7 +40,7 @@ def _cache_info_dict(ci):
     return {name: getattr(ci, name) for name, _ in _lib.mint_cache_info._fields_}
 
 
-class Context:
+class Context(_util.Closable):
     """One inference session over a model. Prefer Model.context(...), which fills in the
     model's defaults. Every argument left as None takes mint's default (mint_ctx_default_params):
     n_ctx the model's training context (at most 4096), n_threads the online CPUs, n_batch 512,
@@ -115,18 +115,6 @@ class Context:
     @property
     def closed(self):
         return self._h is None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
     def __repr__(self):
         if self._h is None:
@@ -429,7 +417,7 @@ class Context:
         return got, SpecStats(st.generated, st.drafted, st.accepted, st.target_passes, st.seconds)
 
 
-class Sampler:
+class Sampler(_util.Closable):
     """mint's sampler chain over n_vocab logits, with its own seeded RNG. Order: repetition
     penalty (last repeat_last_n accepted tokens) -> top-k -> top-p -> min-p -> temperature ->
     a draw; temperature <= 0 is greedy argmax (after the penalty; lowest id wins a tie). The
@@ -475,18 +463,6 @@ class Sampler:
         if self._h is not None:
             self._L.mint_sampler_free(self._h)
             self._h = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
     def __repr__(self):
         return f"<mint.Sampler {self.params}>"

@@ -38,7 +38,7 @@ def hash64(data):
     return _lib.load().mint_hash64(b, len(b))
 
 
-class File:
+class File(_util.Closable):
     """A model file opened and validated by mint (GGUF, safetensors, Hugging Face folder), for
     inspection. A context manager."""
 
@@ -64,18 +64,6 @@ class File:
         if self._h is not None:
             self._L.mint_file_close(self._h)
             self._h = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
     def __repr__(self):
         return f"<mint.File {self.path!r} {self.info['format']}>"

@@ -68,7 +68,7 @@ class _State:
     n_generated = 0
 
 
-class Model:
+class Model(_util.Closable):
     """A model file opened for inference: GGUF, safetensors, or a Hugging Face folder.
     A Model and its contexts are for one thread at a time (use a Model per thread).
 
@@ -148,18 +148,6 @@ class Model:
     @property
     def closed(self):
         return self._h is None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
     def __repr__(self):
         state = "closed" if self._h is None else f"{self.info.n_layer} layers, vocab {self.n_vocab}"
