@@ -3,7 +3,7 @@
 # lines (docs/design.md). The floors, bottom up:
 #   0 base/  1 quant/  2 formats/  3 ops/  4 runtime/text/  5 runtime/engine/
 #   6 runtime/drivers/  7 tools/  8 tests/
-# A file may include headers of its own floor and of floors below it. runtime/mint.h, the public
+# A file may include headers of its own floor and of floors below it. include/mint.h, the public
 # contract (declarations only, no includes of mint's own), may be included from every floor.
 set -eu
 cd "$(dirname "$0")/.."
@@ -31,7 +31,7 @@ for f in $files; do
     # Every quoted include that names a floor folder.
     for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
         case "$inc" in
-        mint.h | runtime/mint.h) continue ;;
+        mint.h | include/mint.h) continue ;;
         esac
         target=$(floor_of "$inc")
         [ -n "$target" ] || continue

@@ -7,7 +7,7 @@
 - Tests without data run on a synthetic model written once per session with mint.synth_write
   (the C API's mint_synth_write, preset "small": 256 wide, 4 layers, GQA, random weights).
 - C programs (the ABI test, the C side of the logits comparison) are compiled against the
-  header next to the loaded library (P/include/mint.h for an installed prefix, runtime/mint.h
+  header next to the loaded library (P/include/mint.h for an installed prefix, include/mint.h
   for a build tree) and linked with that library.
 """
 
@@ -118,7 +118,7 @@ def c_api():
         _missing("no C compiler (cc) to build the C side of the comparison")
     lib = Path(mint.library_path()).resolve()
     libdir = lib.parent
-    candidates = [libdir.parent / "include", REPO / "runtime"]
+    candidates = [libdir.parent / "include", REPO / "include"]
     if os.environ.get("MINT_INCLUDE_DIR"):
         candidates.insert(0, Path(os.environ["MINT_INCLUDE_DIR"]))
     inc = next((c for c in candidates if (c / "mint.h").exists()), None)
