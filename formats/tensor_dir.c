@@ -1,23 +1,18 @@
 // tensor_dir.c - struct mint_file: construction, lookup, typed metadata getters, and the
-// public mint_file_* API of mint.h.
+// public mint_file_* API of mint.h that reads a directory. The readers (gguf.c, safetensors.c,
+// hf_checkpoint.c) fill it; opening a path, which picks the reader, is file_open.c's: this file
+// calls no reader.
 #include "formats/tensor_dir.h"
 
 #include "base/error.h"
-#include "formats/gguf.h"
-#include "formats/hf_checkpoint.h"
-#include "formats/safetensors.h"
 #include "quant/types.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 // ---------------------------------------------------------------------------------------------
 // Value types
@@ -196,31 +191,7 @@ const mint_tdesc *mint_file_find(const mint_file *f, const char *name) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Public API: opening
-
-mint_status mint_file_open(const char *path, mint_file **out, mint_err *err) {
-    *out = NULL;
-    mint_err_clear(err);
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return mint_fail(err, MINT_E_IO, "%s: cannot open: %s", path, strerror(errno));
-    if (S_ISDIR(st.st_mode)) return mint_hf_open(path, out, err);
-    // Checked before open(): opening a FIFO would block until a writer appears.
-    if (!S_ISREG(st.st_mode)) return mint_fail(err, MINT_E_IO, "%s: not a regular file", path);
-    // A file is GGUF unless its first bytes say safetensors (no "GGUF" magic, '{' after the
-    // 8-byte header length); anything else goes to the GGUF reader so its messages stay as they
-    // are for broken GGUF files.
-    uint8_t head[9];
-    ssize_t n = -1;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        n = pread(fd, head, sizeof head, 0);
-        close(fd);
-    }
-    if (n == (ssize_t)sizeof head && mint_safetensors_sniff(head, sizeof head))
-        return mint_safetensors_open(path, out, err);
-    return mint_gguf_open(path, out, err);
-}
+// Public API: what was read (mint_file_open, which picks the reader, is in file_open.c)
 
 void mint_file_get_info(const mint_file *f, mint_file_info *out) {
     memset(out, 0, sizeof *out);

@@ -1,14 +1,19 @@
-// test_docs.c - the documents point at code that exists: every `file:function` in
-// docs/walkthrough.md names a file of the repository that defines that function, and every
-// docs/formats.md section the code cites is in docs/formats.md.
+// test_docs.c - the documents and the comments point at code that exists: every repository
+// path, every backquoted file.c:function and every backquoted call of a bare function name (name
+// and "()") in README.md, docs/*.md or a comment of a .c/.h file resolves (the file exists; the
+// function is defined in that file, or anywhere for a bare name); docs/walkthrough.md names at
+// least 30 file:function pairs; and every docs/formats.md section the code cites is in
+// docs/formats.md.
 #include "helpers/helpers.h"
 
 #include <criterion/criterion.h>
 #include <ctype.h>
+#include <ftw.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static char *source(const char *rel) {
     const char *root = getenv("MINT_SOURCE_DIR");
@@ -76,4 +81,252 @@ Test(docs, design_and_formats_exist) {
                   sections[i]);
     free(design);
     free(formats);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every reference in every document and comment
+
+// The tree's files, relative to MINT_SOURCE_DIR; build folders, hidden folders and node_modules
+// are left out.
+typedef struct tree_file {
+    char *rel;  // path relative to the root
+    char *text; // the whole file, NUL-terminated (NULL for files that are not read)
+} tree_file;
+
+static tree_file g_files[4096];
+static int g_n_files;
+static size_t g_root_len;
+
+static bool has_suffix(const char *s, const char *suffix) {
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static int collect(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    const char *base = path + ftw->base;
+    if (flag == FTW_D && ftw->level > 0 &&
+        (base[0] == '.' || strncmp(base, "build", 5) == 0 || strcmp(base, "node_modules") == 0))
+        return FTW_SKIP_SUBTREE;
+    if (flag != FTW_F) return FTW_CONTINUE;
+    cr_assert(g_n_files < (int)(sizeof g_files / sizeof *g_files), "too many files");
+    tree_file *f = &g_files[g_n_files++];
+    f->rel = strdup(path + g_root_len + 1);
+    f->text = NULL;
+    if (has_suffix(base, ".c") || has_suffix(base, ".h") || has_suffix(base, ".md") ||
+        has_suffix(base, ".py")) {
+        size_t n;
+        f->text = (char *)mt_read_file(path, &n);
+    }
+    (void)st;
+    return FTW_CONTINUE;
+}
+
+static void load_tree(void) {
+    const char *root = getenv("MINT_SOURCE_DIR");
+    cr_assert(root, "MINT_SOURCE_DIR is not set (ctest sets it)");
+    g_root_len = strlen(root);
+    g_n_files = 0;
+    cr_assert_eq(nftw(root, collect, 32, FTW_PHYS | FTW_ACTIONRETVAL), 0, "cannot walk %s", root);
+}
+
+static const tree_file *find_file(const char *rel) {
+    for (int i = 0; i < g_n_files; i++)
+        if (strcmp(g_files[i].rel, rel) == 0) return &g_files[i];
+    return NULL;
+}
+
+// The comments of C source: everything else (code, strings, character constants) blanked, line
+// breaks kept, so a match's line number is the file's.
+static char *comments_only(const char *src) {
+    size_t n = strlen(src);
+    char *out = malloc(n + 1);
+    cr_assert(out);
+    enum { CODE, LINE, BLOCK, STR, CHR } st = CODE;
+    for (size_t i = 0; i < n; i++) {
+        char c = src[i], next = i + 1 < n ? src[i + 1] : '\0';
+        out[i] = c == '\n' ? '\n' : ' ';
+        switch (st) {
+        case CODE:
+            if (c == '/' && next == '/')
+                st = LINE;
+            else if (c == '/' && next == '*')
+                st = BLOCK, i++, out[i] = ' ';
+            else if (c == '"')
+                st = STR;
+            else if (c == '\'')
+                st = CHR;
+            break;
+        case LINE:
+            if (c == '\n')
+                st = CODE;
+            else
+                out[i] = c;
+            break;
+        case BLOCK:
+            if (c == '*' && next == '/')
+                st = CODE, i++, out[i] = ' ';
+            else if (c != '\n')
+                out[i] = c;
+            break;
+        case STR:
+        case CHR:
+            if (c == '\\' && next)
+                i++, out[i] = next == '\n' ? '\n' : ' ';
+            else if ((st == STR && c == '"') || (st == CHR && c == '\'') || c == '\n')
+                st = CODE;
+            break;
+        }
+    }
+    out[n] = '\0';
+    return out;
+}
+
+static int line_of(const char *text, const char *p) {
+    int line = 1;
+    for (const char *q = text; q < p; q++) line += *q == '\n';
+    return line;
+}
+
+// Extensions of the files a path may name in this repository; anything else (a model file, a
+// C++ source of llama.cpp, a program name) is not a reference to check.
+static bool checked_extension(const char *path) {
+    static const char *const exts[] = {".c",   ".h",    ".md",   ".sh",   ".py",   ".json",
+                                       ".txt", ".html", ".js",   ".css",  ".in",   ".cmake",
+                                       ".yml", ".yaml", ".conf", ".supp", ".ipynb"};
+    const char *slash = strrchr(path, '/');
+    for (size_t i = 0; i < sizeof exts / sizeof *exts; i++)
+        if (has_suffix(slash ? slash : path, exts[i])) return true;
+    return false;
+}
+
+// Whether `name` is defined by any C file (or, for a method of the Python bindings, any "def").
+static bool defined_anywhere(const char *name) {
+    char def[160];
+    snprintf(def, sizeof def, "def %s(", name);
+    for (int i = 0; i < g_n_files; i++) {
+        const tree_file *f = &g_files[i];
+        if (!f->text) continue;
+        if ((has_suffix(f->rel, ".c") || has_suffix(f->rel, ".h")) && defines(f->text, name))
+            return true;
+        if (has_suffix(f->rel, ".py") && strstr(f->text, def)) return true;
+    }
+    return false;
+}
+
+typedef struct ref_report {
+    int paths, functions, calls, stale;
+    bool quiet; // count stale references without logging them (the checker's own test)
+} ref_report;
+
+// Logs one stale reference (Criterion's error log, which also fails the run's exit status).
+#define STALE(r, ...)                                                                              \
+    do {                                                                                           \
+        if (!(r)->quiet) cr_log_error(__VA_ARGS__);                                                \
+        (r)->stale++;                                                                              \
+    } while (0)
+
+// Checks every reference in text (the document, or a C file's comments) of the file `from`.
+static void check_references(const char *from, const char *text, ref_report *r) {
+    regex_t path_re, fn_re, call_re;
+    cr_assert_eq(regcomp(&path_re,
+                         "(^|[^A-Za-z0-9_./-])((base|quant|formats|ops|runtime|tools|tests|docs|"
+                         "include|bindings|deploy|\\.ci)/[A-Za-z0-9_./*<>{},-]*[A-Za-z0-9_*>}])",
+                         REG_EXTENDED | REG_NEWLINE),
+                 0);
+    cr_assert_eq(regcomp(&fn_re, "`([A-Za-z0-9_./-]+\\.[ch]):([A-Za-z_][A-Za-z0-9_]*)`",
+                         REG_EXTENDED | REG_NEWLINE),
+                 0);
+    cr_assert_eq(regcomp(&call_re, "`([A-Za-z_][A-Za-z0-9_]*)\\(\\)`", REG_EXTENDED | REG_NEWLINE),
+                 0);
+    regmatch_t m[3];
+    for (const char *p = text; regexec(&path_re, p, 3, m, p == text ? 0 : REG_NOTBOL) == 0;
+         p += m[0].rm_eo) {
+        char path[512];
+        snprintf(path, sizeof path, "%.*s", (int)(m[2].rm_eo - m[2].rm_so), p + m[2].rm_so);
+        if (strpbrk(path, "*<>{},") || !checked_extension(path)) continue; // patterns, not files
+        r->paths++;
+        if (!find_file(path)) {
+            STALE(r, "%s:%d: names %s, which does not exist", from, line_of(text, p + m[2].rm_so),
+                  path);
+        }
+    }
+    for (const char *p = text; regexec(&fn_re, p, 3, m, 0) == 0; p += m[0].rm_eo) {
+        char file[512], fn[128], dir_rel[600];
+        snprintf(file, sizeof file, "%.*s", (int)(m[1].rm_eo - m[1].rm_so), p + m[1].rm_so);
+        snprintf(fn, sizeof fn, "%.*s", (int)(m[2].rm_eo - m[2].rm_so), p + m[2].rm_so);
+        r->functions++;
+        const tree_file *f = find_file(file);
+        if (!f && !strchr(file, '/')) { // a bare file name: the citing file's folder
+            const char *slash = strrchr(from, '/');
+            snprintf(dir_rel, sizeof dir_rel, "%.*s/%s", slash ? (int)(slash - from) : 0, from,
+                     file);
+            f = find_file(slash ? dir_rel : file);
+        }
+        if (!f || !f->text || !defines(f->text, fn)) {
+            STALE(r, "%s:%d: names %s:%s, but %s", from, line_of(text, p + m[0].rm_so), file, fn,
+                  f ? "that file does not define it" : "that file does not exist");
+        }
+    }
+    for (const char *p = text; regexec(&call_re, p, 3, m, 0) == 0; p += m[0].rm_eo) {
+        char fn[128];
+        snprintf(fn, sizeof fn, "%.*s", (int)(m[1].rm_eo - m[1].rm_so), p + m[1].rm_so);
+        r->calls++;
+        if (!defined_anywhere(fn)) {
+            STALE(r, "%s:%d: names %s(), which nothing in the repository defines", from,
+                  line_of(text, p + m[0].rm_so), fn);
+        }
+    }
+    regfree(&path_re);
+    regfree(&fn_re);
+    regfree(&call_re);
+}
+
+Test(docs, every_named_file_and_function_exists, .timeout = 60) {
+    load_tree();
+    ref_report r = {0};
+    int docs = 0, sources = 0;
+    for (int i = 0; i < g_n_files; i++) {
+        const tree_file *f = &g_files[i];
+        if (!f->text) continue;
+        const bool top_doc = strcmp(f->rel, "README.md") == 0 ||
+                             (strncmp(f->rel, "docs/", 5) == 0 && has_suffix(f->rel, ".md") &&
+                              !strchr(f->rel + 5, '/'));
+        const bool c_file = has_suffix(f->rel, ".c") || has_suffix(f->rel, ".h");
+        if (top_doc) {
+            check_references(f->rel, f->text, &r);
+            docs++;
+        } else if (c_file) {
+            char *c = comments_only(f->text);
+            check_references(f->rel, c, &r);
+            free(c);
+            sources++;
+        }
+    }
+    cr_log_info("%d documents and %d C files: %d paths, %d file:function and %d function() "
+                "references checked, %d stale",
+                docs, sources, r.paths, r.functions, r.calls, r.stale);
+    cr_assert_eq(r.stale, 0, "%d stale references (listed above)", r.stale);
+    cr_assert_geq(docs, 4);
+    cr_assert_geq(r.paths, 100);
+    for (int i = 0; i < g_n_files; i++) {
+        free(g_files[i].rel);
+        free(g_files[i].text);
+    }
+}
+
+// The checker itself: a comment naming a file or function that is not there is found.
+Test(docs, a_stale_reference_is_found) {
+    load_tree();
+    ref_report r = {.quiet = true};
+    char *c =
+        comments_only("int x = 1; // see formats/no_such_file.c and `formats/gguf.c:no_such`\n"
+                      "const char *s = \"// formats/in_a_string.c\"; /* `no_such_fn()` */\n");
+    check_references("tests/test_docs.c", c, &r);
+    free(c);
+    cr_assert_eq(r.paths, 2, "the path in the string literal is not a comment");
+    cr_assert_eq(r.stale, 3);
+    for (int i = 0; i < g_n_files; i++) {
+        free(g_files[i].rel);
+        free(g_files[i].text);
+    }
 }

@@ -1,12 +1,12 @@
-// test_mix.c - the per-tensor type choice of quant/mix.c against what llama-quantize did.
+// test_mix.c - the per-tensor type choice of runtime/drivers/mix.c against what llama-quantize did.
 //
-// The reference: shared/data/reference/tensor_types.json lists every tensor's type in every
+// The reference: MINT_TEST_DATA/reference/tensor_types.json lists every tensor's type in every
 // quantized fixture file, which llama-quantize made from stories260K.gguf and
 // quant/tiny256-f32.gguf. Each file is planned again here from its source's tensor list and
 // must match tensor for tensor, in llama-quantize's writing order. Shapes no fixture has
 // (TinyLlama-1.1B's) are checked against the rules as stated in each test.
 #include "helpers/helpers.h"
-#include "quant/mix.h"
+#include "runtime/drivers/mix.h"
 #include "quant/types.h"
 
 #include <criterion/criterion.h>
@@ -17,7 +17,7 @@
 // ---------------------------------------------------------------------------------------------
 // The reference files
 
-// Which source, file type and --pure made a file of tensor_types.json (reference/README.md 2.1).
+// Which source, file type and --pure made a file of tensor_types.json (docs/tolerances.md 1.2).
 typedef struct ref_file {
     const char *source; // relative to MINT_TEST_DATA
     char quant[128];    // the quantized file, relative to MINT_TEST_DATA ("" for a source)
@@ -128,7 +128,7 @@ Test(mix_reference, every_tensor_of_every_file_matches_llama_quantize) {
     json_object_put(all);
 }
 
-// Q6_K --pure was not stored: it came out byte-identical to the Q6_K mix (reference/README).
+// Q6_K --pure was not stored: it came out byte-identical to the Q6_K mix (docs/tolerances.md 1.2).
 Test(mix_reference, q6_k_pure_equals_the_q6_k_mix) {
     json_object *all = mt_json_data("reference/tensor_types.json");
     mint_mix_params p = mint_mix_default_params(MINT_FTYPE_Q6_K);
@@ -140,7 +140,7 @@ Test(mix_reference, q6_k_pure_equals_the_q6_k_mix) {
 }
 
 // stories260K's n_ff is 172: no block fits ffn_down's rows, and output.weight's 64 columns do
-// not fit Q6_K (reference/README.md 3.5).
+// not fit Q6_K (docs/tolerances.md 1.2).
 Test(mix_reference, stories260K_fallbacks_and_reasons) {
     mint_mix_params p = mint_mix_default_params(MINT_FTYPE_Q4_0);
     planned r = plan_source("stories260K.gguf", &p);

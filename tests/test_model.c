@@ -12,7 +12,7 @@
 
 // ---------------------------------------------------------------------------------------------
 // F32 files against the f32kv run: every logit within 2e-4, every log-prob within 1e-4, greedy
-// tokens identical for all steps (MINT_TEST_DATA/reference/README.md 5.2).
+// tokens identical for all steps (docs/tolerances.md 3.1).
 
 static void check_f32(const char *model, const char *ref) {
     ref_opts o = {.run = "f32kv", .n_threads = 1, .kv_type = MINT_KV_F32, .free_running = true};
@@ -35,7 +35,7 @@ Test(model_f32, tiny256_f32_matches_llama_cpp, .timeout = 120) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// F16 / BF16 files, teacher-forced, within the limits of MINT_TEST_DATA/reference/README.md 5.2.
+// F16 / BF16 files, teacher-forced, within the limits of docs/tolerances.md 3.2.
 
 typedef struct limits {
     double max_dlogit, mean_dlogit, mean_kl, top1;
@@ -64,7 +64,7 @@ Test(model_f16, tiny256_f16_within_limits, .timeout = 120) {
                          (limits){0.1, 0.015, 2e-5, 1.0});
 }
 
-// The mean-KL limit 1e-3 is reference/README.md's, measured against llama.cpp's x86 build. The
+// The mean-KL limit 1e-3 is docs/tolerances.md 3.2's, measured against llama.cpp's x86 build. The
 // ref level meets it with 1.6e-12 (llama.cpp's summation order), AVX2 / AVX-512 with 9.1e-5; the
 // NEON levels, whose BF16 dot products sum in another order, give 1.49e-3 since the attention
 // moved to the float vector kernels (scores a ulp apart flip the bf16 rounding of the next
@@ -291,7 +291,7 @@ Test(model_structure, f16_kv_cache_close_to_llama_cpp, .timeout = 60) {
     ref_opts o = {.run = "f32kv", .n_threads = 2, .kv_type = MINT_KV_F16};
     ref_stats s = ref_compare("stories260K.gguf", "reference/stories260K.json", &o);
     // llama.cpp's own f16-cache run differs from f32kv by up to 0.03
-    // (MINT_TEST_DATA/reference/README.md 5.1 d).
+    // (docs/tolerances.md 2, column d).
     cr_assert_lt(s.max_dlogit, 0.06, "max |dlogit| %g", s.max_dlogit);
     cr_assert_geq((double)s.top1_agree / (double)s.steps, 0.99);
 }

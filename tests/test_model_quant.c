@@ -1,5 +1,5 @@
 // test_model_quant.c - every quantized fixture model against llama.cpp's reference run
-// (MINT_TEST_DATA/reference/README.md 5.2): teacher-forced logits within the section's limits, and
+// (docs/tolerances.md 3.3, 3.4): teacher-forced logits within the section's limits, and
 // free-running greedy tokens identical up to the first step where llama.cpp's own top-1/top-2 gap
 // is below twice the max-|dlogit| limit (past such a near tie the two sequences may part).
 #include "helpers/helpers.h"
@@ -16,10 +16,10 @@ typedef struct limits {
     double max_dlogit, mean_dlogit, kl, top1;
 } limits;
 
-// MINT_TEST_DATA/reference/README.md 5.2's limits. Its KL limit is a mean over all steps; the
+// docs/tolerances.md 3.3's limits. Its KL limit is a mean over all steps; the
 // reference files hold the full logits for one step only (prompt 0, after the prompt), and one
 // step's KL scatters around the mean by about an order of magnitude (tiny256-q4_1, whose
-// faithful-model mean KL is 3.8e-3 in MINT_TEST_DATA/reference/README.md 5.1, gives 0.044 at that
+// faithful-model mean KL is 3.8e-3 in docs/tolerances.md 3.3, gives 0.044 at that
 // step), so the single measured KL is held to 3x the limit.
 static const limits stories_quant = {0.8, 0.1, 3e-3, 0.97};
 static const limits tiny_quant = {3.0, 0.5, 0.09, 0.90};

@@ -2,11 +2,11 @@
 //
 // reference/ops/<model>.bin holds, for tokens [1, 10, 20, 30], the input and output of every
 // layer-0 matmul and of the output head as llama.cpp computed them
-// (MINT_TEST_DATA/reference/README.md 3.4). Here y = W x is recomputed the way llama.cpp does it:
+// (docs/tolerances.md 1.4). Here y = W x is recomputed the way llama.cpp does it:
 // each input row is converted once with from_float of the weight type's vec_dot_type, then every
 // output element is one dot product — with the reference table's vec_dot, and with every SIMD level
 // this CPU has through the same tile call the matmul op makes (gemm). Budget
-// (MINT_TEST_DATA/reference/README.md 5.3): max|y - y_ref| / max|y_ref| <= 2e-6 for every op; plain
+// (docs/tolerances.md 3.5): max|y - y_ref| / max|y_ref| <= 2e-6 for every op; plain
 // f32 activations would be 1e-4 .. 2e-2 off, so this proves the activation rounding too.
 #include "helpers/helpers.h"
 #include "ops/ops.h"

@@ -1,5 +1,5 @@
 // test_perplexity.c - mint_perplexity against llama-perplexity (reference/perplexity.json,
-// reference/README.md 2.4, 3.3 and 5.4), its KL-divergence base file in llama.cpp's format, and
+// docs/tolerances.md 1.5, 3.6 and 3.7), its KL-divergence base file in llama.cpp's format, and
 // its errors.
 //
 // What llama.cpp measured: stories260K.gguf and its six quants on tinystories_val.txt and
@@ -161,7 +161,7 @@ static double printed_pm(double pm, double unit) {
 
 // Mean KLD and same-top-p within the +/- llama.cpp reports for them.
 //
-// One case cannot meet that, and gets reference/README.md 5.4's budget instead (mean KLD within
+// One case cannot meet that, and gets docs/tolerances.md 3.7's budget instead (mean KLD within
 // 2e-5 absolute, same-top within 0.3 percentage points), with a warning in the log: the F16 file
 // on wiki.test.raw. Its weights barely change the output, so llama.cpp's figure is mostly the
 // rounding of its attention: F16 K/V and flash attention, whose V accumulator is rounded to
@@ -182,7 +182,7 @@ static void expect_kld(const char *what, const mint_ppl_result *r, const ref_ppl
         ref->same_top_pm, top - ref->same_top, r->ppl_base, ref->ppl_base);
     if (flash_attention_noise) {
         cr_log_warn(
-            "%s: compared with reference/README.md 5.4's budget (KLD 2e-5, same-top 0.3 pp), not "
+            "%s: compared with docs/tolerances.md 3.7's budget (KLD 2e-5, same-top 0.3 pp), not "
             "llama.cpp's +/- (see expect_kld)",
             what);
         kld_tol = 2e-5;
@@ -564,7 +564,7 @@ Test(ppl_args, unwritable_base_file_leaves_nothing) {
     mint_model_close(m);
 }
 
-// Both texts tokenize to llama-perplexity's token counts (reference/README.md 2.4), so the
+// Both texts tokenize to llama-perplexity's token counts (docs/tolerances.md 1.5), so the
 // 1000 chunks cover the same 128,000 tokens.
 Test(ppl_args, texts_tokenize_as_llama_cpp) {
     mint_model *m = open_model(STORIES);

@@ -4,7 +4,7 @@
 // when mint-quantize is killed with SIGKILL at a random moment.
 //
 // The reference: shared/data/quant/ holds what llama-quantize wrote from stories260K.gguf and
-// quant/tiny256-f32.gguf (reference/README.md 2.1). Quantizing the same source to the same file
+// quant/tiny256-f32.gguf (docs/tolerances.md 1.2). Quantizing the same source to the same file
 // type must give the same tensors (names, order, types, shapes) and the same data section, byte
 // for byte; the metadata must be the source's plus the two mint.quantize.* keys.
 #include "formats/gguf.h"
@@ -224,7 +224,7 @@ FIXTURE_TEST(tiny_q3_k_m, "tiny256-q3_k_m.gguf", TINY, "Q3_K_M", false)
 FIXTURE_TEST(tiny_q4_k_m, "tiny256-q4_k_m.gguf", TINY, "Q4_K_M", false)
 FIXTURE_TEST(tiny_q5_k_m, "tiny256-q5_k_m.gguf", TINY, "Q5_K_M", false)
 FIXTURE_TEST(tiny_q6_k, "tiny256-q6_k.gguf", TINY, "Q6_K", false)
-// Q6_K --pure gave the same file as the Q6_K mix (reference/README.md 2.1).
+// Q6_K --pure gave the same file as the Q6_K mix (docs/tolerances.md 1.2).
 FIXTURE_TEST(tiny_q6_k_pure, "tiny256-q6_k.gguf", TINY, "Q6_K", true)
 FIXTURE_TEST(tiny_q2_k_pure, "tiny256-q2_k-pure.gguf", TINY, "Q2_K", true)
 FIXTURE_TEST(tiny_q3_k_pure, "tiny256-q3_k-pure.gguf", TINY, "Q3_K", true)

@@ -173,7 +173,7 @@ Test(tokenizer, reference_stories260K_512) {
 }
 
 // llama-perplexity tokenizes each text once with BOS and parse_special off; the reference
-// records the counts for stories260K's 512-token vocabulary (reference/README.md 2.4).
+// records the counts for stories260K's 512-token vocabulary (docs/tolerances.md 1.5).
 Test(tokenizer, perplexity_texts_token_counts) {
     mint_vocab *v = load_vocab("stories260K.gguf");
     const struct {

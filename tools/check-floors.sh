@@ -1,53 +1,77 @@
 #!/bin/sh
-# check-floors.sh - fails when an #include runs back up a floor, or a source file passes 800
-# lines (docs/design.md). The floors, bottom up:
-#   0 base/  1 quant/  2 formats/  3 ops/  4 runtime/text/  5 runtime/engine/
-#   6 runtime/drivers/  7 tools/  8 tests/
-# A file may include headers of its own floor and of floors below it. include/mint.h, the public
-# contract (declarations only, no includes of mint's own), may be included from every floor.
+# check-floors.sh - the floors of docs/design.md, checked. The floors, bottom up:
+#   include/mint.h (the contract: declarations only)  0 base/  1 quant/  2 formats/  3 ops/
+#   4 runtime/text/  5 runtime/engine/  6 runtime/drivers/  7 tools/  8 tests/
+# A file includes and calls only its own floor and the floors below; no circle between files.
+#
+#   tools/check-floors.sh [BUILD_DIR]   everything below (BUILD_DIR: default $MINT_BUILD_DIR or
+#                                       build/; its object library is built first when needed)
+#   tools/check-floors.sh --includes    includes, sizes, include circles: no build (CI's step 0)
+#   tools/check-floors.sh --symbols [BUILD_DIR]   calls (nm) and circles of files
+#   tools/check-floors.sh --python      the Python bindings' imports and borrowed methods
+#
+# MINT_FLOORS_NO_BUILD=1 reads the objects as they are (tests/test_floors.sh plants its own).
+# One line per violation on stderr, exit status 1 when there is one. The checks themselves are in
+# tools/check_floors.py (docs/design.md says what each one looks at).
 set -eu
 cd "$(dirname "$0")/.."
 
-floor_of() {
-    case "$1" in
-    base/*) echo 0 ;;
-    quant/*) echo 1 ;;
-    formats/*) echo 2 ;;
-    ops/*) echo 3 ;;
-    runtime/text/*) echo 4 ;;
-    runtime/engine/*) echo 5 ;;
-    runtime/drivers/*) echo 6 ;;
-    tools/*) echo 7 ;;
-    tests/*) echo 8 ;;
-    *) echo "" ;;
-    esac
+# The Python bindings' import circle is being removed (model.py / context.py / openai.py); until
+# then Python findings are printed as warnings and do not fail. Once it is gone, change the
+# default below from warn to fail (MINT_FLOORS_PYTHON=fail does it for one run).
+PYTHON_FINDINGS=${MINT_FLOORS_PYTHON:-warn}
+
+mode=all
+case "${1:-}" in
+--includes | --symbols | --python)
+    mode=${1#--}
+    shift
+    ;;
+-h | --help)
+    sed -n '2,16p' "$0"
+    exit 0
+    ;;
+-*)
+    echo "check-floors: unknown option $1 (see tools/check-floors.sh --help)" >&2
+    exit 2
+    ;;
+esac
+build=${1:-${MINT_BUILD_DIR:-build}}
+
+# Brings the library's objects up to date (configuring a build directory when there is none):
+# the symbol check reads what the current sources compile to.
+objects() {
+    [ "${MINT_FLOORS_NO_BUILD:-0}" = 1 ] && return 0
+    if [ ! -f "$build/CMakeCache.txt" ]; then
+        cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DMINT_TESTS=OFF >/dev/null
+    fi
+    cmake --build "$build" -j"$(nproc)" --target mint_objects >/dev/null ||
+        { echo "check-floors: building the objects in $build failed" >&2; exit 1; }
 }
 
 bad=0
-files=$(git ls-files '*.c' '*.h')
-for f in $files; do
-    own=$(floor_of "$f")
-    [ -n "$own" ] || continue
-    # Every quoted include that names a floor folder.
-    for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
-        case "$inc" in
-        mint.h | include/mint.h) continue ;;
-        esac
-        target=$(floor_of "$inc")
-        [ -n "$target" ] || continue
-        if [ "$target" -gt "$own" ]; then
-            echo "check-floors: $f (floor $own) includes $inc (floor $target)" >&2
-            bad=1
-        fi
-    done
-    lines=$(wc -l <"$f")
-    if [ "$lines" -gt 800 ]; then
-        echo "check-floors: $f has $lines lines (over 800)" >&2
-        bad=1
-    fi
-done
+run() { python3 tools/check_floors.py "$@" || bad=1; }
+case $mode in
+includes) run includes ;;
+symbols)
+    objects
+    run symbols "$build"
+    ;;
+python) if [ "$PYTHON_FINDINGS" = fail ]; then run python; else run python --warn; fi ;;
+all)
+    run includes
+    objects
+    run symbols "$build"
+    if [ "$PYTHON_FINDINGS" = fail ]; then run python; else run python --warn; fi
+    ;;
+esac
 if [ "$bad" -ne 0 ]; then
-    echo "check-floors: FAILED (see docs/design.md)" >&2
+    echo "check-floors: FAILED (docs/design.md: the floors)" >&2
     exit 1
 fi
-echo "check-floors: every include points down a floor; no file over 800 lines"
+case $mode in
+includes) echo "check-floors: every include points down a floor, no include circle, no file over 800 lines" ;;
+symbols) echo "check-floors: every call points down a floor, no circle between files ($build)" ;;
+python) echo "check-floors: Python imports checked (findings: $PYTHON_FINDINGS)" ;;
+all) echo "check-floors: includes and calls point down a floor, no circle between files ($build); Python findings: $PYTHON_FINDINGS" ;;
+esac

@@ -1,6 +1,7 @@
 // quantize.c - converting a model to a GGUF file type: llama-quantize's per-tensor types
-// (quant/mix.c), llama.cpp's reference quantizers (quant/*_ref.c), tensors in llama-quantize's
-// order, and the result written atomically with every tensor's XXH3-64 in its metadata.
+// (runtime/drivers/mix.c), llama.cpp's reference quantizers (quant/*_ref.c), tensors in
+// llama-quantize's order, and the result written atomically with every tensor's XXH3-64 in its
+// metadata.
 //
 // A tensor is converted row by row: the source row is dequantized exactly to f32 (F32, F16 and
 // BF16 sources are already exact) and quantized with the target type's reference quantizer, so
@@ -9,7 +10,7 @@
 #include "base/hash.h"
 #include "formats/gguf.h"
 #include "quant/kernels.h"
-#include "quant/mix.h"
+#include "runtime/drivers/mix.h"
 #include "runtime/engine/pool.h"
 
 #include <inttypes.h>

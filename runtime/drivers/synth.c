@@ -8,7 +8,7 @@
 #include "formats/gguf.h"
 #include "formats/sentencepiece.h"
 #include "quant/kernels.h"
-#include "quant/mix.h"
+#include "runtime/drivers/mix.h"
 #include "runtime/engine/pool.h"
 
 #include <inttypes.h>

@@ -8,7 +8,7 @@
 // The filters are skipped there because they never drop the best token, and skipping them keeps
 // the tie rule independent of how a filter orders equal logits.
 //
-// Each step is a function over the candidates (runtime/sampler_internal.h) with a one-line
+// Each step is a function over the candidates (runtime/text/sampler_internal.h) with a one-line
 // contract; a step whose parameter turns it off returns at once, as in llama.cpp. The steps
 // differ from llama.cpp's only where llama.cpp leaves a choice open: equal logits are ordered by
 // lower id first, and the draw uses mint's own RNG (base/rng.h) instead of std::mt19937, so

@@ -1,5 +1,5 @@
-// reference.h - comparing mint against llama.cpp's reference runs (shared/data/reference/*.json,
-// format mint-llama-reference/1; see its README sections 3-5).
+// reference.h - comparing mint against llama.cpp's reference runs (MINT_TEST_DATA/reference/*.json,
+// format mint-llama-reference/1; docs/tolerances.md 1.3 says what they hold, 3 the budgets).
 #ifndef MINT_TEST_REFERENCE_H
 #define MINT_TEST_REFERENCE_H
 

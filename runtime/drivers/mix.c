@@ -3,7 +3,7 @@
 // The rules below restate what llama.cpp's src/llama-quant.cpp decides, limited to dense llama
 // models and the file types mint can compute. Where the rule depends on "the i-th tensor of a
 // category" the counter advances in llama-quantize's processing order, exactly as there.
-#include "quant/mix.h"
+#include "runtime/drivers/mix.h"
 
 #include "base/error.h"
 #include "quant/types.h"

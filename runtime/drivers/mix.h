@@ -29,8 +29,8 @@
 // Not covered, because mint has no use for them: MoE rules (n_expert == 8, expert tensors),
 // non-llama architectures (Falcon's rules), IQ/TQ/MXFP4 file types, importance matrices (so
 // Q2_K_S, which llama.cpp refuses to make without one, fails with MINT_E_UNSUPPORTED).
-#ifndef MINT_QUANT_MIX_H
-#define MINT_QUANT_MIX_H
+#ifndef MINT_DRIVERS_MIX_H
+#define MINT_DRIVERS_MIX_H
 
 #include "mint.h"
 
@@ -158,4 +158,4 @@ mint_status mint_mix_plan(const mint_mix_model *model, const mint_mix_tensor *te
 mint_status mint_mix_plan_file(const mint_file *f, const mint_mix_params *params,
                                mint_mix_choice *out, size_t *order, mint_err *err);
 
-#endif // MINT_QUANT_MIX_H
+#endif // MINT_DRIVERS_MIX_H
