@@ -313,24 +313,32 @@ def check_python(files):
                 if t != name:
                     graph.setdefault(name, set()).add(t)
         # A class whose body says `meth = other_module.func` (or a name imported from another
-        # module) borrows that function as a method.
+        # module), or a module that says `Class.meth = other_module.func`, borrows that function
+        # as a method.
+        def origin_of(v):
+            if (isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name)
+                    and v.value.id in imported_modules):
+                return "%s.%s" % (imported_modules[v.value.id], v.attr)
+            if isinstance(v, ast.Name) and v.id in imported_names:
+                return imported_names[v.id]
+            return None
+
         for node in ast.walk(tree):
             if not isinstance(node, ast.ClassDef):
                 continue
             for stmt in node.body:
-                if not isinstance(stmt, ast.Assign):
-                    continue
-                v = stmt.value
-                origin = None
-                if (isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name)
-                        and v.value.id in imported_modules):
-                    origin = "%s.%s" % (imported_modules[v.value.id], v.attr)
-                elif isinstance(v, ast.Name) and v.id in imported_names:
-                    origin = imported_names[v.id]
+                origin = origin_of(stmt.value) if isinstance(stmt, ast.Assign) else None
                 if origin:
                     tnames = ", ".join(t.id for t in stmt.targets if isinstance(t, ast.Name))
                     found.append("%s:%d: class %s binds %s as its method %s" % (
                         path, stmt.lineno, node.name, origin, tnames))
+        for stmt in tree.body:
+            if not isinstance(stmt, ast.Assign) or not origin_of(stmt.value):
+                continue
+            for t in stmt.targets:
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name):
+                    found.append("%s:%d: %s.%s is bound to %s" % (
+                        path, stmt.lineno, t.value.id, t.attr, origin_of(stmt.value)))
     for path, comp in cycles(graph):
         extra = ""
         if len(comp) > len(path) - 1:
