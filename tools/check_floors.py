@@ -3,7 +3,8 @@
 
 Modes (docs/design.md, "What the checker checks"):
   includes       every quoted #include points to the file's own floor or below; no source file over
-                 800 lines; no circle of #includes. Needs no build (CI's first step).
+                 800 lines; no circle of #includes; include/ (the contract) declares and defines
+                 no function. Needs no build (CI's first step).
   symbols DIR    reads `nm` of every object in the build directory DIR that was compiled from a
                  source of the tree: each undefined symbol that another object of the tree defines
                  must be defined on the user's floor or below (mint.h declares, it does not
@@ -42,6 +43,7 @@ MAX_LINES = 800
 INCLUDE_DIRS = ["", "include", "tools/common", "tools/run", "tools/serve", "tests/helpers",
                 "tests/fuzz"]
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+CONTRACT_BODY_RE = re.compile(r"^\s*(static|inline)\b|\)\s*\{")
 DEFINED = set("TDBRCVWGSui")  # nm -P types of a global definition (u: GNU unique)
 PY_PACKAGE = "bindings/python/mint"
 
@@ -196,6 +198,13 @@ def check_includes(files):
             graph.setdefault(f, set()).add(target)
         if lines > MAX_LINES:
             fail("%s has %d lines (over %d)" % (f, lines, MAX_LINES))
+        if own == -1:
+            # The contract declares; a body (a static or inline function) would be code on no
+            # floor, callable from every floor.
+            with open(f, encoding="utf-8", errors="replace") as fh:
+                for n, line in enumerate(fh, 1):
+                    if CONTRACT_BODY_RE.search(line):
+                        fail("%s:%d: the contract defines a function (declarations only)" % (f, n))
     report_cycles(graph, "#includes")
     return edges
 
