@@ -28,7 +28,7 @@ case "${1:-}" in
     shift
     ;;
 -h | --help)
-    sed -n '2,16p' "$0"
+    sed -n '2,15p' "$0"
     exit 0
     ;;
 -*)
