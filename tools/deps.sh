@@ -19,6 +19,20 @@ else
     exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
+# Another apt (unattended upgrades on a fresh machine, a second build) may hold dpkg's lock:
+# apt-get then fails at once with exit 100. Wait for it, saying so, up to MINT_APT_WAIT seconds
+# (default 300); apt-get's own -o DPkg::Lock::Timeout does the waiting where apt knows it.
+wait=${MINT_APT_WAIT:-300}
+if command -v fuser >/dev/null 2>&1; then
+    waited=0
+    while $SUDO fuser /var/lib/dpkg/lock-frontend /var/lib/dpkg/lock /var/lib/apt/lists/lock \
+        >/dev/null 2>&1; do
+        [ "$waited" -eq 0 ] && echo "mint: another apt/dpkg is running; waiting for it (up to ${wait} s)" >&2
+        [ "$waited" -ge "$wait" ] && { echo "mint: dpkg is still locked after ${wait} s; rerun when the other apt has finished" >&2; exit 1; }
+        sleep 5
+        waited=$((waited + 5))
+    done
+fi
+$SUDO apt-get -o DPkg::Lock::Timeout="$wait" update -qq
 # shellcheck disable=SC2086
-$SUDO apt-get install -y -qq $missing >/dev/null
+$SUDO apt-get -o DPkg::Lock::Timeout="$wait" install -y -qq $missing >/dev/null

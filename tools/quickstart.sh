@@ -8,7 +8,15 @@
 set -eu
 cd "$(dirname "$0")/.."
 tools/deps.sh
-tools/build.sh >/dev/null
+# The first build takes a few minutes on two cores: show its progress (CMake's percentages), one
+# line at a time, rather than minutes of silence.
+echo "mint: building (a first build takes about 2-4 minutes on 2 cores)" >&2
+st=$(mktemp)
+{ tools/build.sh 2>&1; echo $? >"$st"; } |
+    grep --line-buffered -E '^\[ *[0-9]+%\] (Built target|Linking)|error|warning' >&2 || true
+rc=$(cat "$st")
+rm -f "$st"
+[ "$rc" = 0 ] || { echo "mint: the build failed (exit $rc); rerun tools/build.sh to see why" >&2; exit 1; }
 build=${MINT_BUILD_DIR:-build}
 model=${1:-${MINT_MODEL:-}}
 why="given on the command line or in MINT_MODEL"
