@@ -1,7 +1,8 @@
 #!/bin/sh
 # test.sh - installs what is missing, builds, and runs the whole test suite (the README's second
-# command). Tests that need real data read it from MINT_TEST_DATA; when that is unset and
-# ../shared/data exists next to the checkout, it is used.
+# command); it ends with the counts of Criterion cases and the skip reasons (tools/test-summary.sh).
+# Tests that need real data read it from MINT_TEST_DATA; when that is unset and ../shared/data
+# exists next to the checkout, it is used.
 set -eu
 cd "$(dirname "$0")/.."
 tools/deps.sh
@@ -15,4 +16,9 @@ if [ -n "${MINT_TEST_DATA:-}" ]; then
 else
     echo "mint: MINT_TEST_DATA is not set: tests that need real model data will be skipped" >&2
 fi
-ctest --test-dir "${MINT_BUILD_DIR:-build}" --output-on-failure ${MINT_CTEST_ARGS:-}
+rc=0
+# shellcheck disable=SC2086
+ctest --test-dir "${MINT_BUILD_DIR:-build}" --output-on-failure ${MINT_CTEST_ARGS:-} || rc=$?
+# The Criterion cases over every suite, the skip reasons, and "N passed, M failed, K skipped".
+tools/test-summary.sh "${MINT_BUILD_DIR:-build}" || rc=1
+exit "$rc"
