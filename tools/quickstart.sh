@@ -2,9 +2,10 @@
 # quickstart.sh - the README's first command: installs what is missing, builds, and generates
 # text with a default model.
 #   tools/quickstart.sh [MODEL]
-# The model is, in order: the argument, $MINT_MODEL, stories260K.gguf from $MINT_TEST_DATA or
-# ../shared/data (a real tiny model), else a TinyLlama-shaped Q4_0 model with random weights
-# that mint writes itself once into build/models/ (its text is noise; its speed is real).
+# The model is, in order: the argument, $MINT_MODEL, the real tiny model the repository carries
+# (models/stories260K.gguf), else a TinyLlama-shaped Q4_0 model with random weights that mint
+# writes itself once into build/models/ (its text is noise; its speed is real).
+# MINT_MODEL=synthetic asks for that last one by name.
 set -eu
 cd "$(dirname "$0")/.."
 tools/deps.sh
@@ -21,16 +22,11 @@ build=${MINT_BUILD_DIR:-build}
 model=${1:-${MINT_MODEL:-}}
 why="given on the command line or in MINT_MODEL"
 prompt=${MINT_PROMPT:-Once upon a time}
-if [ -z "$model" ]; then
-    for d in "${MINT_TEST_DATA:-}" ../shared/data; do
-        if [ -n "$d" ] && [ -f "$d/stories260K.gguf" ]; then
-            model="$d/stories260K.gguf"
-            why="the real tiny model found in $d"
-            break
-        fi
-    done
+if [ -z "$model" ] && [ -f models/stories260K.gguf ]; then
+    model=models/stories260K.gguf
+    why="the real tiny model the repository carries (models/README.md): it writes children's stories"
 fi
-if [ -z "$model" ]; then
+if [ -z "$model" ] || [ "$model" = synthetic ]; then
     model="$build/models/synthetic-tinyllama-q4_0.gguf"
     why="no model given or found: mint's own TinyLlama-shaped Q4_0 model with random weights, so the text is noise but the speed is real"
     if [ ! -f "$model" ]; then

@@ -1,7 +1,8 @@
 """Fixtures for the Python bindings' tests.
 
 - Real data (stories260K.gguf, tinystories_val.txt) comes from MINT_TEST_DATA: a test that needs
-  it is skipped with a message when the variable is unset, and fails when CI is set.
+  it is skipped with a message when the variable is unset, and fails when CI is set; without the
+  variable, stories260K.gguf comes from the repository's own copy (models/).
 - The programs (mint-run, mint-perplexity, ...) come from MINT_BIN_DIR, else the build/ folder
   of the checkout; likewise skipped, or failed under CI, when absent.
 - Tests without data run on a synthetic model written once per session with mint.synth_write
@@ -39,6 +40,10 @@ def _missing(what):
 
 @pytest.fixture(scope="session")
 def data_dir():
+    return _data_dir()
+
+
+def _data_dir():
     d = os.environ.get("MINT_TEST_DATA")
     if not d:
         _missing("MINT_TEST_DATA is not set: tests on real model data are skipped")
@@ -56,8 +61,12 @@ def _data_file(data_dir, name):
 
 
 @pytest.fixture(scope="session")
-def stories_path(data_dir):
-    return _data_file(data_dir, "stories260K.gguf")
+def stories_path():
+    # The repository carries this one model (models/README.md): without MINT_TEST_DATA its copy
+    # is used, so a fresh clone runs every test that needs only stories260K.
+    if not os.environ.get("MINT_TEST_DATA") and (REPO / "models" / "stories260K.gguf").exists():
+        return REPO / "models" / "stories260K.gguf"
+    return _data_file(_data_dir(), "stories260K.gguf")
 
 
 @pytest.fixture(scope="session")
