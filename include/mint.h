@@ -500,8 +500,11 @@ typedef enum mint_finish {
 } mint_finish;
 
 typedef struct mint_gen_params {
-    int32_t max_tokens;      // tokens to generate at most; < 0: no limit (default -1)
-    const char *const *stop; // [n_stop] stop strings (copied; empty ones ignored), or NULL
+    int32_t max_tokens;      // tokens to generate at most: the step that reaches it finishes
+                             // with MINT_FINISH_LENGTH (a caller wanting none does not step);
+                             // < 0: no limit (default -1)
+    const char *const *stop; // [n_stop] stop strings, matched on bytes across tokens (copied;
+                             // empty ones ignored), or NULL
     int32_t n_stop;          // 0 .. MINT_GEN_MAX_STOP
     int32_t n_top;           // alternatives to report with their log-probabilities, 0 .. 20
     bool logprobs;           // compute the sampled token's log-probability (a pass over the row)
