@@ -363,14 +363,17 @@ class Model(OpenAIMixin, _util.ModelBase):
                 )  # fmt: skip
                 for i in range(n)
             ]
+            lone_bos = len(ids) == 1 and ids[0] == self.bos
+            gens = []
             try:
-                for s in samplers:
+                for s in samplers:  # each sequence through the library's generation step
                     for t in ids:
                         s.accept(t)
+                    gens.append(_generate.Gen(self, s, n_max, (), 0, False, ignore_eos, lone_bos))
                 ctx.eval(ids, pos=0)
                 for i in range(1, n):
                     ctx.fork(0, i)
-                gen = [[] for _ in range(n)]
+                text = [b""] * n
                 done = [False] * n
                 row = [0] * n
                 for step in range(n_max):
@@ -378,25 +381,24 @@ class Model(OpenAIMixin, _util.ModelBase):
                     for i in range(n):
                         if done[i]:
                             continue
-                        ptr = ctx._logits_ptr(row[i] if step else 0)
-                        t = self._L.mint_sampler_sample(samplers[i]._handle(), ptr)
-                        if self.is_eog(t) and not ignore_eos:
+                        out = gens[i].step(ctx._logits_ptr(row[i] if step else 0))
+                        text[i] += gens[i].text()
+                        if out.finish == _generate.Gen.EOS:
                             done[i] = True
                             continue
-                        gen[i].append(t)
-                        samplers[i].accept(t)
-                        if step + 1 == n_max:
+                        if out.finish:
                             continue  # the last tokens need no logits
                         row[i] = len(entries)
-                        entries.append((t, len(ids) + step, i, True))
+                        entries.append((out.token, len(ids) + step, i, True))
                     if not entries:
                         break
                     ctx.decode(entries)
             finally:
+                for g in gens:
+                    g.close()
                 for s in samplers:
                     s.close()
-        lone_bos = len(ids) == 1 and ids[0] == self.bos
-        return [self._text(g, lone_bos) for g in gen]
+        return [t.decode("utf-8", "replace") for t in text]
 
     def _text(self, ids, after_bos):
         b = b"".join(self.token_bytes(t) for t in ids)
