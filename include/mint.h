@@ -465,6 +465,90 @@ MINT_API void mint_sampler_accept(mint_sampler *s, int32_t id);
 MINT_API void mint_sampler_reset(mint_sampler *s, uint64_t seed);
 
 // ---------------------------------------------------------------------------------------------
+// Logits to text: log-probabilities, the k most likely tokens, and the generation step
+//
+// Every program that turns logits into text (mint-run, mint-serve, the Python bindings, beam
+// search) goes through these, so that a token's log-probability, its alternatives, the stop
+// strings and the first piece's leading space are computed once, the same way everywhere.
+
+// The k most likely tokens of a row of n_vocab logits, best first (the lower id first on a tie):
+// writes min(k, n_vocab) ids to ids and returns that count (0 when k <= 0).
+MINT_API int32_t mint_top_k(const float *logits, int32_t n_vocab, int32_t k, int32_t *ids);
+// Log-softmax of a row of logits at n ids, in double: out[i] = (logits[ids[i]] - max) -
+// log(sum_j exp(logits[j] - max)), the sum taken in double in id order (as llama.cpp's reference
+// tools compute it). One pass over the row, whatever n is.
+MINT_API void mint_log_softmax(const float *logits, int32_t n_vocab, const int32_t *ids, int32_t n,
+                               double *out);
+// Whether the vocabulary puts a space before the text it tokenizes (SentencePiece's "▁": "a"
+// becomes " a"); detokenizing then drops that space from the first piece.
+MINT_API bool mint_vocab_adds_space_prefix(const mint_model *m);
+
+// A generation step: sample a token from the caller's logits, end at an end-of-generation token,
+// a stop string or max_tokens, and release the text that can no longer be the start of a stop
+// string. The caller evaluates each token whose step did not finish (alone, or batched with other
+// sequences), then passes the new logits to the next step.
+typedef struct mint_gen mint_gen;
+
+#define MINT_GEN_MAX_STOP 16 // stop strings
+#define MINT_GEN_MAX_TOP  20 // alternatives per token (OpenAI's top_logprobs limit)
+
+typedef enum mint_finish {
+    MINT_FINISH_NONE = 0,   // go on: evaluate the token and step again
+    MINT_FINISH_STOP = 1,   // a stop string completed (the text ends where it begins)
+    MINT_FINISH_LENGTH = 2, // max_tokens tokens were generated
+    MINT_FINISH_EOS = 3,    // an end-of-generation token was sampled (it has no text)
+} mint_finish;
+
+typedef struct mint_gen_params {
+    int32_t max_tokens;      // tokens to generate at most: the step that reaches it finishes
+                             // with MINT_FINISH_LENGTH (a caller wanting none does not step);
+                             // < 0: no limit (default -1)
+    const char *const *stop; // [n_stop] stop strings, matched on bytes across tokens (copied;
+                             // empty ones ignored), or NULL
+    int32_t n_stop;          // 0 .. MINT_GEN_MAX_STOP
+    int32_t n_top;           // alternatives to report with their log-probabilities, 0 .. 20
+    bool logprobs;           // compute the sampled token's log-probability (a pass over the row)
+    bool sample_info;        // fill mint_gen_token.info (another pass when sampling is not greedy)
+    bool ignore_eos;         // an end-of-generation token is text like any other
+    bool after_bos;          // the prompt is BOS alone: the first piece drops the space the
+                             // vocabulary puts before a word (llama.cpp's and mint-run's rule)
+} mint_gen_params;
+
+typedef struct mint_gen_token {
+    int32_t token;         // the sampled id
+    mint_sample_info info; // what the sampler chain did (when params.sample_info)
+    const char *piece;     // [n_piece] the token's bytes (leading-space rule applied; nothing for
+    size_t n_piece;        //   control tokens and the end-of-generation token); valid until the
+                           //   next step
+    const char *text;      // [n_text] the text this step releases: earlier held-back bytes and
+    size_t n_text;         //   this piece, up to what may still begin a stop string (or up to
+                           //   the stop string, at MINT_FINISH_STOP); valid until the next step
+    size_t n_held;         // bytes held back after this step (0 once finished)
+    double logprob;        // log p(token) at temperature 1 (NAN unless logprobs or n_top)
+    int32_t n_top;         // alternatives filled
+    int32_t top_id[MINT_GEN_MAX_TOP];     // the most likely tokens, best first
+    double top_logprob[MINT_GEN_MAX_TOP]; // their log-probabilities
+    mint_finish finish;                   // MINT_FINISH_NONE while generation goes on
+    int32_t n_generated;                  // tokens generated so far, this one included
+                                          //   (an end-of-generation token is not counted)
+} mint_gen_token;
+
+MINT_API mint_gen_params mint_gen_default_params(void);
+// A generation over a model's vocabulary drawing with sampler s (borrowed: it must outlive the
+// mint_gen; the caller accepts the prompt's tokens into it first, for the repetition penalty).
+// MINT_E_ARG for too many stop strings or alternatives.
+MINT_API mint_status mint_gen_create(const mint_model *m, mint_sampler *s, const mint_gen_params *p,
+                                     mint_gen **out, mint_err *err);
+MINT_API void mint_gen_free(mint_gen *g);
+// One step over n_vocab logits (not modified): samples, records the token in the sampler's
+// history, and fills *out. MINT_E_ARG after generation finished; MINT_E_NOMEM.
+MINT_API mint_status mint_gen_step(mint_gen *g, const float *logits, mint_gen_token *out,
+                                   mint_err *err);
+// Name of a finish reason as OpenAI spells it: "stop" (stop string or end of generation),
+// "length", or "" for MINT_FINISH_NONE.
+MINT_API const char *mint_finish_name(mint_finish f);
+
+// ---------------------------------------------------------------------------------------------
 // Decoding on several sequences: beam search and speculative decoding
 
 typedef struct mint_beam_params {

@@ -455,6 +455,50 @@ Test(serve, tokenize_detokenize_round_trip_and_next_token, .timeout = 120) {
     cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
 }
 
+// Regression: the server once decided "is this a chat" by finding the text "messages" in the
+// body, so a completion whose prompt or stop strings held that word was refused with "'messages'
+// must be a list". Requests are routed by endpoint; /v1/next looks at the parsed body's members.
+Test(serve, the_word_messages_in_a_prompt_or_stop_is_just_text, .timeout = 120) {
+    mt_server s;
+    mt_server_start(&s, "-m '%s' -t 1", stories());
+    json_object *o =
+        mt_post_json(&s, "/v1/next", "{\"prompt\":\"Once upon\",\"stop\":[\"messages\"]}");
+    cr_assert_eq(json_object_array_length(get(o, "candidates")), 64);
+    json_object_put(o);
+    o = mt_post_json(&s, "/v1/next", "{\"prompt\":\"the \\\"messages\\\": [] of a\"}");
+    cr_assert_eq(json_object_array_length(get(o, "candidates")), 64);
+    json_object_put(o);
+    o = mt_post_json(&s, "/v1/completions",
+                     "{\"prompt\":\"\\\"messages\\\"\",\"max_tokens\":2,\"ignore_eos\":true,"
+                     "\"stop\":[\"messages\"]}");
+    cr_assert_eq(geti(o, "usage.completion_tokens"), 2);
+    json_object_put(o);
+    // A chat on /v1/next is still one (its messages member).
+    o = mt_post_json(&s, "/v1/next", "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+    cr_assert_eq(json_object_array_length(get(o, "candidates")), 64);
+    json_object_put(o);
+    cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+}
+
+// A known path asked with another method: 405 with the methods it takes in Allow.
+Test(serve, wrong_method_gets_405_with_allow, .timeout = 120) {
+    mt_server s;
+    mt_server_start(&s, "-m '%s' -t 1", stories());
+    mt_resp r = mt_http(&s, "GET", "/v1/completions", NULL, NULL);
+    cr_assert_eq(r.status, 405, "%s", r.body);
+    cr_assert(strstr(r.headers, "Allow: POST") != NULL, "%s", r.headers);
+    cr_assert(strstr(r.body, "\"error\"") != NULL, "%s", r.body);
+    mt_resp_free(&r);
+    r = mt_http(&s, "POST", "/health", "{}", NULL);
+    cr_assert_eq(r.status, 405, "%s", r.body);
+    cr_assert(strstr(r.headers, "Allow: GET, HEAD") != NULL, "%s", r.headers);
+    mt_resp_free(&r);
+    r = mt_http(&s, "GET", "/nowhere", NULL, NULL);
+    cr_assert_eq(r.status, 404, "%s", r.body);
+    mt_resp_free(&r);
+    cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+}
+
 // A request that must fail with status and OpenAI's error shape naming param (NULL: null).
 static void expect_error(const mt_server *s, const char *path, const char *body, int status,
                          const char *param, const char *curl_args) {

@@ -6,8 +6,8 @@
 // is full). Binds 127.0.0.1 unless --host says otherwise. SIGTERM or SIGINT: stop accepting,
 // finish what is in flight (at most --drain seconds), exit 0.
 //
-// tools/serve/: engine.c (batching), http.c (routing, small endpoints), gen.c (generation
-// responses), metrics.c; tools/web/chat.html (the page).
+// tools/serve/: scheduler.c (batching), router.c (daemon, routing), handlers_*.c (the endpoints),
+// reply.c (JSON, SSE and error answers), metrics.c; tools/web/chat.html (the page).
 #include "cli.h"
 #include "serve.h"
 
@@ -179,8 +179,8 @@ int main(int argc, char **argv) {
                                                 : mint_chat_detect(d.chat_template);
     if (tmpl == MINT_CHAT_UNKNOWN) tmpl = MINT_CHAT_ZEPHYR;
     serve_metrics *metrics = metrics_new();
-    serve_engine *e = NULL;
-    if (!metrics || engine_start(&cfg, m, metrics, &e, &err) != MINT_OK) {
+    serve_sched *e = NULL;
+    if (!metrics || sched_start(&cfg, m, metrics, &e, &err) != MINT_OK) {
         fprintf(stderr, SERVE_TOOL ": %s\n", metrics ? err.msg : "out of memory");
         metrics_free(metrics);
         mint_model_close(m);
@@ -189,7 +189,7 @@ int main(int argc, char **argv) {
     serve_http *h = http_start(&cfg, e, metrics, tmpl, msg, sizeof msg);
     if (!h) {
         fprintf(stderr, SERVE_TOOL ": %s\n", msg);
-        engine_stop(e, 0);
+        sched_stop(e, 0);
         metrics_free(metrics);
         mint_model_close(m);
         return 1;
@@ -206,7 +206,7 @@ int main(int argc, char **argv) {
                        "%g s)\n",
             sig == SIGINT ? "SIGINT" : "SIGTERM", cfg.drain);
     http_quiesce(h);
-    engine_stop(e, cfg.drain);
+    sched_stop(e, cfg.drain);
     http_drain(h, 5); // the answers of the last jobs go out
     http_stop(h);
     metrics_free(metrics);

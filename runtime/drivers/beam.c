@@ -44,24 +44,11 @@ typedef struct hyp {
     int32_t *tokens;
 } hyp;
 
-// The k best (token, log p) of a row of logits, in descending order (lower id on ties).
+// The k best (token, log p) of a row of logits, in descending order (lower id on ties): the
+// library's one top-k and log-softmax (runtime/text/logprobs.c).
 static int top_k(const float *logits, int32_t n_vocab, int k, int32_t *ids, double *lp) {
-    float max = logits[0];
-    for (int32_t i = 1; i < n_vocab; i++) max = logits[i] > max ? logits[i] : max;
-    double sum = 0;
-    for (int32_t i = 0; i < n_vocab; i++) sum += exp((double)logits[i] - max);
-    const double lse = max + log(sum);
-    int n = 0;
-    for (int32_t i = 0; i < n_vocab; i++) {
-        if (n == k && !(logits[i] > logits[ids[n - 1]])) continue;
-        int j = n < k ? n++ : k - 1;
-        while (j > 0 && logits[i] > logits[ids[j - 1]]) {
-            ids[j] = ids[j - 1];
-            j--;
-        }
-        ids[j] = i;
-    }
-    for (int j = 0; j < n; j++) lp[j] = (double)logits[ids[j]] - lse;
+    const int n = mint_top_k(logits, n_vocab, k, ids);
+    mint_log_softmax(logits, n_vocab, ids, n, lp);
     return n;
 }
 

@@ -120,6 +120,8 @@ int mt_greedy(mint_model *m, int threads, const int32_t *prompt, int n_prompt, i
     int k = 0;
     while (k < n) {
         const float *l = mint_get_logits(c, -1);
+        // An independent double-precision oracle for the tests (argmax and its log-softmax):
+        // deliberately not the library's mint_top_k / mint_log_softmax, which it checks.
         int32_t best = 0;
         for (int32_t i = 1; i < d.n_vocab; i++) best = l[i] > l[best] ? i : best;
         double max = l[best], sum = 0;

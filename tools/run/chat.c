@@ -133,13 +133,22 @@ int run_chat(session *s, mint_chat_template t) {
         size_t rcap = 256, rlen = 0;
         char *reply = malloc(rcap);
         double t1 = cli_now();
-        for (int i = 0; reply && (o->n_predict < 0 || i < o->n_predict); i++) {
-            int32_t id = mint_sampler_sample(s->smpl, mint_get_logits(s->ctx, -1));
-            if (mint_token_is_eog(s->m, id)) break;
-            mint_sampler_accept(s->smpl, id);
+        // The library's generation step: sampling, end of turn, -n.
+        mint_gen_params gp = mint_gen_default_params();
+        gp.max_tokens = o->n_predict;
+        mint_gen *g = NULL;
+        if (o->n_predict != 0 && mint_gen_create(s->m, s->smpl, &gp, &g, &err) != MINT_OK)
+            rc = run_fail(err.msg);
+        for (mint_gen_token out = {0}; reply && g && out.finish == MINT_FINISH_NONE;) {
+            if (mint_gen_step(g, mint_get_logits(s->ctx, -1), &out, &err) != MINT_OK) {
+                rc = run_fail(err.msg);
+                break;
+            }
+            if (out.finish == MINT_FINISH_EOS) break;
+            const int32_t id = out.token;
             s->st.n_gen++;
-            char buf[256];
-            size_t n = run_piece(s->m, id, buf, sizeof buf);
+            const char *buf = out.text;
+            const size_t n = out.n_text;
             fwrite(buf, 1, n, stdout);
             fflush(stdout);
             if (rlen + n + 1 > rcap) {
@@ -161,6 +170,7 @@ int run_chat(session *s, mint_chat_template t) {
             }
             n_cached++;
         }
+        mint_gen_free(g);
         s->st.t_gen += cli_now() - t1;
         printf("\n");
         fflush(stdout);

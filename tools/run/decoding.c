@@ -156,16 +156,26 @@ int run_parallel(session *s) {
     printf("\n");
     mint_err err;
     const int n_max = budget(s, seq.n);
+    mint_model_desc d;
+    mint_model_describe(s->m, &d);
     mint_sampler **smpl = calloc((size_t)N, sizeof *smpl);
-    tokens *gen = calloc((size_t)N, sizeof *gen);
+    mint_gen **gen = calloc((size_t)N, sizeof *gen); // each sequence's generation step
+    char **text = calloc((size_t)N, sizeof *text);   // [len[i]] each sequence's text
+    size_t *len = calloc((size_t)N, sizeof *len);
     bool *done = calloc((size_t)N, sizeof *done);
     int32_t *row = calloc((size_t)N, sizeof *row); // logits row of each sequence
     mint_batch_entry *e = calloc((size_t)N, sizeof *e);
-    if (!smpl || !gen || !done || !row || !e) rc = run_fail("out of memory");
+    if (!smpl || !gen || !text || !len || !done || !row || !e) rc = run_fail("out of memory");
+    mint_gen_params gp = mint_gen_default_params();
+    gp.max_tokens = n_max;
+    gp.ignore_eos = o->ignore_eos;
+    gp.after_bos = seq.n == 1 && seq.id[0] == d.bos;
     for (int i = 0; rc == 0 && i < N; i++) { // seeds seed, seed+1, ...: different draws
         mint_sampler_params sp = s->sp;
         sp.seed += (uint64_t)i;
-        if (mint_sampler_create(&sp, s->n_vocab, &smpl[i], &err) != MINT_OK) rc = run_fail(err.msg);
+        if (mint_sampler_create(&sp, s->n_vocab, &smpl[i], &err) != MINT_OK ||
+            mint_gen_create(s->m, smpl[i], &gp, &gen[i], &err) != MINT_OK)
+            rc = run_fail(err.msg);
         for (size_t k = 0; rc == 0 && k < seq.n; k++) mint_sampler_accept(smpl[i], seq.id[k]);
     }
     // The prompt once, in sequence 0; the others share its blocks.
@@ -181,27 +191,35 @@ int run_parallel(session *s) {
         int n = 0;
         for (int i = 0; i < N; i++) {
             if (done[i]) continue;
-            const int32_t t =
-                mint_sampler_sample(smpl[i], mint_get_logits(s->ctx, step ? row[i] : 0));
-            if ((mint_token_is_eog(s->m, t) && !o->ignore_eos) || !tokens_push(&gen[i], t)) {
+            mint_gen_token out;
+            if (mint_gen_step(gen[i], mint_get_logits(s->ctx, step ? row[i] : 0), &out, &err)) {
+                rc = run_fail(err.msg);
+                break;
+            }
+            char *t = out.finish == MINT_FINISH_EOS ? NULL : realloc(text[i], len[i] + out.n_text);
+            if (!t && out.n_text > 0) {
                 done[i] = true;
                 continue;
             }
-            mint_sampler_accept(smpl[i], t);
+            if (t) text[i] = t;
+            if (out.n_text) memcpy(text[i] + len[i], out.text, out.n_text);
+            len[i] += out.n_text;
+            if (out.finish == MINT_FINISH_EOS) {
+                done[i] = true;
+                continue;
+            }
             s->st.n_gen++;
-            if (step + 1 == n_max) continue; // the last tokens need no logits
+            if (out.finish != MINT_FINISH_NONE) continue; // the last tokens need no logits
             row[i] = n;
-            e[n++] = (mint_batch_entry){t, (int32_t)seq.n + step, i, true};
+            e[n++] = (mint_batch_entry){out.token, (int32_t)seq.n + step, i, true};
         }
-        if (n == 0) break;
+        if (n == 0 || rc) break;
         if (mint_decode(s->ctx, e, n, &err) != MINT_OK) rc = run_fail(err.msg);
     }
     s->st.t_gen = cli_now() - t1;
-    mint_model_desc d;
-    mint_model_describe(s->m, &d);
     for (int i = 0; rc == 0 && i < N; i++) {
         printf("[%d] ", i + 1);
-        run_print_tokens(s->m, gen[i].id, gen[i].n, seq.n == 1 && seq.id[0] == d.bos);
+        if (len[i]) fwrite(text[i], 1, len[i], stdout);
         printf("\n");
     }
     fflush(stdout);
@@ -217,11 +235,14 @@ int run_parallel(session *s) {
         run_print_summary(&s->st);
     }
     for (int i = 0; i < N; i++) {
+        if (gen) mint_gen_free(gen[i]);
         if (smpl) mint_sampler_free(smpl[i]);
-        if (gen) free(gen[i].id);
+        if (text) free(text[i]);
     }
     free(smpl);
     free(gen);
+    free(text);
+    free(len);
     free(done);
     free(row);
     free(e);

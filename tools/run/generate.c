@@ -8,53 +8,43 @@
 #include "cli.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-// log-softmax of one logit, in double (as llama.cpp's reference tools compute it).
-static double logprob(const float *logits, int32_t n_vocab, int32_t id) {
-    float max = logits[0];
-    for (int32_t i = 1; i < n_vocab; i++) max = logits[i] > max ? logits[i] : max;
-    double sum = 0;
-    for (int32_t i = 0; i < n_vocab; i++) sum += exp((double)logits[i] - max);
-    return (double)logits[id] - max - log(sum);
-}
-
-// One JSON line for a generated token: id, piece, logprob, and the k best alternatives.
+// One JSON line for a generated token: id, piece, logprob, and the n_probs best alternatives
+// (the library's top-k and log-softmax).
 static void print_json_token(const mint_model *m, const float *logits, int32_t n_vocab, int32_t id,
                              int n_probs) {
     char buf[256];
+    int32_t *ids = malloc((size_t)(n_probs + 1) * sizeof *ids);
+    double *lp = malloc((size_t)(n_probs + 1) * sizeof *lp);
+    if (!ids || !lp) {
+        free(ids);
+        free(lp);
+        return;
+    }
+    ids[0] = id;
+    const int k = mint_top_k(logits, n_vocab, n_probs, ids + 1);
+    mint_log_softmax(logits, n_vocab, ids, k + 1, lp);
     size_t n = run_piece(m, id, buf, sizeof buf);
     printf("{\"id\":%d,\"piece\":", id);
     cli_json_str(stdout, buf, n);
-    printf(",\"logprob\":%.9g", logprob(logits, n_vocab, id));
+    printf(",\"logprob\":%.9g", lp[0]);
     if (n_probs > 0) {
-        int32_t best[1000];
-        int k = 0;
-        // Insertion into a small sorted list: highest logit first, lower id on ties.
-        for (int32_t i = 0; i < n_vocab; i++) {
-            int j = k < n_probs ? k++ : n_probs;
-            if (j == n_probs && !(logits[i] > logits[best[n_probs - 1]])) continue;
-            if (j == n_probs) j = n_probs - 1;
-            while (j > 0 && logits[i] > logits[best[j - 1]]) {
-                best[j] = best[j - 1];
-                j--;
-            }
-            best[j] = i;
-        }
         printf(",\"top\":[");
-        for (int j = 0; j < k; j++) {
-            size_t pn = run_piece(m, best[j], buf, sizeof buf);
-            printf("%s{\"id\":%d,\"piece\":", j ? "," : "", best[j]);
+        for (int j = 1; j <= k; j++) {
+            size_t pn = run_piece(m, ids[j], buf, sizeof buf);
+            printf("%s{\"id\":%d,\"piece\":", j > 1 ? "," : "", ids[j]);
             cli_json_str(stdout, buf, pn);
-            printf(",\"logprob\":%.9g}", logprob(logits, n_vocab, best[j]));
+            printf(",\"logprob\":%.9g}", lp[j]);
         }
         printf("]");
     }
     printf("}\n");
     fflush(stdout);
+    free(ids);
+    free(lp);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -75,9 +65,8 @@ static void retime_with_cache(session *s, const tokens *seq, size_t n_prompt) {
     double t1 = cli_now();
     int mismatches = 0;
     for (size_t i = n_prompt; i < seq->n; i++) {
-        const float *l = mint_get_logits(s->ctx, -1);
         int32_t best = 0;
-        for (int32_t v = 1; v < s->n_vocab; v++) best = l[v] > l[best] ? v : best;
+        mint_top_k(mint_get_logits(s->ctx, -1), s->n_vocab, 1, &best);
         if (best != seq->id[i]) mismatches++;
         // The last token is not evaluated, as in the timed naive loop.
         if (i + 1 < seq->n && mint_eval(s->ctx, seq->id + i, 1, (int32_t)i, false, &err) != MINT_OK)
@@ -131,30 +120,42 @@ int run_generate(session *s) {
     run_trace_batch(s, tr, 0, (int32_t)n_prompt);
     run_report_prompt(s, rep, seq.id, (int)n_prompt, all_logits, s->st.t_prompt);
 
-    // Generation: sample, print, evaluate the new token, until EOS, -n or a full context.
+    // Generation: the library's step (sample, end of generation, -n, the first piece's space),
+    // then print and evaluate the new token, until it finishes or the context is full.
+    mint_gen_params gp = mint_gen_default_params();
+    gp.max_tokens = o->n_predict;
+    gp.sample_info = tr != NULL;
+    gp.ignore_eos = o->ignore_eos;
+    gp.after_bos = n_prompt == 1 && seq.id[0] == d.bos;
+    mint_gen *g = NULL;
+    if (o->n_predict != 0 && mint_gen_create(s->m, s->smpl, &gp, &g, &err) != MINT_OK)
+        rc = run_fail(err.msg);
     double t1 = cli_now();
-    bool bos_only = n_prompt == 1 && seq.id[0] == d.bos;
-    for (int i = 0; o->n_predict < 0 || i < o->n_predict; i++) {
+    while (g && rc == 0) {
         const float *logits = mint_get_logits(s->ctx, -1);
-        mint_sample_info info;
-        int32_t id = mint_sampler_sample_info(s->smpl, logits, tr ? &info : NULL);
-        run_trace_sample(s, tr, &info);
-        if (o->json) print_json_token(s->m, logits, s->n_vocab, id, o->n_probs);
-        if (mint_token_is_eog(s->m, id) && !o->ignore_eos) break;
-        run_report_token(s, rep, logits, id);
-        mint_sampler_accept(s->smpl, id);
-        if (!tokens_push(&seq, id)) {
+        mint_gen_token out;
+        if (mint_gen_step(g, logits, &out, &err) != MINT_OK) {
+            rc = run_fail(err.msg);
+            break;
+        }
+        run_trace_sample(s, tr, &out.info);
+        if (o->json) print_json_token(s->m, logits, s->n_vocab, out.token, o->n_probs);
+        if (out.finish == MINT_FINISH_EOS) break;
+        run_report_token(s, rep, logits, out.token);
+        if (!tokens_push(&seq, out.token)) {
             rc = run_fail("out of memory");
             break;
         }
         s->st.n_gen++;
-        // After a lone BOS the first word loses its leading space (SentencePiece's rule).
-        if (!o->json) run_print_tokens(s->m, &id, 1, i == 0 && bos_only);
+        if (!o->json) {
+            fwrite(out.text, 1, out.n_text, stdout);
+            fflush(stdout);
+        }
         if ((int64_t)seq.n >= n_ctx) {
             fprintf(stderr, "\n" TOOL ": context full (%d tokens); stopping\n", n_ctx);
             break;
         }
-        if (o->n_predict >= 0 && i + 1 >= o->n_predict) break; // no need to evaluate the last
+        if (out.finish != MINT_FINISH_NONE) break; // -n reached: the last token is not evaluated
         const double ts = cli_now();
         if (step_eval(s, &seq, &err) != MINT_OK) {
             rc = run_fail(err.msg);
@@ -163,6 +164,7 @@ int run_generate(session *s) {
         run_report_step(s, rep, cli_now() - ts);
         run_trace_batch(s, tr, (int32_t)seq.n - 1, 1);
     }
+    mint_gen_free(g);
     s->st.t_gen = cli_now() - t1;
     if (!o->json) printf("\n");
     fflush(stdout);

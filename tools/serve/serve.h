@@ -1,12 +1,15 @@
-// serve.h - mint-serve's parts: jobs (one generation each), the engine that decodes all busy
-// slots together in one batch per step (engine.c), the HTTP side on libmicrohttpd (http.c), the
-// counters and histograms of /metrics (metrics.c). Uses the public API (mint.h) only.
+// serve.h - mint-serve's parts: jobs (one generation each), the scheduler that decodes all busy
+// slots together in one batch per step (scheduler.c), the HTTP side on libmicrohttpd (router.c
+// routes to the handlers_*.c, which answer through reply.c), the counters and histograms of
+// /metrics (metrics.c). Uses the public API (mint.h) only. The calls go one way:
+// router -> handlers -> reply, and handlers -> scheduler -> metrics; nothing calls back up.
 //
 // Threads: libmicrohttpd runs one thread per connection; each turns its request into jobs,
-// queues them, and waits on them. One engine thread owns the context: it admits queued jobs into
-// free slots (sequences of the context), evaluates every slot's next tokens in one mint_decode,
-// samples, and posts the tokens to the jobs. A job is shared by its connection and the engine
-// under its mutex, and freed by whichever releases it last.
+// queues them, and waits on them. One scheduler thread owns the context: it admits queued jobs
+// into free slots (sequences of the context), evaluates every slot's next tokens in one
+// mint_decode, runs each slot's generation step (mint_gen_step), and posts the tokens to the
+// jobs. A job is shared by its connection and the scheduler under its mutex, and freed by
+// whichever releases it last.
 #ifndef MINT_SERVE_H
 #define MINT_SERVE_H
 
@@ -70,7 +73,7 @@ typedef struct job {
                       // next token (the page's sampler view)
     double t_created; // seconds (monotonic)
     double deadline;  // the request's time limit
-    // Shared with the engine, under mu.
+    // Shared with the scheduler, under mu.
     pthread_mutex_t mu;
     pthread_cond_t cv; // signalled on every change
     job_state state;
@@ -88,29 +91,29 @@ typedef struct job {
     float *peek_p;                // peek: [peek] probabilities (temperature 1) ...
     int32_t *peek_id;             // ... of the most likely next tokens, best first
     float *peek_logit;            // ... and their logits
-    int refs;                     // holders (connection, engine)
+    int refs;                     // holders (connection, scheduler)
 } job;
 
 job *job_new(void);
 void job_release(job *j); // drops a reference; frees at zero
-// Appends text under j->mu (engine side).
+// Appends text under j->mu (scheduler side).
 bool job_add_text(job *j, const char *s, size_t n);
 
 typedef struct serve_metrics serve_metrics;
 
-typedef struct serve_engine serve_engine;
+typedef struct serve_sched serve_sched;
 
-// Starts the engine thread on a context made for cfg (parallel slots).
-mint_status engine_start(const serve_config *cfg, mint_model *m, serve_metrics *metrics,
-                         serve_engine **out, mint_err *err);
+// scheduler.c: starts the scheduler thread on a context made for cfg (parallel slots).
+mint_status sched_start(const serve_config *cfg, mint_model *m, serve_metrics *metrics,
+                        serve_sched **out, mint_err *err);
 // Queues jobs (all or none): false when the queue cannot take n more.
-bool engine_submit(serve_engine *e, job *const *jobs, int n);
-int engine_queue_length(serve_engine *e);
-int engine_busy_slots(serve_engine *e);
+bool sched_submit(serve_sched *e, job *const *jobs, int n);
+int sched_queue_length(serve_sched *e);
+int sched_busy_slots(serve_sched *e);
 // Stops admitting; waits up to `seconds` for queued and running jobs, cancels what is left, and
 // joins the thread.
-void engine_stop(serve_engine *e, double seconds);
-const mint_model *engine_model(const serve_engine *e);
+void sched_stop(serve_sched *e, double seconds);
+const mint_model *sched_model(const serve_sched *e);
 
 // metrics.c
 serve_metrics *metrics_new(void);
@@ -121,9 +124,9 @@ void metrics_latency(serve_metrics *m, double total, double ttft);
 // The Prometheus text exposition (malloc'd).
 char *metrics_text(serve_metrics *m, int queue, int busy, int slots);
 
-// http.c
+// router.c
 typedef struct serve_http serve_http;
-serve_http *http_start(const serve_config *cfg, serve_engine *e, serve_metrics *m,
+serve_http *http_start(const serve_config *cfg, serve_sched *e, serve_metrics *m,
                        mint_chat_template tmpl, char *err, size_t errlen);
 int http_port(const serve_http *h);
 // Stops accepting connections (the listening socket closes); requests in flight go on.

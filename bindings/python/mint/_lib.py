@@ -63,7 +63,12 @@ ENUM_VALUES = {
     "MINT_ATTENTION_AUTO": 0, "MINT_ATTENTION_NAIVE": 1, "MINT_ATTENTION_ROWWISE": 2,
     "MINT_ATTENTION_FLASH": 3,
     "MINT_CHAT_UNKNOWN": 0, "MINT_CHAT_ZEPHYR": 1, "MINT_CHAT_LLAMA2": 2, "MINT_CHAT_CHATML": 3,
+    "MINT_FINISH_NONE": 0, "MINT_FINISH_STOP": 1, "MINT_FINISH_LENGTH": 2, "MINT_FINISH_EOS": 3,
+    "MINT_GEN_MAX_STOP": 16, "MINT_GEN_MAX_TOP": 20,
 }  # fmt: skip
+MINT_GEN_MAX_STOP = 16
+MINT_GEN_MAX_TOP = 20
+FINISH_NAMES = {0: None, 1: "stop", 2: "length", 3: "stop"}  # mint_finish_name's spelling
 
 
 # ---------------------------------------------------------------------------------------------
@@ -233,6 +238,39 @@ class mint_sample_info(Struct):
     ]
 
 
+class mint_gen_params(Struct):
+    _c_name_ = "mint_gen_params"
+    _fields_ = [
+        ("max_tokens", c_int32),
+        ("stop", POINTER(c_char_p)),
+        ("n_stop", c_int32),
+        ("n_top", c_int32),
+        ("logprobs", c_bool),
+        ("sample_info", c_bool),
+        ("ignore_eos", c_bool),
+        ("after_bos", c_bool),
+    ]
+
+
+class mint_gen_token(Struct):
+    _c_name_ = "mint_gen_token"
+    _fields_ = [
+        ("token", c_int32),
+        ("info", mint_sample_info),
+        ("piece", c_void_p),
+        ("n_piece", c_size_t),
+        ("text", c_void_p),
+        ("n_text", c_size_t),
+        ("n_held", c_size_t),
+        ("logprob", c_double),
+        ("n_top", c_int32),
+        ("top_id", c_int32 * MINT_GEN_MAX_TOP),
+        ("top_logprob", c_double * MINT_GEN_MAX_TOP),
+        ("finish", c_int),
+        ("n_generated", c_int32),
+    ]
+
+
 class mint_beam_params(Struct):
     _c_name_ = "mint_beam_params"
     _fields_ = [
@@ -371,7 +409,7 @@ class mint_chat_msg(Struct):
 STRUCTS = [
     mint_err, mint_file_info, mint_tensor_info, mint_kv_info, mint_model_params, mint_model_desc,
     mint_ctx_params, mint_batch_entry, mint_cache_info, mint_trace_node, mint_sampler_params,
-    mint_sample_info, mint_beam_params, mint_spec_params, mint_spec_stats, mint_ppl_params,
+    mint_sample_info, mint_gen_params, mint_gen_token, mint_beam_params, mint_spec_params, mint_spec_stats, mint_ppl_params,
     mint_ppl_percentiles, mint_ppl_result, mint_quantize_params, mint_synth_params, mint_chat_msg,
 ]  # fmt: skip
 
@@ -466,6 +504,15 @@ PROTOTYPES = {
     "mint_sampler_sample_info": (c_int32, [handle, P(c_float), P(mint_sample_info)]),
     "mint_sampler_accept": (None, [handle, c_int32]),
     "mint_sampler_reset": (None, [handle, c_uint64]),
+    # logits to text
+    "mint_top_k": (c_int32, [P(c_float), c_int32, c_int32, P(c_int32)]),
+    "mint_log_softmax": (None, [P(c_float), c_int32, P(c_int32), c_int32, P(c_double)]),
+    "mint_vocab_adds_space_prefix": (c_bool, [handle]),
+    "mint_gen_default_params": (mint_gen_params, []),
+    "mint_gen_create": (c_enum, [handle, handle, P(mint_gen_params), P(handle), P(mint_err)]),
+    "mint_gen_free": (None, [handle]),
+    "mint_gen_step": (c_enum, [handle, P(c_float), P(mint_gen_token), P(mint_err)]),
+    "mint_finish_name": (c_char_p, [c_int]),
     # decoding strategies
     "mint_beam_default_params": (mint_beam_params, []),
     "mint_beam_search": (

@@ -4,7 +4,6 @@ reaching libmint."""
 
 import array
 import ctypes
-import heapq
 import math
 import numbers
 import operator
@@ -100,29 +99,6 @@ def floats_at(ptr, n):
     return a
 
 
-def log_softmax_parts(logits):
-    """(max, log(sum(exp(l - max)))) in double, summed in order: a token's log-probability is
-    (l - max) - log_sum, exactly as mint-run --json computes it (so the digits match)."""
-    m = max(logits)
-    s = 0.0
-    exp = math.exp
-    for x in logits:
-        s += exp(x - m)
-    return m, math.log(s)
-
-
-def logprob(logits, parts, i):
-    m, log_sum = parts
-    return (logits[i] - m) - log_sum
-
-
-def top_ids(logits, k):
-    """The k ids of highest logit, highest first, the lower id first on ties."""
-    if k <= 0:
-        return []
-    return heapq.nsmallest(k, range(len(logits)), key=lambda i: (-logits[i], i))
-
-
 def err():
     return _lib.mint_err()
 
@@ -142,3 +118,9 @@ class Closable:
             self.close()
         except Exception:  # a half-built object, or the interpreter shutting down
             pass
+
+
+class ModelBase(Closable):
+    """What a Context needs of the model it belongs to: _handle(), n_vocab and the set of its
+    open contexts (_contexts). mint.Model (model.py) is the subclass; context.py checks against
+    this base, so it does not import model.py (which imports it)."""

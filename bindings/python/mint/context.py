@@ -62,9 +62,7 @@ class Context(_util.Closable):
     ):
         self._h = None
         self._capture = None
-        from .model import Model
-
-        if not isinstance(model, Model):
+        if not isinstance(model, _util.ModelBase):
             raise _lib.errors.MintTypeError(
                 f"model must be a mint.Model, not {type(model).__name__}"
             )

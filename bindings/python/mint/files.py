@@ -9,6 +9,7 @@ from ctypes import byref
 from . import _lib, _util
 from ._lib import check
 from .errors import ClosedError
+from .model import Model
 
 _ARRAY_CTYPES = {
     0: ctypes.c_uint8, 1: ctypes.c_int8, 2: ctypes.c_uint16, 3: ctypes.c_int16,
@@ -279,8 +280,6 @@ def perplexity(
     such a file (KL divergence, delta-p, same top token). on_chunk(i, n, ppl) reports progress.
     Returns a dict: ppl, ppl_err, n_ctx, n_chunks, count, n_text_tokens, seconds, and with
     kld_base_in the KL statistics (kld, kld_err, same_top, kld_pct, dp_pct, ...)."""
-    from .model import Model
-
     own = None
     if not isinstance(model, Model):
         own = model = Model(model)

@@ -7,8 +7,8 @@
             print(tok.id, repr(tok.piece), tok.logprob)
 
 generate() is mint-run's plain generation loop (tools/run/generate.c) step for step: the
-prompt evaluated as one batch, then sample -> stop at end-of-generation -> evaluate the token at
-the next position. With the same prompt, model and sampler settings it produces mint-run's
+prompt evaluated as one batch, then libmint's generation step (sample, end-of-generation, stop
+strings, the first piece's space; _generate.py) -> evaluate the token at the next position. With the same prompt, model and sampler settings it produces mint-run's
 tokens (tests/test_generate.py checks it against the program). beam_search(), speculative() and
 generate_many() are mint-run's --beams, --lookup/--draft and --n-parallel.
 """
@@ -18,10 +18,11 @@ import dataclasses
 import os
 from collections import namedtuple
 
-from . import _lib, _util, openai
+from . import _generate, _lib, _util
 from ._lib import check
 from .context import Context, Sampler
 from .errors import ClosedError, MintArgumentError, MintLimitError, MintUnsupportedError
+from .openai import OpenAIMixin, check_messages
 
 Token = namedtuple("Token", "id piece logprob")
 Token.__doc__ = (
@@ -60,15 +61,7 @@ class ModelInfo:
     types: str
 
 
-class _State:
-    """What a generation loop leaves behind: why it stopped and the prompt it ran on."""
-
-    finish_reason = "length"
-    prompt_ids = ()
-    n_generated = 0
-
-
-class Model(_util.Closable):
+class Model(OpenAIMixin, _util.ModelBase):
     """A model file opened for inference: GGUF, safetensors, or a Hugging Face folder.
     A Model and its contexts are for one thread at a time (use a Model per thread).
 
@@ -120,7 +113,6 @@ class Model(_util.Closable):
             v = getattr(d, name)
             fields[name] = _lib.cstr(v) if isinstance(v, bytes) else v
         self.info = ModelInfo(path=self.path, **fields)
-        self._space_prefix = None
 
     # -- lifetime -------------------------------------------------------------------------------
 
@@ -234,10 +226,7 @@ class Model(_util.Closable):
         return bool(self._L.mint_token_is_eog(self._handle(), _util.as_int(token, "token")))
 
     def _adds_space_prefix(self):
-        if self._space_prefix is None:
-            ids = self.tokenize("a", add_bos=False)
-            self._space_prefix = bool(ids) and self.token_bytes(ids[0]).startswith(b" ")
-        return self._space_prefix
+        return bool(self._L.mint_vocab_adds_space_prefix(self._handle()))
 
     def detokenize(self, ids, special=False):
         """The text of token ids: their pieces joined, minus the space the tokenizer puts before
@@ -287,50 +276,8 @@ class Model(_util.Closable):
             )
         return ids
 
-    def _steps(self, ctx, ids, sampler, max_tokens, ignore_eos, state, n_top=0, want_lp=True):
-        """The generation loop of tools/run/generate.c. Yields (id, bytes, logprob, top) per
-        token; top is [(id, logprob)] of the n_top most likely; logprob is None unless want_lp
-        or n_top (it costs a pass over the vocabulary). Sets state.finish_reason."""
-        L, sh = self._L, sampler._handle()
-        n_vocab = self.n_vocab
-        for t in ids:
-            sampler.accept(t)
-        held = ctx.prefix(0, ids)
-        ctx.eval(ids[held:], pos=held)
-        n_seq = len(ids)
-        n_ctx = ctx.n_ctx
-        state.prompt_ids = ids
-        state.finish_reason = "length"
-        lone_bos = len(ids) == 1 and ids[0] == self.bos
-        i = 0
-        while max_tokens is None or i < max_tokens:
-            ptr = ctx._logits_ptr(-1)
-            tok = L.mint_sampler_sample(sh, ptr)
-            if self.is_eog(tok) and not ignore_eos:
-                state.finish_reason = "stop"
-                break
-            lp, top = None, []
-            if want_lp or n_top:
-                logits = _util.floats_at(ptr, n_vocab)
-                parts = _util.log_softmax_parts(logits)
-                lp = _util.logprob(logits, parts, tok)
-                top = [(t, _util.logprob(logits, parts, t)) for t in _util.top_ids(logits, n_top)]
-            sampler.accept(tok)
-            n_seq += 1
-            piece = self.token_bytes(tok)
-            if i == 0 and lone_bos and piece.startswith(b" "):
-                piece = piece[1:]  # after a lone BOS the first word loses its space
-            state.n_generated = i + 1
-            yield tok, piece, lp, top
-            if n_seq >= n_ctx:
-                break  # the context is full
-            if max_tokens is not None and i + 1 >= max_tokens:
-                break  # no need to evaluate the last token
-            ctx.eval([tok], pos=n_seq - 1)
-            i += 1
-
-    def _run(self, prompt, max_tokens, sampling, ignore_eos, state, n_top=0, want_lp=True):
-        """A generator over _steps on the model's context, holding it while it runs."""
+    def _run(self, prompt, max_tokens, sampling, ignore_eos, state, n_top=0, want_lp=True, stops=()):
+        """A generator of _generate.Step on the model's context, holding it while it runs."""
         if max_tokens is not None:
             max_tokens = _util.as_int(max_tokens, "max_tokens")
             if max_tokens < 0:
@@ -348,7 +295,9 @@ class Model(_util.Closable):
                 )
             self._busy = True
             try:
-                yield from self._steps(ctx, ids, sampler, max_tokens, ignore_eos, state, n_top, want_lp)
+                yield from _generate.steps(
+                    self, ctx, ids, sampler, max_tokens, ignore_eos, state, n_top, want_lp, stops
+                )
             finally:
                 self._busy = False
                 sampler.close()
@@ -378,16 +327,16 @@ class Model(_util.Closable):
             temperature=temperature, top_k=top_k, top_p=top_p, min_p=min_p,
             repeat_penalty=repeat_penalty, repeat_last_n=repeat_last_n, seed=seed,
         )  # fmt: skip
-        steps = self._run(prompt, max_tokens, sampling, ignore_eos, _State(), want_lp=stream)
+        steps = self._run(prompt, max_tokens, sampling, ignore_eos, _generate.State(), want_lp=stream)
         if stream:
             return self._stream_tokens(steps)
-        return b"".join(piece for _, piece, _, _ in steps).decode("utf-8", "replace")
+        return b"".join(step.piece for step in steps).decode("utf-8", "replace")
 
     @staticmethod
     def _stream_tokens(steps):
         dec = codecs.getincrementaldecoder("utf-8")("replace")
-        for tok, piece, lp, _ in steps:
-            yield Token(tok, dec.decode(piece), lp)
+        for step in steps:
+            yield Token(step.id, dec.decode(step.piece), step.logprob)
 
     def generate_many(
         self, prompt, n, max_tokens=128, temperature=0.8, top_k=40, top_p=0.95, min_p=0.05,
@@ -414,14 +363,17 @@ class Model(_util.Closable):
                 )  # fmt: skip
                 for i in range(n)
             ]
+            lone_bos = len(ids) == 1 and ids[0] == self.bos
+            gens = []
             try:
-                for s in samplers:
+                for s in samplers:  # each sequence through the library's generation step
                     for t in ids:
                         s.accept(t)
+                    gens.append(_generate.Gen(self, s, n_max, (), 0, False, ignore_eos, lone_bos))
                 ctx.eval(ids, pos=0)
                 for i in range(1, n):
                     ctx.fork(0, i)
-                gen = [[] for _ in range(n)]
+                text = [b""] * n
                 done = [False] * n
                 row = [0] * n
                 for step in range(n_max):
@@ -429,25 +381,24 @@ class Model(_util.Closable):
                     for i in range(n):
                         if done[i]:
                             continue
-                        ptr = ctx._logits_ptr(row[i] if step else 0)
-                        t = self._L.mint_sampler_sample(samplers[i]._handle(), ptr)
-                        if self.is_eog(t) and not ignore_eos:
+                        out = gens[i].step(ctx._logits_ptr(row[i] if step else 0))
+                        text[i] += gens[i].text()
+                        if out.finish == _generate.Gen.EOS:
                             done[i] = True
                             continue
-                        gen[i].append(t)
-                        samplers[i].accept(t)
-                        if step + 1 == n_max:
+                        if out.finish:
                             continue  # the last tokens need no logits
                         row[i] = len(entries)
-                        entries.append((t, len(ids) + step, i, True))
+                        entries.append((out.token, len(ids) + step, i, True))
                     if not entries:
                         break
                     ctx.decode(entries)
             finally:
+                for g in gens:
+                    g.close()
                 for s in samplers:
                     s.close()
-        lone_bos = len(ids) == 1 and ids[0] == self.bos
-        return [self._text(g, lone_bos) for g in gen]
+        return [t.decode("utf-8", "replace") for t in text]
 
     def _text(self, ids, after_bos):
         b = b"".join(self.token_bytes(t) for t in ids)
@@ -549,7 +500,7 @@ class Model(_util.Closable):
         assistant), rendered as Hugging Face's Jinja would."""
         self._handle()
         t = self._L.mint_chat_from_name(self.chat_template(chat_template).encode())
-        msgs = openai.check_messages(messages)
+        msgs = check_messages(messages)
         arr = (_lib.mint_chat_msg * len(msgs))()
         keep = []
         for i, (role, content) in enumerate(msgs):
@@ -576,9 +527,3 @@ class Model(_util.Closable):
                 f"the conversation ({len(ids)} tokens) fills the context of {n_ctx}"
             )
         return ids
-
-    # -- OpenAI-shaped results ------------------------------------------------------------------
-
-    create_completion = openai.create_completion
-    create_chat_completion = openai.create_chat_completion
-    __call__ = openai.create_completion

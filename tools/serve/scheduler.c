@@ -1,4 +1,4 @@
-// engine.c - continuous batching: one thread owns the context and, step after step, evaluates
+// scheduler.c - continuous batching: one thread owns the context and, step after step, evaluates
 // the next tokens of every busy slot in one mint_decode.
 //
 // A step: finish the slots whose client left or whose time ran out; admit queued jobs into free
@@ -6,7 +6,8 @@
 // slot kept from its last request, or the shared prefix cache); build one batch of every
 // generating slot's next token plus prompt tokens of the slots still reading their prompt (up to
 // n_batch in all, so one long prompt cannot stall the others for long); decode; sample each
-// slot whose row has logits; post the token to its job. A job joins or leaves between steps.
+// slot whose row has logits with the library's generation step (mint_gen: sampling, stop strings,
+// log-probabilities); post the token to its job. A job joins or leaves between steps.
 #include "serve.h"
 
 #include <math.h>
@@ -18,13 +19,14 @@
 typedef struct slot {
     job *j;            // the job in it, or NULL when free
     mint_sampler *smp; // its sampler
+    mint_gen *step;    // its generation step (over smp)
     int n_eval;        // prompt tokens in the cache so far
     int32_t next;      // generating: the token to evaluate next
     bool gen;          // the prompt is done: generating
     int row;           // its row of logits (mint_get_logits) in this step's batch, or -1
 } slot;
 
-struct serve_engine {
+struct serve_sched {
     const serve_config *cfg;
     mint_model *m;
     mint_ctx *ctx;
@@ -96,7 +98,7 @@ bool job_add_text(job *j, const char *s, size_t n) {
 }
 
 // Marks j done with a reason (under j->mu) and wakes its connection.
-static void finish_locked(serve_engine *e, job *j, const char *why) {
+static void finish_locked(serve_sched *e, job *j, const char *why) {
     j->state = JOB_DONE;
     j->finish = why;
     j->t_done = serve_now();
@@ -108,24 +110,12 @@ static void finish_locked(serve_engine *e, job *j, const char *why) {
                     j->t_first > 0 ? j->t_first - j->t_created : -1);
 }
 
-// The text of j's output that cannot yet be the start of a stop string (the rest is held back).
-static size_t visible_text(const job *j) {
-    size_t hold = 0;
-    for (int s = 0; s < j->n_stop; s++) {
-        const size_t ls = strlen(j->stop[s]);
-        for (size_t k = ls - 1; k > hold && k > 0; k--) // longest suffix that begins stop s
-            if (k <= j->text_len && memcmp(j->text + j->text_len - k, j->stop[s], k) == 0) {
-                hold = k;
-                break;
-            }
-    }
-    return j->text_len - hold;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Slots
 
-static void free_slot(serve_engine *e, slot *s) {
+static void free_slot(serve_sched *e, slot *s) {
+    mint_gen_free(s->step);
+    s->step = NULL;
     mint_sampler_free(s->smp);
     s->smp = NULL;
     job_release(s->j);
@@ -134,13 +124,21 @@ static void free_slot(serve_engine *e, slot *s) {
 }
 
 // Takes a queued job into slot index si: its sampler, and the part of its prompt already cached.
-static void admit(serve_engine *e, int si, job *j) {
+static void admit(serve_sched *e, int si, job *j) {
     slot *s = &e->slots[si];
     memset(s, 0, sizeof *s);
     s->j = j;
     s->row = -1;
     mint_err err;
-    if (mint_sampler_create(&j->sp, e->n_vocab, &s->smp, &err) != MINT_OK) {
+    mint_gen_params gp = mint_gen_default_params();
+    gp.max_tokens = j->max_tokens;
+    gp.stop = (const char *const *)j->stop;
+    gp.n_stop = j->n_stop;
+    gp.n_top = j->top_logprobs;
+    gp.logprobs = true;
+    gp.ignore_eos = j->ignore_eos;
+    if (mint_sampler_create(&j->sp, e->n_vocab, &s->smp, &err) != MINT_OK ||
+        (j->peek == 0 && mint_gen_create(e->m, s->smp, &gp, &s->step, &err) != MINT_OK)) {
         pthread_mutex_lock(&j->mu);
         snprintf(j->error, sizeof j->error, "%s", err.msg);
         finish_locked(e, j, "error");
@@ -158,97 +156,67 @@ static void admit(serve_engine *e, int si, job *j) {
     pthread_mutex_unlock(&j->mu);
 }
 
-// The k best (id, log p) of a row of logits, best first, and the log-probability of `id`.
-static float log_probs(const float *l, int32_t n_vocab, int32_t id, int k, int32_t *ids,
-                       float *lp) {
-    float max = l[0];
-    for (int32_t i = 1; i < n_vocab; i++) max = l[i] > max ? l[i] : max;
-    double sum = 0;
-    for (int32_t i = 0; i < n_vocab; i++) sum += exp((double)l[i] - max);
-    const double lse = max + log(sum);
-    int n = 0;
-    for (int32_t i = 0; i < n_vocab && k > 0; i++) {
-        if (n == k && !(l[i] > l[ids[n - 1]])) continue;
-        int j = n < k ? n++ : k - 1;
-        while (j > 0 && l[i] > l[ids[j - 1]]) {
-            ids[j] = ids[j - 1];
-            j--;
-        }
-        ids[j] = i;
-    }
-    for (int j = 0; j < n; j++) lp[j] = (float)(l[ids[j]] - lse);
-    return (float)(l[id] - lse);
-}
-
-// The sampled token goes to the job: its text, stop strings, limits. Returns true when the job
-// is finished.
-static bool post_token(serve_engine *e, slot *s, int si, int32_t t, const float *logits) {
+// The step's token goes to the job: its text (all of it in j->text, the part no stop string
+// may still claim up to j->visible), its log-probabilities, and the finish. Returns true when the
+// job is finished.
+static bool post_token(serve_sched *e, slot *s, int si, const mint_gen_token *out) {
     job *j = s->j;
-    serve_token tk = {.id = t};
-    tk.logprob = log_probs(logits, e->n_vocab, t, j->top_logprobs, tk.top_id, tk.top_lp);
-    tk.n_top = j->top_logprobs;
-    char piece[256];
-    size_t n = mint_token_to_piece(e->m, t, false, piece, sizeof piece);
-    if (n > sizeof piece) n = sizeof piece;
+    serve_token tk = {.id = out->token, .logprob = (float)out->logprob, .n_top = out->n_top};
+    for (int k = 0; k < out->n_top; k++) {
+        tk.top_id[k] = out->top_id[k];
+        tk.top_lp[k] = (float)out->top_logprob[k];
+    }
     pthread_mutex_lock(&j->mu);
-    bool done = false;
-    if (!j->ignore_eos && mint_token_is_eog(e->m, t)) {
+    bool done = out->finish != MINT_FINISH_NONE;
+    if (out->finish == MINT_FINISH_EOS) {
         finish_locked(e, j, "stop");
-        done = true;
+        pthread_mutex_unlock(&j->mu);
+        return true;
+    }
+    if (j->t_first == 0) j->t_first = serve_now();
+    job_add_text(j, out->piece, out->n_piece);
+    j->visible += out->n_text;
+    if (out->finish == MINT_FINISH_STOP) { // the text ends where the stop string begins
+        j->text_len = j->visible;
+        j->text[j->text_len] = '\0';
+    }
+    if (j->n_tok == j->cap_tok) {
+        int cap = j->cap_tok ? 2 * j->cap_tok : 64;
+        serve_token *p = realloc(j->tok, (size_t)cap * sizeof *p);
+        if (p) j->tok = p, j->cap_tok = cap;
+    }
+    if (j->n_tok < j->cap_tok) {
+        tk.text_end = j->text_len;
+        j->tok[j->n_tok++] = tk;
+    }
+    if (!done && mint_seq_n_past(e->ctx, si) + 1 >= mint_ctx_n_ctx(e->ctx)) {
+        done = true; // the context is full (max_tokens is clamped to the room, so rarely here)
+        finish_locked(e, j, "length");
+    } else if (done) {
+        finish_locked(e, j, mint_finish_name(out->finish));
     } else {
-        if (j->t_first == 0) j->t_first = serve_now();
-        const size_t before = j->text_len;
-        job_add_text(j, piece, n);
-        // A stop string completed: the text ends where it begins.
-        for (int k = 0; k < j->n_stop && !done; k++) {
-            const size_t ls = strlen(j->stop[k]);
-            const size_t from = before + 1 > ls ? before + 1 - ls : 0;
-            const char *hit = NULL;
-            for (size_t p = from; p + ls <= j->text_len && !hit; p++)
-                if (memcmp(j->text + p, j->stop[k], ls) == 0) hit = j->text + p;
-            if (hit) {
-                j->text_len = (size_t)(hit - j->text);
-                j->text[j->text_len] = '\0';
-                done = true;
-            }
-        }
-        if (j->n_tok == j->cap_tok) {
-            int cap = j->cap_tok ? 2 * j->cap_tok : 64;
-            serve_token *p = realloc(j->tok, (size_t)cap * sizeof *p);
-            if (p) j->tok = p, j->cap_tok = cap;
-        }
-        if (j->n_tok < j->cap_tok) {
-            tk.text_end = j->text_len;
-            j->tok[j->n_tok++] = tk;
-        }
-        if (done) {
-            finish_locked(e, j, "stop");
-        } else if (j->n_tok >= j->max_tokens ||
-                   mint_seq_n_past(e->ctx, si) + 1 >= mint_ctx_n_ctx(e->ctx)) {
-            finish_locked(e, j, "length");
-            done = true;
-        } else {
-            j->visible = visible_text(j);
-            pthread_cond_broadcast(&j->cv);
-        }
+        pthread_cond_broadcast(&j->cv);
     }
     pthread_mutex_unlock(&j->mu);
     return done;
 }
 
 // peek: the next token's most likely candidates, for the page.
-static void post_peek(serve_engine *e, job *j, const float *logits) {
+static void post_peek(serve_sched *e, job *j, const float *logits) {
     pthread_mutex_lock(&j->mu);
     j->peek_id = malloc((size_t)j->peek * sizeof *j->peek_id);
     j->peek_p = malloc((size_t)j->peek * sizeof *j->peek_p);
     j->peek_logit = malloc((size_t)j->peek * sizeof *j->peek_logit);
-    if (j->peek_id && j->peek_p && j->peek_logit) {
-        log_probs(logits, e->n_vocab, 0, j->peek, j->peek_id, j->peek_p);
-        for (int i = 0; i < j->peek; i++) {
+    double *lp = malloc((size_t)j->peek * sizeof *lp);
+    if (j->peek_id && j->peek_p && j->peek_logit && lp) {
+        const int n = mint_top_k(logits, e->n_vocab, j->peek, j->peek_id);
+        mint_log_softmax(logits, e->n_vocab, j->peek_id, n, lp);
+        for (int i = 0; i < n; i++) {
             j->peek_logit[i] = logits[j->peek_id[i]];
-            j->peek_p[i] = expf(j->peek_p[i]);
+            j->peek_p[i] = expf((float)lp[i]);
         }
     }
+    free(lp);
     finish_locked(e, j, "stop");
     pthread_mutex_unlock(&j->mu);
 }
@@ -257,7 +225,7 @@ static void post_peek(serve_engine *e, job *j, const float *logits) {
 // The engine thread
 
 // One step. Returns false when there was nothing to do.
-static bool step(serve_engine *e) {
+static bool step(serve_sched *e) {
     const double now = serve_now();
     int n = 0, n_rows = 0, budget = e->n_batch; // entries, and the ones with logits
     for (int si = 0; si < e->n_slots; si++) {   // clients gone, time up
@@ -312,20 +280,25 @@ static bool step(serve_engine *e) {
             free_slot(e, s);
             continue;
         }
-        const int32_t t = mint_sampler_sample(s->smp, logits);
-        mint_sampler_accept(s->smp, t);
-        if (post_token(e, s, si, t, logits)) {
+        mint_gen_token out;
+        if (mint_gen_step(s->step, logits, &out, &err) != MINT_OK) {
+            pthread_mutex_lock(&s->j->mu);
+            snprintf(s->j->error, sizeof s->j->error, "%s", err.msg);
+            finish_locked(e, s->j, "error");
+            pthread_mutex_unlock(&s->j->mu);
+            free_slot(e, s);
+        } else if (post_token(e, s, si, &out)) {
             free_slot(e, s);
         } else {
-            s->next = t;
+            s->next = out.token;
             s->gen = true;
         }
     }
     return true;
 }
 
-static void *engine_main(void *arg) {
-    serve_engine *e = arg;
+static void *sched_main(void *arg) {
+    serve_sched *e = arg;
     for (;;) {
         pthread_mutex_lock(&e->mu);
         while (!e->quit && e->q_len == 0 && atomic_load(&e->busy) == 0)
@@ -362,10 +335,10 @@ static void *engine_main(void *arg) {
     return NULL;
 }
 
-mint_status engine_start(const serve_config *cfg, mint_model *m, serve_metrics *metrics,
-                         serve_engine **out, mint_err *err) {
+mint_status sched_start(const serve_config *cfg, mint_model *m, serve_metrics *metrics,
+                        serve_sched **out, mint_err *err) {
     *out = NULL;
-    serve_engine *e = calloc(1, sizeof *e);
+    serve_sched *e = calloc(1, sizeof *e);
     if (!e) return MINT_E_NOMEM;
     e->cfg = cfg;
     e->m = m;
@@ -393,7 +366,7 @@ mint_status engine_start(const serve_config *cfg, mint_model *m, serve_metrics *
     pthread_mutex_init(&e->mu, NULL);
     pthread_cond_init(&e->cv, NULL);
     if (!e->slots || !e->queue || !e->batch ||
-        pthread_create(&e->thread, NULL, engine_main, e) != 0) {
+        pthread_create(&e->thread, NULL, sched_main, e) != 0) {
         mint_ctx_free(e->ctx);
         free(e->slots);
         free(e->queue);
@@ -405,7 +378,7 @@ mint_status engine_start(const serve_config *cfg, mint_model *m, serve_metrics *
     return MINT_OK;
 }
 
-bool engine_submit(serve_engine *e, job *const *jobs, int n) {
+bool sched_submit(serve_sched *e, job *const *jobs, int n) {
     pthread_mutex_lock(&e->mu);
     // The queue limit counts requests waiting beyond the free slots.
     const int free_slots = e->n_slots - atomic_load(&e->busy);
@@ -423,27 +396,27 @@ bool engine_submit(serve_engine *e, job *const *jobs, int n) {
     return ok;
 }
 
-int engine_queue_length(serve_engine *e) {
+int sched_queue_length(serve_sched *e) {
     pthread_mutex_lock(&e->mu);
     const int n = e->q_len;
     pthread_mutex_unlock(&e->mu);
     return n;
 }
 
-int engine_busy_slots(serve_engine *e) {
+int sched_busy_slots(serve_sched *e) {
     return atomic_load(&e->busy);
 }
 
-const mint_model *engine_model(const serve_engine *e) {
+const mint_model *sched_model(const serve_sched *e) {
     return e->m;
 }
 
-void engine_stop(serve_engine *e, double seconds) {
+void sched_stop(serve_sched *e, double seconds) {
     pthread_mutex_lock(&e->mu);
     e->closed = true;
     pthread_mutex_unlock(&e->mu);
     const double until = serve_now() + seconds;
-    while (serve_now() < until && (engine_queue_length(e) > 0 || engine_busy_slots(e) > 0)) {
+    while (serve_now() < until && (sched_queue_length(e) > 0 || sched_busy_slots(e) > 0)) {
         struct timespec ts = {0, 20 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }

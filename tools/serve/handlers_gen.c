@@ -1,9 +1,10 @@
-// gen.c - the generation endpoints: a request becomes one job per choice, queued for the engine;
+// handlers_gen.c - the generation endpoints: a request becomes one job per choice, queued for the
+// scheduler (scheduler.c);
 // the response is produced by a libmicrohttpd reader callback that waits on the jobs, as one JSON
 // body or as server-sent events (one chunk per token), in OpenAI's shapes. While it waits it
-// watches the client's socket: a client that leaves cancels its jobs, and the engine frees their
-// slots at its next step.
-#include "http.h"
+// watches the client's socket: a client that leaves cancels its jobs, and the scheduler frees
+// their slots at its next step.
+#include "handlers.h"
 
 #include <math.h>
 #include <poll.h>
@@ -28,26 +29,8 @@ typedef struct gen {
     size_t sent_text[SERVE_MAX_N]; // text bytes sent
     bool sent_final[SERVE_MAX_N];  // the finish chunk was sent
     bool ended;                    // [DONE] queued
-    char *out;                     // bytes waiting to go out
-    size_t out_len, out_pos;
+    reply_sse sse;                 // events waiting to go out
 } gen;
-
-static void out_add(gen *g, const char *s, size_t n) {
-    char *p = realloc(g->out, g->out_len + n + 1);
-    if (!p) return;
-    g->out = p;
-    memcpy(g->out + g->out_len, s, n);
-    g->out_len += n;
-}
-
-static void out_event(gen *g, json_object *o) {
-    size_t n;
-    const char *s = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN, &n);
-    out_add(g, "data: ", 6);
-    out_add(g, s, n);
-    out_add(g, "\n\n", 2);
-    json_object_put(o);
-}
 
 // The client closed its end (or the connection broke).
 static bool client_gone(const gen *g) {
@@ -88,24 +71,13 @@ static const char *job_error(const job *j, unsigned *status) {
     return NULL;
 }
 
-// OpenAI's error shape, as a body or as a stream's event (OpenAI's clients raise it).
-static json_object *error_object(const char *msg) {
-    json_object *e = json_object_new_object(), *o = json_object_new_object();
-    json_object_object_add(e, "message", json_object_new_string(msg));
-    json_object_object_add(e, "type", json_object_new_string("server_error"));
-    json_object_object_add(e, "param", NULL);
-    json_object_object_add(e, "code", NULL);
-    json_object_object_add(o, "error", e);
-    return o;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Log-probabilities in OpenAI's two shapes
 
 static json_object *token_str(const mint_model *m, int32_t id) {
     char b[256];
     size_t n = mint_token_to_piece(m, id, false, b, sizeof b);
-    return http_utf8_string(b, n < sizeof b ? n : 0);
+    return reply_utf8_string(b, n < sizeof b ? n : 0);
 }
 
 static json_object *token_bytes(const mint_model *m, int32_t id) {
@@ -119,7 +91,7 @@ static json_object *token_bytes(const mint_model *m, int32_t id) {
 
 // Chat: {"content": [{token, logprob, bytes, top_logprobs: [{token, logprob, bytes}]}]}
 static json_object *chat_logprobs(const gen *g, const job *j, int from, int to) {
-    const mint_model *m = engine_model(g->h->e);
+    const mint_model *m = sched_model(g->h->e);
     json_object *content = json_object_new_array();
     for (int t = from; t < to; t++) {
         const serve_token *k = &j->tok[t];
@@ -144,7 +116,7 @@ static json_object *chat_logprobs(const gen *g, const job *j, int from, int to) 
 
 // Completions: {"tokens", "token_logprobs", "top_logprobs": [{token: logprob}], "text_offset"}
 static json_object *completion_logprobs(const gen *g, const job *j, int from, int to) {
-    const mint_model *m = engine_model(g->h->e);
+    const mint_model *m = sched_model(g->h->e);
     json_object *tokens = json_object_new_array(), *lps = json_object_new_array(),
                 *tops = json_object_new_array(), *offs = json_object_new_array();
     for (int t = from; t < to; t++) {
@@ -203,7 +175,7 @@ static void chunk(gen *g, int i, const job *j, size_t from, size_t to, int t0, i
     json_object *o = envelope(g, g->chat ? "chat.completion.chunk" : "text_completion");
     json_object *ch = json_object_new_object(), *choices = json_object_new_array();
     json_object_object_add(ch, "index", json_object_new_int(i));
-    json_object *piece = http_utf8_string(j->text + from, to - from);
+    json_object *piece = reply_utf8_string(j->text + from, to - from);
     if (g->chat) {
         json_object *delta = json_object_new_object();
         if (from == 0 && t0 == 0)
@@ -220,7 +192,7 @@ static void chunk(gen *g, int i, const job *j, size_t from, size_t to, int t0, i
     json_object_object_add(ch, "finish_reason", NULL);
     json_object_array_add(choices, ch);
     json_object_object_add(o, "choices", choices);
-    out_event(g, o);
+    reply_sse_event(&g->sse, o);
 }
 
 // Adds the chunks for what job i produced since the last call: one per token whose text may be
@@ -229,7 +201,7 @@ static void stream_job(gen *g, int i) {
     job *j = g->jobs[i];
     pthread_mutex_lock(&j->mu);
     const bool done = j->state == JOB_DONE;
-    const size_t vis = done ? j->text_len : http_utf8_complete(j->text, j->visible);
+    const size_t vis = done ? j->text_len : reply_utf8_complete(j->text, j->visible);
     while (g->sent_tok[i] < j->n_tok && j->tok[g->sent_tok[i]].text_end <= vis) {
         const int t = g->sent_tok[i];
         const size_t end =
@@ -245,7 +217,7 @@ static void stream_job(gen *g, int i) {
     unsigned status;
     const char *failed = done && !g->sent_final[i] ? job_error(j, &status) : NULL;
     if (failed) { // no finish chunk that would pass for an answer: an error event
-        out_event(g, error_object(failed));
+        reply_sse_event(&g->sse, reply_error_object(failed));
         g->sent_final[i] = true;
     }
     if (done && !g->sent_final[i]) {
@@ -260,7 +232,7 @@ static void stream_job(gen *g, int i) {
         json_object_object_add(ch, "finish_reason", json_object_new_string(finish_reason(j)));
         json_object_array_add(choices, ch);
         json_object_object_add(o, "choices", choices);
-        out_event(g, o);
+        reply_sse_event(&g->sse, o);
         g->sent_final[i] = true;
     }
     pthread_mutex_unlock(&j->mu);
@@ -270,13 +242,8 @@ static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max) {
     gen *g = cls;
     (void)pos;
     for (;;) {
-        if (g->out_pos < g->out_len) {
-            size_t n = g->out_len - g->out_pos < max ? g->out_len - g->out_pos : max;
-            memcpy(buf, g->out + g->out_pos, n);
-            g->out_pos += n;
-            if (g->out_pos == g->out_len) g->out_pos = g->out_len = 0;
-            return (ssize_t)n;
-        }
+        const size_t n = reply_sse_take(&g->sse, buf, max);
+        if (n > 0) return (ssize_t)n;
         if (g->ended) return MHD_CONTENT_READER_END_OF_STREAM;
         if (client_gone(g)) {
             cancel_all(g);
@@ -292,11 +259,11 @@ static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max) {
                 json_object *o = envelope(g, g->chat ? "chat.completion.chunk" : "text_completion");
                 json_object_object_add(o, "choices", json_object_new_array());
                 json_object_object_add(o, "usage", usage(g));
-                out_event(g, o);
+                reply_sse_event(&g->sse, o);
             }
-            out_add(g, "data: [DONE]\n\n", 14);
+            reply_sse_raw(&g->sse, "data: [DONE]\n\n", 14);
             g->ended = true;
-        } else if (g->out_len == 0) {
+        } else if (g->sse.len == 0) {
             for (int i = 0; i < g->n; i++)
                 if (!g->sent_final[i]) {
                     wait_job(g->jobs[i]);
@@ -316,9 +283,9 @@ static json_object *whole(gen *g, unsigned *status) {
         const job *j = g->jobs[i];
         if (j->state != JOB_DONE) return NULL;
         const char *failed = job_error(j, status);
-        if (failed) return error_object(failed);
+        if (failed) return reply_error_object(failed);
     }
-    const mint_model *m = engine_model(g->h->e);
+    const mint_model *m = sched_model(g->h->e);
     if (g->peek) {
         const job *j = g->jobs[0];
         json_object *arr = json_object_new_array(), *o = json_object_new_object();
@@ -343,14 +310,14 @@ static json_object *whole(gen *g, unsigned *status) {
         if (g->chat) {
             json_object *msg = json_object_new_object();
             json_object_object_add(msg, "role", json_object_new_string("assistant"));
-            json_object_object_add(msg, "content", http_utf8_string(j->text, j->text_len));
+            json_object_object_add(msg, "content", reply_utf8_string(j->text, j->text_len));
             json_object_object_add(ch, "message", msg);
         } else {
             char *t = malloc(g->echo_len + j->text_len + 1);
             if (t && g->echo_len) memcpy(t, g->echo, g->echo_len); // echo and text may be NULL
             if (t && j->text_len) memcpy(t + g->echo_len, j->text, j->text_len);
-            json_object_object_add(ch, "text",
-                                   http_utf8_string(t ? t : "", t ? g->echo_len + j->text_len : 0));
+            json_object_object_add(
+                ch, "text", reply_utf8_string(t ? t : "", t ? g->echo_len + j->text_len : 0));
             free(t);
         }
         int n_lp = 0; // the tokens inside the text (a stop string cut the rest)
@@ -373,7 +340,7 @@ static void gen_free(void *cls) {
     for (int i = 0; i < g->n; i++) job_release(g->jobs[i]);
     serve_request_free(&g->req);
     free(g->echo);
-    free(g->out);
+    reply_sse_free(&g->sse);
     free(g);
 }
 
@@ -383,7 +350,7 @@ static void gen_free(void *cls) {
 // The prompt's tokens: a chat rendered with the template (special tokens parsed, as mint-run -cnv
 // does), a completion's text (BOS added as the vocabulary asks) or its token ids as given.
 static bool prompt_tokens(gen *g, int32_t **ids, int *n, char *msg, size_t cap) {
-    const mint_model *m = engine_model(g->h->e);
+    const mint_model *m = sched_model(g->h->e);
     const serve_request *r = &g->req;
     if (r->prompt_ids) {
         for (int i = 0; i < r->n_prompt_ids; i++)
@@ -437,37 +404,40 @@ static bool prompt_tokens(gen *g, int32_t **ids, int *n, char *msg, size_t cap) 
     return ok;
 }
 
-static enum MHD_Result busy(struct MHD_Connection *c) {
-    const char *msg = "{\"error\":{\"message\":\"the server is busy: every slot and the queue "
-                      "are full; retry shortly\",\"type\":\"server_error\",\"param\":null,"
-                      "\"code\":null}}";
-    struct MHD_Response *r =
-        MHD_create_response_from_buffer(strlen(msg), (void *)msg, MHD_RESPMEM_PERSISTENT);
-    if (!r) return MHD_NO;
-    MHD_add_response_header(r, "Content-Type", "application/json");
-    MHD_add_response_header(r, "Retry-After", "1");
-    http_last_status = 503;
-    enum MHD_Result ret = MHD_queue_response(c, 503, r);
-    MHD_destroy_response(r);
-    return ret;
+// Whether a /v1/next body is a chat: a JSON object with a "messages" member (the text
+// "messages" inside a prompt or a stop string does not make one).
+static bool has_messages(const char *body, size_t len) {
+    json_tokener *tok = json_tokener_new();
+    json_object *o = tok && len ? json_tokener_parse_ex(tok, body, (int)len) : NULL;
+    const bool chat = o && json_object_is_type(o, json_type_object) &&
+                      json_object_object_get_ex(o, "messages", NULL);
+    json_object_put(o);
+    json_tokener_free(tok);
+    return chat;
 }
 
-enum MHD_Result gen_handle(serve_http *h, struct MHD_Connection *c, const char *endpoint,
-                           const char *body, size_t len) {
+typedef enum gen_kind { GEN_COMPLETION, GEN_CHAT, GEN_NEXT } gen_kind;
+
+static enum MHD_Result generate(serve_http *h, struct MHD_Connection *c, const serve_call *r,
+                                gen_kind kind) {
+    if (atomic_load(&h->stopping))
+        return reply_error(c, 503, "server_error", NULL, "the server is shutting down");
+    const char *body = r->body;
+    const size_t len = r->len;
     gen *g = calloc(1, sizeof *g);
     if (!g) return MHD_NO;
     g->h = h;
     g->fd = -1;
-    g->chat = !strcmp(endpoint, "/v1/chat/completions");
-    g->peek = !strcmp(endpoint, "/v1/next");
+    g->chat = kind == GEN_CHAT;
+    g->peek = kind == GEN_NEXT;
     // /v1/next takes either shape: messages (a chat) or a prompt.
-    const bool as_chat = g->chat || (g->peek && len && strstr(body, "\"messages\""));
+    const bool as_chat = g->chat || (g->peek && has_messages(body, len));
     char msg[600];
     const char *param = NULL;
     if (!serve_parse_request(body, len, as_chat ? SERVE_CHAT : SERVE_COMPLETION, h->cfg->max_tokens,
                              &g->req, msg, sizeof msg, &param)) {
         free(g);
-        return http_error(c, 400, "invalid_request_error", param, "%s", msg);
+        return reply_error(c, 400, "invalid_request_error", param, "%s", msg);
     }
     g->stream = g->req.stream && !g->peek;
     int32_t *ids = NULL;
@@ -476,17 +446,17 @@ enum MHD_Result gen_handle(serve_http *h, struct MHD_Connection *c, const char *
     if (!prompt_tokens(g, &ids, &n_ids, msg, sizeof msg) || n_ids < 1) {
         free(ids);
         gen_free(g);
-        return http_error(c, 400, "invalid_request_error", as_chat ? "messages" : "prompt", "%s",
-                          msg[0] ? msg : "the prompt is empty");
+        return reply_error(c, 400, "invalid_request_error", as_chat ? "messages" : "prompt", "%s",
+                           msg[0] ? msg : "the prompt is empty");
     }
     const int n_ctx = h->cfg->n_ctx;
     if (n_ids >= n_ctx) {
         free(ids);
         gen_free(g);
-        return http_error(c, 400, "invalid_request_error", as_chat ? "messages" : "prompt",
-                          "the prompt has %d tokens; the context holds %d (leave room for the "
-                          "reply)",
-                          n_ids, n_ctx);
+        return reply_error(c, 400, "invalid_request_error", as_chat ? "messages" : "prompt",
+                           "the prompt has %d tokens; the context holds %d (leave room for the "
+                           "reply)",
+                           n_ids, n_ctx);
     }
     const int room = n_ctx - n_ids;
     int max_tokens = g->req.max_tokens < 0 ? h->cfg->max_tokens : g->req.max_tokens;
@@ -521,30 +491,16 @@ enum MHD_Result gen_handle(serve_http *h, struct MHD_Connection *c, const char *
     for (int i = 0; i < g->n; i++)
         if (!g->jobs[i] || !g->jobs[i]->prompt) {
             gen_free(g);
-            return http_error(c, 500, "server_error", NULL, "out of memory");
+            return reply_error(c, 500, "server_error", NULL, "out of memory");
         }
-    if (!engine_submit(h->e, g->jobs, g->n)) {
+    if (!sched_submit(h->e, g->jobs, g->n)) {
         gen_free(g);
-        return busy(c);
+        return reply_busy(c);
     }
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
     g->fd = ci ? ci->connect_fd : -1;
-    if (g->stream) {
-        struct MHD_Response *r =
-            MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_reader, g, gen_free);
-        if (!r) {
-            gen_free(g);
-            return MHD_NO;
-        }
-        MHD_add_response_header(r, "Content-Type", "text/event-stream");
-        MHD_add_response_header(r, "Cache-Control", "no-cache");
-        MHD_add_response_header(r, "X-Accel-Buffering", "no"); // nginx: do not buffer
-        http_last_status = 200;
-        enum MHD_Result ret = MHD_queue_response(c, 200, r);
-        MHD_destroy_response(r);
-        return ret;
-    }
+    if (g->stream) return reply_stream(c, stream_reader, g, gen_free);
     // One body: this connection's thread waits for the jobs (watching the client), then answers.
     for (;;) {
         int open = -1; // a job still running
@@ -563,5 +519,17 @@ enum MHD_Result gen_handle(serve_http *h, struct MHD_Connection *c, const char *
     unsigned status;
     json_object *o = whole(g, &status);
     gen_free(g);
-    return http_json(c, status, o);
+    return reply_json(c, status, o);
+}
+
+enum MHD_Result handle_completions(serve_http *h, struct MHD_Connection *c, const serve_call *r) {
+    return generate(h, c, r, GEN_COMPLETION);
+}
+
+enum MHD_Result handle_chat(serve_http *h, struct MHD_Connection *c, const serve_call *r) {
+    return generate(h, c, r, GEN_CHAT);
+}
+
+enum MHD_Result handle_next(serve_http *h, struct MHD_Connection *c, const serve_call *r) {
+    return generate(h, c, r, GEN_NEXT);
 }

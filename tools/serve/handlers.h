@@ -1,0 +1,52 @@
+// handlers.h - mint-serve's endpoints, one function per endpoint, in three families:
+// handlers_info.c (the page, /health, /v1/models, /metrics), handlers_tokens.c (/tokenize,
+// /detokenize) and handlers_gen.c (/v1/completions, /v1/chat/completions, /v1/next). The router
+// (router.c) picks one by method and path; a handler answers through reply.h and never calls
+// back into the router.
+#ifndef MINT_SERVE_HANDLERS_H
+#define MINT_SERVE_HANDLERS_H
+
+#include "reply.h"
+#include "serve.h"
+
+// The server's state that the router owns and the handlers read.
+struct serve_http {
+    const serve_config *cfg;
+    serve_sched *e;
+    serve_metrics *m;
+    mint_chat_template tmpl; // chat template (known)
+    struct MHD_Daemon *d;
+    int port;              // bound port
+    atomic_bool stopping;  // shutting down: /health says so, new requests are refused
+    atomic_ullong next_id; // request ids
+    int32_t n_vocab;
+    atomic_int active; // requests begun and not yet done with (their answer written or not)
+    bool space_prefix; // the vocabulary puts a space before the text (mint_vocab_adds_space_prefix)
+};
+
+// One request as the router hands it over: the body received (NUL-terminated; NULL when none).
+typedef struct serve_call {
+    const char *method; // "GET", "POST", ...
+    const char *url;    // the path
+    const char *body;   // [len] bytes
+    size_t len;
+} serve_call;
+
+typedef enum MHD_Result (*serve_handler)(serve_http *h, struct MHD_Connection *c,
+                                         const serve_call *r);
+
+// handlers_info.c
+enum MHD_Result handle_page(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+enum MHD_Result handle_favicon(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+enum MHD_Result handle_health(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+enum MHD_Result handle_models(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+enum MHD_Result handle_metrics(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+// handlers_tokens.c
+enum MHD_Result handle_tokenize(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+enum MHD_Result handle_detokenize(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+// handlers_gen.c
+enum MHD_Result handle_completions(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+enum MHD_Result handle_chat(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+enum MHD_Result handle_next(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+
+#endif // MINT_SERVE_HANDLERS_H

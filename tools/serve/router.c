@@ -1,0 +1,216 @@
+// router.c - mint-serve's HTTP side on libmicrohttpd (Debian's libmicrohttpd-dev: a maintained,
+// widely deployed C HTTP/1.1 server library whose thread-per-connection mode lets a request's
+// thread block while its tokens are generated, and which limits connections, header memory and
+// time itself). The daemon, the body limit, authentication, and routing: a request goes to its
+// handler by method and path alone (the table below); a known path asked with another method is
+// answered 405 with an Allow header, an unknown one 404. Handlers (handlers_*.c) answer through
+// reply.c and never call back here.
+#include "handlers.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+// One request's state while its body arrives.
+typedef struct conn {
+    char *body; // [len] bytes received
+    size_t len, cap;
+    bool too_big; // the body passed --max-body: the rest is dropped and 413 sent
+    // For -v: what the request was and how it was answered, logged when the connection is done
+    // with it (so a line means the whole answer was written, or says it was not).
+    char method[8], url[64], rid[64]; // rid: the client's X-Request-Id (printable), or "-"
+    unsigned status;
+} conn;
+
+// Constant-time comparison of the Authorization header with "Bearer <key>".
+static bool authorized(const serve_http *h, struct MHD_Connection *c) {
+    if (!h->cfg->api_key) return true;
+    const char *got = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+    char want[600];
+    snprintf(want, sizeof want, "Bearer %s", h->cfg->api_key);
+    const size_t wl = strlen(want), gl = got ? strlen(got) : 0;
+    unsigned diff = (unsigned)(wl ^ gl);
+    for (size_t i = 0; i < wl; i++)
+        diff |= (unsigned char)want[i] ^ (unsigned char)(i < gl ? got[i] : 0);
+    return diff == 0;
+}
+
+// The routes. open: answered without the API key; body: the body must be within --max-body.
+typedef struct route {
+    const char *path;
+    const char *allow; // the methods, as the Allow header lists them
+    bool post;         // POST (else GET and HEAD)
+    bool open, body;
+    serve_handler handler;
+    const char *endpoint; // its label in /metrics
+} route;
+
+static const route ROUTES[] = {
+    {"/", "GET, HEAD", false, true, false, handle_page, "/"},
+    {"/favicon.ico", "GET, HEAD", false, true, false, handle_favicon, "/favicon.ico"},
+    {"/health", "GET, HEAD", false, true, false, handle_health, "/health"},
+    {"/v1/models", "GET, HEAD", false, false, false, handle_models, "/v1/models"},
+    {"/metrics", "GET, HEAD", false, false, false, handle_metrics, "/metrics"},
+    {"/tokenize", "POST", true, false, true, handle_tokenize, "/tokenize"},
+    {"/detokenize", "POST", true, false, true, handle_detokenize, "/detokenize"},
+    {"/v1/completions", "POST", true, false, true, handle_completions, "/v1/completions"},
+    {"/v1/chat/completions", "POST", true, false, true, handle_chat, "/v1/chat/completions"},
+    {"/v1/next", "POST", true, false, true, handle_next, "/v1/next"},
+};
+
+static enum MHD_Result dispatch(serve_http *h, struct MHD_Connection *c, const serve_call *r,
+                                bool too_big, const char **endpoint) {
+    const bool get = !strcmp(r->method, "GET") || !strcmp(r->method, "HEAD");
+    const bool post = !strcmp(r->method, "POST");
+    const route *rt = NULL;
+    for (size_t i = 0; i < sizeof ROUTES / sizeof ROUTES[0] && !rt; i++)
+        if (!strcmp(r->url, ROUTES[i].path)) rt = &ROUTES[i];
+    if (!rt) {
+        *endpoint = "other";
+        if (!authorized(h, c))
+            return reply_error(c, 401, "authentication_error", NULL,
+                               "a valid API key is needed (Authorization: Bearer KEY)");
+        return reply_error(c, 404, "invalid_request_error", NULL, "no endpoint %s %s", r->method,
+                           r->url);
+    }
+    *endpoint = rt->endpoint;
+    if (!rt->open && !authorized(h, c))
+        return reply_error(c, 401, "authentication_error", NULL,
+                           "a valid API key is needed (Authorization: Bearer KEY)");
+    if (rt->post ? !post : !get) return reply_not_allowed(c, r->method, r->url, rt->allow);
+    if (rt->body && too_big)
+        return reply_error(c, 413, "invalid_request_error", NULL,
+                           "the body is larger than the %zu bytes allowed", h->cfg->max_body);
+    return rt->handler(h, c, r);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version, const char *upload,
+                                  size_t *upload_size, void **con_cls) {
+    serve_http *h = cls;
+    (void)version;
+    conn *k = *con_cls;
+    if (!k) { // the headers are in: a body may follow
+        k = calloc(1, sizeof *k);
+        if (!k) return MHD_NO;
+        *con_cls = k;
+        atomic_fetch_add(&h->active, 1);
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        if (!k->too_big && k->len + *upload_size > h->cfg->max_body) {
+            k->too_big = true;
+            free(k->body);
+            k->body = NULL;
+            k->len = k->cap = 0;
+        }
+        if (!k->too_big) {
+            if (k->len + *upload_size + 1 > k->cap) {
+                size_t cap = (k->len + *upload_size + 1) * 2;
+                cap = cap > h->cfg->max_body + 1 ? h->cfg->max_body + 1 : cap;
+                char *b = realloc(k->body, cap);
+                if (!b) return MHD_NO;
+                k->body = b;
+                k->cap = cap;
+            }
+            memcpy(k->body + k->len, upload, *upload_size);
+            k->len += *upload_size;
+            k->body[k->len] = '\0';
+        }
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    const char *endpoint = url;
+    reply_last_status = 0;
+    const serve_call call = {method, url, k->body, k->len};
+    enum MHD_Result r = dispatch(h, c, &call, k->too_big, &endpoint);
+    k->status = reply_last_status ? reply_last_status : 200;
+    metrics_request(h->m, endpoint, (int)k->status);
+    if (h->cfg->verbose) {
+        snprintf(k->method, sizeof k->method, "%s", method);
+        snprintf(k->url, sizeof k->url, "%s", url);
+        const char *rid = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Request-Id");
+        size_t n = 0;
+        for (; rid && rid[n] && n + 1 < sizeof k->rid; n++)
+            k->rid[n] = rid[n] > ' ' && rid[n] < 127 ? rid[n] : '?';
+        k->rid[n] = '\0';
+        if (!n) strcpy(k->rid, "-");
+    }
+    return r;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                         enum MHD_RequestTerminationCode toe) {
+    const serve_http *h = cls;
+    (void)c;
+    conn *k = *con_cls;
+    if (!k) return;
+    if (h->cfg->verbose && k->method[0])
+        fprintf(stderr, SERVE_TOOL ": %s %s %u id=%s %s\n", k->method, k->url, k->status, k->rid,
+                toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "answered" : "interrupted");
+    free(k->body);
+    free(k);
+    *con_cls = NULL;
+    atomic_fetch_sub(&((serve_http *)cls)->active, 1);
+}
+
+serve_http *http_start(const serve_config *cfg, serve_sched *e, serve_metrics *m,
+                       mint_chat_template tmpl, char *err, size_t errlen) {
+    serve_http *h = calloc(1, sizeof *h);
+    if (!h) return NULL;
+    h->cfg = cfg;
+    h->e = e;
+    h->m = m;
+    h->tmpl = tmpl;
+    mint_model_desc d;
+    mint_model_describe(sched_model(e), &d);
+    h->n_vocab = d.n_vocab;
+    h->space_prefix = mint_vocab_adds_space_prefix(sched_model(e));
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)cfg->port)};
+    if (inet_pton(AF_INET, cfg->host, &addr.sin_addr) != 1) {
+        snprintf(err, errlen, "--host '%s' is not an IPv4 address", cfg->host);
+        free(h);
+        return NULL;
+    }
+    h->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+                                MHD_USE_ITC | MHD_USE_ERROR_LOG,
+                            (uint16_t)cfg->port, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR,
+                            (const struct sockaddr *)&addr, MHD_OPTION_CONNECTION_LIMIT,
+                            (unsigned)cfg->max_connections, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+                            cfg->max_header, MHD_OPTION_CONNECTION_TIMEOUT,
+                            (unsigned)(cfg->timeout + 30), MHD_OPTION_NOTIFY_COMPLETED,
+                            on_completed, h, MHD_OPTION_END);
+    if (!h->d) {
+        snprintf(err, errlen, "cannot listen on %s:%d (in use, or not allowed)", cfg->host,
+                 cfg->port);
+        free(h);
+        return NULL;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
+    h->port = info ? info->port : cfg->port;
+    return h;
+}
+
+int http_port(const serve_http *h) {
+    return h->port;
+}
+
+void http_quiesce(serve_http *h) {
+    atomic_store(&h->stopping, true);
+    MHD_socket s = MHD_quiesce_daemon(h->d);
+    if (s != MHD_INVALID_SOCKET) close(s);
+}
+
+void http_drain(serve_http *h, double seconds) {
+    for (double until = serve_now() + seconds; atomic_load(&h->active) > 0 && serve_now() < until;)
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+}
+
+void http_stop(serve_http *h) {
+    if (!h) return;
+    MHD_stop_daemon(h->d);
+    free(h);
+}
