@@ -256,10 +256,16 @@ bool serve_parse_request(const char *body, size_t len, serve_kind kind, int max_
     json_tokener_free(tok);
     bool ok = false;
     if (!req || jerr != json_tokener_success) {
-        fail(&p, NULL, "the body is not valid JSON: %s",
-             len == 0                        ? "it is empty"
-             : jerr == json_tokener_continue ? "it ends in the middle of a value"
-                                             : json_tokener_error_desc(jerr));
+        // json-c's own words ("null expected" for a body starting with 'n') say what its
+        // tokenizer wanted, not what is wrong: name the byte and what the body must be.
+        char where[64] = "it is empty";
+        if (len > 0 && jerr == json_tokener_continue)
+            snprintf(where, sizeof where, "it ends in the middle of a value");
+        else if (len > 0)
+            snprintf(where, sizeof where, "it stops parsing at byte %zu", used);
+        fail(&p, NULL, "the body is not valid JSON (%s): send a JSON object, e.g. %s", where,
+             kind == SERVE_CHAT ? "{\"messages\": [{\"role\": \"user\", \"content\": \"Hi\"}]}"
+                                : "{\"prompt\": \"Once upon a time\", \"max_tokens\": 16}");
     } else if (!only_space(body + used, len - used)) {
         fail(&p, NULL, "the body has bytes after its JSON value");
     } else if (!json_object_is_type(req, json_type_object)) {

@@ -8,6 +8,7 @@
 #include "handlers.h"
 
 #include <arpa/inet.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,11 +20,38 @@ typedef struct conn {
     char *body; // [len] bytes received
     size_t len, cap;
     bool too_big; // the body passed --max-body: the rest is dropped and 413 sent
+    double t0; // monotonic seconds when the headers were in: the body must follow within --timeout
     // For -v: what the request was and how it was answered, logged when the connection is done
     // with it (so a line means the whole answer was written, or says it was not).
     char method[8], url[64], rid[64]; // rid: the client's X-Request-Id (printable), or "-"
     unsigned status;
 } conn;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+// libmicrohttpd's own messages, in mint-serve's one-line format: before the daemon listens they
+// are kept (the last one explains a failure to start, in mint's error line); after, printed.
+static void on_mhd_log(void *cls, const char *fmt, va_list ap) {
+    serve_http *h = cls;
+    char line[sizeof h->http_msg];
+    vsnprintf(line, sizeof line, fmt, ap);
+    for (char *p = line; *p; p++)
+        if (*p == '\n' || *p == '\r') *p = ' ';
+    // Its error pages come quoted in the message: the status says enough.
+    char *page = strstr(line, " ('<html>");
+    if (page) page[0] = ')', page[1] = '\0';
+    size_t n = strlen(line);
+    while (n > 0 && line[n - 1] == ' ') line[--n] = '\0';
+    if (!atomic_load(&h->listening)) {
+        snprintf(h->http_msg, sizeof h->http_msg, "%s", line);
+        return;
+    }
+    fprintf(stderr, SERVE_TOOL ": http: %s\n", line);
+}
 
 // Constant-time comparison of the Authorization header with "Bearer <key>".
 static bool authorized(const serve_http *h, struct MHD_Connection *c) {
@@ -96,11 +124,22 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (!k) { // the headers are in: a body may follow
         k = calloc(1, sizeof *k);
         if (!k) return MHD_NO;
+        k->t0 = now_s();
         *con_cls = k;
         atomic_fetch_add(&h->active, 1);
         return MHD_YES;
     }
     if (*upload_size) {
+        // A body that trickles in forever (a byte now and then keeps libmicrohttpd's idle
+        // timeout from firing) would hold its thread: --timeout bounds the whole request.
+        if (now_s() - k->t0 > h->cfg->timeout) {
+            metrics_request(h->m, "other", 408);
+            fprintf(stderr,
+                    SERVE_TOOL ": %s %s: the body did not arrive within --timeout %g s; "
+                               "closing the connection\n",
+                    method, url, h->cfg->timeout);
+            return MHD_NO; // closes the connection; no answer can be sent mid-body
+        }
         if (!k->too_big && k->len + *upload_size > h->cfg->max_body) {
             k->too_big = true;
             free(k->body);
@@ -175,20 +214,21 @@ serve_http *http_start(const serve_config *cfg, serve_sched *e, serve_metrics *m
         free(h);
         return NULL;
     }
-    h->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-                                MHD_USE_ITC | MHD_USE_ERROR_LOG,
-                            (uint16_t)cfg->port, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR,
-                            (const struct sockaddr *)&addr, MHD_OPTION_CONNECTION_LIMIT,
-                            (unsigned)cfg->max_connections, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-                            cfg->max_header, MHD_OPTION_CONNECTION_TIMEOUT,
-                            (unsigned)(cfg->timeout + 30), MHD_OPTION_NOTIFY_COMPLETED,
-                            on_completed, h, MHD_OPTION_END);
+    h->d = MHD_start_daemon(
+        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
+            MHD_USE_ERROR_LOG,
+        (uint16_t)cfg->port, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR,
+        (const struct sockaddr *)&addr, MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->max_header, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)(cfg->timeout + 30), MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+        MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h, MHD_OPTION_END);
     if (!h->d) {
-        snprintf(err, errlen, "cannot listen on %s:%d (in use, or not allowed)", cfg->host,
-                 cfg->port);
+        snprintf(err, errlen, "cannot listen on %s:%d: %s", cfg->host, cfg->port,
+                 h->http_msg[0] ? h->http_msg : "in use, or not allowed");
         free(h);
         return NULL;
     }
+    atomic_store(&h->listening, true);
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
     h->port = info ? info->port : cfg->port;
     return h;
