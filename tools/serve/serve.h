@@ -22,26 +22,27 @@
 #define SERVE_TOOL "mint-serve"
 
 typedef struct serve_config {
-    const char *model_path;         // -m
-    const char *model_name;         // the id /v1/models reports (the file's name)
-    const char *host;               // --host (default 127.0.0.1)
-    int port;                       // --port (default 8080; 0 = any free port, printed)
-    int parallel;                   // --parallel: slots decoded together
-    int queue;                      // --queue: requests waiting beyond the slots
-    int n_ctx;                      // -c: positions per slot
-    int n_threads;                  // -t
-    int max_tokens;                 // --max-tokens: cap on max_tokens
-    size_t max_body;                // --max-body bytes
-    size_t max_header;              // --max-header bytes (all headers of a request)
-    int max_connections;            // --max-connections
-    double timeout;                 // --timeout: seconds a request may take
-    double drain;                   // --drain: seconds in-flight requests get at shutdown
-    const char *api_key;            // --api-key (Bearer), or NULL
-    const char *chat_template;      // --chat-template, or NULL (the model's)
-    const char *chat_template_file; // --chat-template-file: a Jinja template, or NULL
-    int kv_block;                   // --kv-block (0 = default)
-    bool kv_f16;                    // --kv-type f16
-    bool verbose;                   // -v: a line per request
+    const char *model_path;    // -m
+    const char *model_name;    // the id /v1/models reports (the file's name)
+    const char *host;          // --host (default 127.0.0.1)
+    int port;                  // --port (default 8080; 0 = any free port, printed)
+    int parallel;              // --parallel: slots decoded together
+    int queue;                 // --queue: requests waiting beyond the slots
+    int n_ctx;                 // -c: positions per slot
+    int n_threads;             // -t
+    int max_tokens;            // --max-tokens: cap on max_tokens
+    size_t max_body;           // --max-body bytes
+    size_t max_header;         // --max-header bytes (all headers of a request)
+    int max_connections;       // --max-connections
+    double timeout;            // --timeout: seconds a request may take
+    double drain;              // --drain: seconds in-flight requests get at shutdown
+    const char *api_key;       // --api-key (Bearer), or NULL
+    const char *chat_template; // --chat-template, or NULL (the model's)
+    int kv_block;              // --kv-block (0 = default)
+    bool kv_f16;               // --kv-type f16
+    bool verbose;              // -v: a line per request
+    // --chat-template-file: a Jinja chat template to read, or NULL
+    const char *chat_template_file;
 } serve_config;
 
 // One token as a job's client sees it.
