@@ -14,6 +14,7 @@
 // use: on a shared machine one slow repetition moves the mean.
 #include "cli.h"
 #include "mint.h"
+#include "options.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -26,176 +27,81 @@
 #define MAX_LIST 16
 
 typedef struct options {
-    const char *models[MAX_LIST]; // -m
-    int n_models;
-    int threads[MAX_LIST]; // -t
-    int n_threads;
-    int pp[MAX_LIST]; // -p
-    int n_pp;
-    int tg[MAX_LIST]; // -n
-    int n_tg;
-    int depth[MAX_LIST]; // -d
-    int n_depth;
-    int attn[MAX_LIST]; // --attention (mint_attention values)
-    int n_attn;
-    int n_seq[MAX_LIST]; // --n-seq
-    int n_n_seq;
-    int seq_prompt;   // --seq-prompt
-    int kv_block;     // --kv-block (0 = the library's default)
-    int reps;         // -r
-    bool json;        // -o json
-    bool kv_f16;      // --kv-type f16
-    double membw_gib; // --membw-gib (0 = skip the probe)
-    bool warmup;      // false with --no-warmup
-    bool repack_wait; // false with --no-repack-wait
+    opt_strs models;     // -m (repeatable, at most MAX_LIST)
+    opt_ints threads;    // -t
+    opt_ints pp;         // -p: prompt lengths
+    opt_ints tg;         // -n: generated tokens
+    opt_ints depth;      // -d: tokens already in the KV cache
+    opt_ints attn;       // --attention (mint_attention values)
+    opt_ints n_seq;      // --n-seq
+    int seq_prompt;      // --seq-prompt
+    int kv_block;        // --kv-block (0 = the library's default)
+    int reps;            // -r
+    bool json;           // -o json (index 1 of md, json)
+    bool kv_f16;         // --kv-type f16
+    double membw_gib;    // --membw-gib (0 = skip the probe)
+    bool no_warmup;      // --no-warmup
+    bool no_repack_wait; // --no-repack-wait
 } options;
 
-static void usage(FILE *out) {
-    fprintf(out, "usage: mint-bench -m MODEL [-m MODEL ...] [options]\n"
-                 "\n"
-                 "  -m, --model FILE     model to measure (repeatable)\n"
-                 "  -t, --threads LIST   thread counts, e.g. 1,2 (default 1,2)\n"
-                 "  -p, --n-prompt LIST  prompt lengths for pp tests (default 512; 0 = none)\n"
-                 "  -n, --n-gen LIST     generated tokens for tg tests (default 128; 0 = none)\n"
-                 "  -d, --depth LIST     tokens already in the KV cache (default 0)\n"
-                 "  -r, --repetitions N  repetitions per test (default 5)\n"
-                 "      --attention LIST auto, naive, rowwise, flash (default auto)\n"
-                 "      --n-seq LIST     also: that many sequences decoded together (tg only)\n"
-                 "      --seq-prompt N   each sequence's own prompt for --n-seq (default 128)\n"
-                 "      --kv-block N     positions per KV block (default: the library's, 32)\n"
-                 "  -o, --output FMT     md (default) or json\n"
-                 "      --kv-type T      f32 (default) or f16\n"
-                 "      --membw-gib G    buffer size of the bandwidth probe (default 1; 0 = skip)\n"
-                 "      --no-warmup      skip the warm-up run\n"
-                 "      --no-repack-wait time from the moment the model is open, while its\n"
-                 "                       matrices are still being repacked in the background\n"
-                 "                       (default: wait, and time the steady state)\n"
-                 "  -h, --help           this help\n");
-}
+#define F(member) OPT_FIELD(options, member)
 
-static bool parse_list(const char *flag, const char *s, int lo, int hi, int *out, int *n, char *err,
-                       size_t errlen) {
-    *n = 0;
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", s);
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        long long v;
-        if (*n == MAX_LIST) {
-            snprintf(err, errlen, "%s: at most %d values", flag, MAX_LIST);
-            return false;
-        }
-        if (!cli_parse_int(flag, tok, lo, hi, &v, err, errlen)) return false;
-        out[(*n)++] = (int)v;
-    }
-    if (*n == 0) {
-        snprintf(err, errlen, "%s expects a comma-separated list, got '%s'", flag, s);
-        return false;
-    }
-    return true;
-}
+static const char *const formats[] = {"md", "json", NULL};
+static const char *const kv_types[] = {"f32", "f16", NULL};
+// In mint_attention's order: the index is the enum value.
+static const char *const attentions[] = {"auto", "naive", "rowwise", "flash", NULL};
 
-static bool parse_args(int argc, char **argv, options *o, char *err, size_t errlen) {
-    memset(o, 0, sizeof *o);
-    o->threads[0] = 1, o->threads[1] = 2, o->n_threads = 2;
-    o->pp[0] = 512, o->n_pp = 1;
-    o->tg[0] = 128, o->n_tg = 1;
-    o->n_depth = 1;
-    o->attn[0] = MINT_ATTENTION_AUTO, o->n_attn = 1;
-    o->seq_prompt = 128;
-    o->reps = 5;
-    o->membw_gib = 1;
-    o->warmup = true;
-    o->repack_wait = true;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            exit(0);
-        }
-        if (!strcmp(a, "--no-warmup")) {
-            o->warmup = false;
-            continue;
-        }
-        if (!strcmp(a, "--no-repack-wait")) {
-            o->repack_wait = false;
-            continue;
-        }
-        if (i + 1 >= argc) {
-            snprintf(err, errlen, "%s needs a value (see --help)", a);
-            return false;
-        }
-        const char *v = argv[++i];
-        long long iv;
-        double fv;
-        if (!strcmp(a, "-m") || !strcmp(a, "--model")) {
-            if (o->n_models == MAX_LIST) {
-                snprintf(err, errlen, "at most %d models", MAX_LIST);
-                return false;
-            }
-            o->models[o->n_models++] = v;
-        } else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) {
-            if (!parse_list(a, v, 1, 256, o->threads, &o->n_threads, err, errlen)) return false;
-        } else if (!strcmp(a, "-p") || !strcmp(a, "--n-prompt")) {
-            if (!parse_list(a, v, 0, 1 << 16, o->pp, &o->n_pp, err, errlen)) return false;
-        } else if (!strcmp(a, "-n") || !strcmp(a, "--n-gen")) {
-            if (!parse_list(a, v, 0, 1 << 16, o->tg, &o->n_tg, err, errlen)) return false;
-        } else if (!strcmp(a, "-d") || !strcmp(a, "--depth")) {
-            if (!parse_list(a, v, 0, 1 << 20, o->depth, &o->n_depth, err, errlen)) return false;
-        } else if (!strcmp(a, "--n-seq")) {
-            if (!parse_list(a, v, 1, 256, o->n_seq, &o->n_n_seq, err, errlen)) return false;
-        } else if (!strcmp(a, "--seq-prompt")) {
-            if (!cli_parse_int(a, v, 1, 1 << 16, &iv, err, errlen)) return false;
-            o->seq_prompt = (int)iv;
-        } else if (!strcmp(a, "--kv-block")) {
-            if (!cli_parse_int(a, v, 1, 4096, &iv, err, errlen)) return false;
-            o->kv_block = (int)iv;
-        } else if (!strcmp(a, "--attention")) {
-            char buf[256];
-            snprintf(buf, sizeof buf, "%s", v);
-            o->n_attn = 0;
-            for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-                int k = mint_attention_from_name(tok);
-                if (k < 0 || o->n_attn == MAX_LIST) {
-                    snprintf(err, errlen,
-                             "--attention expects a list of auto, naive, rowwise, flash; got '%s'",
-                             tok);
-                    return false;
-                }
-                o->attn[o->n_attn++] = k;
-            }
-            if (o->n_attn == 0) {
-                snprintf(err, errlen, "--attention expects a list, got '%s'", v);
-                return false;
-            }
-        } else if (!strcmp(a, "-r") || !strcmp(a, "--repetitions")) {
-            if (!cli_parse_int(a, v, 1, 1000, &iv, err, errlen)) return false;
-            o->reps = (int)iv;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            if (strcmp(v, "md") && strcmp(v, "json")) {
-                snprintf(err, errlen, "%s expects md or json, got '%s'", a, v);
-                return false;
-            }
-            o->json = !strcmp(v, "json");
-        } else if (!strcmp(a, "--kv-type")) {
-            if (strcmp(v, "f32") && strcmp(v, "f16")) {
-                snprintf(err, errlen, "--kv-type expects f32 or f16, got '%s'", v);
-                return false;
-            }
-            o->kv_f16 = !strcmp(v, "f16");
-        } else if (!strcmp(a, "--membw-gib")) {
-            if (!cli_parse_float(a, v, 0, 64, &fv, err, errlen)) return false;
-            o->membw_gib = fv;
-        } else {
-            snprintf(err, errlen, "unknown option '%s' (see --help)", a);
-            return false;
-        }
-    }
-    if (o->n_models == 0) {
+static const opt opts[] = {
+    {"-m --model", OPT_STRS, F(models), "FILE", .max = MAX_LIST,
+     .help = "model to measure (repeatable)"},
+    {"-t --threads", OPT_INTS, F(threads), "LIST", 1, 256, .def = "1,2",
+     .help = "thread counts, e.g. 1,2"},
+    {"-p --n-prompt", OPT_INTS, F(pp), "LIST", 0, 1 << 16, .def = "512",
+     .help = "prompt lengths for pp tests (0 = none)"},
+    {"-n --n-gen", OPT_INTS, F(tg), "LIST", 0, 1 << 16, .def = "128",
+     .help = "generated tokens for tg tests (0 = none)"},
+    {"-d --depth", OPT_INTS, F(depth), "LIST", 0, 1 << 20, .def = "0",
+     .help = "tokens already in the KV cache"},
+    {"-r --repetitions", OPT_INT, F(reps), "N", 1, 1000, .def = "5",
+     .help = "repetitions per test"},
+    {"--attention", OPT_INTS, F(attn), "LIST", .names = attentions, .def = "auto",
+     .help = "attention algorithms, comma-separated"},
+    {"--n-seq", OPT_INTS, F(n_seq), "LIST", 1, 256,
+     .help = "also: that many sequences decoded together (tg only)"},
+    {"--seq-prompt", OPT_INT, F(seq_prompt), "N", 1, 1 << 16, .def = "128",
+     .help = "each sequence's own prompt for --n-seq"},
+    {"--kv-block", OPT_INT, F(kv_block), "N", 1, 4096,
+     .help = "positions per KV block (default: the library's, 32)"},
+    {"-o --output", OPT_ENUM, F(json), "FMT", .names = formats, .def = "md",
+     .help = "output format"},
+    {"--kv-type", OPT_ENUM, F(kv_f16), "T", .names = kv_types, .def = "f32",
+     .help = "KV cache storage"},
+    {"--membw-gib", OPT_FLOAT, F(membw_gib), "G", .fmin = 0, .fmax = 64, .def = "1",
+     .help = "buffer size of the bandwidth probe (0 = skip)"},
+    {"--no-warmup", OPT_FLAG, F(no_warmup), .help = "skip the warm-up run"},
+    {"--no-repack-wait", OPT_FLAG, F(no_repack_wait),
+     .help = "time from the moment the model is open, while its\n"
+             "matrices are still being repacked in the background\n"
+             "(default: wait, and time the steady state)"},
+    {"-h --help", OPT_HELP, .help = "this help"},
+};
+
+static bool check(void *parsed, char *err, size_t errlen) {
+    const struct options *o = parsed;
+    if (o->models.n == 0) {
         snprintf(err, errlen, "no model given: use -m MODEL (see --help)");
         return false;
     }
     return true;
 }
+
+static const opt_program program = {
+    .name = TOOL,
+    .usage = "mint-bench -m MODEL [-m MODEL ...] [options]",
+    .opts = opts,
+    .n_opts = sizeof opts / sizeof *opts,
+    .check = check,
+};
 
 // A small deterministic generator for the random tokens (the same prompt for every run).
 static uint32_t next_rand(uint64_t *s) {
@@ -314,8 +220,8 @@ static result *add_result(bench *b, int ti, int ai, mint_ctx *ctx, int depth, in
     result *rr = &b->res[(*b->n_res)++];
     memset(rr, 0, sizeof *rr);
     rr->model = b->path;
-    rr->threads = b->o->threads[ti];
-    rr->attention = mint_attention_name((mint_attention)b->o->attn[ai]);
+    rr->threads = b->o->threads.v[ti];
+    rr->attention = mint_attention_name((mint_attention)b->o->attn.v[ai]);
     rr->used = mint_ctx_attention_name(ctx);
     rr->depth = depth;
     rr->n_seq = n_seq;
@@ -336,16 +242,16 @@ static bool bench_ctx(bench *b, int ti, int ai, mint_ctx *ctx, const int32_t *to
     mint_err err;
     bool ok = true;
     double tps[1000];
-    for (int di = 0; di < o->n_depth && ok; di++) {
-        const int depth = o->depth[di];
+    for (int di = 0; di < o->depth.n && ok; di++) {
+        const int depth = o->depth.v[di];
         if (depth > 0) ok = mint_eval(ctx, toks, depth, 0, false, &err) == MINT_OK;
         for (int kind = 0; kind < 2 && ok; kind++) {
             const bool pp = kind == 0;
-            const int *lens = pp ? o->pp : o->tg;
-            for (int li = 0; li < (pp ? o->n_pp : o->n_tg) && ok; li++) {
+            const int *lens = pp ? o->pp.v : o->tg.v;
+            for (int li = 0; li < (pp ? o->pp.n : o->tg.n) && ok; li++) {
                 const int n = lens[li];
                 if (n == 0) continue;
-                if (o->warmup) run_once(ctx, toks, depth, pp ? n : 1, pp, &err, &ok);
+                if (!o->no_warmup) run_once(ctx, toks, depth, pp ? n : 1, pp, &err, &ok);
                 for (int r = 0; r < o->reps && ok; r++)
                     tps[r] = n / run_once(ctx, toks, depth, n, pp, &err, &ok);
                 if (!ok) break;
@@ -361,11 +267,11 @@ static bool bench_ctx(bench *b, int ti, int ai, mint_ctx *ctx, const int32_t *to
             }
         }
     }
-    for (int si = 0; si < o->n_n_seq && ok; si++)
-        for (int li = 0; li < o->n_tg && ok; li++) {
-            const int S = o->n_seq[si], n = o->tg[li];
+    for (int si = 0; si < o->n_seq.n && ok; si++)
+        for (int li = 0; li < o->tg.n && ok; li++) {
+            const int S = o->n_seq.v[si], n = o->tg.v[li];
             if (n == 0) continue;
-            if (o->warmup) run_seqs(ctx, toks, S, o->seq_prompt, 1, e, &err, &ok);
+            if (!o->no_warmup) run_seqs(ctx, toks, S, o->seq_prompt, 1, e, &err, &ok);
             for (int r = 0; r < o->reps && ok; r++)
                 tps[r] = (double)S * n / run_seqs(ctx, toks, S, o->seq_prompt, n, e, &err, &ok);
             if (!ok) break;
@@ -385,7 +291,7 @@ static bool bench_model(const options *o, const char *path, result *res, int *n_
         fprintf(stderr, TOOL ": %s\n", err.msg);
         return false;
     }
-    if (o->repack_wait) mint_model_repack_wait(m);
+    if (!o->no_repack_wait) mint_model_repack_wait(m);
     mint_model_desc d;
     mint_model_describe(m, &d);
     struct stat st;
@@ -396,11 +302,11 @@ static bool bench_model(const options *o, const char *path, result *res, int *n_
                      "generated token\n",
                 path, fsize / 1073741824.0, d.n_params / 1e9, d.types, mint_isa_name(),
                 d.bytes_per_token / 1e6);
-    const int max_len = max_of(o->pp, o->n_pp, max_of(o->tg, o->n_tg, 1));
-    const int max_seq = o->n_n_seq ? max_of(o->n_seq, o->n_n_seq, 1) : 1;
-    int n_ctx = max_of(o->depth, o->n_depth, 0) + max_len;
-    if (o->n_n_seq && o->seq_prompt + max_of(o->tg, o->n_tg, 1) > n_ctx)
-        n_ctx = o->seq_prompt + max_of(o->tg, o->n_tg, 1);
+    const int max_len = max_of(o->pp.v, o->pp.n, max_of(o->tg.v, o->tg.n, 1));
+    const int max_seq = o->n_seq.n ? max_of(o->n_seq.v, o->n_seq.n, 1) : 1;
+    int n_ctx = max_of(o->depth.v, o->depth.n, 0) + max_len;
+    if (o->n_seq.n && o->seq_prompt + max_of(o->tg.v, o->tg.n, 1) > n_ctx)
+        n_ctx = o->seq_prompt + max_of(o->tg.v, o->tg.n, 1);
     const int n_toks = n_ctx + max_seq;
     int32_t *toks = malloc((size_t)n_toks * sizeof *toks);
     mint_batch_entry *e = malloc((size_t)(max_len > max_seq ? max_len : max_seq) * sizeof *e);
@@ -409,16 +315,16 @@ static bool bench_model(const options *o, const char *path, result *res, int *n_
     if (d.bos >= 0) toks[0] = d.bos;
     bench b = {o, path, &d, membw, res, n_res};
     bool ok = toks && e;
-    for (int ti = 0; ti < o->n_threads && ok; ti++)
-        for (int ai = 0; ai < o->n_attn && ok; ai++) {
+    for (int ti = 0; ti < o->threads.n && ok; ti++)
+        for (int ai = 0; ai < o->attn.n && ok; ai++) {
             mint_ctx_params cp = mint_ctx_default_params();
-            cp.n_threads = o->threads[ti];
+            cp.n_threads = o->threads.v[ti];
             cp.n_ctx = n_ctx;
             cp.n_batch = max_len > max_seq ? max_len : max_seq;
             cp.n_seq_max = max_seq;
             cp.kv_block = o->kv_block;
             cp.kv_type = o->kv_f16 ? MINT_KV_F16 : MINT_KV_F32;
-            cp.attention = (mint_attention)o->attn[ai];
+            cp.attention = (mint_attention)o->attn.v[ai];
             mint_ctx *ctx;
             if (mint_ctx_create(m, &cp, &ctx, &err) != MINT_OK) {
                 fprintf(stderr, TOOL ": %s\n", err.msg);
@@ -459,38 +365,46 @@ static bool bench_model(const options *o, const char *path, result *res, int *n_
 
 int main(int argc, char **argv) {
     options o;
-    char msg[600];
-    if (!parse_args(argc, argv, &o, msg, sizeof msg)) {
-        fprintf(stderr, TOOL ": %s\n", msg);
-        return 2;
+    int done = opt_main(&program, argc, argv, &o);
+    if (done >= 0) return done;
+    // Every model is opened and checked before the bandwidth probe, so a wrong path fails at
+    // once instead of after seconds of measuring (the file only: no weights are loaded here).
+    for (int i = 0; i < o.models.n; i++) {
+        mint_err err;
+        mint_file *f;
+        if (mint_file_open(o.models.v[i], &f, &err) != MINT_OK) {
+            fprintf(stderr, TOOL ": %s\n", err.msg);
+            return 1;
+        }
+        mint_file_close(f);
     }
     // The bandwidth bound, per thread count, before any model is loaded.
     double membw[MAX_LIST] = {0};
-    for (int ti = 0; ti < o.n_threads && o.membw_gib > 0; ti++) {
+    for (int ti = 0; ti < o.threads.n && o.membw_gib > 0; ti++) {
         mint_err err;
         size_t bytes = (size_t)(o.membw_gib * 1073741824.0);
-        if (mint_measure_read_bandwidth(o.threads[ti], bytes, 5, &membw[ti], &err) != MINT_OK) {
+        if (mint_measure_read_bandwidth(o.threads.v[ti], bytes, 5, &membw[ti], &err) != MINT_OK) {
             fprintf(stderr, TOOL ": %s\n", err.msg);
             return 1;
         }
         if (!o.json)
             fprintf(stderr, TOOL ": memory read bandwidth with %d thread%s: %.1f GB/s\n",
-                    o.threads[ti], o.threads[ti] > 1 ? "s" : "", membw[ti]);
+                    o.threads.v[ti], o.threads.v[ti] > 1 ? "s" : "", membw[ti]);
     }
     // Every (model, threads, attention) gets pp and tg tests per depth, and tg tests per n_seq.
-    const size_t max_res = (size_t)o.n_models * o.n_threads * o.n_attn *
-                           ((size_t)o.n_depth * (o.n_pp + o.n_tg) + (size_t)o.n_n_seq * o.n_tg);
+    const size_t max_res = (size_t)o.models.n * o.threads.n * o.attn.n *
+                           ((size_t)o.depth.n * (o.pp.n + o.tg.n) + (size_t)o.n_seq.n * o.tg.n);
     result *res = calloc(max_res + 1, sizeof *res);
     int n_res = 0;
     int rc = 0;
-    for (int i = 0; i < o.n_models; i++)
-        if (!bench_model(&o, o.models[i], res, &n_res, membw)) rc = 1;
+    for (int i = 0; i < o.models.n; i++)
+        if (!bench_model(&o, o.models.v[i], res, &n_res, membw)) rc = 1;
     if (o.json) {
         printf("[");
         for (int i = 0; i < n_res; i++) {
             const result *r = &res[i];
             int ti = 0;
-            while (ti < o.n_threads && o.threads[ti] != r->threads) ti++;
+            while (ti < o.threads.n && o.threads.v[ti] != r->threads) ti++;
             printf("%s\n {\"model\":", i ? "," : "");
             cli_json_str(stdout, r->model, strlen(r->model));
             printf(",\"kernels\":\"%s\",\"threads\":%d,\"attention\":\"%s\","
@@ -500,7 +414,7 @@ int main(int argc, char **argv) {
                    "\"membw_gbps\":%.3f,\"bw_share\":%.4f}",
                    mint_isa_name(), r->threads, r->attention, r->used, r->depth, r->n_seq, r->test,
                    r->mean, r->sd, r->median, o.reps, r->bytes, r->kv_pos_bytes, r->gbps,
-                   ti < o.n_threads ? membw[ti] : 0.0, r->bw_share);
+                   ti < o.threads.n ? membw[ti] : 0.0, r->bw_share);
         }
         printf("\n]\n");
     }

@@ -1,6 +1,6 @@
 // mint-inspect - show what a model file holds: header, metadata, tensor table, totals.
 //
-//   mint-inspect [--json] [--hash] FILE|FOLDER
+//   mint-inspect [--json] [--hash] [--verify] FILE|FOLDER
 //
 // FILE is a GGUF or a .safetensors file, FOLDER a Hugging Face Llama checkpoint (config.json +
 // safetensors), shown as the GGUF convert_hf_to_gguf.py would make of it.
@@ -11,6 +11,7 @@
 //   diff <(mint-inspect --hash a.gguf | grep '^  xxh3') <(mint-inspect --hash b.gguf | grep ...)
 // For a safetensors file or a folder the "data" hash is over the list of tensor hashes.
 #include "mint.h"
+#include "options.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -29,49 +30,41 @@ typedef struct options {
     bool verify;      // check the tensor hashes mint-quantize recorded
 } options;
 
-static void usage(FILE *out) {
-    fprintf(out, "usage: mint-inspect [--json] [--hash] FILE|FOLDER\n"
-                 "\n"
-                 "Shows the header, metadata (arrays summarised), tensor table and totals of a\n"
-                 "GGUF or safetensors file, or of a Hugging Face Llama checkpoint folder. Every\n"
-                 "field is validated; a malformed file exits 1 with the reason.\n"
-                 "\n"
-                 "  --json   one JSON object on stdout instead of text\n"
-                 "  --hash   XXH3-64 of every tensor's bytes and of the whole data section\n"
-                 "  --verify check every tensor against the XXH3-64 mint-quantize recorded in the\n"
-                 "           file's metadata (exit 1 on a mismatch)\n"
-                 "  -h       this help\n");
+#define F(member) OPT_FIELD(options, member)
+
+static const opt opts[] = {
+    {.arg = "FILE|FOLDER",
+     .kind = OPT_STRING,
+     F(path),
+     .noun = "file",
+     .help = "a GGUF or safetensors file, or a Hugging Face folder"},
+    {"--json", OPT_FLAG, F(json), .help = "one JSON object on stdout instead of text"},
+    {"--hash", OPT_FLAG, F(hash),
+     .help = "XXH3-64 of every tensor's bytes and of the whole data section"},
+    {"--verify", OPT_FLAG, F(verify),
+     .help = "check every tensor against the XXH3-64 mint-quantize recorded in\n"
+             "the file's metadata (exit 1 on a mismatch)"},
+    {"-h --help", OPT_HELP, .help = "this help"},
+};
+
+static bool check(void *parsed, char *err, size_t n) {
+    if (!((options *)parsed)->path) {
+        snprintf(err, n, "no file given (see --help)");
+        return false;
+    }
+    return true;
 }
 
-// 0 to go on, 1 after --help, 2 on a usage error (reported in one line).
-static int parse_args(int argc, char **argv, options *o) {
-    memset(o, 0, sizeof *o);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--json") == 0)
-            o->json = true;
-        else if (strcmp(a, "--hash") == 0)
-            o->hash = true;
-        else if (strcmp(a, "--verify") == 0)
-            o->verify = true;
-        else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout);
-            return 1;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "mint-inspect: unknown option '%s' (see --help)\n", a);
-            return 2;
-        } else if (o->path) {
-            fprintf(stderr, "mint-inspect: more than one file given ('%s' and '%s')\n", o->path, a);
-            return 2;
-        } else
-            o->path = a;
-    }
-    if (!o->path) {
-        fprintf(stderr, "mint-inspect: no file given (see --help)\n");
-        return 2;
-    }
-    return 0;
-}
+static const opt_program program = {
+    .name = "mint-inspect",
+    .usage = "mint-inspect [--json] [--hash] [--verify] FILE|FOLDER",
+    .about = "Shows the header, metadata (arrays summarised), tensor table and totals of a\n"
+             "GGUF or safetensors file, or of a Hugging Face Llama checkpoint folder. Every\n"
+             "field is validated; a malformed file exits 1 with the reason.",
+    .opts = opts,
+    .n_opts = sizeof opts / sizeof *opts,
+    .check = check,
+};
 
 static const char *format_name(mint_file_format f) {
     switch (f) {
@@ -410,8 +403,8 @@ static void print_json(const mint_file *f, const options *o) {
 
 int main(int argc, char **argv) {
     options o;
-    int rc = parse_args(argc, argv, &o);
-    if (rc) return rc == 1 ? 0 : rc;
+    int done = opt_main(&program, argc, argv, &o);
+    if (done >= 0) return done;
     mint_err err;
     mint_file *f = NULL;
     if (mint_file_open(o.path, &f, &err) != MINT_OK) {

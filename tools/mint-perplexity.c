@@ -6,6 +6,7 @@
 //   mint-perplexity -m QUANT --kl-divergence-base BASE.kld --kl-divergence
 #include "cli.h"
 #include "mint.h"
+#include "options.h"
 #include "report.h"
 
 #include <stdio.h>
@@ -15,121 +16,49 @@
 #define TOOL "mint-perplexity"
 
 typedef struct options {
-    const char *model, *text, *kld_base;
-    const char *report; // --report FILE.html
-    int attention;      // --attention (a mint_attention)
-    bool kld;
-    int n_ctx, n_chunks, n_threads;
-    bool kv_f16;
+    const char *model;    // -m
+    const char *text;     // -f: the text scored
+    const char *kld_base; // --kl-divergence-base FILE
+    const char *report;   // --report FILE.html
+    int attention;        // --attention (a mint_attention)
+    bool kld;             // --kl-divergence: compare with kld_base
+    int n_ctx;            // -c: chunk length
+    int n_chunks;         // --chunks (0 = all)
+    int n_threads;        // -t (0 = all online CPUs)
+    int n_batch;          // -b: accepted for llama-perplexity, unused (a chunk is one batch)
+    bool kv_f16;          // --kv-type f16
 } options;
 
-static void usage(FILE *out) {
-    fprintf(out,
-            "usage: mint-perplexity -m MODEL -f TEXT [options]\n"
-            "\n"
-            "  -m, --model FILE              model\n"
-            "  -f, --file FILE               text to score\n"
-            "  -c, --ctx-size N              chunk length (default 512)\n"
-            "      --chunks N                at most N chunks (default all)\n"
-            "  -t, --threads N               threads (default all online CPUs)\n"
-            "      --kv-type f32|f16         KV cache type (default f32)\n"
-            "      --kl-divergence-base F    without --kl-divergence: save the model's\n"
-            "                                log-probabilities to F (llama.cpp's format)\n"
-            "      --kl-divergence           compare with the base file F (no -f needed)\n"
-            "      --attention NAME          auto | naive | rowwise | flash (default auto)\n"
-            "      --report FILE.html        a page: the first chunk token by token (coloured\n"
-            "                                by probability, alternatives, attention), the\n"
-            "                                perplexity chunk by chunk, time per op kind\n"
-            "  -h, --help                    this help\n");
-}
+#define F(member) OPT_FIELD(options, member)
 
-// The flags that take a value (an unknown one is reported as unknown, not as lacking a value).
-static bool takes_value(const char *a) {
-    static const char *const flags[] = {"-m",
-                                        "--model",
-                                        "-f",
-                                        "--file",
-                                        "-c",
-                                        "--ctx-size",
-                                        "--chunks",
-                                        "-t",
-                                        "--threads",
-                                        "-b",
-                                        "--batch-size",
-                                        "--kv-type",
-                                        "--kl-divergence-base",
-                                        "--report",
-                                        "--attention"};
-    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
-        if (!strcmp(a, flags[i])) return true;
-    return false;
-}
+static const char *const kv_types[] = {"f32", "f16", NULL};
+static const char *const attentions[] = {"auto", "naive", "rowwise", "flash", NULL};
 
-static bool parse(int argc, char **argv, options *o, char *err, size_t n) {
-    memset(o, 0, sizeof *o);
-    o->n_ctx = 512;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        long long v;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            exit(0);
-        }
-        if (!strcmp(a, "--kl-divergence")) {
-            o->kld = true;
-            continue;
-        }
-        if (a[0] != '-') {
-            snprintf(err, n, "unexpected argument '%s' (see --help)", a);
-            return false;
-        }
-        if (!takes_value(a)) {
-            snprintf(err, n, "unknown option '%s' (see --help)", a);
-            return false;
-        }
-        if (i + 1 >= argc) {
-            snprintf(err, n, "%s needs a value (see --help)", a);
-            return false;
-        }
-        const char *val = argv[++i];
-        if (!strcmp(a, "-m") || !strcmp(a, "--model"))
-            o->model = val;
-        else if (!strcmp(a, "-f") || !strcmp(a, "--file"))
-            o->text = val;
-        else if (!strcmp(a, "--kl-divergence-base"))
-            o->kld_base = val;
-        else if (!strcmp(a, "--report"))
-            o->report = val;
-        else if (!strcmp(a, "--attention")) {
-            o->attention = mint_attention_from_name(val);
-            if (o->attention < 0) {
-                snprintf(err, n, "--attention expects auto, naive, rowwise or flash, got '%s'",
-                         val);
-                return false;
-            }
-        } else if (!strcmp(a, "--kv-type")) {
-            if (strcmp(val, "f32") && strcmp(val, "f16")) {
-                snprintf(err, n, "--kv-type expects f32 or f16, got '%s'", val);
-                return false;
-            }
-            o->kv_f16 = !strcmp(val, "f16");
-        } else if (!strcmp(a, "-c") || !strcmp(a, "--ctx-size")) {
-            if (!cli_parse_int(a, val, 8, 1 << 16, &v, err, n)) return false;
-            o->n_ctx = (int)v;
-        } else if (!strcmp(a, "--chunks")) {
-            if (!cli_parse_int(a, val, 1, 1 << 24, &v, err, n)) return false;
-            o->n_chunks = (int)v;
-        } else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) {
-            if (!cli_parse_int(a, val, 1, 256, &v, err, n)) return false;
-            o->n_threads = (int)v;
-        } else if (!strcmp(a, "-b") || !strcmp(a, "--batch-size")) {
-            // Accepted for llama-perplexity compatibility: mint evaluates a chunk as one batch.
-            if (!cli_parse_int(a, val, 1, 1 << 20, &v, err, n)) return false;
-        } else {
-            snprintf(err, n, "unknown option '%s' (see --help)", a);
-            return false;
-        }
-    }
+static const opt opts[] = {
+    {"-m --model", OPT_STRING, F(model), "FILE", .help = "model"},
+    {"-f --file", OPT_STRING, F(text), "FILE", .help = "text to score"},
+    {"-c --ctx-size", OPT_INT, F(n_ctx), "N", 8, 1 << 16, .def = "512", .help = "chunk length"},
+    {"--chunks", OPT_INT, F(n_chunks), "N", 1, 1 << 24, .help = "at most N chunks (default all)"},
+    {"-t --threads", OPT_INT, F(n_threads), "N", 1, 256,
+     .help = "threads (default all online CPUs)"},
+    {"-b --batch-size", OPT_INT, F(n_batch), "N", 1, 1 << 20,
+     .help = "accepted for llama-perplexity; a chunk is one batch"},
+    {"--kv-type", OPT_ENUM, F(kv_f16), .names = kv_types, .def = "f32", .help = "KV cache type"},
+    {"--kl-divergence-base", OPT_STRING, F(kld_base), "F",
+     .help = "without --kl-divergence: save the model's\n"
+             "log-probabilities to F (llama.cpp's format)"},
+    {"--kl-divergence", OPT_FLAG, F(kld), .help = "compare with the base file F (no -f needed)"},
+    {"--attention", OPT_ENUM, F(attention), "NAME", .names = attentions, .def = "auto",
+     .help = "attention algorithm"},
+    {"--report", OPT_STRING, F(report), "FILE.html",
+     .help = "a page: the first chunk token by token (coloured\n"
+             "by probability, alternatives, attention), the\n"
+             "perplexity chunk by chunk, time per op kind"},
+    {"-h --help", OPT_HELP, .help = "this help"},
+};
+
+static bool check(void *parsed, char *err, size_t n) {
+    const struct options *o = parsed;
     if (!o->model) {
         snprintf(err, n, "no model given: use -m MODEL (see --help)");
         return false;
@@ -148,6 +77,14 @@ static bool parse(int argc, char **argv, options *o, char *err, size_t n) {
     }
     return true;
 }
+
+static const opt_program program = {
+    .name = TOOL,
+    .usage = "mint-perplexity -m MODEL -f TEXT [options]",
+    .opts = opts,
+    .n_opts = sizeof opts / sizeof *opts,
+    .check = check,
+};
 
 // The running perplexity after each chunk, for the report.
 typedef struct chunks {
@@ -284,12 +221,10 @@ static int write_report(const options *o, mint_model *m, const char *text, size_
 }
 
 int main(int argc, char **argv) {
-    options o;
+    options o = {0};
     char msg[600];
-    if (!parse(argc, argv, &o, msg, sizeof msg)) {
-        fprintf(stderr, TOOL ": %s\n", msg);
-        return 2;
-    }
+    int done = opt_main(&program, argc, argv, &o);
+    if (done >= 0) return done;
     mint_err err;
     mint_model *m;
     if (mint_model_open(o.model, NULL, &m, &err) != MINT_OK) {

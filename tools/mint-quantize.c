@@ -24,7 +24,7 @@ static bool may_write(const quantize_options *o) {
 
 static int synthetic(const quantize_options *o) {
     if (!may_write(o)) return 1;
-    mint_synth_params p = {o->preset, o->type, o->vocab, o->seed, o->n_threads};
+    mint_synth_params p = {o->preset, o->type, o->vocab, (uint64_t)o->seed, o->n_threads};
     mint_err err;
     double t0 = cli_now();
     if (mint_synth_write(&p, o->out, &err) != MINT_OK) {
@@ -67,10 +67,10 @@ static int convert(const quantize_options *o) {
     p.allow_requantize = o->allow_requantize;
     p.output_type = o->output_type;
     p.token_embd_type = o->token_embd_type;
-    p.overrides = o->overrides;
-    p.n_overrides = o->n_overrides;
+    p.overrides = o->overrides.v;
+    p.n_overrides = o->overrides.n;
     p.n_threads = o->n_threads;
-    if (o->progress) p.progress = progress;
+    if (!o->no_progress && isatty(STDERR_FILENO)) p.progress = progress;
     if (o->verbose) p.on_tensor = on_tensor;
     p.user = &last;
     mint_err err;
@@ -173,12 +173,12 @@ static int compare(const quantize_options *o) {
     rows[0].type = "source";
     fprintf(stderr, TOOL ": source %s: perplexity on %s (c=%d) ...\n", o->in, o->text, o->ctx);
     int rc = measure(o->in, text, len, o, base, NULL, &rows[0]) ? 0 : 1;
-    for (int i = 0; i < o->n_compare && rc == 0; i++) {
+    for (int i = 0; i < o->compare.n && rc == 0; i++) {
         row *r = &rows[i + 1];
-        r->type = o->compare[i];
-        snprintf(path, sizeof path, "%s/%s.gguf", dir, o->compare[i]);
+        r->type = o->compare.v[i];
+        snprintf(path, sizeof path, "%s/%s.gguf", dir, o->compare.v[i]);
         mint_quantize_params qp = {0};
-        qp.ftype = o->compare[i];
+        qp.ftype = o->compare.v[i];
         qp.n_threads = o->n_threads;
         qp.pure = o->pure;
         mint_err err;
@@ -199,7 +199,7 @@ static int compare(const quantize_options *o) {
     const row *src = &rows[0];
     if (o->json) {
         printf("[");
-        for (int i = 0; i <= o->n_compare; i++) {
+        for (int i = 0; i <= o->compare.n; i++) {
             const row *r = &rows[i];
             if (!r->ok) continue;
             printf(
@@ -216,7 +216,7 @@ static int compare(const quantize_options *o) {
     }
     printf("\n| type | size | bits/weight | PPL | ΔPPL | mean KLD | same top-1 | gen t/s |\n"
            "|---|---:|---:|---:|---:|---:|---:|---:|\n");
-    for (int i = 0; i <= o->n_compare; i++) {
+    for (int i = 0; i <= o->compare.n; i++) {
         const row *r = &rows[i];
         if (!r->ok) continue;
         printf("| %s | %.2f MiB | %.3f | %.4f ± %.4f | ", r->type, r->bytes / 1048576.0,
@@ -236,15 +236,8 @@ static int compare(const quantize_options *o) {
 
 int main(int argc, char **argv) {
     quantize_options o;
-    char msg[600];
-    if (!quantize_parse_args(argc, argv, &o, msg, sizeof msg)) {
-        fprintf(stderr, TOOL ": %s\n", msg);
-        return 2;
-    }
-    if (o.help) {
-        quantize_usage(stdout);
-        return 0;
-    }
+    int done = opt_main(&quantize_program, argc, argv, &o);
+    if (done >= 0) return done;
     switch (o.mode) {
     case QUANTIZE_SYNTHETIC:
         return synthetic(&o);
@@ -252,8 +245,6 @@ int main(int argc, char **argv) {
         return convert(&o);
     case QUANTIZE_COMPARE:
         return compare(&o);
-    default:
-        fprintf(stderr, TOOL ": this mode is not implemented yet\n");
-        return 1;
     }
+    return 1;
 }

@@ -7,6 +7,7 @@
 // --beams, --draft/--lookup and --n-parallel, the decoding strategies that run several
 // sequences in one context (tools/run/decoding.c). Uses the public API (mint.h) only.
 #include "cli.h"
+#include "options.h"
 #include "run.h"
 
 #include <inttypes.h>
@@ -42,15 +43,8 @@ static void describe(const mint_model *m, const mint_ctx *ctx, uint64_t seed) {
 
 int main(int argc, char **argv) {
     run_options o;
-    char msg[600];
-    if (!run_parse_args(argc, argv, &o, msg, sizeof msg)) {
-        fprintf(stderr, TOOL ": %s\n", msg);
-        return 2;
-    }
-    if (o.help) {
-        run_usage(stdout);
-        return 0;
-    }
+    int done = opt_main(&run_program, argc, argv, &o);
+    if (done >= 0) return done;
     session s = {.o = &o};
     mint_err err;
     double t0 = cli_now();

@@ -9,6 +9,7 @@
 // tools/serve/: scheduler.c (batching), router.c (daemon, routing), handlers_*.c (the endpoints),
 // reply.c (JSON, SSE and error answers), metrics.c; tools/web/chat.html (the page).
 #include "cli.h"
+#include "options.h"
 #include "serve.h"
 
 #include <signal.h>
@@ -17,142 +18,84 @@
 #include <string.h>
 #include <unistd.h>
 
-static void usage(FILE *out) {
-    fprintf(out,
-            "usage: mint-serve -m MODEL [options]\n"
-            "\n"
-            "  -m, --model FILE        model (GGUF, safetensors, Hugging Face folder)\n"
-            "      --host ADDR         IPv4 address to listen on (default 127.0.0.1)\n"
-            "      --port N            port (default 8080; 0 = any free one, printed)\n"
-            "      --parallel N        slots decoded together (default 4)\n"
-            "      --queue N           requests waiting beyond the slots (default 64)\n"
-            "  -c, --ctx-size N        positions per slot (default: the model's, at most 4096)\n"
-            "  -t, --threads N         threads (default: all online CPUs)\n"
-            "      --max-tokens N      most tokens one request may generate (default 4096)\n"
-            "      --max-body N        largest request body in bytes (default 1048576)\n"
-            "      --max-header N      memory for a request's headers in bytes (default 32768)\n"
-            "      --max-connections N (default 256)\n"
-            "      --timeout S         seconds a request may take (default 600)\n"
-            "      --drain S           seconds in-flight requests get at shutdown (default 30)\n"
-            "      --api-key KEY       require Authorization: Bearer KEY (not for / and /health)\n"
-            "      --chat-template NAME  zephyr | llama2 | chatml (default: from the model)\n"
-            "      --kv-type f32|f16   KV cache storage (default f32)\n"
-            "      --kv-block N        positions per KV block (default 32)\n"
-            "  -v, --verbose           a line per request on stderr\n"
-            "  -h, --help              this help\n");
-}
+#define F(member) OPT_FIELD(serve_config, member)
 
-static bool parse(int argc, char **argv, serve_config *c, char *err, size_t n) {
-    memset(c, 0, sizeof *c);
-    c->host = "127.0.0.1";
-    c->port = 8080;
-    c->parallel = 4;
-    c->queue = 64;
-    c->max_tokens = 4096;
-    c->max_body = 1 << 20;
-    c->max_header = 32 << 10;
-    c->max_connections = 256;
-    c->timeout = 600;
-    c->drain = 30;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        long long v;
-        double d;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            exit(0);
-        }
-        if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-            c->verbose = true;
-            continue;
-        }
-        if (a[0] != '-') {
-            snprintf(err, n, "unexpected argument '%s' (see --help)", a);
-            return false;
-        }
-        static const char *const with_value[] = {
-            "-m",           "--model",           "--host",       "--port",
-            "--parallel",   "--queue",           "-c",           "--ctx-size",
-            "-t",           "--threads",         "--max-tokens", "--max-body",
-            "--max-header", "--max-connections", "--timeout",    "--drain",
-            "--api-key",    "--chat-template",   "--kv-type",    "--kv-block"};
-        bool known = false;
-        for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
-            known |= !strcmp(a, with_value[k]);
-        if (!known) {
-            snprintf(err, n, "unknown option '%s' (see --help)", a);
-            return false;
-        }
-        if (i + 1 >= argc) {
-            snprintf(err, n, "%s needs a value (see --help)", a);
-            return false;
-        }
-        const char *val = argv[++i];
-        if (!strcmp(a, "-m") || !strcmp(a, "--model")) {
-            c->model_path = val;
-        } else if (!strcmp(a, "--host")) {
-            c->host = val;
-        } else if (!strcmp(a, "--api-key")) {
-            if (!*val) {
-                snprintf(err, n, "--api-key must not be empty");
-                return false;
-            }
-            c->api_key = val;
-        } else if (!strcmp(a, "--chat-template")) {
-            if (mint_chat_from_name(val) == MINT_CHAT_UNKNOWN) {
-                snprintf(err, n, "--chat-template expects zephyr, llama2 or chatml, got '%s'", val);
-                return false;
-            }
-            c->chat_template = val;
-        } else if (!strcmp(a, "--kv-type")) {
-            if (strcmp(val, "f32") && strcmp(val, "f16")) {
-                snprintf(err, n, "--kv-type expects f32 or f16, got '%s'", val);
-                return false;
-            }
-            c->kv_f16 = !strcmp(val, "f16");
-        } else if (!strcmp(a, "--timeout") || !strcmp(a, "--drain")) {
-            if (!cli_parse_float(a, val, 0.1, 86400, &d, err, n)) return false;
-            *(!strcmp(a, "--timeout") ? &c->timeout : &c->drain) = d;
-        } else {
-            struct {
-                const char *flag, *alt;
-                long long lo, hi;
-                void *dst;
-                bool is_size;
-            } ints[] = {{"--port", NULL, 0, 65535, &c->port, false},
-                        {"--parallel", NULL, 1, 256, &c->parallel, false},
-                        {"--queue", NULL, 0, 100000, &c->queue, false},
-                        {"-c", "--ctx-size", 0, 1 << 20, &c->n_ctx, false},
-                        {"-t", "--threads", 1, 256, &c->n_threads, false},
-                        {"--max-tokens", NULL, 1, 1 << 20, &c->max_tokens, false},
-                        {"--max-body", NULL, 64, 1 << 30, &c->max_body, true},
-                        {"--max-header", NULL, 1024, 1 << 24, &c->max_header, true},
-                        {"--max-connections", NULL, 1, 100000, &c->max_connections, false},
-                        {"--kv-block", NULL, 1, 4096, &c->kv_block, false}};
-            for (size_t k = 0; k < sizeof ints / sizeof *ints; k++) {
-                if (strcmp(a, ints[k].flag) && (!ints[k].alt || strcmp(a, ints[k].alt))) continue;
-                if (!cli_parse_int(a, val, ints[k].lo, ints[k].hi, &v, err, n)) return false;
-                if (ints[k].is_size)
-                    *(size_t *)ints[k].dst = (size_t)v;
-                else
-                    *(int *)ints[k].dst = (int)v;
-            }
-        }
-    }
+static const char *const kv_types[] = {"f32", "f16", NULL};
+static const char *const chat_templates[] = {"zephyr", "llama2", "chatml", NULL};
+
+static const opt opts[] = {
+    {"-m --model", OPT_STRING, F(model_path), "FILE",
+     .help = "model (GGUF, safetensors, Hugging Face folder)"},
+    {"--host", OPT_STRING, F(host), "ADDR", .def = "127.0.0.1",
+     .help = "IPv4 address to listen on"},
+    {"--port", OPT_INT, F(port), "N", 0, 65535, .def = "8080",
+     .help = "port (0 = any free one, printed)"},
+    {"--parallel", OPT_INT, F(parallel), "N", 1, 256, .def = "4", .help = "slots decoded together"},
+    {"--queue", OPT_INT, F(queue), "N", 0, 100000, .def = "64",
+     .help = "requests waiting beyond the slots"},
+    {"-c --ctx-size", OPT_INT, F(n_ctx), "N", 0, 1 << 20,
+     .help = "positions per slot (0: the model's, at most 4096)"},
+    {"-t --threads", OPT_INT, F(n_threads), "N", 1, 256,
+     .help = "threads (default: all online CPUs)"},
+    {"--max-tokens", OPT_INT, F(max_tokens), "N", 1, 1 << 20, .def = "4096",
+     .help = "most tokens one request may generate"},
+    {"--max-body", OPT_INT, F(max_body), "N", 64, 1 << 30, .def = "1048576",
+     .help = "largest request body in bytes"},
+    {"--max-header", OPT_INT, F(max_header), "N", 1024, 1 << 24, .def = "32768",
+     .help = "memory for a request's headers in bytes"},
+    {"--max-connections", OPT_INT, F(max_connections), "N", 1, 100000, .def = "256",
+     .help = "connections at once"},
+    {"--timeout", OPT_FLOAT, F(timeout), "S", .fmin = 0.1, .fmax = 86400, .def = "600",
+     .help = "seconds a request may take"},
+    {"--drain", OPT_FLOAT, F(drain), "S", .fmin = 0.1, .fmax = 86400, .def = "30",
+     .help = "seconds in-flight requests get at shutdown"},
+    {"--api-key", OPT_STRING, F(api_key), "KEY",
+     .help = "require Authorization: Bearer KEY (not for / and /health)"},
+    {"--chat-template", OPT_CHOICE, F(chat_template), "NAME", .names = chat_templates,
+     .help = "the chat template (default: from the model)"},
+    {"--chat-template-file", OPT_STRING, F(chat_template_file), "FILE",
+     .help = "a Jinja chat template from a file"},
+    {"--kv-type", OPT_ENUM, F(kv_f16), .names = kv_types, .def = "f32", .help = "KV cache storage"},
+    {"--kv-block", OPT_INT, F(kv_block), "N", 1, 4096,
+     .help = "positions per KV block (default 32)"},
+    {"-v --verbose", OPT_FLAG, F(verbose), .help = "a line per request on stderr"},
+    {"-h --help", OPT_HELP, .help = "this help"},
+};
+
+static bool check(void *options, char *err, size_t n) {
+    const serve_config *c = options;
     if (!c->model_path) {
         snprintf(err, n, "no model given: use -m MODEL (see --help)");
+        return false;
+    }
+    if (c->api_key && !*c->api_key) {
+        snprintf(err, n, "--api-key must not be empty");
+        return false;
+    }
+    if (c->chat_template && c->chat_template_file) {
+        snprintf(err, n, "give only one of --chat-template and --chat-template-file");
+        return false;
+    }
+    if (c->chat_template_file) { // until the chat-template engine reads it
+        snprintf(err, n, "--chat-template-file is not supported by this build yet");
         return false;
     }
     return true;
 }
 
+static const opt_program program = {
+    .name = SERVE_TOOL,
+    .usage = "mint-serve -m MODEL [options]",
+    .opts = opts,
+    .n_opts = sizeof opts / sizeof *opts,
+    .check = check,
+};
+
 int main(int argc, char **argv) {
-    serve_config cfg;
+    serve_config cfg = {0};
     char msg[700];
-    if (!parse(argc, argv, &cfg, msg, sizeof msg)) {
-        fprintf(stderr, SERVE_TOOL ": %s\n", msg);
-        return 2;
-    }
+    int done = opt_main(&program, argc, argv, &cfg);
+    if (done >= 0) return done;
     // SIGINT and SIGTERM are taken by sigwait below, in this thread only: block them first, so
     // that every thread started from here inherits the mask.
     sigset_t stop_signals;

@@ -1,11 +1,13 @@
 // mint-tokenize - the token ids of a text, as llama-tokenize prints them.
 //
-//   mint-tokenize -m MODEL -p TEXT [--ids] [--pieces] [--no-bos] [--parse-special]
+//   mint-tokenize -m MODEL (-p TEXT | -f FILE | --stdin) [--ids] [--pieces] [--no-bos]
+//                 [--parse-special]
 //
 // Only the vocabulary is loaded (a vocab-only GGUF works too). One id per line by default; --ids
 // prints them as one list ([1, 15043, 3186]); --pieces adds each token's text.
 #include "cli.h"
 #include "mint.h"
+#include "options.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,69 +16,66 @@
 #define TOOL "mint-tokenize"
 
 typedef struct options {
-    const char *model, *prompt, *file;
-    bool ids, pieces, no_bos, parse_special, stdin_text;
+    const char *model;         // -m: model or vocab-only GGUF
+    const char *prompt;        // -p: the text
+    const char *file;          // -f: the text from a file
+    bool stdin_text;           // --stdin: the text from standard input
+    bool ids;                  // --ids: one list
+    bool pieces;               // --pieces: each token's text too
+    bool no_bos;               // --no-bos
+    bool parse_special;        // --parse-special
+    const char *messages_file; // --messages FILE: chat messages (JSON) to render and tokenize
+    bool no_generation_prompt; // --no-generation-prompt: no assistant header after them
 } options;
 
-static void usage(FILE *out) {
-    fprintf(out, "usage: mint-tokenize -m MODEL (-p TEXT | -f FILE | --stdin) [options]\n"
-                 "\n"
-                 "  -m, --model FILE     model or vocab-only GGUF\n"
-                 "  -p, --prompt TEXT    text to tokenize\n"
-                 "  -f, --file FILE      read the text from a file\n"
-                 "      --stdin          read the text from standard input\n"
-                 "      --ids            print the ids as one list: [1, 15043, 3186]\n"
-                 "      --pieces         print each token's text next to its id\n"
-                 "      --no-bos         do not add BOS (even if the vocabulary asks for it)\n"
-                 "      --parse-special  turn control-token text such as </s> into the token\n"
-                 "  -h, --help           this help\n");
-}
+#define F(member) OPT_FIELD(options, member)
 
-static bool parse(int argc, char **argv, options *o, char *err, size_t n) {
-    memset(o, 0, sizeof *o);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            exit(0);
-        } else if (!strcmp(a, "--ids"))
-            o->ids = true;
-        else if (!strcmp(a, "--pieces"))
-            o->pieces = true;
-        else if (!strcmp(a, "--no-bos"))
-            o->no_bos = true;
-        else if (!strcmp(a, "--parse-special"))
-            o->parse_special = true;
-        else if (!strcmp(a, "--stdin"))
-            o->stdin_text = true;
-        else if (!strcmp(a, "-m") || !strcmp(a, "--model") || !strcmp(a, "-p") ||
-                 !strcmp(a, "--prompt") || !strcmp(a, "-f") || !strcmp(a, "--file")) {
-            if (i + 1 >= argc) {
-                snprintf(err, n, "%s needs a value (see --help)", a);
-                return false;
-            }
-            const char *v = argv[++i];
-            if (a[1] == 'm' || !strcmp(a, "--model"))
-                o->model = v;
-            else if (a[1] == 'p' || !strcmp(a, "--prompt"))
-                o->prompt = v;
-            else
-                o->file = v;
-        } else {
-            snprintf(err, n, "unknown option '%s' (see --help)", a);
-            return false;
-        }
-    }
+static const opt opts[] = {
+    {"-m --model", OPT_STRING, F(model), "FILE", .help = "model or vocab-only GGUF"},
+    {"-p --prompt", OPT_STRING, F(prompt), "TEXT", .help = "text to tokenize"},
+    {"-f --file", OPT_STRING, F(file), "FILE", .help = "read the text from a file"},
+    {"--stdin", OPT_FLAG, F(stdin_text), .help = "read the text from standard input"},
+    {"--messages", OPT_STRING, F(messages_file), "FILE",
+     .help = "chat messages (JSON) rendered with the model's template"},
+    {"--no-generation-prompt", OPT_FLAG, F(no_generation_prompt),
+     .help = "with --messages: no assistant header at the end"},
+    {"--ids", OPT_FLAG, F(ids), .help = "print the ids as one list: [1, 15043, 3186]"},
+    {"--pieces", OPT_FLAG, F(pieces), .help = "print each token's text next to its id"},
+    {"--no-bos", OPT_FLAG, F(no_bos),
+     .help = "do not add BOS (even if the vocabulary asks for it)"},
+    {"--parse-special", OPT_FLAG, F(parse_special),
+     .help = "turn control-token text such as </s> into the token"},
+    {"-h --help", OPT_HELP, .help = "this help"},
+};
+
+static bool check(void *parsed, char *err, size_t n) {
+    const struct options *o = parsed;
     if (!o->model) {
         snprintf(err, n, "no model given: use -m MODEL (see --help)");
         return false;
     }
-    if (!!o->prompt + !!o->file + o->stdin_text != 1) {
-        snprintf(err, n, "give exactly one of -p TEXT, -f FILE and --stdin");
+    if (!!o->prompt + !!o->file + o->stdin_text + !!o->messages_file != 1) {
+        snprintf(err, n, "give exactly one of -p TEXT, -f FILE, --stdin and --messages FILE");
+        return false;
+    }
+    if (o->no_generation_prompt && !o->messages_file) {
+        snprintf(err, n, "--no-generation-prompt needs --messages FILE");
+        return false;
+    }
+    if (o->messages_file) { // until the chat-template engine reads them
+        snprintf(err, n, "--messages is not supported by this build yet");
         return false;
     }
     return true;
 }
+
+static const opt_program program = {
+    .name = TOOL,
+    .usage = "mint-tokenize -m MODEL (-p TEXT | -f FILE | --stdin | --messages FILE) [options]",
+    .opts = opts,
+    .n_opts = sizeof opts / sizeof *opts,
+    .check = check,
+};
 
 static char *read_stdin(size_t *len) {
     size_t cap = 1 << 16, n = 0, k;
@@ -94,12 +93,10 @@ static char *read_stdin(size_t *len) {
 }
 
 int main(int argc, char **argv) {
-    options o;
+    options o = {0};
     char msg[600];
-    if (!parse(argc, argv, &o, msg, sizeof msg)) {
-        fprintf(stderr, TOOL ": %s\n", msg);
-        return 2;
-    }
+    int done = opt_main(&program, argc, argv, &o);
+    if (done >= 0) return done;
     mint_err err;
     mint_model *m;
     mint_model_params mp = {.vocab_only = true};

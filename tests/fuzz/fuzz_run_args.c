@@ -1,16 +1,20 @@
-// fuzz_run_args.c - mint-run's argument parser on arbitrary argument lists. The input is the
-// arguments after argv[0], separated by NUL bytes.
+// fuzz_run_args.c - mint-run's option table (tools/common/run_args.c) through the option parser
+// (tools/common/options.c) on arbitrary argument lists. The input is the arguments after
+// argv[0], separated by NUL bytes.
 //
 // Checked: a failure leaves a non-empty, NUL-terminated message in the error buffer (it quotes
 // the argument as given, newlines included); a success gives options inside their documented
 // ranges, strings that are the arguments themselves, and the combination rules (one prompt
-// source, --n-probs needs --json, ...); parsing is deterministic. A --prompt-ids value also goes
-// through cli_parse_ids, as mint-run does.
+// source, --n-probs needs --json, ...); a chat template is one of the table's names; parsing is
+// deterministic. A --prompt-ids value also goes through cli_parse_ids, as mint-run does.
 #include "cli.h"
 #include "fuzz_util.h"
+#include "mint.h"
+#include "options.h"
 #include "run_args.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { MAX_ARGS = 64 };
@@ -22,24 +26,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int argc = fuzz_argv(&in, "mint-run", argv);
 
     run_options o, again;
+    memset(&o, 0, sizeof o); // padding too: the two results are compared byte for byte
+    memset(&again, 0, sizeof again);
     char err[256], err2[256];
     memset(err, 0x5A, sizeof err);
-    bool ok = run_parse_args(argc, argv, &o, err, sizeof err);
-    bool ok2 = run_parse_args(argc, argv, &again, err2, sizeof err2);
-    FUZZ_CHECK(ok == ok2);
-    if (!ok) {
+    opt_result r = opt_parse(&run_program, argc, argv, &o, err, sizeof err);
+    opt_result r2 = opt_parse(&run_program, argc, argv, &again, err2, sizeof err2);
+    FUZZ_CHECK(r == r2);
+    if (r == OPT_BAD) {
         size_t len = strnlen(err, sizeof err);
         FUZZ_CHECK(len > 0 && len < sizeof err && strcmp(err, err2) == 0);
         fuzz_fields_free(&in);
         return 0;
     }
-    FUZZ_CHECK(memcmp(&o, &again, sizeof o) == 0);
-    if (o.help) {
+    if (r == OPT_HELP_ASKED) {
         fuzz_fields_free(&in);
         return 0;
     }
-    const char *strs[] = {o.model,      o.prompt,        o.prompt_file,
-                          o.prompt_ids, o.chat_template, o.system};
+    FUZZ_CHECK(r == OPT_OK && memcmp(&o, &again, sizeof o) == 0);
+    FUZZ_CHECK(!o.chat_template || mint_chat_from_name(o.chat_template) != MINT_CHAT_UNKNOWN);
+    FUZZ_CHECK(o.attention >= 0 && o.attention <= 3);
+    const char *strs[] = {o.model,  o.prompt,     o.prompt_file, o.prompt_ids,
+                          o.system, o.trace_json, o.report,      o.compare_model};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         FUZZ_CHECK(fuzz_is_field(&in, strs[i]));
     FUZZ_CHECK(o.model != NULL);

@@ -1,183 +1,85 @@
 // quantize_args.c - mint-quantize's flags, llama-quantize's where they exist.
 #include "quantize_args.h"
 
-#include "cli.h"
+#include <stdio.h>
 
-#include <string.h>
-#include <unistd.h>
+#define F(member) OPT_FIELD(quantize_options, member)
 
-void quantize_usage(FILE *out) {
-    fprintf(
-        out,
-        "usage: mint-quantize [options] IN OUT TYPE [NTHREADS]\n"
-        "       mint-quantize --synthetic PRESET [--type TYPE] [--vocab FILE] [--seed N] -o OUT\n"
-        "       mint-quantize --compare TYPE,TYPE,... --text FILE [--ctx N] [--chunks N] IN\n"
-        "\n"
-        "Converts a model (GGUF, safetensors file, or Hugging Face checkpoint folder) to a GGUF\n"
-        "of file type TYPE with llama-quantize's per-tensor mix, through a temporary file that\n"
-        "is renamed at the end (an interrupted run leaves no partial output).\n"
-        "\n"
-        "types: F32 F16 BF16 Q8_0 Q4_0 Q4_1 Q5_0 Q5_1 Q2_K Q3_K_S Q3_K_M Q3_K_L Q4_K_S Q4_K_M\n"
-        "       Q5_K_S Q5_K_M Q6_K (Q3_K, Q4_K, Q5_K mean the _M mixes)\n"
-        "\n"
-        "options:\n"
-        "  --pure                    every quantized tensor gets the base type (no mix)\n"
-        "  --leave-output-tensor     keep output.weight as it is\n"
-        "  --output-tensor-type T    type of output.weight\n"
-        "  --token-embedding-type T  type of token_embd.weight\n"
-        "  --tensor-type PATTERN=T   type of tensors whose name matches the regex (repeatable)\n"
-        "  --allow-requantize        allow a quantized source\n"
-        "  --overwrite               replace OUT if it exists (never the input)\n"
-        "  -t, --threads N           threads (default: all online CPUs)\n"
-        "  --no-progress             no progress bar (default: shown on a terminal)\n"
-        "  -v, --verbose             print each tensor's type and why\n"
-        "synthetic model (random weights, real shapes; its text is noise):\n"
-        "  --synthetic PRESET        tinyllama (TinyLlama-1.1B shapes), small or mha\n"
-        "  --type TYPE               file type (default F32)\n"
-        "  --vocab FILE              vocabulary: a GGUF or a SentencePiece tokenizer.model\n"
-        "  --seed N                  weights seed (default 1)\n"
-        "  -o, --output FILE         where to write\n"
-        "comparison (quantize to each type, then perplexity, KL divergence and speed):\n"
-        "  --compare LIST            comma-separated types, e.g. F16,Q8_0,Q4_0\n"
-        "  --text FILE               text for perplexity\n"
-        "  --ctx N                   perplexity context (default 128)\n"
-        "  --chunks N                at most N chunks (default all)\n"
-        "  --work-dir DIR            where the quantized files go (default: a temp folder)\n"
-        "  --json                    JSON instead of a markdown table\n");
-}
+// llama-quantize's names (and its short names for the _M mixes) of the file types mint can make.
+// Q2_K_S is not here: llama.cpp makes it only with an importance matrix, which mint does not take.
+const char *const quantize_ftypes[] = {"F32",    "F16",    "BF16",   "Q8_0",   "Q4_0",   "Q4_1",
+                                       "Q5_0",   "Q5_1",   "Q2_K",   "Q3_K_S", "Q3_K_M", "Q3_K_L",
+                                       "Q4_K_S", "Q4_K_M", "Q5_K_S", "Q5_K_M", "Q6_K",   "Q3_K",
+                                       "Q4_K",   "Q5_K",   NULL};
 
-static bool is(const char *a, const char *s, const char *l) {
-    return (s && strcmp(a, s) == 0) || (l && strcmp(a, l) == 0);
-}
+static const opt opts[] = {
+    {.arg = "IN",
+     .kind = OPT_STRING,
+     F(in),
+     .noun = "input",
+     .help = "the model: GGUF, safetensors file or Hugging Face folder"},
+    {.arg = "OUT", .kind = OPT_STRING, F(out), .noun = "output", .help = "the GGUF to write"},
+    {.arg = "TYPE",
+     .kind = OPT_CHOICE,
+     F(type),
+     .names = quantize_ftypes,
+     .noun = "file type",
+     .help = "file type (Q3_K, Q4_K, Q5_K mean the _M mixes)"},
+    {.arg = "NTHREADS",
+     .kind = OPT_INT,
+     F(n_threads),
+     .min = 1,
+     .max = 256,
+     .help = "threads (as -t)"},
+    {.kind = OPT_SECTION, .help = "options:"},
+    {"--pure", OPT_FLAG, F(pure), .help = "every quantized tensor gets the base type (no mix)"},
+    {"--leave-output-tensor", OPT_FLAG, F(leave_output), .help = "keep output.weight as it is"},
+    {"--output-tensor-type", OPT_STRING, F(output_type), "T", .help = "type of output.weight"},
+    {"--token-embedding-type", OPT_STRING, F(token_embd_type), "T",
+     .help = "type of token_embd.weight"},
+    {"--tensor-type", OPT_STRS, F(overrides), "PATTERN=T", .max = QUANTIZE_MAX_OVERRIDES,
+     .help = "type of tensors whose name matches the regex (repeatable)"},
+    {"--allow-requantize", OPT_FLAG, F(allow_requantize), .help = "allow a quantized source"},
+    {"--overwrite", OPT_FLAG, F(overwrite), .help = "replace OUT if it exists (never the input)"},
+    {"-t --threads", OPT_INT, F(n_threads), "N", 1, 256,
+     .help = "threads (default: all online CPUs)"},
+    {"--no-progress", OPT_FLAG, F(no_progress),
+     .help = "no progress bar (default: shown on a terminal)"},
+    {"-v --verbose", OPT_FLAG, F(verbose), .help = "print each tensor's type and why"},
+    {"-h --help", OPT_HELP, .help = "this help"},
+    {.kind = OPT_SECTION,
+     .help = "synthetic model (random weights, real shapes; its text is noise):"},
+    {"--synthetic", OPT_STRING, F(preset), "PRESET",
+     .help = "tinyllama (TinyLlama-1.1B shapes), small or mha"},
+    {"--type", OPT_CHOICE, F(synth_type), "TYPE", .names = quantize_ftypes,
+     .help = "file type (default F32), one of TYPE's"},
+    {"--vocab", OPT_STRING, F(vocab), "FILE",
+     .help = "vocabulary: a GGUF or a SentencePiece tokenizer.model"},
+    {"--seed", OPT_INT, F(seed), "N", 0, INT64_MAX, .def = "1", .help = "weights seed"},
+    {"-o --output", OPT_STRING, F(out), "FILE", .help = "where to write"},
+    {.kind = OPT_SECTION,
+     .help = "comparison (quantize to each type, then perplexity, KL divergence and speed):"},
+    {"--compare", OPT_NAMES, F(compare), "LIST", .names = quantize_ftypes,
+     .max = QUANTIZE_MAX_COMPARE, .help = "comma-separated types (TYPE's), e.g. F16,Q8_0,Q4_0"},
+    {"--text", OPT_STRING, F(text), "FILE", .help = "text for perplexity"},
+    {"--ctx", OPT_INT, F(ctx), "N", 8, 1 << 16, .def = "128", .help = "perplexity context"},
+    {"--chunks", OPT_INT, F(chunks), "N", 1, 1 << 24, .help = "at most N chunks (default all)"},
+    {"--work-dir", OPT_STRING, F(work_dir), "DIR",
+     .help = "where the quantized files go (default: a temp folder)"},
+    {"--json", OPT_FLAG, F(json), .help = "JSON instead of a markdown table"},
+};
 
-// The flags that take a value (an unknown one is reported as unknown, not as lacking a value).
-static bool takes_value(const char *a) {
-    static const char *const flags[] = {"--output-tensor-type",
-                                        "--token-embedding-type",
-                                        "--tensor-type",
-                                        "-t",
-                                        "--threads",
-                                        "--synthetic",
-                                        "--type",
-                                        "--vocab",
-                                        "--seed",
-                                        "-o",
-                                        "--output",
-                                        "--compare",
-                                        "--text",
-                                        "--ctx",
-                                        "--chunks",
-                                        "--work-dir"};
-    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
-        if (strcmp(a, flags[i]) == 0) return true;
-    return false;
-}
-
-bool quantize_parse_args(int argc, char **argv, quantize_options *o, char *err, size_t errlen) {
-    memset(o, 0, sizeof *o);
-    o->seed = 1;
-    o->ctx = 128;
-    o->progress = isatty(STDERR_FILENO);
-    const char *pos[4];
-    int n_pos = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        long long iv;
-        if (is(a, "-h", "--help")) {
-            o->help = true;
-            return true;
-        }
-        if (is(a, "--pure", NULL))
-            o->pure = true;
-        else if (is(a, "--leave-output-tensor", NULL))
-            o->leave_output = true;
-        else if (is(a, "--allow-requantize", NULL))
-            o->allow_requantize = true;
-        else if (is(a, "--overwrite", NULL))
-            o->overwrite = true;
-        else if (is(a, "--no-progress", NULL))
-            o->progress = false;
-        else if (is(a, "--json", NULL))
-            o->json = true;
-        else if (is(a, "-v", "--verbose"))
-            o->verbose = true;
-        else if (a[0] == '-' && a[1] != '\0') {
-            if (!takes_value(a)) {
-                snprintf(err, errlen, "unknown option '%s' (see --help)", a);
-                return false;
-            }
-            if (i + 1 >= argc) {
-                snprintf(err, errlen, "%s needs a value (see --help)", a);
-                return false;
-            }
-            const char *v = argv[++i];
-            if (is(a, "--output-tensor-type", NULL))
-                o->output_type = v;
-            else if (is(a, "--token-embedding-type", NULL))
-                o->token_embd_type = v;
-            else if (is(a, "--tensor-type", NULL)) {
-                if (o->n_overrides == QUANTIZE_MAX_OVERRIDES) {
-                    snprintf(err, errlen, "at most %d --tensor-type options",
-                             QUANTIZE_MAX_OVERRIDES);
-                    return false;
-                }
-                o->overrides[o->n_overrides++] = v;
-            } else if (is(a, "-t", "--threads")) {
-                if (!cli_parse_int(a, v, 1, 256, &iv, err, errlen)) return false;
-                o->n_threads = (int)iv;
-            } else if (is(a, "--synthetic", NULL)) {
-                o->mode = QUANTIZE_SYNTHETIC;
-                o->preset = v;
-            } else if (is(a, "--type", NULL))
-                o->type = v;
-            else if (is(a, "--vocab", NULL))
-                o->vocab = v;
-            else if (is(a, "--seed", NULL)) {
-                if (!cli_parse_int(a, v, 0, INT64_MAX, &iv, err, errlen)) return false;
-                o->seed = (uint64_t)iv;
-            } else if (is(a, "-o", "--output"))
-                o->out = v;
-            else if (is(a, "--compare", NULL)) {
-                o->mode = QUANTIZE_COMPARE;
-                snprintf(o->compare_buf, sizeof o->compare_buf, "%s", v);
-                o->n_compare = 0;
-                for (char *s = o->compare_buf, *tok; (tok = strtok(s, ",")); s = NULL) {
-                    if (o->n_compare == QUANTIZE_MAX_COMPARE) {
-                        snprintf(err, errlen, "--compare takes at most %d types",
-                                 QUANTIZE_MAX_COMPARE);
-                        return false;
-                    }
-                    o->compare[o->n_compare++] = tok;
-                }
-                if (o->n_compare == 0) {
-                    snprintf(err, errlen, "--compare expects a list of types, got '%s'", v);
-                    return false;
-                }
-            } else if (is(a, "--text", NULL))
-                o->text = v;
-            else if (is(a, "--ctx", NULL)) {
-                if (!cli_parse_int(a, v, 8, 1 << 16, &iv, err, errlen)) return false;
-                o->ctx = (int)iv;
-            } else if (is(a, "--chunks", NULL)) {
-                if (!cli_parse_int(a, v, 1, 1 << 24, &iv, err, errlen)) return false;
-                o->chunks = (int)iv;
-            } else if (is(a, "--work-dir", NULL))
-                o->work_dir = v;
-            else {
-                snprintf(err, errlen, "unknown option '%s' (see --help)", a);
-                return false;
-            }
-        } else {
-            if (n_pos == 4) {
-                snprintf(err, errlen, "too many arguments ('%s'); see --help", a);
-                return false;
-            }
-            pos[n_pos++] = a;
-        }
+// The mode from the flags, and what each mode needs.
+static bool check(void *options, char *err, size_t errlen) {
+    quantize_options *o = options;
+    if (o->preset && o->compare.n) {
+        snprintf(err, errlen, "give only one of --synthetic and --compare");
+        return false;
     }
+    o->mode = o->preset ? QUANTIZE_SYNTHETIC : o->compare.n ? QUANTIZE_COMPARE : QUANTIZE_CONVERT;
     switch (o->mode) {
     case QUANTIZE_SYNTHETIC:
-        if (n_pos > 0) {
+        if (o->in) {
             snprintf(err, errlen, "--synthetic takes no IN/OUT arguments; write with -o FILE");
             return false;
         }
@@ -185,33 +87,43 @@ bool quantize_parse_args(int argc, char **argv, quantize_options *o, char *err, 
             snprintf(err, errlen, "--synthetic needs -o OUT");
             return false;
         }
-        if (!o->type) o->type = "F32";
+        o->type = o->synth_type ? o->synth_type : "F32";
         return true;
     case QUANTIZE_COMPARE:
-        if (n_pos != 1) {
+        if (!o->in || o->out) {
             snprintf(err, errlen, "--compare needs exactly one input model");
             return false;
         }
-        o->in = pos[0];
         if (!o->text) {
             snprintf(err, errlen, "--compare needs --text FILE for perplexity");
             return false;
         }
         return true;
     case QUANTIZE_CONVERT:
-        if (n_pos < 3) {
-            snprintf(err, errlen, "expected IN OUT TYPE [NTHREADS] (see --help)");
+        if (o->synth_type) {
+            snprintf(err, errlen, "--type is for --synthetic; a conversion takes IN OUT TYPE");
             return false;
         }
-        o->in = pos[0];
-        o->out = pos[1];
-        o->type = pos[2];
-        if (n_pos == 4) {
-            long long iv;
-            if (!cli_parse_int("NTHREADS", pos[3], 1, 256, &iv, err, errlen)) return false;
-            o->n_threads = (int)iv;
+        if (!o->type) {
+            snprintf(err, errlen, "expected IN OUT TYPE [NTHREADS] (see --help)");
+            return false;
         }
         return true;
     }
     return true;
 }
+
+const opt_program quantize_program = {
+    .name = "mint-quantize",
+    .usage = "mint-quantize [options] IN OUT TYPE [NTHREADS]\n"
+             "       mint-quantize --synthetic PRESET [--type TYPE] [--vocab FILE] [--seed N] -o "
+             "OUT\n"
+             "       mint-quantize --compare TYPE,TYPE,... --text FILE [--ctx N] [--chunks N] IN",
+    .about =
+        "Converts a model (GGUF, safetensors file, or Hugging Face checkpoint folder) to a GGUF\n"
+        "of file type TYPE with llama-quantize's per-tensor mix, through a temporary file that\n"
+        "is renamed at the end (an interrupted run leaves no partial output).",
+    .opts = opts,
+    .n_opts = sizeof opts / sizeof *opts,
+    .check = check,
+};

@@ -1,12 +1,13 @@
-// quantize_args.h - mint-quantize's options and their parser (apart from main, so the fuzz
-// harness can drive it).
+// quantize_args.h - mint-quantize's options and their table (apart from main, so the fuzz
+// harnesses and tests/test_options.c can drive it).
 #ifndef MINT_QUANTIZE_ARGS_H
 #define MINT_QUANTIZE_ARGS_H
+
+#include "options.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #define QUANTIZE_MAX_OVERRIDES 64
 #define QUANTIZE_MAX_COMPARE   32
@@ -18,36 +19,37 @@ typedef enum quantize_mode {
 } quantize_mode;
 
 typedef struct quantize_options {
-    quantize_mode mode;
-    const char *in;                                // source model (GGUF, safetensors, HF folder)
-    const char *out;                               // output GGUF (-o for --synthetic)
-    const char *type;                              // file type name (TYPE argument, or --type)
-    int n_threads;                                 // -t / trailing NTHREADS (0 = all online CPUs)
-    bool pure;                                     // --pure
-    bool leave_output;                             // --leave-output-tensor
-    bool allow_requantize;                         // --allow-requantize
-    bool overwrite;                                // --overwrite: allow replacing an existing OUT
-    const char *output_type;                       // --output-tensor-type
-    const char *token_embd_type;                   // --token-embedding-type
-    const char *overrides[QUANTIZE_MAX_OVERRIDES]; // --tensor-type PATTERN=TYPE
-    int n_overrides;
-    const char *preset;                        // --synthetic PRESET
-    const char *vocab;                         // --vocab FILE (synthetic)
-    uint64_t seed;                             // --seed (synthetic; default 1)
-    const char *compare[QUANTIZE_MAX_COMPARE]; // --compare TYPE,TYPE,...
-    int n_compare;
-    char compare_buf[512]; // storage the compare list points into
-    const char *text;      // --text FILE (compare: perplexity text)
-    int ctx;               // --ctx N (compare: perplexity context; default 128)
-    int chunks;            // --chunks N (compare: default all)
-    const char *work_dir;  // --work-dir DIR (compare: where quantized files go)
-    bool json;             // --json (compare)
-    bool verbose;          // -v: per-tensor decisions
-    bool progress;         // progress bar (default on a terminal; --no-progress)
-    bool help;             // -h
+    quantize_mode mode;          // from the flags (set by the table's check)
+    const char *in;              // IN: source model (GGUF, safetensors, HF folder)
+    const char *out;             // OUT, or -o for --synthetic: the GGUF written
+    const char *type;            // TYPE (or --type): one of quantize_ftypes (its spelling there)
+    const char *synth_type;      // --type (synthetic; the check copies it into type)
+    int n_threads;               // -t / trailing NTHREADS (0 = all online CPUs)
+    bool pure;                   // --pure
+    bool leave_output;           // --leave-output-tensor
+    bool allow_requantize;       // --allow-requantize
+    bool overwrite;              // --overwrite: allow replacing an existing OUT
+    const char *output_type;     // --output-tensor-type
+    const char *token_embd_type; // --token-embedding-type
+    opt_strs overrides;          // --tensor-type PATTERN=TYPE, one per occurrence (<= 64)
+    const char *preset;          // --synthetic PRESET
+    const char *vocab;           // --vocab FILE (synthetic)
+    int64_t seed;                // --seed (synthetic; default 1)
+    opt_strs compare;            // --compare TYPE,TYPE,...: quantize_ftypes spellings (<= 32)
+    const char *text;            // --text FILE (compare: perplexity text)
+    int ctx;                     // --ctx N (compare: perplexity context; default 128)
+    int chunks;                  // --chunks N (compare: default all)
+    const char *work_dir;        // --work-dir DIR (compare: where quantized files go)
+    bool json;                   // --json (compare)
+    bool verbose;                // -v: per-tensor decisions
+    bool no_progress;            // --no-progress (the bar is shown only on a terminal anyway)
 } quantize_options;
 
-bool quantize_parse_args(int argc, char **argv, quantize_options *o, char *err, size_t errlen);
-void quantize_usage(FILE *out);
+// The file types mint-quantize makes, as llama-quantize names them (NULL-ended): --help, the
+// README and the unknown-type message all list this one table.
+extern const char *const quantize_ftypes[];
+
+// mint-quantize's table, usage and mode rules.
+extern const opt_program quantize_program;
 
 #endif // MINT_QUANTIZE_ARGS_H

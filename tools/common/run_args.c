@@ -2,291 +2,105 @@
 #include "run_args.h"
 
 #include "cli.h"
-#include "mint.h"
 
-#include <string.h>
+#include <stdlib.h>
 
-void run_usage(FILE *out) {
-    fprintf(out,
-            "usage: mint-run -m MODEL [options]\n"
-            "\n"
-            "Generates text with a llama-family GGUF model. Tokens stream to stdout as they are\n"
-            "produced; a timing summary goes to stderr.\n"
-            "\n"
-            "input:\n"
-            "  -m, --model FILE        model file (GGUF)\n"
-            "  -p, --prompt TEXT       prompt (BOS is added as the vocabulary asks)\n"
-            "  -f, --file FILE         read the prompt from a file\n"
-            "      --prompt-ids LIST   token ids instead of text, e.g. 1,15,200\n"
-            "generation:\n"
-            "  -n, --n-predict N       tokens to generate (-1: until EOS or the context is full;"
-            " default -1)\n"
-            "  -c, --ctx-size N        context length (default: the model's, at most 4096)\n"
-            "  -t, --threads N         threads (default: all online CPUs)\n"
-            "  -b, --batch-size N      prompt tokens evaluated per batch (default 512)\n"
-            "      --kv-type f32|f16   KV cache storage (default f32)\n"
-            "      --no-kv-cache       naive mode: recompute the whole sequence at every step,\n"
-            "                          then re-time it with the cache and report both speeds\n"
-            "      --ignore-eos        keep generating after end-of-sequence\n"
-            "      --attention NAME    auto | naive | rowwise | flash (default auto)\n"
-            "      --kv-block N        positions per KV cache block (default 32)\n"
-            "decoding strategies (one at a time):\n"
-            "      --beams N           beam search with N beams; prints the best beam\n"
-            "      --length-penalty F  beams score logprob / length^F (default 1)\n"
-            "      --draft FILE        speculative decoding: FILE drafts, MODEL verifies\n"
-            "      --draft-n K         tokens drafted per verification (default 8)\n"
-            "      --lookup N          speculative decoding without a draft model: drafts copy\n"
-            "                          what followed the last n-gram (n <= N) earlier in the text\n"
-            "      --n-parallel N      N sampled completions of one prompt, decoded together\n"
-            "sampling (applied in this order):\n"
-            "      --repeat-penalty F  1. penalise the last --repeat-last-n tokens (default 1.0 ="
-            " off)\n"
-            "      --repeat-last-n N      window of that penalty (default 64)\n"
-            "      --top-k N           2. keep the N most likely tokens (default 40; 0 = all)\n"
-            "      --top-p F           3. keep the smallest set with probability >= F (default"
-            " 0.95)\n"
-            "      --min-p F           4. drop tokens below F x p(best) (default 0.05)\n"
-            "      --temp F            5. temperature (default 0.8; 0 = greedy argmax)\n"
-            "  -s, --seed N            6. draw with this RNG seed (default: from the clock)\n"
-            "chat:\n"
-            "  -cnv, --chat            interactive chat: one user turn per stdin line\n"
-            "      --chat-template NAME  zephyr | llama2 | chatml (default: from the model)\n"
-            "      --system TEXT       system message\n"
-            "output:\n"
-            "      --json              one JSON object per generated token: id, piece, logprob\n"
-            "      --n-probs K         with --json: the K most likely alternatives too\n"
-            "      --dump-graph        print the op graph with shapes and types, then exit\n"
-            "      --trace             each evaluated batch's nodes (shapes, types, bytes read,\n"
-            "                          time, threads), the KV cache fill and the sampler's steps\n"
-            "      --trace-json FILE   the same as JSON lines\n"
-            "      --report FILE.html  a self-contained page: the text coloured by probability,\n"
-            "                          alternatives, attention heatmaps, KV growth, latency, ops\n"
-            "      --compare-model F   with --report: a second model (e.g. a quantized file) on\n"
-            "                          the same tokens: per-token KL divergence, top-1 changes\n"
-            "  -v, --verbose           model description, kernel level, per-turn statistics\n"
-            "  -h, --help              this help\n");
-}
+#define F(member) OPT_FIELD(run_options, member)
 
-static void defaults(run_options *o) {
-    memset(o, 0, sizeof *o);
-    o->n_predict = -1;
-    o->seed = -1;
-    o->temp = 0.8f;
-    o->top_k = 40;
-    o->top_p = 0.95f;
-    o->min_p = 0.05f;
-    o->repeat_penalty = 1.0f;
-    o->repeat_last_n = 64;
-    o->length_penalty = 1.0f;
-    o->draft_n = 8;
-}
+static const char *const kv_types[] = {"f32", "f16", NULL};
+// In mint_attention's order: the index is the enum value.
+static const char *const attentions[] = {"auto", "naive", "rowwise", "flash", NULL};
+// The templates mint_chat_from_name knows.
+static const char *const chat_templates[] = {"zephyr", "llama2", "chatml", NULL};
 
-static bool is(const char *a, const char *s, const char *l) {
-    return (s && strcmp(a, s) == 0) || (l && strcmp(a, l) == 0);
-}
+static const opt opts[] = {
+    {.kind = OPT_SECTION, .help = "input:"},
+    {"-m --model", OPT_STRING, F(model), "FILE", .help = "model file (GGUF)"},
+    {"-p --prompt", OPT_STRING, F(prompt), "TEXT",
+     .help = "prompt (BOS is added as the vocabulary asks)"},
+    {"-f --file", OPT_STRING, F(prompt_file), "FILE", .help = "read the prompt from a file"},
+    {"--prompt-ids", OPT_STRING, F(prompt_ids), "LIST",
+     .help = "token ids instead of text, e.g. 1,15,200"},
+    {.kind = OPT_SECTION, .help = "generation:"},
+    {"-n --n-predict", OPT_INT, F(n_predict), "N", -1, 1 << 24, .def = "-1",
+     .help = "tokens to generate (-1: until EOS or the context is full)"},
+    {"-c --ctx-size", OPT_INT, F(n_ctx), "N", 0, 1 << 20,
+     .help = "context length (0: the model's, at most 4096)"},
+    {"-t --threads", OPT_INT, F(n_threads), "N", 1, 256,
+     .help = "threads (default: all online CPUs)"},
+    {"-b --batch-size", OPT_INT, F(n_batch), "N", 1, 1 << 20,
+     .help = "prompt tokens evaluated per batch (default 512)"},
+    {"--kv-type", OPT_ENUM, F(kv_f16), .names = kv_types, .def = "f32", .help = "KV cache storage"},
+    {"--no-kv-cache", OPT_FLAG, F(no_kv_cache),
+     .help = "naive mode: recompute the whole sequence at every step,\n"
+             "then re-time it with the cache and report both speeds"},
+    {"--ignore-eos", OPT_FLAG, F(ignore_eos), .help = "keep generating after end-of-sequence"},
+    {"--attention", OPT_ENUM, F(attention), "NAME", .names = attentions, .def = "auto",
+     .help = "attention algorithm"},
+    {"--kv-block", OPT_INT, F(kv_block), "N", 1, 4096,
+     .help = "positions per KV cache block (default 32)"},
+    {.kind = OPT_SECTION, .help = "decoding strategies (one at a time):"},
+    {"--beams", OPT_INT, F(beams), "N", 1, 64,
+     .help = "beam search with N beams; prints the best beam"},
+    {"--length-penalty", OPT_FLOAT, F(length_penalty), "F", .fmin = -10, .fmax = 10, .def = "1",
+     .help = "beams score logprob / length^F"},
+    {"--draft", OPT_STRING, F(draft), "FILE",
+     .help = "speculative decoding: FILE drafts, MODEL verifies"},
+    {"--draft-n", OPT_INT, F(draft_n), "K", 1, 64, .def = "8",
+     .help = "tokens drafted per verification"},
+    {"--lookup", OPT_INT, F(lookup), "N", 1, 32,
+     .help = "speculative decoding without a draft model: drafts copy\n"
+             "what followed the last n-gram (n <= N) earlier in the text"},
+    {"--n-parallel", OPT_INT, F(n_parallel), "N", 1, 256,
+     .help = "N sampled completions of one prompt, decoded together"},
+    {.kind = OPT_SECTION, .help = "sampling (applied in this order):"},
+    {"--repeat-penalty", OPT_FLOAT, F(repeat_penalty), "F", .fmin = 1e-3, .fmax = 1e3, .def = "1.0",
+     .help = "1. penalise the last --repeat-last-n tokens (1 = off)"},
+    {"--repeat-last-n", OPT_INT, F(repeat_last_n), "N", 0, 1 << 20, .def = "64",
+     .help = "   window of that penalty"},
+    {"--top-k", OPT_INT, F(top_k), "N", 0, 1 << 30, .def = "40",
+     .help = "2. keep the N most likely tokens (0 = all)"},
+    {"--top-p", OPT_FLOAT, F(top_p), "F", .fmin = 0, .fmax = 1, .def = "0.95",
+     .help = "3. keep the smallest set with probability >= F"},
+    {"--min-p", OPT_FLOAT, F(min_p), "F", .fmin = 0, .fmax = 1, .def = "0.05",
+     .help = "4. drop tokens below F x p(best)"},
+    {"--temp", OPT_FLOAT, F(temp), "F", .fmin = 0, .fmax = 1e6, .def = "0.8",
+     .help = "5. temperature (0 = greedy argmax)"},
+    {"-s --seed", OPT_INT, F(seed), "N", -1, INT64_MAX, .def = "-1",
+     .help = "6. draw with this RNG seed (-1: from the clock)"},
+    {.kind = OPT_SECTION, .help = "chat:"},
+    {"-cnv --chat --conversation", OPT_FLAG, F(chat),
+     .help = "interactive chat: one user turn per stdin line"},
+    {"--chat-template", OPT_CHOICE, F(chat_template), "NAME", .names = chat_templates,
+     .help = "the chat template (default: from the model)"},
+    {"--chat-template-file", OPT_STRING, F(chat_template_file), "FILE",
+     .help = "a Jinja chat template from a file"},
+    {"--system", OPT_STRING, F(system), "TEXT", .help = "system message"},
+    {.kind = OPT_SECTION, .help = "output:"},
+    {"--json", OPT_FLAG, F(json),
+     .help = "one JSON object per generated token: id, piece, logprob"},
+    {"--n-probs", OPT_INT, F(n_probs), "K", 0, 1000,
+     .help = "with --json: the K most likely alternatives too"},
+    {"--dump-graph", OPT_FLAG, F(dump_graph),
+     .help = "print the op graph with shapes and types, then exit"},
+    {"--trace", OPT_FLAG, F(trace),
+     .help = "each evaluated batch's nodes (shapes, types, bytes read,\n"
+             "time, threads), the KV cache fill and the sampler's steps"},
+    {"--trace-json", OPT_STRING, F(trace_json), "FILE", .help = "the same as JSON lines"},
+    {"--report", OPT_STRING, F(report), "FILE.html",
+     .help = "a self-contained page: the text coloured by probability,\n"
+             "alternatives, attention heatmaps, KV growth, latency, ops"},
+    {"--compare-model", OPT_STRING, F(compare_model), "F",
+     .help = "with --report: a second model (e.g. a quantized file) on\n"
+             "the same tokens: per-token KL divergence, top-1 changes"},
+    {"-v --verbose", OPT_FLAG, F(verbose),
+     .help = "model description, kernel level, per-turn statistics"},
+    {"-h --help", OPT_HELP, .help = "this help"},
+};
 
-// The flags that take a value, so that an unknown flag at the end of the line is reported as
-// unknown rather than as missing its value.
-static bool takes_value(const char *a) {
-    static const char *const flags[] = {
-        "-m",
-        "--model",
-        "-p",
-        "--prompt",
-        "-f",
-        "--file",
-        "--prompt-ids",
-        "--chat-template",
-        "--system",
-        "--kv-type",
-        "-n",
-        "--n-predict",
-        "-c",
-        "--ctx-size",
-        "-t",
-        "--threads",
-        "-b",
-        "--batch-size",
-        "-s",
-        "--seed",
-        "--top-k",
-        "--repeat-last-n",
-        "--n-probs",
-        "--temp",
-        "--top-p",
-        "--min-p",
-        "--repeat-penalty",
-        "--attention",
-        "--kv-block",
-        "--beams",
-        "--length-penalty",
-        "--draft",
-        "--draft-n",
-        "--lookup",
-        "--n-parallel",
-        "--trace-json",
-        "--report",
-        "--compare-model",
-    };
-    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
-        if (strcmp(a, flags[i]) == 0) return true;
-    return false;
-}
-
-bool run_parse_args(int argc, char **argv, run_options *o, char *err, size_t errlen) {
-    defaults(o);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        long long iv;
-        double fv;
-        // Flags without a value.
-        if (is(a, "-h", "--help")) {
-            o->help = true;
-            return true;
-        }
-        if (is(a, "-cnv", "--chat") || is(a, "--conversation", NULL)) {
-            o->chat = true;
-            continue;
-        }
-        if (is(a, "--no-kv-cache", NULL)) {
-            o->no_kv_cache = true;
-            continue;
-        }
-        if (is(a, "--json", NULL)) {
-            o->json = true;
-            continue;
-        }
-        if (is(a, "--dump-graph", NULL)) {
-            o->dump_graph = true;
-            continue;
-        }
-        if (is(a, "-v", "--verbose")) {
-            o->verbose = true;
-            continue;
-        }
-        if (is(a, "--trace", NULL)) {
-            o->trace = true;
-            continue;
-        }
-        if (is(a, "--ignore-eos", NULL)) {
-            o->ignore_eos = true;
-            continue;
-        }
-        // Flags with a value.
-        if (a[0] != '-') {
-            snprintf(err, errlen, "unexpected argument '%s' (see --help)", a);
-            return false;
-        }
-        if (!takes_value(a)) {
-            snprintf(err, errlen, "unknown option '%s' (see --help)", a);
-            return false;
-        }
-        if (i + 1 >= argc) {
-            snprintf(err, errlen, "%s needs a value (see --help)", a);
-            return false;
-        }
-        const char *v = argv[++i];
-        if (is(a, "-m", "--model"))
-            o->model = v;
-        else if (is(a, "-p", "--prompt"))
-            o->prompt = v;
-        else if (is(a, "-f", "--file"))
-            o->prompt_file = v;
-        else if (is(a, "--prompt-ids", NULL))
-            o->prompt_ids = v;
-        else if (is(a, "--chat-template", NULL)) {
-            if (mint_chat_from_name(v) == MINT_CHAT_UNKNOWN) {
-                snprintf(err, errlen, "--chat-template expects zephyr, llama2 or chatml, got '%s'",
-                         v);
-                return false;
-            }
-            o->chat_template = v;
-        } else if (is(a, "--system", NULL))
-            o->system = v;
-        else if (is(a, "--kv-type", NULL)) {
-            if (strcmp(v, "f16") == 0)
-                o->kv_f16 = true;
-            else if (strcmp(v, "f32") == 0)
-                o->kv_f16 = false;
-            else {
-                snprintf(err, errlen, "--kv-type expects f32 or f16, got '%s'", v);
-                return false;
-            }
-        } else if (is(a, "-n", "--n-predict")) {
-            if (!cli_parse_int(a, v, -1, 1 << 24, &iv, err, errlen)) return false;
-            o->n_predict = (int)iv;
-        } else if (is(a, "-c", "--ctx-size")) {
-            if (!cli_parse_int(a, v, 0, 1 << 20, &iv, err, errlen)) return false;
-            o->n_ctx = (int)iv;
-        } else if (is(a, "-t", "--threads")) {
-            if (!cli_parse_int(a, v, 1, 256, &iv, err, errlen)) return false;
-            o->n_threads = (int)iv;
-        } else if (is(a, "-b", "--batch-size")) {
-            if (!cli_parse_int(a, v, 1, 1 << 20, &iv, err, errlen)) return false;
-            o->n_batch = (int)iv;
-        } else if (is(a, "-s", "--seed")) {
-            if (!cli_parse_int(a, v, -1, INT64_MAX, &iv, err, errlen)) return false;
-            o->seed = iv;
-        } else if (is(a, "--top-k", NULL)) {
-            if (!cli_parse_int(a, v, 0, 1 << 30, &iv, err, errlen)) return false;
-            o->top_k = (int)iv;
-        } else if (is(a, "--repeat-last-n", NULL)) {
-            if (!cli_parse_int(a, v, 0, 1 << 20, &iv, err, errlen)) return false;
-            o->repeat_last_n = (int)iv;
-        } else if (is(a, "--n-probs", NULL)) {
-            if (!cli_parse_int(a, v, 0, 1000, &iv, err, errlen)) return false;
-            o->n_probs = (int)iv;
-        } else if (is(a, "--temp", NULL)) {
-            if (!cli_parse_float(a, v, 0, 1e6, &fv, err, errlen)) return false;
-            o->temp = (float)fv;
-        } else if (is(a, "--top-p", NULL)) {
-            if (!cli_parse_float(a, v, 0, 1, &fv, err, errlen)) return false;
-            o->top_p = (float)fv;
-        } else if (is(a, "--min-p", NULL)) {
-            if (!cli_parse_float(a, v, 0, 1, &fv, err, errlen)) return false;
-            o->min_p = (float)fv;
-        } else if (is(a, "--attention", NULL)) {
-            int k = mint_attention_from_name(v);
-            if (k < 0) {
-                snprintf(err, errlen, "--attention expects auto, naive, rowwise or flash, got '%s'",
-                         v);
-                return false;
-            }
-            o->attention = k;
-        } else if (is(a, "--kv-block", NULL)) {
-            if (!cli_parse_int(a, v, 1, 4096, &iv, err, errlen)) return false;
-            o->kv_block = (int)iv;
-        } else if (is(a, "--beams", NULL)) {
-            if (!cli_parse_int(a, v, 1, 64, &iv, err, errlen)) return false;
-            o->beams = (int)iv;
-        } else if (is(a, "--length-penalty", NULL)) {
-            if (!cli_parse_float(a, v, -10, 10, &fv, err, errlen)) return false;
-            o->length_penalty = (float)fv;
-        } else if (is(a, "--draft", NULL)) {
-            o->draft = v;
-        } else if (is(a, "--draft-n", NULL)) {
-            if (!cli_parse_int(a, v, 1, 64, &iv, err, errlen)) return false;
-            o->draft_n = (int)iv;
-        } else if (is(a, "--lookup", NULL)) {
-            if (!cli_parse_int(a, v, 1, 32, &iv, err, errlen)) return false;
-            o->lookup = (int)iv;
-        } else if (is(a, "--n-parallel", NULL)) {
-            if (!cli_parse_int(a, v, 1, 256, &iv, err, errlen)) return false;
-            o->n_parallel = (int)iv;
-        } else if (is(a, "--trace-json", NULL)) {
-            o->trace_json = v;
-        } else if (is(a, "--report", NULL)) {
-            o->report = v;
-        } else if (is(a, "--compare-model", NULL)) {
-            o->compare_model = v;
-        } else if (is(a, "--repeat-penalty", NULL)) {
-            if (!cli_parse_float(a, v, 1e-3, 1e3, &fv, err, errlen)) return false;
-            o->repeat_penalty = (float)fv;
-        } else {
-            snprintf(err, errlen, "unknown option '%s' (see --help)", a);
-            return false;
-        }
-    }
+// The rules between flags (each value alone was checked by the table).
+static bool check(void *options, char *err, size_t errlen) {
+    const run_options *o = options;
     if (!o->model) {
         snprintf(err, errlen, "no model given: use -m MODEL (see --help)");
         return false;
@@ -296,12 +110,26 @@ bool run_parse_args(int argc, char **argv, run_options *o, char *err, size_t err
         snprintf(err, errlen, "give only one of -p, -f and --prompt-ids");
         return false;
     }
+    if (o->prompt_ids) { // the list's form here; the ids against the vocabulary at run time
+        size_t n;
+        int32_t *ids = cli_parse_ids("--prompt-ids", o->prompt_ids, &n, err, errlen);
+        if (!ids) return false;
+        free(ids);
+    }
     if (o->chat && o->prompt_ids) {
         snprintf(err, errlen, "--prompt-ids cannot be used with --chat");
         return false;
     }
     if (o->chat && o->no_kv_cache) {
         snprintf(err, errlen, "--no-kv-cache cannot be used with --chat");
+        return false;
+    }
+    if (o->chat_template && o->chat_template_file) {
+        snprintf(err, errlen, "give only one of --chat-template and --chat-template-file");
+        return false;
+    }
+    if (o->chat_template_file) { // until the chat-template engine reads it
+        snprintf(err, errlen, "--chat-template-file is not supported by this build yet");
         return false;
     }
     const int modes =
@@ -329,3 +157,14 @@ bool run_parse_args(int argc, char **argv, run_options *o, char *err, size_t err
     }
     return true;
 }
+
+const opt_program run_program = {
+    .name = "mint-run",
+    .usage = "mint-run -m MODEL [options]",
+    .about = "Generates text with a llama-family GGUF model. Tokens stream to stdout as they are\n"
+             "produced; a timing summary goes to stderr. Without -p, -f or --prompt-ids it\n"
+             "generates from BOS alone.",
+    .opts = opts,
+    .n_opts = sizeof opts / sizeof *opts,
+    .check = check,
+};

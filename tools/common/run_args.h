@@ -1,5 +1,5 @@
-// run_args.h - mint-run's options and their parser (kept apart from main so the fuzz harness
-// can drive it).
+// run_args.h - mint-run's options and their table (kept apart from main so the fuzz harnesses
+// and tests/test_options.c can drive it).
 #ifndef MINT_RUN_ARGS_H
 #define MINT_RUN_ARGS_H
 
@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "options.h"
 
 typedef struct run_options {
     const char *model;         // -m FILE
@@ -46,11 +48,12 @@ typedef struct run_options {
     const char *trace_json;    // --trace-json FILE: the same as JSON lines
     const char *report;        // --report FILE.html: a self-contained page about the run
     const char *compare_model; // --compare-model FILE: a second model scored on the same tokens
-    bool help;                 // -h / --help
+    // --chat-template-file FILE: a Jinja chat template to read, or NULL
+    const char *chat_template_file;
 } run_options;
 
-// Fills o from argv. Returns true on success; on failure writes one line into err.
-bool run_parse_args(int argc, char **argv, run_options *o, char *err, size_t errlen);
-void run_usage(FILE *out);
+// mint-run's table, usage and combination rules: opt_parse(&run_program, ...) fills a
+// run_options.
+extern const opt_program run_program;
 
 #endif // MINT_RUN_ARGS_H

@@ -77,7 +77,8 @@ int run_read_prompt(session *s, tokens *seq) {
                 snprintf(msg, sizeof msg, "--prompt-ids: token id %d is outside 0..%d", ids[i],
                          s->n_vocab - 1);
                 free(ids);
-                return run_fail(msg);
+                run_fail(msg);
+                return 2; // a bad argument, found once the vocabulary is known
             }
             if (!tokens_push(seq, ids[i])) {
                 free(ids);
@@ -98,6 +99,14 @@ int run_read_prompt(session *s, tokens *seq) {
             if (!text) return run_fail(msg);
         }
         const char *p = text ? text : o->prompt ? o->prompt : "";
+        if (!o->prompt_file && !o->prompt) { // say what a bare -m MODEL does
+            if (o->n_predict < 0)
+                fprintf(stderr, TOOL ": no prompt given: generating from BOS until EOS or the "
+                                     "context is full\n");
+            else
+                fprintf(stderr, TOOL ": no prompt given: generating from BOS for %d tokens\n",
+                        o->n_predict);
+        }
         if (!text) len = strlen(p);
         mint_status st = tokens_from_text(s->m, p, len, true, false, seq, &err);
         if (st == MINT_OK && seq->n == 0 && d.bos >= 0) tokens_push(seq, d.bos);

@@ -52,7 +52,8 @@ size_t run_piece(const mint_model *m, int32_t id, char *buf, size_t cap);
 void run_print_tokens(const mint_model *m, const int32_t *ids, size_t n, bool after_bos);
 
 // The prompt from -p, -f or --prompt-ids (BOS alone when empty), echoed to stdout unless
-// --json. Returns 0, or run_fail's 1 after printing the error.
+// --json. Returns 0, or run_fail's 1 after printing the error (2 for a --prompt-ids id outside
+// the vocabulary: a bad argument).
 int run_read_prompt(session *s, tokens *seq);
 
 void run_print_rate(const char *what, double secs, uint64_t n);

@@ -44,6 +44,8 @@ typedef struct serve_config {
     int kv_block;              // --kv-block (0 = default)
     bool kv_f16;               // --kv-type f16
     bool verbose;              // -v: a line per request
+    // --chat-template-file: a Jinja chat template to read, or NULL
+    const char *chat_template_file;
 } serve_config;
 
 // One token as a job's client sees it.
