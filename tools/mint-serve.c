@@ -13,6 +13,7 @@
 #include "serve.h"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +44,8 @@ static const opt opts[] = {
      .help = "largest request body in bytes"},
     {"--max-header", OPT_INT, F(max_header), "N", 1024, 1 << 24, .def = "32768",
      .help = "memory for a request's headers in bytes"},
-    {"--max-connections", OPT_INT, F(max_connections), "N", 1, 100000, .def = "256",
-     .help = "connections at once"},
+    {"--max-connections", OPT_INT, F(max_connections), "N", 1, 100000, .def = "1024",
+     .help = "connections at once (each an idle thread while it waits)"},
     {"--timeout", OPT_FLOAT, F(timeout), "S", .fmin = 0.1, .fmax = 86400, .def = "600",
      .help = "seconds a request may take"},
     {"--drain", OPT_FLOAT, F(drain), "S", .fmin = 0.1, .fmax = 86400, .def = "30",
@@ -104,6 +105,14 @@ int main(int argc, char **argv) {
     sigaddset(&stop_signals, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
     signal(SIGPIPE, SIG_IGN);
+    // Every connection is a descriptor: a soft limit of 1024 would refuse clients long before
+    // --max-connections under a crowd of idle or slow ones. Take what the hard limit allows.
+    struct rlimit nofile;
+    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+        const rlim_t want = (rlim_t)cfg.max_connections + 64;
+        nofile.rlim_cur = want < nofile.rlim_max ? want : nofile.rlim_max;
+        if (nofile.rlim_cur > 1024) setrlimit(RLIMIT_NOFILE, &nofile);
+    }
 
     mint_err err;
     mint_model *m;
