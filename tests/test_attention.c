@@ -92,19 +92,19 @@ static void check(mint_model *m, const char *what, int n) {
     free(ids);
 }
 
-Test(attention, algorithms_agree_on_synthetic_gqa, .timeout = 120) {
+Test(attention, algorithms_agree_on_synthetic_gqa, .timeout = MT_HANG(120)) {
     mint_model *m = mt_synth_model("small", "F32");
     check(m, "synthetic small (GQA 4/2)", 496);
     mint_model_close(m);
 }
 
-Test(attention, algorithms_agree_on_synthetic_mha, .timeout = 120) {
+Test(attention, algorithms_agree_on_synthetic_mha, .timeout = MT_HANG(120)) {
     mint_model *m = mt_synth_model("mha", "F32");
     check(m, "synthetic mha (MHA 4/4)", 2032);
     mint_model_close(m);
 }
 
-Test(attention, algorithms_agree_on_stories260K, .timeout = 120) {
+Test(attention, algorithms_agree_on_stories260K, .timeout = MT_HANG(120)) {
     mint_model *m;
     mint_err err;
     cr_assert_eq(mint_model_open(mt_data_path("stories260K.gguf"), NULL, &m, &err), MINT_OK);
@@ -112,7 +112,7 @@ Test(attention, algorithms_agree_on_stories260K, .timeout = 120) {
     mint_model_close(m);
 }
 
-Test(attention, algorithms_agree_on_llama2_tiny_random, .timeout = 120) {
+Test(attention, algorithms_agree_on_llama2_tiny_random, .timeout = MT_HANG(120)) {
     mint_model *m;
     mint_err err;
     cr_assert_eq(mint_model_open(mt_data_path("llama-2-tiny-random.gguf"), NULL, &m, &err),

@@ -34,7 +34,7 @@ static int beam(mint_model *m, int n_beams, float alpha, const int32_t *prompt, 
     return n_out;
 }
 
-Test(beam, one_beam_is_greedy, .timeout = 60) {
+Test(beam, one_beam_is_greedy, .timeout = MT_HANG(60)) {
     mint_model *m = mt_synth_model("small", "Q8_0");
     const int32_t prompt[] = {1, 40, 41, 42, 300, 17};
     int32_t g[40], b[40];
@@ -56,7 +56,7 @@ static int tok(mint_model *m, const char *text, int32_t *ids, int cap) {
     return (int)n;
 }
 
-Test(beam, more_beams_are_at_least_as_likely_as_greedy_on_stories, .timeout = 120) {
+Test(beam, more_beams_are_at_least_as_likely_as_greedy_on_stories, .timeout = MT_HANG(120)) {
     // stories260K's reference prompts (reference/prompts_stories.json); 24 tokens, ranked by total
     // log-probability (length penalty 0; the model rarely emits EOS this early).
     static const char *const prompts[] = {"Once upon a time", "The little dog", "Lily wanted to",

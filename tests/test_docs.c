@@ -281,7 +281,7 @@ static void check_references(const char *from, const char *text, ref_report *r) 
     regfree(&call_re);
 }
 
-Test(docs, every_named_file_and_function_exists, .timeout = 60) {
+Test(docs, every_named_file_and_function_exists, .timeout = MT_HANG(60)) {
     load_tree();
     ref_report r = {0};
     int docs = 0, sources = 0;

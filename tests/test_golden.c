@@ -127,21 +127,21 @@ static void check_level(const char *isa) {
     cr_log_info("%s: %d logit hashes checked", isa, checked);
 }
 
-Test(golden, ref, .timeout = 300) {
+Test(golden, ref, .timeout = MT_HANG(300)) {
     check_level("ref");
 }
-Test(golden, avx2, .timeout = 300) {
+Test(golden, avx2, .timeout = MT_HANG(300)) {
     check_level("avx2");
 }
-Test(golden, avx512, .timeout = 300) {
+Test(golden, avx512, .timeout = MT_HANG(300)) {
     check_level("avx512");
 }
-Test(golden, avx512vnni, .timeout = 300) {
+Test(golden, avx512vnni, .timeout = MT_HANG(300)) {
     check_level("avx512vnni");
 }
-Test(golden, neon, .timeout = 300) {
+Test(golden, neon, .timeout = MT_HANG(300)) {
     check_level("neon");
 }
-Test(golden, neondot, .timeout = 300) {
+Test(golden, neondot, .timeout = MT_HANG(300)) {
     check_level("neondot");
 }

@@ -41,7 +41,7 @@ static char *ok(const char *cmd) {
     return out;
 }
 
-Test(install, pkg_config_builds_and_runs_the_example, .timeout = 120) {
+Test(install, pkg_config_builds_and_runs_the_example, .timeout = MT_HANG(120)) {
     install();
     char cmd[16384];
     snprintf(cmd, sizeof cmd,
@@ -57,7 +57,7 @@ Test(install, pkg_config_builds_and_runs_the_example, .timeout = 120) {
     free(out);
 }
 
-Test(install, find_package_builds_the_example, .timeout = 180) {
+Test(install, find_package_builds_the_example, .timeout = MT_HANG(180)) {
     install();
     char cmd[16384];
     snprintf(cmd, sizeof cmd,
@@ -74,7 +74,7 @@ Test(install, find_package_builds_the_example, .timeout = 180) {
     free(out);
 }
 
-Test(install, only_the_public_api_is_exported, .timeout = 120) {
+Test(install, only_the_public_api_is_exported, .timeout = MT_HANG(120)) {
     install();
     char cmd[16384];
     // Every dynamic symbol the library defines, minus those mint.h declares with MINT_API.
@@ -93,7 +93,7 @@ Test(install, only_the_public_api_is_exported, .timeout = 120) {
     free(out);
 }
 
-Test(install, installed_programs_find_their_library, .timeout = 120) {
+Test(install, installed_programs_find_their_library, .timeout = MT_HANG(120)) {
     install();
     char cmd[16384];
     snprintf(cmd, sizeof cmd,

@@ -2,6 +2,7 @@
 // type: activation conversion byte for byte, dot products within a float budget (the integer
 // sums are exact; only the order of the float accumulation over blocks may differ), and gemm
 // bit-identical to the same table's vec_dot for every element of every tile shape.
+#include "helpers/hang.h"
 #include "mint.h"
 #include "quant/kernels.h"
 #include "quant/types.h"
@@ -132,7 +133,7 @@ static void free_operands(operands *o) {
     free(o->mag);
 }
 
-Test(kernels, vec_dot_matches_reference_within_budget, .timeout = 120) {
+Test(kernels, vec_dot_matches_reference_within_budget, .timeout = MT_HANG(120)) {
     const mint_kernels *ref = mint_kernels_for(MINT_ISA_REF), *k[MINT_ISA_COUNT];
     int nk = available(k);
     // Budget: 2^-18 of sum |w a|, about 30x float epsilon: the blocks' float partial sums are
@@ -160,7 +161,7 @@ Test(kernels, vec_dot_matches_reference_within_budget, .timeout = 120) {
         }
 }
 
-Test(kernels, gemm_equals_vec_dot_bit_for_bit, .timeout = 120) {
+Test(kernels, gemm_equals_vec_dot_bit_for_bit, .timeout = MT_HANG(120)) {
     const mint_kernels *k[MINT_ISA_COUNT + 1];
     int nk = available(k);
     k[nk++] = mint_kernels_for(MINT_ISA_REF);
@@ -251,7 +252,7 @@ static void check_tile(const mint_kernels *k, mint_type wt, const operands *o, i
 // Long rows cross the kernels' K chunks (the partial sums go through y between chunks), and a
 // full 64 x 64 tile, a one-token column of many rows and odd shapes cross their row groups and
 // column blocks.
-Test(kernels, gemm_equals_vec_dot_on_long_rows_and_full_tiles, .timeout = 240) {
+Test(kernels, gemm_equals_vec_dot_on_long_rows_and_full_tiles, .timeout = MT_HANG(240)) {
     const mint_kernels *k[MINT_ISA_COUNT + 1];
     int nk = available(k);
     const int shapes[][2] = {{64, 64}, {45, 1}, {1, 9}, {21, 7}};
@@ -268,7 +269,7 @@ Test(kernels, gemm_equals_vec_dot_on_long_rows_and_full_tiles, .timeout = 240) {
 
 // Rows of 128K elements (longer than a one-token K chunk of the AVX-512 kernels): the one-token
 // path still equals vec_dot, and both stay within the budget of the reference.
-Test(kernels, one_token_rows_of_128k_elements, .timeout = 120) {
+Test(kernels, one_token_rows_of_128k_elements, .timeout = MT_HANG(120)) {
     const mint_kernels *ref = mint_kernels_for(MINT_ISA_REF), *k[MINT_ISA_COUNT];
     int nk = available(k);
     const mint_type types[] = {MINT_TYPE_Q4_0, MINT_TYPE_Q4_1, MINT_TYPE_Q8_0, MINT_TYPE_Q4_K};
@@ -315,7 +316,7 @@ Test(kernels, gemm_equals_vec_dot_on_the_shortest_rows) {
 // A tile's output may end at the end of a buffer: gemm must not read y past its last column
 // (the K-chunked tiles carry partial sums through y, and their micro-tiles are wider than the
 // last columns). y is placed so that it ends where an inaccessible page begins.
-Test(kernels, gemm_reads_no_output_past_its_tile, .timeout = 120) {
+Test(kernels, gemm_reads_no_output_past_its_tile, .timeout = MT_HANG(120)) {
     const mint_kernels *k[MINT_ISA_COUNT + 1];
     int nk = available(k);
     const long page = sysconf(_SC_PAGESIZE);

@@ -4,6 +4,7 @@
 // f16/bf16 conversions including NaN; plain-float dot products whose length is not a multiple of
 // the vector width (attention calls them with the head size); and gemm shapes beyond the small
 // tiles (a whole 64 x 64 driver tile, and one token against many rows).
+#include "helpers/hang.h"
 #include "mint.h"
 #include "quant/kernels.h"
 #include "quant/types.h"
@@ -209,7 +210,7 @@ Test(kernels_edge, float_dots_of_any_length) {
             }
 }
 
-Test(kernels_edge, gemm_of_driver_tiles_equals_vec_dot, .timeout = 120) {
+Test(kernels_edge, gemm_of_driver_tiles_equals_vec_dot, .timeout = MT_HANG(120)) {
     const mint_kernels *k[MINT_ISA_COUNT];
     const int nk = available(k);
     const mint_type types[] = {MINT_TYPE_F32,  MINT_TYPE_F16,  MINT_TYPE_BF16, MINT_TYPE_Q4_0,

@@ -78,7 +78,7 @@ static void forget_prefix_cache(mint_ctx *c) {
     for (size_t i = 0; i < kv->map_cap; i++) kv->map_val[i] = -1;
 }
 
-Test(kvcache, scattered_blocks_equal_contiguous_ones, .timeout = 60) {
+Test(kvcache, scattered_blocks_equal_contiguous_ones, .timeout = MT_HANG(60)) {
     // A fresh context lays a sequence's blocks out in order (0, 1, 2, ...): the contiguous layout.
     // Churn (three sequences growing, then released in an order) leaves the free list scrambled, so
     // the same sequence evaluated again lands on scattered blocks; its logits must not change.
@@ -109,7 +109,7 @@ Test(kvcache, scattered_blocks_equal_contiguous_ones, .timeout = 60) {
     mint_model_close(m);
 }
 
-Test(kvcache, forked_sequence_continues_as_from_scratch, .timeout = 60) {
+Test(kvcache, forked_sequence_continues_as_from_scratch, .timeout = MT_HANG(60)) {
     mint_model *m = mt_synth_model("small", "F32");
     int32_t t[120];
     tokens(t, 120, 2);
@@ -141,7 +141,7 @@ Test(kvcache, forked_sequence_continues_as_from_scratch, .timeout = 60) {
     mint_model_close(m);
 }
 
-Test(kvcache, prefix_cache_hit_equals_cold_evaluation, .timeout = 60) {
+Test(kvcache, prefix_cache_hit_equals_cold_evaluation, .timeout = MT_HANG(60)) {
     mint_model *m = mt_synth_model("small", "F32");
     int32_t t[150], alt[150];
     tokens(t, 150, 3);
@@ -170,7 +170,7 @@ Test(kvcache, prefix_cache_hit_equals_cold_evaluation, .timeout = 60) {
     mint_model_close(m);
 }
 
-Test(kvcache, batch_of_sequences_equals_each_alone, .timeout = 60) {
+Test(kvcache, batch_of_sequences_equals_each_alone, .timeout = MT_HANG(60)) {
     mint_model *m = mt_synth_model("small", "Q4_K_M");
     enum { S = 4 };
     const int len[S] = {40, 77, 9, 64};
@@ -210,7 +210,7 @@ Test(kvcache, batch_of_sequences_equals_each_alone, .timeout = 60) {
     mint_model_close(m);
 }
 
-Test(kvcache, memory_grows_with_use_and_truncation_frees, .timeout = 60) {
+Test(kvcache, memory_grows_with_use_and_truncation_frees, .timeout = MT_HANG(60)) {
     mint_model *m = mt_synth_model("small", "F32");
     mint_ctx *c = ctx_of(m, 2, 512, 32, 0);
     mint_cache_info info;
@@ -238,7 +238,7 @@ Test(kvcache, memory_grows_with_use_and_truncation_frees, .timeout = 60) {
     mint_model_close(m);
 }
 
-Test(kvcache, least_recently_used_blocks_are_evicted, .timeout = 60) {
+Test(kvcache, least_recently_used_blocks_are_evicted, .timeout = MT_HANG(60)) {
     mint_model *m = mt_synth_model("small", "F32");
     // A pool of 4 + 1 blocks of 16: one sequence of 64 tokens fills it.
     mint_ctx *c = ctx_of(m, 1, 128, 16, 64);
@@ -262,7 +262,7 @@ Test(kvcache, least_recently_used_blocks_are_evicted, .timeout = 60) {
     mint_model_close(m);
 }
 
-Test(kvcache, bad_batches_change_nothing, .timeout = 60) {
+Test(kvcache, bad_batches_change_nothing, .timeout = MT_HANG(60)) {
     mint_model *m = mt_synth_model("small", "F32");
     mint_ctx *c = ctx_of(m, 2, 128, 16, 96);
     int32_t t[80];

@@ -26,11 +26,11 @@ static void check_f32(const char *model, const char *ref) {
     cr_assert_eq(s.top1_agree, s.steps);
 }
 
-Test(model_f32, stories260K_matches_llama_cpp, .timeout = 120) {
+Test(model_f32, stories260K_matches_llama_cpp, .timeout = MT_HANG(120)) {
     check_f32("stories260K.gguf", "reference/stories260K.json");
 }
 
-Test(model_f32, tiny256_f32_matches_llama_cpp, .timeout = 120) {
+Test(model_f32, tiny256_f32_matches_llama_cpp, .timeout = MT_HANG(120)) {
     check_f32("quant/tiny256-f32.gguf", "reference/tiny256-f32.json");
 }
 
@@ -54,12 +54,12 @@ static void check_teacher_forced(const char *model, const char *ref, limits lim)
     cr_assert_geq(top1, lim.top1, "%s: top-1 agreement %g", model, top1);
 }
 
-Test(model_f16, stories260K_f16_within_limits, .timeout = 120) {
+Test(model_f16, stories260K_f16_within_limits, .timeout = MT_HANG(120)) {
     check_teacher_forced("quant/stories260K-f16.gguf", "reference/stories260K-f16.json",
                          (limits){0.03, 0.005, 1e-6, 1.0});
 }
 
-Test(model_f16, tiny256_f16_within_limits, .timeout = 120) {
+Test(model_f16, tiny256_f16_within_limits, .timeout = MT_HANG(120)) {
     check_teacher_forced("quant/tiny256-f16.gguf", "reference/tiny256-f16.json",
                          (limits){0.1, 0.015, 2e-5, 1.0});
 }
@@ -70,7 +70,7 @@ Test(model_f16, tiny256_f16_within_limits, .timeout = 120) {
 // moved to the float vector kernels (scores a ulp apart flip the bf16 rounding of the next
 // matmul's activations; max |dlogit| 0.119 and top-1 100% stay well within). Allowed 2e-3 there
 // until the NEON BF16 order is brought in line.
-Test(model_f16, tiny256_bf16_within_limits, .timeout = 120) {
+Test(model_f16, tiny256_bf16_within_limits, .timeout = MT_HANG(120)) {
     const bool neon_level = strncmp(mint_isa_name(), "neon", 4) == 0; // neon, neondot
     check_teacher_forced("quant/tiny256-bf16.gguf", "reference/tiny256-bf16.json",
                          (limits){0.6, 0.08, neon_level ? 2e-3 : 1e-3, 0.98});
@@ -131,7 +131,7 @@ static void greedy(mint_model *m, mint_ctx *c, const int32_t *prompt, int n_prom
 
 static const int32_t prompt12[] = {1, 291, 376, 400, 428, 261, 378, 432, 383, 286, 261, 376};
 
-Test(model_structure, naive_and_kv_cache_give_the_same_tokens, .timeout = 60) {
+Test(model_structure, naive_and_kv_cache_give_the_same_tokens, .timeout = MT_HANG(60)) {
     fixture f = open_synth("F32");
     mint_ctx *c = make_ctx(f.m, 2, 256, 64);
     int32_t a[60], b[60];
@@ -154,7 +154,7 @@ static uint64_t logits_hash(mint_model *m, int threads, int n_batch) {
     return h;
 }
 
-Test(model_structure, logits_bit_identical_for_1_to_4_threads, .timeout = 60) {
+Test(model_structure, logits_bit_identical_for_1_to_4_threads, .timeout = MT_HANG(60)) {
     const char *types[] = {"F32", "Q4_K_M", "Q8_0"};
     for (int i = 0; i < 3; i++) {
         fixture f = open_synth(types[i]);
@@ -165,7 +165,7 @@ Test(model_structure, logits_bit_identical_for_1_to_4_threads, .timeout = 60) {
     }
 }
 
-Test(model_structure, batch_equals_token_by_token, .timeout = 60) {
+Test(model_structure, batch_equals_token_by_token, .timeout = MT_HANG(60)) {
     // n_batch 1 evaluates the prompt one token at a time; the logits must not change by a bit.
     const char *types[] = {"F32", "Q4_0", "Q6_K"};
     for (int i = 0; i < 3; i++) {
@@ -176,7 +176,7 @@ Test(model_structure, batch_equals_token_by_token, .timeout = 60) {
     }
 }
 
-Test(model_structure, all_logits_rows_match_single_evaluations, .timeout = 60) {
+Test(model_structure, all_logits_rows_match_single_evaluations, .timeout = MT_HANG(60)) {
     fixture f = open_synth("F32");
     mint_ctx *c = make_ctx(f.m, 2, 64, 64);
     mint_err err;
@@ -222,7 +222,7 @@ static double max_abs_diff(const float *a, const float *b, int n) {
     return max;
 }
 
-Test(model_structure, attention_algorithms_agree_and_are_batch_invariant, .timeout = 60) {
+Test(model_structure, attention_algorithms_agree_and_are_batch_invariant, .timeout = MT_HANG(60)) {
     fixture f = open_synth("F32");
     static const mint_attention algos[] = {MINT_ATTENTION_NAIVE, MINT_ATTENTION_ROWWISE,
                                            MINT_ATTENTION_FLASH};
@@ -244,7 +244,8 @@ Test(model_structure, attention_algorithms_agree_and_are_batch_invariant, .timeo
 
 // Auto switches between naive (long runs) and row-wise (single tokens), which give the same bits:
 // a prompt as one batch then token by token must give the logits a naive-only context gives.
-Test(model_structure, auto_switches_between_naive_and_rowwise_without_moving_a_bit, .timeout = 60) {
+Test(model_structure, auto_switches_between_naive_and_rowwise_without_moving_a_bit,
+     .timeout = MT_HANG(60)) {
     fixture f = open_synth("F32");
     float logits[2][512];
     for (int k = 0; k < 2; k++) {
@@ -269,7 +270,7 @@ Test(model_structure, auto_switches_between_naive_and_rowwise_without_moving_a_b
     mint_model_close(f.m);
 }
 
-Test(model_structure, f16_kv_cache_stays_close_to_f32, .timeout = 60) {
+Test(model_structure, f16_kv_cache_stays_close_to_f32, .timeout = MT_HANG(60)) {
     // Keys and values rounded to f16 (11-bit mantissas): the logits of this model (magnitude
     // ~5) move by far less than their spread, and the greedy tokens stay the same.
     fixture f = open_synth("F32");
@@ -287,7 +288,7 @@ Test(model_structure, f16_kv_cache_stays_close_to_f32, .timeout = 60) {
     mint_model_close(f.m);
 }
 
-Test(model_structure, f16_kv_cache_close_to_llama_cpp, .timeout = 60) {
+Test(model_structure, f16_kv_cache_close_to_llama_cpp, .timeout = MT_HANG(60)) {
     ref_opts o = {.run = "f32kv", .n_threads = 2, .kv_type = MINT_KV_F16};
     ref_stats s = ref_compare("stories260K.gguf", "reference/stories260K.json", &o);
     // llama.cpp's own f16-cache run differs from f32kv by up to 0.03
@@ -413,7 +414,7 @@ Test(model_errors, missing_and_misshaped_tensors_are_named) {
               err.msg);
 }
 
-Test(model_errors, tied_output_falls_back_to_the_embedding, .timeout = 60) {
+Test(model_errors, tied_output_falls_back_to_the_embedding, .timeout = MT_HANG(60)) {
     // stories260K's output.weight is byte-identical to token_embd.weight (llama2.c ties them),
     // so dropping it must leave every logit unchanged.
     const char *p = rewrite(mt_data_path("stories260K.gguf"), "tied.gguf", "output.weight", NULL);

@@ -75,7 +75,7 @@ ParameterizedTestParameters(model_quant, matches_llama_cpp) {
     return cr_make_param_array(int, idx, N_FIXTURES);
 }
 
-ParameterizedTest(int *i, model_quant, matches_llama_cpp, .timeout = 300) {
+ParameterizedTest(int *i, model_quant, matches_llama_cpp, .timeout = MT_HANG(300)) {
     check(&fixtures[*i]);
 }
 
@@ -141,7 +141,7 @@ static double mean_kl(const float *p, const float *q) {
 // distributions are what must agree, so the budget is on their KL divergence.
 #define LEVEL_KL_BUDGET 3e-3 // largest measured: 9.6e-4 (Q5_1 at avx2)
 
-Test(model_quant_synthetic, every_kernel_level_matches_the_reference, .timeout = 300) {
+Test(model_quant_synthetic, every_kernel_level_matches_the_reference, .timeout = MT_HANG(300)) {
     static const char *const levels[] = {"avx2", "avx512", "avx512vnni", "neon", "neondot"};
     float *ref = malloc(sizeof(float) * N_PROMPT * N_VOCAB_SMALL);
     float *got = malloc(sizeof(float) * N_PROMPT * N_VOCAB_SMALL);
@@ -185,7 +185,7 @@ static const quant_budget quant_budgets[] = {
     {"Q4_0", 0.9},  {"Q4_K_M", 0.55}, {"Q3_K_M", 2.0},  {"Q2_K", 4.5},
 };
 
-Test(model_quant_synthetic, quantize_then_run_every_type, .timeout = 300) {
+Test(model_quant_synthetic, quantize_then_run_every_type, .timeout = MT_HANG(300)) {
     char src[4096]; // mt_synth's path lives in a rotating buffer that the loop's mt_path reuses
     snprintf(src, sizeof src, "%s", mt_synth("small", "F32"));
     mint_model *f32 = mt_synth_model("small", "F32");

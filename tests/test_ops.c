@@ -2,6 +2,7 @@
 // double-precision loops written here. Every check states its budget and why; the measured
 // worst errors are logged with cr_log_info (run with --verbose) so a drift shows before it
 // fails. Data come from a fixed-seed generator; no test data directory is needed.
+#include "helpers/hang.h"
 #include "base/rng.h"
 #include "ops/attention.h"
 #include "ops/ops.h"
@@ -348,7 +349,7 @@ Test(ops, get_rows_f32_and_f16) {
 // Budget 1e-5 of sum |w a|: the f32 kernels sum in f32 (in 16 lanes, then across them), each
 // addition rounding by 2^-24 of a partial sum bounded by sum |w a|; for n = 1000 that is at most
 // 1000 / 16 + 4 roundings, 4e-6, and typically far fewer. The products of f16 operands are exact.
-Test(ops, convert_and_gemm_tile_match_double, .timeout = 60) {
+Test(ops, convert_and_gemm_tile_match_double, .timeout = MT_HANG(60)) {
     enum { NR = 13, NC = 7, YS = NR + 3 };
     const int64_t ns[] = {1, 17, 256, 1000};
     const mint_type types[] = {MINT_TYPE_F32, MINT_TYPE_F16};
@@ -620,37 +621,37 @@ static void check_attention(mint_type type, int n_head, int n_head_kv, int hd, i
 // near the midpoint of two f16 values can round the other way than the reference's, an error of
 // 2^-11 (4.9e-4) of that probability; flash rounds its unnormalised weights e^(s - m) instead,
 // the same size of error; summed over all probabilities < 4.9e-4 max|v|.
-Test(ops, attention_f32_mha, .timeout = 60) {
+Test(ops, attention_f32_mha, .timeout = MT_HANG(60)) {
     check_attention(MINT_TYPE_F32, 4, 4, 16, 16, 70, 2e-6);
 }
-Test(ops, attention_f32_gqa, .timeout = 60) {
+Test(ops, attention_f32_gqa, .timeout = MT_HANG(60)) {
     check_attention(MINT_TYPE_F32, 8, 1, 64, 32, 70, 2e-6);
 }
-Test(ops, attention_f32_odd_blocks, .timeout = 60) {
+Test(ops, attention_f32_odd_blocks, .timeout = MT_HANG(60)) {
     check_attention(MINT_TYPE_F32, 8, 2, 64, 7, 70, 2e-6);
 }
 // 200 tokens: flash's steps of ten 7-position blocks, three of them and a partial one.
-Test(ops, attention_f32_long_odd_blocks, .timeout = 60) {
+Test(ops, attention_f32_long_odd_blocks, .timeout = MT_HANG(60)) {
     check_attention(MINT_TYPE_F32, 8, 2, 64, 7, 200, 2e-6);
 }
 // stories260K's heads: 8 of head_dim 8 on 4 KV heads, shorter than one vector of any level.
-Test(ops, attention_f32_tiny_heads, .timeout = 60) {
+Test(ops, attention_f32_tiny_heads, .timeout = MT_HANG(60)) {
     check_attention(MINT_TYPE_F32, 8, 4, 8, 32, 150, 2e-6);
 }
-Test(ops, attention_f16_mha, .timeout = 60) {
+Test(ops, attention_f16_mha, .timeout = MT_HANG(60)) {
     check_attention(MINT_TYPE_F16, 4, 4, 16, 16, 70, 1e-3);
 }
-Test(ops, attention_f16_gqa, .timeout = 60) {
+Test(ops, attention_f16_gqa, .timeout = MT_HANG(60)) {
     check_attention(MINT_TYPE_F16, 8, 2, 64, 32, 70, 1e-3);
 }
-Test(ops, attention_f16_long_odd_blocks, .timeout = 60) {
+Test(ops, attention_f16_long_odd_blocks, .timeout = MT_HANG(60)) {
     check_attention(MINT_TYPE_F16, 4, 1, 24, 5, 150, 1e-3);
 }
 
 // One batch of several runs, as mint_decode makes them: a run of sequence A, a run of sequence B
 // (its first tokens), then A's next run. Every query must get the bits it gets alone, for every
 // algorithm and with the items taken in either order.
-Test(ops, attention_runs_of_several_sequences, .timeout = 60) {
+Test(ops, attention_runs_of_several_sequences, .timeout = MT_HANG(60)) {
     enum { NA = 90, NB = 45, HEADS = 8, KVH = 2, HD = 64, BLOCK = 16, ROWS = 30 + NB + 40 };
     const int qd = HEADS * HD, kvd = KVH * HD;
     const mint_attn_shape sh = {HEADS, KVH, HD, 0.125f};

@@ -171,7 +171,7 @@ ParameterizedTestParameters(ops_ref, matmul_matches_llama_cpp) {
     return cr_make_param_array(int, idx, N_OP_FILES);
 }
 
-ParameterizedTest(int *i, ops_ref, matmul_matches_llama_cpp, .timeout = 120) {
+ParameterizedTest(int *i, ops_ref, matmul_matches_llama_cpp, .timeout = MT_HANG(120)) {
     check_file(op_files[*i]);
 }
 

@@ -281,7 +281,7 @@ static const char *const programs[] = {"mint-run",       "mint-serve", "mint-tok
                                        "mint-quantize",  "mint-bench", "mint-inspect",
                                        "mint-perplexity"};
 
-Test(programs, exit_codes, .timeout = 300) {
+Test(programs, exit_codes, .timeout = MT_HANG(300)) {
     char readme[4200];
     snprintf(readme, sizeof readme, "%s/README.md", getenv("MINT_SOURCE_DIR"));
     const char *out_path = keep(mt_path(mt_tmpdir(), "q.gguf"));

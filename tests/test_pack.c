@@ -2,6 +2,7 @@
 // is a permutation of the file's bytes (unpacking gives them back), and every level's
 // gemm_packed over packed rows equals its gemm over the file's rows bit for bit, for one token
 // and for tiles, on row counts that are not multiples of the 16-row group.
+#include "helpers/hang.h"
 #include "mint.h"
 #include "quant/kernels.h"
 #include "quant/pack.h"
@@ -133,7 +134,7 @@ static void check(const mint_kernels *k, mint_type t, const mats *m, int r0, int
     free(z);
 }
 
-Test(pack, gemm_packed_equals_gemm_bit_for_bit, .timeout = 240) {
+Test(pack, gemm_packed_equals_gemm_bit_for_bit, .timeout = MT_HANG(240)) {
     int levels = 0;
     for (int isa = 0; isa < MINT_ISA_COUNT; isa++) {
         const mint_kernels *k = mint_kernels_for((mint_isa)isa);
@@ -163,7 +164,7 @@ Test(pack, gemm_packed_equals_gemm_bit_for_bit, .timeout = 240) {
 
 // Rows longer than a one-token K chunk of the 32-element kernels (the partial sums go through y
 // between chunks).
-Test(pack, gemm_packed_on_rows_of_128k_elements, .timeout = 120) {
+Test(pack, gemm_packed_on_rows_of_128k_elements, .timeout = MT_HANG(120)) {
     const mint_type types[] = {MINT_TYPE_Q4_0, MINT_TYPE_Q8_0, MINT_TYPE_Q4_K, MINT_TYPE_Q6_K};
     for (int isa = 0; isa < MINT_ISA_COUNT; isa++) {
         const mint_kernels *k = mint_kernels_for((mint_isa)isa);

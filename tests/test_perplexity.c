@@ -656,11 +656,11 @@ static void against_llama(const char *text_name, uint64_t n_text_tokens) {
     }
 }
 
-Test(ppl_vs_llama, tinystories, .timeout = 3600) {
+Test(ppl_vs_llama, tinystories, .timeout = MT_HANG(3600)) {
     against_llama(TS, 393019);
 }
 
-Test(ppl_vs_llama, wiki, .timeout = 3600) {
+Test(ppl_vs_llama, wiki, .timeout = MT_HANG(3600)) {
     if (!full_mode()) cr_skip_test("1000 chunks of wiki.test.raw: set MINT_TEST_PPL=full");
     against_llama(WIKI, 809290);
 }

@@ -1,5 +1,6 @@
 // test_pool.c - the thread pool: every thread runs, barriers hold, row splits cover each row
 // exactly once, and nothing deadlocks (Criterion's timeout fails a hung test).
+#include "helpers/hang.h"
 #include "runtime/engine/pool.h"
 
 #include <criterion/criterion.h>
@@ -21,7 +22,7 @@ static void count_task(void *arg, int ith, int nth) {
     atomic_fetch_add(&c->total, 1);
 }
 
-Test(pool, every_thread_runs_once_per_run, .timeout = 20) {
+Test(pool, every_thread_runs_once_per_run, .timeout = MT_HANG(20)) {
     for (int n = 1; n <= 8; n++) {
         counts *c = calloc(1, sizeof *c);
         cr_assert_eq(mint_pool_create(n, &c->pool, NULL), MINT_OK);
@@ -54,7 +55,7 @@ static void stress_task(void *arg, int ith, int nth) {
     }
 }
 
-Test(pool, barrier_stress_10k_rounds, .timeout = 60) {
+Test(pool, barrier_stress_10k_rounds, .timeout = MT_HANG(60)) {
     int sizes[] = {1, 2, 3, 4, 7};
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
         stress *s = calloc(1, sizeof *s);
@@ -68,7 +69,7 @@ Test(pool, barrier_stress_10k_rounds, .timeout = 60) {
 }
 
 // Sleeping workers wake up: pause between runs so that the workers fall asleep.
-Test(pool, wakes_sleeping_workers, .timeout = 20) {
+Test(pool, wakes_sleeping_workers, .timeout = MT_HANG(20)) {
     counts *c = calloc(1, sizeof *c);
     cr_assert_eq(mint_pool_create(4, &c->pool, NULL), MINT_OK);
     for (int r = 0; r < 20; r++) {

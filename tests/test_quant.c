@@ -534,7 +534,7 @@ ParameterizedTestParameters(llama_quantize, reference_quantizers_write_the_same_
 }
 
 ParameterizedTest(fixture *fx, llama_quantize, reference_quantizers_write_the_same_bytes,
-                  .timeout = 300) {
+                  .timeout = MT_HANG(300)) {
     mint_err err;
     mint_file *src = NULL, *dst = NULL;
     cr_assert_eq(mint_file_open(mt_data_path(fx->src), &src, &err), MINT_OK, "%s", err.msg);

@@ -680,7 +680,7 @@ static int wait_status(pid_t pid) {
     return status;
 }
 
-Test(quantize_atomic, sigkill_leaves_old_or_nothing, .timeout = 120) {
+Test(quantize_atomic, sigkill_leaves_old_or_nothing, .timeout = MT_HANG(120)) {
     char in[4200]; // mt_data_path's buffers rotate: keep a copy
     snprintf(in, sizeof in, "%s", mt_data_path(TINY));
     size_t in_len;

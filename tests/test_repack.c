@@ -74,12 +74,12 @@ static void check_type(const char *ftype) {
     mint_model_close(packed);
 }
 
-Test(repack, legacy_types_give_the_file_layouts_logits, .timeout = 300) {
+Test(repack, legacy_types_give_the_file_layouts_logits, .timeout = MT_HANG(300)) {
     const char *types[] = {"Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0"};
     for (size_t i = 0; i < sizeof types / sizeof *types; i++) check_type(types[i]);
 }
 
-Test(repack, k_quants_give_the_file_layouts_logits, .timeout = 300) {
+Test(repack, k_quants_give_the_file_layouts_logits, .timeout = MT_HANG(300)) {
     const char *types[] = {"Q2_K", "Q3_K_M", "Q4_K_M", "Q5_K_M", "Q6_K"};
     for (size_t i = 0; i < sizeof types / sizeof *types; i++) check_type(types[i]);
 }
@@ -106,7 +106,7 @@ static float *ref_logits(const char *path, bool no_repack, int n_vocab) {
     return out;
 }
 
-Test(repack, a_reference_context_reads_the_file_layout, .timeout = 300) {
+Test(repack, a_reference_context_reads_the_file_layout, .timeout = MT_HANG(300)) {
     const char *path = mt_synth("small", "Q4_K_M");
     mint_model *m = mt_synth_model("small", "Q4_K_M");
     mint_model_desc d;
@@ -120,7 +120,7 @@ Test(repack, a_reference_context_reads_the_file_layout, .timeout = 300) {
 
 // Evaluations that start right after mint_model_open run while matrices switch from the file's
 // layout to the packed one under them: the logits are still the file layout's, bit for bit.
-Test(repack, evaluating_while_packing_changes_no_bit, .timeout = 300) {
+Test(repack, evaluating_while_packing_changes_no_bit, .timeout = MT_HANG(300)) {
     const char *path = mt_synth("small", "Q4_K_M");
     mint_model *plain, *m;
     mint_err err;

@@ -47,7 +47,7 @@ static char *read_text(const char *path) {
     return s;
 }
 
-Test(report, mint_run_page_renders_in_chromium, .timeout = 180) {
+Test(report, mint_run_page_renders_in_chromium, .timeout = MT_HANG(180)) {
     const char *model = keep(mt_synth("small", "F32"));
     const char *html = keep(mt_path(mt_tmpdir(), "run.html"));
     char *out, *err;
@@ -66,7 +66,7 @@ Test(report, mint_run_page_renders_in_chromium, .timeout = 180) {
     expect_renders(html, "report-mint-run.png");
 }
 
-Test(report, compare_model_marks_disagreements, .timeout = 180) {
+Test(report, compare_model_marks_disagreements, .timeout = MT_HANG(180)) {
     const char *model = keep(mt_data_path("stories260K.gguf"));
     const char *cmp = keep(mt_data_path("quant/stories260K-q4_0.gguf"));
     const char *html = keep(mt_path(mt_tmpdir(), "cmp.html"));
@@ -85,7 +85,7 @@ Test(report, compare_model_marks_disagreements, .timeout = 180) {
     expect_renders(html, "report-compare.png");
 }
 
-Test(report, mint_perplexity_page_renders_in_chromium, .timeout = 180) {
+Test(report, mint_perplexity_page_renders_in_chromium, .timeout = MT_HANG(180)) {
     const char *model = keep(mt_synth("small", "F32"));
     char text[4200];
     snprintf(text, sizeof text, "%s/README.md", getenv("MINT_SOURCE_DIR"));
@@ -106,7 +106,7 @@ Test(report, mint_perplexity_page_renders_in_chromium, .timeout = 180) {
     expect_renders(html, "report-mint-perplexity.png");
 }
 
-Test(report, bad_paths_and_models_fail_before_generating, .timeout = 60) {
+Test(report, bad_paths_and_models_fail_before_generating, .timeout = MT_HANG(60)) {
     const char *model = keep(mt_synth("small", "F32"));
     char *out, *err;
     int rc = run_tool(&out, &err, "mint-run", "-m '%s' -p hello -n 8 --report /nonexistent/r.html",
@@ -139,7 +139,7 @@ Test(report, bad_paths_and_models_fail_before_generating, .timeout = 60) {
     free(err);
 }
 
-Test(report, trace_json_has_every_batch_node_and_sample, .timeout = 60) {
+Test(report, trace_json_has_every_batch_node_and_sample, .timeout = MT_HANG(60)) {
     const char *model = keep(mt_synth("small", "Q4_0"));
     const char *path = keep(mt_path(mt_tmpdir(), "trace.jsonl"));
     char *out, *err;

@@ -20,7 +20,7 @@ static char *greedy_text(const char *model) {
     return out;
 }
 
-Test(mint_run_decoding, one_beam_prints_the_greedy_text, .timeout = 60) {
+Test(mint_run_decoding, one_beam_prints_the_greedy_text, .timeout = MT_HANG(60)) {
     const char *model = keep(mt_synth("small", "F32"));
     char *want = greedy_text(model), *out, *err;
     cr_assert_eq(run_tool(&out, &err, "mint-run", "-m '%s' " PROMPT " --beams 1", model), 0, "%s",
@@ -37,7 +37,7 @@ Test(mint_run_decoding, one_beam_prints_the_greedy_text, .timeout = 60) {
     free(want);
 }
 
-Test(mint_run_decoding, speculative_greedy_prints_the_greedy_text, .timeout = 60) {
+Test(mint_run_decoding, speculative_greedy_prints_the_greedy_text, .timeout = MT_HANG(60)) {
     const char *model = keep(mt_synth("small", "F32"));
     const char *draft = keep(mt_synth("small", "Q4_0"));
     char *want = greedy_text(model), *out, *err;
@@ -61,7 +61,7 @@ Test(mint_run_decoding, speculative_greedy_prints_the_greedy_text, .timeout = 60
     free(want);
 }
 
-Test(mint_run_decoding, parallel_completions_share_the_prompt, .timeout = 60) {
+Test(mint_run_decoding, parallel_completions_share_the_prompt, .timeout = MT_HANG(60)) {
     const char *model = keep(mt_synth("small", "F32"));
     char *a, *b, *err;
     const char *args = "-m '%s' -p 'the cat sat' -n 12 --n-parallel 3 -s 11 -t 1 -v";
@@ -80,7 +80,7 @@ Test(mint_run_decoding, parallel_completions_share_the_prompt, .timeout = 60) {
     free(b);
 }
 
-Test(mint_run_decoding, draft_with_another_vocabulary_is_refused, .timeout = 60) {
+Test(mint_run_decoding, draft_with_another_vocabulary_is_refused, .timeout = MT_HANG(60)) {
     char *out, *err;
     int rc = run_tool(&out, &err, "mint-run", "-m '%s' -p hi -n 4 --draft '%s'",
                       keep(mt_data_path("stories260K.gguf")),
@@ -129,7 +129,7 @@ Test(mint_run_decoding, bad_flags_are_one_line_errors) {
     }
 }
 
-Test(mint_bench_decoding, n_seq_reports_aggregate_generation, .timeout = 120) {
+Test(mint_bench_decoding, n_seq_reports_aggregate_generation, .timeout = MT_HANG(120)) {
     char *out, *err;
     int rc = run_tool(&out, &err, "mint-bench",
                       "-m '%s' -t 2 -p 0 -n 8 -r 2 --n-seq 1,4 --seq-prompt 16 --membw-gib 0 "

@@ -91,7 +91,7 @@ static char *completion_text(const mt_server *s, const char *prompt, int n) {
     return t;
 }
 
-Test(serve, health_models_and_metrics_follow_traffic, .timeout = 120) {
+Test(serve, health_models_and_metrics_follow_traffic, .timeout = MT_HANG(120)) {
     mt_server s;
     mt_server_start(&s, "-m '%s' -t 1 --parallel 2", mt_synth("small", "F32"));
     mt_resp r = mt_http(&s, "GET", "/health", NULL, NULL);
@@ -151,7 +151,7 @@ Test(serve, health_models_and_metrics_follow_traffic, .timeout = 120) {
     cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
 }
 
-Test(serve, completions_equal_mint_run_one_body_and_streamed, .timeout = 180) {
+Test(serve, completions_equal_mint_run_one_body_and_streamed, .timeout = MT_HANG(180)) {
     const char *model = stories();
     mt_server s;
     mt_server_start(&s, "-m '%s' -t 1 --parallel 2", model);
@@ -206,7 +206,7 @@ Test(serve, completions_equal_mint_run_one_body_and_streamed, .timeout = 180) {
     cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
 }
 
-Test(serve, chat_equals_mint_run_cnv_one_body_and_streamed, .timeout = 180) {
+Test(serve, chat_equals_mint_run_cnv_one_body_and_streamed, .timeout = MT_HANG(180)) {
     const char *model = stories();
     char *out, *err;
     char args[4300];
@@ -278,7 +278,7 @@ static void expect_chat_lp(json_object *t, int k) {
     }
 }
 
-Test(serve, logprobs_in_openai_shapes, .timeout = 120) {
+Test(serve, logprobs_in_openai_shapes, .timeout = MT_HANG(120)) {
     mt_server s;
     mt_server_start(&s, "-m '%s' -t 1", stories());
     const char *msgs = "\"messages\":[{\"role\":\"user\",\"content\":\"Hello\"}]";
@@ -341,7 +341,7 @@ Test(serve, logprobs_in_openai_shapes, .timeout = 120) {
     cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
 }
 
-Test(serve, n_choices_with_a_seed_repeat, .timeout = 120) {
+Test(serve, n_choices_with_a_seed_repeat, .timeout = MT_HANG(120)) {
     mt_server s;
     mt_server_start(&s, "-m '%s' -t 1 --parallel 4", stories());
     const char *body = "{\"prompt\":\"Once upon a time\",\"max_tokens\":24,\"temperature\":1,"
@@ -379,7 +379,7 @@ Test(serve, n_choices_with_a_seed_repeat, .timeout = 120) {
     cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
 }
 
-Test(serve, stop_strings_end_the_text_before_them, .timeout = 120) {
+Test(serve, stop_strings_end_the_text_before_them, .timeout = MT_HANG(120)) {
     mt_server s;
     mt_server_start(&s, "-m '%s' -t 1", stories());
     char *full = completion_text(&s, "Once upon a time", 60);
@@ -419,7 +419,7 @@ Test(serve, stop_strings_end_the_text_before_them, .timeout = 120) {
     cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
 }
 
-Test(serve, tokenize_detokenize_round_trip_and_next_token, .timeout = 120) {
+Test(serve, tokenize_detokenize_round_trip_and_next_token, .timeout = MT_HANG(120)) {
     mt_server s;
     mt_server_start(&s, "-m '%s' -t 1", stories());
     json_object *o = mt_post_json(&s, "/tokenize",
@@ -458,7 +458,7 @@ Test(serve, tokenize_detokenize_round_trip_and_next_token, .timeout = 120) {
 // Regression: the server once decided "is this a chat" by finding the text "messages" in the
 // body, so a completion whose prompt or stop strings held that word was refused with "'messages'
 // must be a list". Requests are routed by endpoint; /v1/next looks at the parsed body's members.
-Test(serve, the_word_messages_in_a_prompt_or_stop_is_just_text, .timeout = 120) {
+Test(serve, the_word_messages_in_a_prompt_or_stop_is_just_text, .timeout = MT_HANG(120)) {
     mt_server s;
     mt_server_start(&s, "-m '%s' -t 1", stories());
     json_object *o =
@@ -481,7 +481,7 @@ Test(serve, the_word_messages_in_a_prompt_or_stop_is_just_text, .timeout = 120) 
 }
 
 // A known path asked with another method: 405 with the methods it takes in Allow.
-Test(serve, wrong_method_gets_405_with_allow, .timeout = 120) {
+Test(serve, wrong_method_gets_405_with_allow, .timeout = MT_HANG(120)) {
     mt_server s;
     mt_server_start(&s, "-m '%s' -t 1", stories());
     mt_resp r = mt_http(&s, "GET", "/v1/completions", NULL, NULL);
@@ -517,7 +517,7 @@ static void expect_error(const mt_server *s, const char *path, const char *body,
     mt_resp_free(&r);
 }
 
-Test(serve, bad_requests_get_openai_errors, .timeout = 120) {
+Test(serve, bad_requests_get_openai_errors, .timeout = MT_HANG(120)) {
     mt_server s;
     mt_server_start(&s, "-m '%s' -t 1 -c 64 --max-body 4096", mt_synth("small", "F32"));
     // An unknown field is ignored.
@@ -584,7 +584,7 @@ Test(serve, bad_requests_get_openai_errors, .timeout = 120) {
     cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
 }
 
-Test(serve, api_key_guards_all_but_health_and_page, .timeout = 120) {
+Test(serve, api_key_guards_all_but_health_and_page, .timeout = MT_HANG(120)) {
     mt_server s;
     mt_server_start(&s, "-m '%s' -t 1 --api-key s3cret", mt_synth("small", "F32"));
     mt_resp r = mt_http(&s, "GET", "/health", NULL, NULL);

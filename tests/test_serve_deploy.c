@@ -72,7 +72,7 @@ static char *mint_run(const char *model, const char *prompt, int n, bool chat) {
     return t;
 }
 
-Test(serve_deploy, openai_node_client_gets_mint_run_answers, .timeout = 600) {
+Test(serve_deploy, openai_node_client_gets_mint_run_answers, .timeout = MT_HANG(600)) {
     const char *npm = npm_dir();
     const char *model = keep(mt_data_path("stories260K.gguf"));
     char *completion = mint_run(model, "Once upon a time", 40, false);
@@ -105,7 +105,7 @@ Test(serve_deploy, openai_node_client_gets_mint_run_answers, .timeout = 600) {
     cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
 }
 
-Test(serve_deploy, chat_page_works_in_chromium, .timeout = 600) {
+Test(serve_deploy, chat_page_works_in_chromium, .timeout = MT_HANG(600)) {
     const char *npm = npm_dir();
     const char *chromium = keep(mt_chromium());
     mt_server s;
@@ -159,7 +159,7 @@ static int answered(const char *log, const char *id) {
     return n;
 }
 
-Test(serve_deploy, nginx_over_two_processes_survives_losing_one, .timeout = 600) {
+Test(serve_deploy, nginx_over_two_processes_survives_losing_one, .timeout = MT_HANG(600)) {
     need_program("nginx", "nginx-light");
     need_program("python3", "python3");
     const char *model = keep(mt_data_path("stories260K.gguf"));

@@ -40,7 +40,7 @@ static char *slurp(const char *path) {
     return s ? s : strdup("");
 }
 
-Test(serve_faults, full_queue_answers_503_with_retry_after, .timeout = 120) {
+Test(serve_faults, full_queue_answers_503_with_retry_after, .timeout = MT_HANG(120)) {
     mt_server s;
     mt_server_start(&s, "-m '%s' " LONG_ARGS, mt_synth("small", "F32"));
     char body[256];
@@ -88,18 +88,18 @@ static void expect_slot_freed(const char *stream) {
     cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
 }
 
-Test(serve_faults, client_leaving_a_stream_frees_its_slot, .timeout = 120) {
+Test(serve_faults, client_leaving_a_stream_frees_its_slot, .timeout = MT_HANG(120)) {
     expect_slot_freed("true");
 }
 
-Test(serve_faults, client_leaving_a_body_request_frees_its_slot, .timeout = 120) {
+Test(serve_faults, client_leaving_a_body_request_frees_its_slot, .timeout = MT_HANG(120)) {
     expect_slot_freed("false");
 }
 
 // Regression: a stream whose time ran out (or whose decode failed) ended with finish_reason
 // "length", as if it were a whole answer; it now ends with an error event, which OpenAI's
 // clients raise. One body answers 504.
-Test(serve_faults, a_request_past_its_time_ends_in_an_error, .timeout = 120) {
+Test(serve_faults, a_request_past_its_time_ends_in_an_error, .timeout = MT_HANG(120)) {
     mt_server s;
     mt_server_start(&s, "-m '%s' -t 1 --parallel 2 -c 4096 --max-tokens 4000 --timeout 1",
                     mt_synth("small", "F32"));
@@ -122,7 +122,7 @@ Test(serve_faults, a_request_past_its_time_ends_in_an_error, .timeout = 120) {
     cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
 }
 
-Test(serve_faults, sigterm_finishes_the_request_in_flight_and_exits_0, .timeout = 180) {
+Test(serve_faults, sigterm_finishes_the_request_in_flight_and_exits_0, .timeout = MT_HANG(180)) {
     mt_server s;
     mt_server_start(&s, "-m '%s' -t 1 --parallel 2 -c 4096 --max-tokens 4000 --drain 60",
                     mt_synth("small", "F32"));
@@ -161,7 +161,7 @@ Test(serve_faults, sigterm_finishes_the_request_in_flight_and_exits_0, .timeout 
     free(log);
 }
 
-Test(serve_faults, eight_at_once_each_equal_mint_run, .timeout = 300) {
+Test(serve_faults, eight_at_once_each_equal_mint_run, .timeout = MT_HANG(300)) {
     const char *model = keep(mt_data_path("stories260K.gguf"));
     static const char *const prompts[8] = {"Once upon a time",
                                            "The little dog",
@@ -227,7 +227,7 @@ Test(serve_faults, eight_at_once_each_equal_mint_run, .timeout = 300) {
     cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
 }
 
-Test(serve_faults, bounded_load_has_no_error_and_no_cross_talk, .timeout = 180) {
+Test(serve_faults, bounded_load_has_no_error_and_no_cross_talk, .timeout = MT_HANG(180)) {
     mt_server s;
     mt_server_start(&s, "-m '%s' -t 2 --parallel 8", mt_data_path("stories260K.gguf"));
     char cmd[8192], *out, *err;

@@ -53,12 +53,14 @@ static pid_t curl_bg(const mt_server *s, const char *path, const char *body, con
                  "application/json' -d '%s' '%s%s' >'%s' 2>/dev/null",
                  body, s->url, path, code);
     else
-        snprintf(cmd, sizeof cmd, "exec curl -sS -m 30 -o /dev/null -w '%%{http_code}' '%s%s' >'%s' 2>/dev/null",
+        snprintf(cmd, sizeof cmd,
+                 "exec curl -sS -m 30 -o /dev/null -w '%%{http_code}' '%s%s' >'%s' 2>/dev/null",
                  s->url, path, code);
     return mt_spawn(cmd);
 }
 
-Test(serve_hostile, idle_and_slowloris_connections_do_not_stop_other_clients, .timeout = 120) {
+Test(serve_hostile, idle_and_slowloris_connections_do_not_stop_other_clients,
+     .timeout = MT_HANG(120)) {
     signal(SIGPIPE, SIG_IGN);
     mt_server s;
     mt_server_start(&s, "-m '%s' -t 1 --parallel 2 --max-connections 1024",
@@ -112,12 +114,11 @@ Test(serve_hostile, idle_and_slowloris_connections_do_not_stop_other_clients, .t
     }
     cr_log_info("%d hostile connections held; 4 ordinary requests answered in %.2f s", open_n,
                 now_s() - t0);
-    for (int i = 0; i < N_IDLE + N_SLOW; i++)
-        close(fds[i]);
+    for (int i = 0; i < N_IDLE + N_SLOW; i++) close(fds[i]);
     cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
 }
 
-Test(serve_hostile, a_body_that_never_ends_is_cut_at_the_timeout, .timeout = 60) {
+Test(serve_hostile, a_body_that_never_ends_is_cut_at_the_timeout, .timeout = MT_HANG(60)) {
     signal(SIGPIPE, SIG_IGN);
     mt_server s;
     mt_server_start(&s, "-m '%s' -t 1 --timeout 2", mt_data_path("stories260K.gguf"));
@@ -151,7 +152,7 @@ Test(serve_hostile, a_body_that_never_ends_is_cut_at_the_timeout, .timeout = 60)
     free(log);
 }
 
-Test(serve_hostile, headers_past_the_limit_get_431_and_one_prefixed_line, .timeout = 60) {
+Test(serve_hostile, headers_past_the_limit_get_431_and_one_prefixed_line, .timeout = MT_HANG(60)) {
     mt_server s;
     mt_server_start(&s, "-m '%s' -t 1 --max-header 4096", mt_data_path("stories260K.gguf"));
     char *big = malloc(8200);
@@ -178,7 +179,8 @@ Test(serve_hostile, headers_past_the_limit_get_431_and_one_prefixed_line, .timeo
     free(log);
 }
 
-Test(serve_hostile, a_body_that_is_not_json_gets_a_400_a_person_can_act_on, .timeout = 60) {
+Test(serve_hostile, a_body_that_is_not_json_gets_a_400_a_person_can_act_on,
+     .timeout = MT_HANG(60)) {
     mt_server s;
     mt_server_start(&s, "-m '%s' -t 1", mt_data_path("stories260K.gguf"));
     mt_resp r = mt_http(&s, "POST", "/v1/completions", "not json at all", NULL);
@@ -199,7 +201,7 @@ Test(serve_hostile, a_body_that_is_not_json_gets_a_400_a_person_can_act_on, .tim
     cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
 }
 
-Test(serve_hostile, a_port_in_use_is_one_line_naming_why, .timeout = 60) {
+Test(serve_hostile, a_port_in_use_is_one_line_naming_why, .timeout = MT_HANG(60)) {
     mt_server s;
     mt_server_start(&s, "-m '%s' -t 1", mt_data_path("stories260K.gguf"));
     char *out, *err;

@@ -85,7 +85,7 @@ static void expect_greedy_equal(mint_model *target, mint_model *draft, const int
     }
 }
 
-Test(speculative, greedy_equals_target_on_synthetic_models, .timeout = 120) {
+Test(speculative, greedy_equals_target_on_synthetic_models, .timeout = MT_HANG(120)) {
     // No shared data: the small model's F32 file, drafted by its own Q4_0 file and by lookup.
     mint_model *t = mt_synth_model("small", "F32"), *d = mt_synth_model("small", "Q4_0");
     const int32_t prompt[] = {1, 40, 41, 42, 300, 17, 40, 41, 42};
@@ -95,7 +95,7 @@ Test(speculative, greedy_equals_target_on_synthetic_models, .timeout = 120) {
     mint_model_close(d);
 }
 
-Test(speculative, greedy_equals_target_on_stories260K, .timeout = 120) {
+Test(speculative, greedy_equals_target_on_stories260K, .timeout = MT_HANG(120)) {
     mint_model *t = open_data("stories260K.gguf"), *d = open_data("quant/stories260K-q4_0.gguf");
     int32_t prompt[16];
     size_t n;
@@ -108,7 +108,7 @@ Test(speculative, greedy_equals_target_on_stories260K, .timeout = 120) {
     mint_model_close(d);
 }
 
-Test(speculative, greedy_equals_target_on_tiny256, .timeout = 120) {
+Test(speculative, greedy_equals_target_on_tiny256, .timeout = MT_HANG(120)) {
     mint_model *t = open_data("quant/tiny256-f32.gguf");
     const char *drafts[] = {"quant/tiny256-q8_0.gguf", "quant/tiny256-q4_k_m.gguf"};
     const int32_t prompt[] = {1, 450, 96, 354, 170, 432};
@@ -124,7 +124,7 @@ Test(speculative, greedy_equals_target_on_tiny256, .timeout = 120) {
 // many seeds, against the target's own sampling distribution p (temperature 1, top-k 8 so that
 // every bin holds enough draws). Chi-square with 7 degrees of freedom: the 0.999 quantile is
 // 24.32, so a correct implementation fails once in a thousand runs of this (seeded, so never).
-Test(speculative, sampled_keeps_the_target_distribution, .timeout = 300) {
+Test(speculative, sampled_keeps_the_target_distribution, .timeout = MT_HANG(300)) {
     mint_model *t = mt_synth_model("small", "F32"), *d = mt_synth_model("small", "Q2_K");
     const int32_t prompt[] = {1, 40, 41, 42, 300, 17};
     mint_ctx *tc = ctx_of(t), *dc = ctx_of(d);

@@ -452,7 +452,7 @@ Test(tokenizer, small_buffer_reports_limit_and_count) {
 // 1 MB inputs of the kinds that hurt naive BPE (one long run of a character merges into
 // ever longer symbols; random bytes fall back to byte tokens) finish in well under a second;
 // a quadratic tokenizer would take minutes.
-Test(tokenizer, one_megabyte_inputs_are_fast, .timeout = 120) {
+Test(tokenizer, one_megabyte_inputs_are_fast, .timeout = MT_HANG(120)) {
     mint_vocab *v = load_vocab("ggml-vocab-llama-spm.gguf");
     size_t len = 1 << 20;
     char *text = malloc(len);

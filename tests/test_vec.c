@@ -3,6 +3,7 @@
 // (they are specified to the bit, so the budget is zero), over random data and the edge cases;
 // and the reference itself against double precision: mint's e^x within its stated ulp budget,
 // the products within a rounding budget.
+#include "helpers/hang.h"
 #include "mint.h"
 #include "quant/fp16.h"
 #include "quant/kernels.h"
@@ -128,7 +129,7 @@ static double ulps(float y, double x) {
 // Budget: 1.05 ulp for normal results, 1 unit of 2^-149 for subnormal ones (vec_exp.h: measured
 // over every float in [-104, 89], the worst are 1.013 and 0.75). Here every 61st float of the
 // range (36 million inputs), each level compared with the reference on the same inputs.
-Test(vec, exp_within_its_ulp_budget, .timeout = 120) {
+Test(vec, exp_within_its_ulp_budget, .timeout = MT_HANG(120)) {
     const mint_kernels *k[MINT_ISA_COUNT];
     const int nk = available(k);
     enum { CHUNK = 4096 };
@@ -299,7 +300,7 @@ static double chain_budget(int64_t n, double mag) {
     return (double)(n + 1) * 0x1p-24 * mag;
 }
 
-Test(vec, attention_products_are_the_reference_bit_for_bit, .timeout = 120) {
+Test(vec, attention_products_are_the_reference_bit_for_bit, .timeout = MT_HANG(120)) {
     const mint_kernels *k[MINT_ISA_COUNT];
     const int nk = available(k);
     for (size_t ci = 0; ci < sizeof tile_cases / sizeof *tile_cases; ci++)

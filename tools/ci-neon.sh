@@ -72,7 +72,7 @@ fi
 echo "== ci-neon: cross-build (aarch64, -Werror)"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DMINT_WERROR=ON -DMINT_TESTS=ON \
     -DCMAKE_TOOLCHAIN_FILE="$root/tools/cmake/aarch64-linux-gnu.cmake" \
-    -DMINT_AARCH64_SYSROOT="$sysroot" >/dev/null
+    -DMINT_AARCH64_SYSROOT="$sysroot" -DMINT_TIMEOUT_SCALE="${MINT_TIMEOUT_SCALE:-10}" >/dev/null
 cmake --build "$build" -j2
 
 # ---- tests under qemu ----------------------------------------------------------------------------

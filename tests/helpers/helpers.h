@@ -7,6 +7,7 @@
 #ifndef MINT_TEST_HELPERS_H
 #define MINT_TEST_HELPERS_H
 
+#include "hang.h"
 #include "mint.h"
 
 #include <json-c/json.h>

@@ -41,7 +41,7 @@ void mt_server_start(mt_server *s, const char *fmt, ...) {
              mt_bin("mint-serve"), args, s->log);
     const pid_t pid = mt_spawn(cmd); // dies with the test
     s->pid = pid;
-    for (double until = now() + 60; now() < until; nap(20)) {
+    for (double until = now() + MT_HANG(60); now() < until; nap(20)) {
         char *log = (char *)mt_read_file(s->log, NULL);
         const char *at = log ? strstr(log, " on http://127.0.0.1:") : NULL;
         if (at) {
@@ -59,7 +59,7 @@ void mt_server_start(mt_server *s, const char *fmt, ...) {
         free(log);
     }
     kill(pid, SIGKILL);
-    cr_assert_fail("mint-serve %s did not start listening within 60 s", args);
+    cr_assert_fail("mint-serve %s did not start listening within %d s", args, MT_HANG(60));
 }
 
 int mt_server_stop(mt_server *s, int sig, double seconds) {
@@ -101,9 +101,9 @@ mt_resp mt_http(const mt_server *s, const char *method, const char *path, const 
         snprintf(data, sizeof data, "-H 'Content-Type: application/json' --data-binary '@%s'", in);
     char cmd[12800];
     snprintf(cmd, sizeof cmd,
-             "curl -sS -N -m 120 -X %s %s %s -o '%s' -D '%s' -w '%%{http_code}' '%s%s' "
+             "curl -sS -N -m %d -X %s %s %s -o '%s' -D '%s' -w '%%{http_code}' '%s%s' "
              "2>/dev/null",
-             method, data, curl_args ? curl_args : "", out, hdr, s->url, path);
+             MT_HANG(120), method, data, curl_args ? curl_args : "", out, hdr, s->url, path);
     char *code;
     mt_resp r = {0};
     r.curl_rc = mt_run(cmd, &code, NULL);

@@ -18,7 +18,7 @@ int run_tool(char **out, char **err, const char *tool, const char *fmt, ...) {
     vsnprintf(args, sizeof args, fmt, ap);
     va_end(ap);
     char cmd[12288];
-    snprintf(cmd, sizeof cmd, "timeout 60 '%s' %s", mt_bin(tool), args);
+    snprintf(cmd, sizeof cmd, "timeout %d '%s' %s", MT_HANG(60), mt_bin(tool), args);
     int rc = mt_run(cmd, out, err);
     cr_assert_neq(rc, 124, "timed out: %s", cmd);
     return rc;
@@ -29,7 +29,8 @@ int run_tool_stdin(char **out, char **err, const char *input, const char *tool, 
     char *in_path = strdup(mt_path(mt_tmpdir(), "stdin.txt"));
     cr_assert(mt_write_file(in_path, input, strlen(input)));
     char cmd[12288];
-    snprintf(cmd, sizeof cmd, "timeout 60 '%s' %s < '%s'", mt_bin(tool), args, in_path);
+    snprintf(cmd, sizeof cmd, "timeout %d '%s' %s < '%s'", MT_HANG(60), mt_bin(tool), args,
+             in_path);
     free(in_path);
     int rc = mt_run(cmd, out, err);
     cr_assert_neq(rc, 124, "timed out: %s", cmd);
