@@ -45,7 +45,7 @@ struct mint_plain {
     float *hb2;              // [n_ff] ffn up
     float *tmp;              // [n_embd] a projection's output before the residual add
     float *scores;           // [n_ctx] one head's scores, then its attention weights
-    void *xq;                // [bytes] a matmul's input converted to the weight's vec_dot_type
+    void *xq;                // [4 * widest row] bytes: a matmul's input in its vec_dot_type
     float *key_cache;        // [n_layer][n_ctx][n_head_kv * head_dim]
     float *value_cache;      // [n_layer][n_ctx][n_head_kv * head_dim]
 };
