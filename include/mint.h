@@ -256,6 +256,23 @@ MINT_API const char *mint_token_text(const mint_model *m, int32_t id);
 MINT_API bool mint_token_is_eog(const mint_model *m, int32_t id);
 
 // ---------------------------------------------------------------------------------------------
+// The plain forward pass (runtime/engine/forward_plain.c): one token at a time, one thread, the
+// scalar reference kernels, a float KV cache per position; no graph. The version to read, and
+// the twin the graph is tested against (tests/test_forward_plain.c). Not for speed.
+
+typedef struct mint_plain mint_plain;
+
+// A plain pass over model m (which must outlive it) with KV arrays for n_ctx positions (0 = the
+// model's context length, at most 4096).
+MINT_API mint_status mint_plain_create(const mint_model *m, int32_t n_ctx, mint_plain **out,
+                                       mint_err *err);
+// logits[0..n_vocab) of `token` at position `pos`. Positions 0 .. pos-1 must have been computed
+// (pos may repeat or go back: the positions after it are then dropped).
+MINT_API mint_status mint_plain_forward(mint_plain *p, int32_t token, int32_t pos, float *logits,
+                                        mint_err *err);
+MINT_API void mint_plain_free(mint_plain *p);
+
+// ---------------------------------------------------------------------------------------------
 // Contexts: a paged KV cache for several sequences, scratch and a thread pool
 //
 // A context holds up to n_seq_max sequences (ids 0 .. n_seq_max-1), each a list of positions

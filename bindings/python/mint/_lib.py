@@ -465,6 +465,10 @@ PROTOTYPES = {
     "mint_token_text": (c_char_p, [handle, c_int32]),
     "mint_token_is_eog": (c_bool, [handle, c_int32]),
     "mint_vocab_compatible": (c_enum, [handle, handle, P(mint_err)]),
+    # the plain forward pass (its own block in mint.h)
+    "mint_plain_create": (c_enum, [handle, c_int32, P(handle), P(mint_err)]),
+    "mint_plain_forward": (c_enum, [handle, c_int32, c_int32, P(c_float), P(mint_err)]),
+    "mint_plain_free": (None, [handle]),
     # contexts
     "mint_attention_name": (c_char_p, [c_enum]),
     "mint_attention_from_name": (c_int, [c_char_p]),

@@ -1,0 +1,269 @@
+// forward_plain.c - the forward pass of one token, as one plain function: start reading here.
+//
+// mint_plain_forward computes the logits of one token at one position straight from the weights
+// runtime/engine/model.c bound, top to bottom, the way llama2.c's forward() reads: the embedding,
+// then for each layer attention (RMSNorm, q/k/v, RoPE, the cache store, per head the scores, their
+// softmax and the weighted sum of the values, the output projection, the residual) and the
+// feed-forward (RMSNorm, gate and up, SwiGLU, down, the residual), then the final norm and the
+// output head. There is no graph, no thread pool and no paged cache: the keys and values of every
+// position are kept in two float arrays [n_layer][n_ctx][kv_dim].
+//
+// The arithmetic is llama.cpp's, step for step as the graph does it (runtime/engine/graph.c lists
+// the same steps as nodes; runtime/engine/exec.c runs them through ops/ on the thread pool). Every
+// matmul converts its input to the weight type's vec_dot_type and calls the scalar reference dot
+// product of quant/ (docs/formats.md 2.5); attention uses the reference float vector kernels for
+// the softmax. So with the context forced to the reference kernels (mint_ctx_params.isa = "ref"),
+// naive attention and a KV block holding the whole sequence, mint_eval gives these logits bit for
+// bit; tests/test_forward_plain.c checks that, and the budgets of the other cases.
+//
+// The cost of plainness: one token at a time, one thread, every dot product scalar. It is for
+// reading and for checking the fast path, not for speed.
+#include "base/error.h"
+#include "mint.h"
+#include "quant/kernels.h"
+#include "runtime/engine/model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_PLAIN_CTX = 4096 }; // default and largest n_ctx (the KV arrays are allocated whole)
+
+// The run state (llama2.c's RunState): activations of the one token being computed, and the cache.
+struct mint_plain {
+    const mint_model *m;     // the weights and hyper-parameters (not owned)
+    const mint_kernels *ref; // the scalar reference kernels (quant/kernels_ref.c)
+    int32_t n_ctx;           // positions the KV arrays hold
+    int32_t n_past;          // positions 0 .. n_past-1 hold keys and values
+    float *x;                // [n_embd] the residual stream
+    float *xb;               // [n_embd] the residual, normalised
+    float *q;                // [n_head * head_dim] queries
+    float *k;                // [n_head_kv * head_dim] this position's keys
+    float *v;                // [n_head_kv * head_dim] this position's values
+    float *att;              // [n_head * head_dim] attention output, head after head
+    float *hb;               // [n_ff] ffn gate, then silu(gate) * up
+    float *hb2;              // [n_ff] ffn up
+    float *tmp;              // [n_embd] a projection's output before the residual add
+    float *scores;           // [n_ctx] one head's scores, then its attention weights
+    void *xq;                // [4 * widest row] bytes: a matmul's input in its vec_dot_type
+    float *key_cache;        // [n_layer][n_ctx][n_head_kv * head_dim]
+    float *value_cache;      // [n_layer][n_ctx][n_head_kv * head_dim]
+};
+
+// ---------------------------------------------------------------------------------------------
+// The building blocks
+
+// out[0..n) = x / sqrt(mean(x^2) + eps) * w, as ggml: squares summed in double, the scale in f32,
+// and x times the scale rounded before the weight multiplies it (docs/formats.md 5.2).
+static void rmsnorm(float *out, const float *x, const float *w, int64_t n, float eps) {
+    double sum = 0.0;
+    for (int64_t i = 0; i < n; i++) sum += (double)(x[i] * x[i]);
+    const float mean = (float)(sum / (double)n);
+    const float scale = 1.0f / sqrtf(mean + eps);
+    for (int64_t i = 0; i < n; i++) out[i] = (x[i] * scale) * w[i];
+}
+
+// out[0..w->n_out) = W x, as llama.cpp computes it on a CPU: x is converted once to the weight
+// type's vec_dot_type (F32 weights read it as it is; F16 rounds it to f16, Q4_0 to Q8_0 blocks,
+// K-quants to Q8_K ...), then each output is the reference dot product of one weight row with it.
+static void matmul(const mint_plain *p, float *out, const float *x, const mint_weight *w) {
+    const mint_type_kernels *wk = &p->ref->t[w->type];
+    const void *in = x;
+    if (wk->vec_dot_type != MINT_TYPE_F32) {
+        p->ref->t[wk->vec_dot_type].from_float(x, p->xq, w->n_in);
+        in = p->xq;
+    }
+    for (int64_t r = 0; r < w->n_out; r++)
+        wk->vec_dot(w->n_in, &out[r], (const char *)w->data + (size_t)r * w->row_bytes, in);
+}
+
+// x[0..n_heads*head_dim) rotated in place for position pos: llama's NORMAL RoPE turns each
+// adjacent pair (x[2i], x[2i+1]) of a head by pos * base^(-2i/n_rot) * freq_scale
+// (docs/formats.md 5.3). The angle is ggml's running product (theta *= base^(-2/n_rot)), not a
+// fresh power per pair, and the rotation is two fused multiply-adds (ggml is built with FP
+// contraction).
+static void rope(float *x, int n_heads, const mint_hparams *hp, int32_t pos) {
+    const float theta_scale = powf(hp->rope_base, -2.0f / (float)hp->n_rot);
+    float theta = (float)pos;
+    for (int i = 0; i < hp->n_rot / 2; i++) {
+        const float c = cosf(theta * hp->rope_freq_scale), s = sinf(theta * hp->rope_freq_scale);
+        for (int h = 0; h < n_heads; h++) {
+            float *pair = x + (size_t)h * hp->head_dim + 2 * i;
+            const float x0 = pair[0], x1 = pair[1];
+            pair[0] = fmaf(x0, c, -(x1 * s));
+            pair[1] = fmaf(x0, s, x1 * c);
+        }
+        theta *= theta_scale;
+    }
+}
+
+// s[0..n) = softmax(s) with the reference float vector kernels: the maximum, e^(s - max) with
+// mint's exp (quant/vec_exp.h) summed in double, then times 1 / sum (ggml's soft_max).
+static void softmax(const mint_plain *p, float *s, int32_t n) {
+    const float max = p->ref->vec.max(s, n, -INFINITY);
+    const double sum = p->ref->vec.exp_sum(s, n, max);
+    p->ref->vec.scale(s, n, (float)(1.0 / sum));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The forward pass
+
+// logits[0..n_vocab) for `token` at position `pos`, with positions 0 .. pos-1 already in the cache.
+static void forward(mint_plain *p, int32_t token, int32_t pos, float *logits) {
+    const mint_model *m = p->m;
+    const mint_hparams *hp = &m->hp;
+    const int hd = hp->head_dim;
+    const int kv_dim = hp->n_head_kv * hd;
+    const int group = hp->n_head / hp->n_head_kv; // query heads sharing one key/value head
+
+    // The token's embedding: its row of token_embd, dequantized exactly (no activation rounding).
+    p->ref->t[m->tok_embd.type].to_float(
+        (const char *)m->tok_embd.data + (size_t)token * m->tok_embd.row_bytes, p->x, hp->n_embd);
+
+    for (int l = 0; l < hp->n_layer; l++) {
+        const mint_layer *L = &m->layers[l];
+
+        // Attention: normalise, project to queries, keys and values, turn q and k by position.
+        rmsnorm(p->xb, p->x, L->attn_norm.data, hp->n_embd, hp->rms_eps);
+        matmul(p, p->q, p->xb, &L->wq);
+        matmul(p, p->k, p->xb, &L->wk);
+        matmul(p, p->v, p->xb, &L->wv);
+        rope(p->q, hp->n_head, hp, pos);
+        rope(p->k, hp->n_head_kv, hp, pos);
+
+        // Store this position's key and value in the cache.
+        float *key_layer = p->key_cache + (size_t)l * p->n_ctx * kv_dim;
+        float *value_layer = p->value_cache + (size_t)l * p->n_ctx * kv_dim;
+        memcpy(key_layer + (size_t)pos * kv_dim, p->k, (size_t)kv_dim * sizeof(float));
+        memcpy(value_layer + (size_t)pos * kv_dim, p->v, (size_t)kv_dim * sizeof(float));
+
+        // Each query head attends over positions 0 .. pos of its key/value head (grouped-query
+        // attention: head h reads key/value head h / group).
+        for (int h = 0; h < hp->n_head; h++) {
+            const float *q = p->q + (size_t)h * hd;
+            const int kvh = h / group;
+            // The scores q . k / sqrt(head_dim): each dot one chain of fused multiply-adds from
+            // +0 in dimension order, then times the scale.
+            for (int32_t t = 0; t <= pos; t++) {
+                const float *k = key_layer + (size_t)t * kv_dim + (size_t)kvh * hd;
+                float dot = 0.0f;
+                for (int i = 0; i < hd; i++) dot = fmaf(q[i], k[i], dot);
+                p->scores[t] = dot * hp->attn_scale;
+            }
+            // The weights: softmax over the positions seen so far (this is the causal mask).
+            softmax(p, p->scores, pos + 1);
+            // The output: the values weighted by them, per element one chain of fused
+            // multiply-adds from +0 in position order.
+            float *out = p->att + (size_t)h * hd;
+            for (int i = 0; i < hd; i++) {
+                float acc = 0.0f;
+                for (int32_t t = 0; t <= pos; t++)
+                    acc = fmaf(p->scores[t], value_layer[(size_t)t * kv_dim + (size_t)kvh * hd + i],
+                               acc);
+                out[i] = acc;
+            }
+        }
+
+        // Project the heads back to the residual width and add to the residual stream.
+        matmul(p, p->tmp, p->att, &L->wo);
+        for (int i = 0; i < hp->n_embd; i++) p->x[i] += p->tmp[i];
+
+        // Feed-forward: normalise, gate and up, SwiGLU (silu(gate) * up), down, residual.
+        rmsnorm(p->xb, p->x, L->ffn_norm.data, hp->n_embd, hp->rms_eps);
+        matmul(p, p->hb, p->xb, &L->w_gate);
+        matmul(p, p->hb2, p->xb, &L->w_up);
+        for (int i = 0; i < hp->n_ff; i++)
+            p->hb[i] = p->hb[i] / (1.0f + expf(-p->hb[i])) * p->hb2[i];
+        matmul(p, p->tmp, p->hb, &L->w_down);
+        for (int i = 0; i < hp->n_embd; i++) p->x[i] += p->tmp[i];
+    }
+
+    // The final norm and the output head: one logit per vocabulary entry.
+    rmsnorm(p->xb, p->x, m->output_norm.data, hp->n_embd, hp->rms_eps);
+    matmul(p, logits, p->xb, &m->output);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The public functions (mint.h): state, argument checks, the cache's fill level
+
+mint_status mint_plain_create(const mint_model *m, int32_t n_ctx, mint_plain **out, mint_err *err) {
+    *out = NULL;
+    mint_err_clear(err);
+    if (m->vocab_only)
+        return mint_fail(err, MINT_E_ARG, "the model was opened vocab-only: it has no weights");
+    const mint_hparams *hp = &m->hp;
+    if (n_ctx == 0) n_ctx = hp->n_ctx_train < MAX_PLAIN_CTX ? hp->n_ctx_train : MAX_PLAIN_CTX;
+    if (n_ctx < 1 || n_ctx > MAX_PLAIN_CTX)
+        return mint_fail(err, MINT_E_ARG, "context length %d is outside 1..%d", n_ctx,
+                         MAX_PLAIN_CTX);
+    const mint_kernels *ref = mint_kernels_for(MINT_ISA_REF);
+    mint_plain *p = calloc(1, sizeof *p);
+    if (!p || !ref) {
+        free(p);
+        return mint_fail(err, MINT_E_NOMEM, "out of memory");
+    }
+    p->m = m;
+    p->ref = ref;
+    p->n_ctx = n_ctx;
+    const size_t q_dim = (size_t)hp->n_head * hp->head_dim;
+    const size_t kv_dim = (size_t)hp->n_head_kv * hp->head_dim;
+    size_t widest = (size_t)hp->n_embd; // a converted row takes at most 4 bytes per element
+    if (q_dim > widest) widest = q_dim;
+    if ((size_t)hp->n_ff > widest) widest = (size_t)hp->n_ff;
+    const size_t cache = (size_t)hp->n_layer * (size_t)n_ctx * kv_dim;
+    p->x = malloc((size_t)hp->n_embd * sizeof(float));
+    p->xb = malloc((size_t)hp->n_embd * sizeof(float));
+    p->q = malloc(q_dim * sizeof(float));
+    p->k = malloc(kv_dim * sizeof(float));
+    p->v = malloc(kv_dim * sizeof(float));
+    p->att = malloc(q_dim * sizeof(float));
+    p->hb = malloc((size_t)hp->n_ff * sizeof(float));
+    p->hb2 = malloc((size_t)hp->n_ff * sizeof(float));
+    p->tmp = malloc((size_t)hp->n_embd * sizeof(float));
+    p->scores = malloc((size_t)n_ctx * sizeof(float));
+    p->xq = malloc(widest * sizeof(float));
+    p->key_cache = calloc(cache, sizeof(float));
+    p->value_cache = calloc(cache, sizeof(float));
+    if (!p->x || !p->xb || !p->q || !p->k || !p->v || !p->att || !p->hb || !p->hb2 || !p->tmp ||
+        !p->scores || !p->xq || !p->key_cache || !p->value_cache) {
+        mint_plain_free(p);
+        return mint_fail(err, MINT_E_NOMEM, "out of memory for a plain pass of %d positions",
+                         n_ctx);
+    }
+    *out = p;
+    return MINT_OK;
+}
+
+mint_status mint_plain_forward(mint_plain *p, int32_t token, int32_t pos, float *logits,
+                               mint_err *err) {
+    mint_err_clear(err);
+    if (token < 0 || token >= p->m->hp.n_vocab)
+        return mint_fail(err, MINT_E_ARG, "token %d is outside 0..%d", token, p->m->hp.n_vocab - 1);
+    if (pos < 0 || pos >= p->n_ctx)
+        return mint_fail(err, MINT_E_LIMIT, "position %d is outside 0..%d (the context length)",
+                         pos, p->n_ctx - 1);
+    if (pos > p->n_past)
+        return mint_fail(err, MINT_E_ARG, "position %d skips positions: the next one is %d", pos,
+                         p->n_past);
+    forward(p, token, pos, logits);
+    p->n_past = pos + 1; // a position written again drops those after it
+    return MINT_OK;
+}
+
+void mint_plain_free(mint_plain *p) {
+    if (!p) return;
+    free(p->x);
+    free(p->xb);
+    free(p->q);
+    free(p->k);
+    free(p->v);
+    free(p->att);
+    free(p->hb);
+    free(p->hb2);
+    free(p->tmp);
+    free(p->scores);
+    free(p->xq);
+    free(p->key_cache);
+    free(p->value_cache);
+    free(p);
+}
