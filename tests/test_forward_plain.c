@@ -267,7 +267,7 @@ ParameterizedTestParameters(forward_plain, equals_the_graph) {
     return cr_make_param_array(int, idx, N_FILES);
 }
 
-ParameterizedTest(int *i, forward_plain, equals_the_graph, .timeout = 300) {
+ParameterizedTest(int *i, forward_plain, equals_the_graph, .timeout = MT_HANG(300)) {
     check_against_graph(&files[*i]);
 }
 
@@ -406,7 +406,7 @@ ParameterizedTestParameters(forward_plain, matches_llama_cpp) {
     return cr_make_param_array(int, idx, N_FILES);
 }
 
-ParameterizedTest(int *i, forward_plain, matches_llama_cpp, .timeout = 300) {
+ParameterizedTest(int *i, forward_plain, matches_llama_cpp, .timeout = MT_HANG(300)) {
     check_against_llama_cpp(&files[*i]);
 }
 
