@@ -7,8 +7,7 @@
 // reference's mint_nearest_int computes for |v| <= 2^22; the f16 scales go through the same
 // scalar mint_f32_to_f16. A block holding an inf or a NaN is handed to the reference, whose
 // out-of-range arithmetic is not worth reproducing lane by lane.
-#include "quant/avx512_common.h"
-#include "quant/avx512_parts.h"
+#include "quant/simd_avx512.h"
 #include "quant/fp16.h"
 #include "quant/ref.h"
 
@@ -32,7 +31,7 @@ X512_ALWAYS_INLINE int sum_i8x16(__m128i q) {
 }
 
 // Q8_0: d = f16(amax/127), q = RNE(x * (127/amax)).
-static void quantize_row_q8_0_act_avx512(const float *restrict x, void *restrict vy, int64_t n) {
+void quantize_row_q8_0_act_avx512(const float *restrict x, void *restrict vy, int64_t n) {
     mint_block_q8_0 *y = vy;
     for (int64_t ib = 0; ib < n / MINT_QK; ib++, x += MINT_QK) {
         const __m512 v0 = _mm512_loadu_ps(x), v1 = _mm512_loadu_ps(x + 16);
@@ -49,7 +48,7 @@ static void quantize_row_q8_0_act_avx512(const float *restrict x, void *restrict
 }
 
 // Q8_1: as Q8_0, plus s = f16(d * sum(q)) with the unrounded d = amax/127.
-static void quantize_row_q8_1_act_avx512(const float *restrict x, void *restrict vy, int64_t n) {
+void quantize_row_q8_1_act_avx512(const float *restrict x, void *restrict vy, int64_t n) {
     mint_block_q8_1 *y = vy;
     for (int64_t ib = 0; ib < n / MINT_QK; ib++, x += MINT_QK) {
         const __m512 v0 = _mm512_loadu_ps(x), v1 = _mm512_loadu_ps(x + 16);
@@ -71,7 +70,7 @@ static void quantize_row_q8_1_act_avx512(const float *restrict x, void *restrict
 
 // Q8_K: max = the signed value of the first largest |x|, iscale = -127/max,
 // q = min(127, RNE(iscale * x)), d = 1/iscale, bsums = sums of 16 quants; all-zero -> zeros.
-static void quantize_row_q8_K_avx512(const float *restrict x, void *restrict vy, int64_t n) {
+void quantize_row_q8_K_avx512(const float *restrict x, void *restrict vy, int64_t n) {
     mint_block_q8_K *y = vy;
     for (int64_t i = 0; i < n / MINT_QK_K; i++, x += MINT_QK_K) {
         __m512 v[16];
@@ -112,10 +111,4 @@ static void quantize_row_q8_K_avx512(const float *restrict x, void *restrict vy,
         }
         y[i].d = 1 / iscale;
     }
-}
-
-void mint_x512_set_act_avx512(mint_kernels *k) {
-    k->t[MINT_TYPE_Q8_0].from_float = quantize_row_q8_0_act_avx512;
-    k->t[MINT_TYPE_Q8_1].from_float = quantize_row_q8_1_act_avx512;
-    k->t[MINT_TYPE_Q8_K].from_float = quantize_row_q8_K_avx512;
 }

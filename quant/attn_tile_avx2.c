@@ -1,199 +1,43 @@
-// attn_tile_avx2.c - attention's two products (quant/kernels.h: mint_qk_fn, mint_pv_fn) with
-// AVX2 + FMA + F16C, over an f32 or f16 cache.
-//
-// As in attn_tile_avx512.c, independent output elements sit in the lanes (8 keys of the scores,
-// or 8 dimensions of the output, per vector) and each lane runs the reference's chain of fused
-// multiply-adds in order, so every element has the reference's bits. Tiles of up to 6 rows x 16
-// columns keep 12 accumulators, 2 loaded vectors and a broadcast in the 16 registers. Columns
-// past the last multiple of 8 run the same chain one element at a time (fmaf is one vfmadd).
-#include "quant/fp16.h"
+// attn_tile_avx2.c - attention's two products with AVX2 + FMA + F16C: the driver of
+// quant/attn_tile.h over 8-lane vectors. Tiles of 6 rows x 2 vectors (16 columns) keep 12
+// accumulators, 2 loaded vectors and a broadcast in the 16 registers; the columns past the last
+// multiple of 8 run the same chain one element at a time (fmaf is one vfmadd).
 #include "quant/simd_avx2.h"
 
-#include <math.h>
+#define MINT_LEVEL_NAME(name) name##_avx2
 
-enum { TILE_R = 6, TILE_NV = 2 };
+typedef __m256 attn_vec;
+typedef int attn_mask; // no masks: every vector is whole
 
-MINT_AVX2_INLINE __m256 load8(int f16, const void *p, size_t i) {
+#define ATTN_LANES  8
+#define ATTN_QK_R   6
+#define ATTN_QK_NV  2
+#define ATTN_PV_R   6
+#define ATTN_PV_NV  2
+#define ATTN_MASKED 0
+#define ATTN_FULL   1
+
+MINT_AVX2_INLINE __m256 attn_zero(void) {
+    return _mm256_setzero_ps();
+}
+MINT_AVX2_INLINE __m256 attn_set1(float x) {
+    return _mm256_set1_ps(x);
+}
+MINT_AVX2_INLINE __m256 attn_mul(__m256 u, __m256 v) {
+    return _mm256_mul_ps(u, v);
+}
+MINT_AVX2_INLINE __m256 attn_fma(__m256 acc, __m256 u, __m256 v) {
+    return _mm256_fmadd_ps(u, v, acc);
+}
+MINT_AVX2_INLINE __m256 attn_load(int f16, const void *p, size_t i, attn_mask m) {
     if (f16) return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const uint16_t *)p + i)));
     return _mm256_loadu_ps((const float *)p + i);
 }
-
-MINT_AVX2_INLINE float elem(int f16, const void *p, size_t i) {
-    return f16 ? mint_f16_to_f32(((const uint16_t *)p)[i]) : ((const float *)p)[i];
+MINT_AVX2_INLINE __m256 attn_load_out(const float *y, attn_mask m) {
+    return _mm256_loadu_ps(y);
+}
+MINT_AVX2_INLINE void attn_store(float *y, attn_mask m, __m256 v) {
+    _mm256_storeu_ps(y, v);
 }
 
-// ---------------------------------------------------------------------------------------------
-// Scores: R rows x 8 * NV keys from key j0.
-
-MINT_AVX2_INLINE void qk_tile(int f16, int R, int NV, int64_t d, const float *q, size_t q_stride,
-                              const void *kt, size_t kt_stride, size_t j0, float scale, float *s,
-                              size_t s_stride) {
-    __m256 acc[TILE_R][TILE_NV];
-#pragma GCC unroll 8
-    for (int r = 0; r < R; r++)
-#pragma GCC unroll 2
-        for (int v = 0; v < NV; v++) acc[r][v] = _mm256_setzero_ps();
-    for (int64_t i = 0; i < d; i++) {
-        __m256 k[TILE_NV];
-#pragma GCC unroll 2
-        for (int v = 0; v < NV; v++)
-            k[v] = load8(f16, kt, (size_t)i * kt_stride + j0 + 8 * (size_t)v);
-#pragma GCC unroll 8
-        for (int r = 0; r < R; r++) {
-            const __m256 qb = _mm256_set1_ps(q[(size_t)r * q_stride + (size_t)i]);
-#pragma GCC unroll 2
-            for (int v = 0; v < NV; v++) acc[r][v] = _mm256_fmadd_ps(qb, k[v], acc[r][v]);
-        }
-    }
-    const __m256 sc = _mm256_set1_ps(scale);
-#pragma GCC unroll 8
-    for (int r = 0; r < R; r++)
-#pragma GCC unroll 2
-        for (int v = 0; v < NV; v++)
-            _mm256_storeu_ps(s + (size_t)r * s_stride + j0 + 8 * (size_t)v,
-                             _mm256_mul_ps(acc[r][v], sc));
-}
-
-MINT_AVX2_INLINE void qk_rows(int f16, int NV, int64_t d, const float *q, size_t q_stride, int nr,
-                              const void *kt, size_t kt_stride, size_t j0, float scale, float *s,
-                              size_t s_stride) {
-    int r = 0;
-    for (; r + TILE_R <= nr; r += TILE_R)
-        qk_tile(f16, TILE_R, NV, d, q + (size_t)r * q_stride, q_stride, kt, kt_stride, j0, scale,
-                s + (size_t)r * s_stride, s_stride);
-    const float *qr = q + (size_t)r * q_stride;
-    float *sr = s + (size_t)r * s_stride;
-    switch (nr - r) {
-#define QK_CASE(R)                                                                                 \
-    case R:                                                                                        \
-        qk_tile(f16, R, NV, d, qr, q_stride, kt, kt_stride, j0, scale, sr, s_stride);              \
-        break;
-        QK_CASE(1)
-        QK_CASE(2)
-        QK_CASE(3)
-        QK_CASE(4)
-        QK_CASE(5)
-#undef QK_CASE
-    default:
-        break;
-    }
-}
-
-MINT_AVX2_INLINE void qk(int f16, int64_t d, const float *q, size_t q_stride, int nr,
-                         const void *kt, size_t kt_stride, int nk, float scale, float *s,
-                         size_t s_stride) {
-    size_t j = 0;
-    for (; j + 16 <= (size_t)nk; j += 16)
-        qk_rows(f16, 2, d, q, q_stride, nr, kt, kt_stride, j, scale, s, s_stride);
-    if (j + 8 <= (size_t)nk) {
-        qk_rows(f16, 1, d, q, q_stride, nr, kt, kt_stride, j, scale, s, s_stride);
-        j += 8;
-    }
-    for (int r = 0; r < nr; r++) // the last nk % 8 keys
-        for (size_t jj = j; jj < (size_t)nk; jj++) {
-            float acc = 0.0f;
-            for (int64_t i = 0; i < d; i++)
-                acc = fmaf(q[(size_t)r * q_stride + (size_t)i],
-                           elem(f16, kt, (size_t)i * kt_stride + jj), acc);
-            s[(size_t)r * s_stride + jj] = acc * scale;
-        }
-}
-
-void attn_qk_f32_avx2(int64_t d, const float *q, size_t q_stride, int nr, const void *kt,
-                      size_t kt_stride, int nk, float scale, float *s, size_t s_stride) {
-    qk(0, d, q, q_stride, nr, kt, kt_stride, nk, scale, s, s_stride);
-}
-
-void attn_qk_f16_avx2(int64_t d, const float *q, size_t q_stride, int nr, const void *kt,
-                      size_t kt_stride, int nk, float scale, float *s, size_t s_stride) {
-    qk(1, d, q, q_stride, nr, kt, kt_stride, nk, scale, s, s_stride);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Probabilities times values: R rows x 8 * NV dimensions from i0.
-
-MINT_AVX2_INLINE void pv_tile(int f16, int R, int NV, const float *p, size_t p_stride,
-                              const void *v, size_t v_stride, int nk, size_t i0, const float *a,
-                              float *o, size_t o_stride) {
-    __m256 acc[TILE_R][TILE_NV];
-#pragma GCC unroll 8
-    for (int r = 0; r < R; r++)
-#pragma GCC unroll 2
-        for (int c = 0; c < NV; c++) acc[r][c] = _mm256_setzero_ps();
-    for (int j = 0; j < nk; j++) {
-        __m256 x[TILE_NV];
-#pragma GCC unroll 2
-        for (int c = 0; c < NV; c++)
-            x[c] = load8(f16, v, (size_t)j * v_stride + i0 + 8 * (size_t)c);
-#pragma GCC unroll 8
-        for (int r = 0; r < R; r++) {
-            const __m256 pb = _mm256_set1_ps(p[(size_t)r * p_stride + (size_t)j]);
-#pragma GCC unroll 2
-            for (int c = 0; c < NV; c++) acc[r][c] = _mm256_fmadd_ps(pb, x[c], acc[r][c]);
-        }
-    }
-#pragma GCC unroll 8
-    for (int r = 0; r < R; r++) {
-        const __m256 ar = _mm256_set1_ps(a ? a[r] : 1.0f);
-#pragma GCC unroll 2
-        for (int c = 0; c < NV; c++) {
-            float *y = o + (size_t)r * o_stride + i0 + 8 * (size_t)c;
-            _mm256_storeu_ps(y, _mm256_fmadd_ps(_mm256_loadu_ps(y), ar, acc[r][c]));
-        }
-    }
-}
-
-MINT_AVX2_INLINE void pv_rows(int f16, int NV, const float *p, size_t p_stride, int nr,
-                              const void *v, size_t v_stride, int nk, size_t i0, const float *a,
-                              float *o, size_t o_stride) {
-    int r = 0;
-    for (; r + TILE_R <= nr; r += TILE_R)
-        pv_tile(f16, TILE_R, NV, p + (size_t)r * p_stride, p_stride, v, v_stride, nk, i0,
-                a ? a + r : NULL, o + (size_t)r * o_stride, o_stride);
-    const float *pr = p + (size_t)r * p_stride, *ar = a ? a + r : NULL;
-    float *orow = o + (size_t)r * o_stride;
-    switch (nr - r) {
-#define PV_CASE(R)                                                                                 \
-    case R:                                                                                        \
-        pv_tile(f16, R, NV, pr, p_stride, v, v_stride, nk, i0, ar, orow, o_stride);                \
-        break;
-        PV_CASE(1)
-        PV_CASE(2)
-        PV_CASE(3)
-        PV_CASE(4)
-        PV_CASE(5)
-#undef PV_CASE
-    default:
-        break;
-    }
-}
-
-MINT_AVX2_INLINE void pv(int f16, int64_t d, const float *p, size_t p_stride, int nr, const void *v,
-                         size_t v_stride, int nk, const float *a, float *o, size_t o_stride) {
-    size_t i = 0;
-    for (; i + 16 <= (size_t)d; i += 16)
-        pv_rows(f16, 2, p, p_stride, nr, v, v_stride, nk, i, a, o, o_stride);
-    if (i + 8 <= (size_t)d) {
-        pv_rows(f16, 1, p, p_stride, nr, v, v_stride, nk, i, a, o, o_stride);
-        i += 8;
-    }
-    for (int r = 0; r < nr; r++) // the last d % 8 dimensions
-        for (size_t ii = i; ii < (size_t)d; ii++) {
-            float acc = 0.0f;
-            for (int j = 0; j < nk; j++)
-                acc = fmaf(p[(size_t)r * p_stride + (size_t)j],
-                           elem(f16, v, (size_t)j * v_stride + ii), acc);
-            float *y = o + (size_t)r * o_stride + ii;
-            *y = fmaf(*y, a ? a[r] : 1.0f, acc);
-        }
-}
-
-void attn_pv_f32_avx2(int64_t d, const float *p, size_t p_stride, int nr, const void *v,
-                      size_t v_stride, int nk, const float *a, float *o, size_t o_stride) {
-    pv(0, d, p, p_stride, nr, v, v_stride, nk, a, o, o_stride);
-}
-
-void attn_pv_f16_avx2(int64_t d, const float *p, size_t p_stride, int nr, const void *v,
-                      size_t v_stride, int nk, const float *a, float *o, size_t o_stride) {
-    pv(1, d, p, p_stride, nr, v, v_stride, nk, a, o, o_stride);
-}
+#include "quant/attn_tile.h"

@@ -4,7 +4,6 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <string.h>
 #include <strings.h>
 
 #if defined(MINT_ARCH_arm) && defined(__linux__)
@@ -104,21 +103,65 @@ mint_isa mint_isa_detect(void) {
     return MINT_ISA_REF;
 }
 
-// Builds the table of one level by applying the levels below it first.
-static void build(mint_kernels *k, mint_isa isa) {
-    memset(k, 0, sizeof *k);
-    mint_kernels_init_ref(k);
+// Each level's own table (quant/kernels_<level>.c) and the level it stands on; the reference
+// stands on nothing. A level not built for this architecture has no table.
+static const struct {
+    const mint_kernels *own; // what the level implements (0 entries: taken from below)
+    mint_isa below;          // the level under it
+} levels[MINT_ISA_COUNT] = {
+    [MINT_ISA_REF] = {&mint_kernels_ref, MINT_ISA_REF},
 #if defined(MINT_ARCH_x86)
-    if (isa >= MINT_ISA_AVX2 && isa <= MINT_ISA_AVX512VNNI) mint_kernels_init_avx2(k);
-    if (isa >= MINT_ISA_AVX512 && isa <= MINT_ISA_AVX512VNNI) mint_kernels_init_avx512(k);
-    if (isa == MINT_ISA_AVX512VNNI) mint_kernels_init_avx512vnni(k);
+    [MINT_ISA_AVX2] = {&mint_kernels_avx2, MINT_ISA_REF},
+    [MINT_ISA_AVX512] = {&mint_kernels_avx512, MINT_ISA_AVX2},
+    [MINT_ISA_AVX512VNNI] = {&mint_kernels_avx512vnni, MINT_ISA_AVX512},
 #endif
 #if defined(MINT_ARCH_arm)
-    if (isa == MINT_ISA_NEON || isa == MINT_ISA_NEONDOT) mint_kernels_init_neon(k);
-    if (isa == MINT_ISA_NEONDOT) mint_kernels_init_neondot(k);
+    [MINT_ISA_NEON] = {&mint_kernels_neon, MINT_ISA_REF},
+    [MINT_ISA_NEONDOT] = {&mint_kernels_neondot, MINT_ISA_NEON},
 #endif
-    k->isa = isa;
-    k->name = isa_names[isa];
+};
+
+// A function pointer of `own` when it has one, else the one from below.
+#define TAKE(k, own, field)                                                                        \
+    do {                                                                                           \
+        if ((own)->field) (k)->field = (own)->field;                                               \
+    } while (0)
+
+// Puts a level's own entries over the table of the levels below it (the rule of
+// quant/kernels.h: a type's vec_dot brings its gemm and gemm_packed, 0 included).
+static void apply(mint_kernels *k, const mint_kernels *own) {
+    for (int i = 0; i < MINT_TYPE_COUNT; i++) {
+        mint_type_kernels *t = &k->t[i];
+        const mint_type_kernels *o = &own->t[i];
+        TAKE(t, o, to_float);
+        TAKE(t, o, from_float);
+        if (o->vec_dot) {
+            t->vec_dot = o->vec_dot;
+            t->gemm = o->gemm;
+            t->gemm_packed = o->gemm_packed;
+        }
+    }
+    TAKE(k, own, vec.exp);
+    TAKE(k, own, vec.max);
+    TAKE(k, own, vec.exp_sum);
+    TAKE(k, own, vec.scale);
+    TAKE(k, own, vec.round_f16);
+    TAKE(k, own, vec.qk_f32);
+    TAKE(k, own, vec.qk_f16);
+    TAKE(k, own, vec.pv_f32);
+    TAKE(k, own, vec.pv_f16);
+    k->isa = own->isa;
+    k->name = own->name;
+}
+
+// Builds the table of one level: the reference, then every level on the way up to it.
+static void build(mint_kernels *k, mint_isa isa) {
+    if (isa == MINT_ISA_REF) {
+        *k = mint_kernels_ref;
+        return;
+    }
+    build(k, levels[isa].below);
+    apply(k, levels[isa].own);
 }
 
 static mint_kernels tables[MINT_ISA_COUNT];

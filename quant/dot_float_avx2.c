@@ -10,6 +10,8 @@
 // and go through the same FMA, so every tile shape still adds the same terms in the same order.
 #include "quant/simd_avx2.h"
 
+#define MINT_LEVEL_NAME(name) name##_avx2
+
 #include <string.h>
 
 enum float_kind { KIND_F32, KIND_F16, KIND_BF16 };
@@ -42,7 +44,7 @@ MINT_AVX2_INLINE __m256 load_tail(enum float_kind kind, const uint8_t *row, int6
 // activations and 1 weight vector in the 16 YMM registers.
 MINT_AVX2_INLINE void float_tile(const int R, const int C, enum float_kind kind,
                                  const mint_tile *t) {
-    __m256 acc[MINT_AVX2_RMAX][MINT_AVX2_CMAX];
+    __m256 acc[MINT_TILE_RMAX][MINT_TILE_CMAX];
 #pragma GCC unroll 4
     for (int r = 0; r < R; r++)
 #pragma GCC unroll 8
@@ -52,7 +54,7 @@ MINT_AVX2_INLINE void float_tile(const int R, const int C, enum float_kind kind,
     for (int64_t i = 0; i < n8; i += 8) {
         // One prefetch per 64-byte line of each next row (every 16 or 8 elements).
         if ((i & (64 / elem_bytes - 1)) == 0) prefetch_next_rows(R, C, t, (size_t)i * elem_bytes);
-        __m256 av[MINT_AVX2_CMAX];
+        __m256 av[MINT_TILE_CMAX];
 #pragma GCC unroll 8
         for (int c = 0; c < C; c++) av[c] = load8(kind, t->a + c * t->a_stride, i);
 #pragma GCC unroll 4
@@ -64,7 +66,7 @@ MINT_AVX2_INLINE void float_tile(const int R, const int C, enum float_kind kind,
     }
     const int rem = (int)(t->n - n8);
     if (rem) {
-        __m256 av[MINT_AVX2_CMAX];
+        __m256 av[MINT_TILE_CMAX];
 #pragma GCC unroll 8
         for (int c = 0; c < C; c++) av[c] = load_tail(kind, t->a + c * t->a_stride, n8, rem);
 #pragma GCC unroll 4
@@ -93,6 +95,6 @@ MINT_AVX2_INLINE void bf16_tile(const int R, const int C, const mint_tile *t) {
 // ---------------------------------------------------------------------------------------------
 // Entry points: vec_dot is the 1 x 1 tile, gemm covers the output with tiles of up to 4 x 3.
 
-MINT_AVX2_KERNELS(f32_f32, f32_tile, 4, 3, 4)
-MINT_AVX2_KERNELS(f16_f16, f16_tile, 4, 3, 4)
-MINT_AVX2_KERNELS(bf16_bf16, bf16_tile, 4, 3, 4)
+MINT_TILE_KERNELS(f32_f32, f32_tile, 4, 3, 4)
+MINT_TILE_KERNELS(f16_f16, f16_tile, 4, 3, 4)
+MINT_TILE_KERNELS(bf16_bf16, bf16_tile, 4, 3, 4)

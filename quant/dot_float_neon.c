@@ -10,6 +10,8 @@
 // terms in the same order.
 #include "quant/simd_neon.h"
 
+#define MINT_LEVEL_NAME(name) name##_neon
+
 enum float_kind { KIND_F32, KIND_F16, KIND_BF16 };
 
 // 4 elements starting at element i of a row of the given kind, widened to f32.
@@ -83,10 +85,6 @@ MINT_NEON_INLINE void bf16_tile(const int R, const int C, const mint_tile *t) {
     float_tile(R, C, KIND_BF16, t);
 }
 
-MINT_NEON_TILES(f32_tile, 4, 4)
-MINT_NEON_TILES(f16_tile, 4, 4)
-MINT_NEON_TILES(bf16_tile, 4, 4)
-
-MINT_NEON_ENTRY_POINTS(f32_f32, f32_tile, 4, 4)
-MINT_NEON_ENTRY_POINTS(f16_f16, f16_tile, 4, 4)
-MINT_NEON_ENTRY_POINTS(bf16_bf16, bf16_tile, 4, 4)
+MINT_TILE_KERNELS(f32_f32, f32_tile, 4, 4, 4)
+MINT_TILE_KERNELS(f16_f16, f16_tile, 4, 4, 4)
+MINT_TILE_KERNELS(bf16_bf16, bf16_tile, 4, 4, 4)

@@ -24,6 +24,8 @@
 // every multi-row shape measured (2x4 .. 4x8). One token uses 4 x 1 tiles.
 #include "quant/simd_avx2.h"
 
+#define MINT_LEVEL_NAME(name) name##_avx2
+
 // What one weight row's super-block contributes, unpacked once and reused for C columns.
 typedef struct k_row {
     __m256i lo, hi; // [16] int16 sub-block scales 0..7 / 8..15, each in both 128-bit halves
@@ -206,7 +208,7 @@ MINT_AVX2_INLINE void k_tile(const int R, const int C, mint_type type, const min
     const size_t bytes = k_block_bytes(type);
     // Q3_K and Q6_K sum level * a: subtract offset * scale * bsum (offset 4 = 1 << 2 or 32).
     const int offset_shift = type == MINT_TYPE_Q3_K ? 2 : 5;
-    __m256 acc[MINT_AVX2_RMAX][MINT_AVX2_CMAX];
+    __m256 acc[MINT_TILE_RMAX][MINT_TILE_CMAX];
 #pragma GCC unroll 4
     for (int r = 0; r < R; r++)
 #pragma GCC unroll 8
@@ -214,14 +216,14 @@ MINT_AVX2_INLINE void k_tile(const int R, const int C, mint_type type, const min
     for (int64_t i = 0; i < t->n / MINT_QK_K; i++) {
         for (size_t off = 0; off < bytes; off += 64)
             prefetch_next_rows(R, C, t, (size_t)i * bytes + off);
-        k_row row[MINT_AVX2_RMAX];
+        k_row row[MINT_TILE_RMAX];
 #pragma GCC unroll 4
         for (int r = 0; r < R; r++) k_prepare(type, t->w + r * t->w_stride + i * bytes, &row[r]);
-        const mint_block_q8_K *a[MINT_AVX2_CMAX];
+        const mint_block_q8_K *a[MINT_TILE_CMAX];
 #pragma GCC unroll 8
         for (int c = 0; c < C; c++) a[c] = (const mint_block_q8_K *)(t->a + c * t->a_stride) + i;
 
-        __m256i isum[MINT_AVX2_RMAX][MINT_AVX2_CMAX];
+        __m256i isum[MINT_TILE_RMAX][MINT_TILE_CMAX];
 #pragma GCC unroll 4
         for (int r = 0; r < R; r++)
 #pragma GCC unroll 8
@@ -279,8 +281,8 @@ MINT_AVX2_INLINE void q6_K_tile(const int R, const int C, const mint_tile *t) {
     k_tile(R, C, MINT_TYPE_Q6_K, t);
 }
 
-MINT_AVX2_KERNELS(q2_K_q8_K, q2_K_tile, 1, 8, 4)
-MINT_AVX2_KERNELS(q3_K_q8_K, q3_K_tile, 1, 8, 4)
-MINT_AVX2_KERNELS(q4_K_q8_K, q4_K_tile, 1, 8, 4)
-MINT_AVX2_KERNELS(q5_K_q8_K, q5_K_tile, 1, 8, 4)
-MINT_AVX2_KERNELS(q6_K_q8_K, q6_K_tile, 1, 8, 4)
+MINT_TILE_KERNELS(q2_K_q8_K, q2_K_tile, 1, 8, 4)
+MINT_TILE_KERNELS(q3_K_q8_K, q3_K_tile, 1, 8, 4)
+MINT_TILE_KERNELS(q4_K_q8_K, q4_K_tile, 1, 8, 4)
+MINT_TILE_KERNELS(q5_K_q8_K, q5_K_tile, 1, 8, 4)
+MINT_TILE_KERNELS(q6_K_q8_K, q6_K_tile, 1, 8, 4)

@@ -1,3 +1,4 @@
 // dot_k_neon.c - the K-quant kernels at the baseline NEON level (Armv8-A: the dot steps are
 // SMULL + SADALP); the bodies are in quant/dot_k_neon.h.
+#define MINT_LEVEL_NAME(name) name##_neon
 #include "quant/dot_k_neon.h"

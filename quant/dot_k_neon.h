@@ -3,7 +3,7 @@
 //
 // Not an ordinary header: it holds the kernels' bodies and is compiled twice, by
 // quant/dot_k_neon.c (baseline NEON) and quant/dot_k_neondot.c (dotprod), which differ only in
-// mint_dot_s8 and the MINT_NEON_NAME suffix (see quant/simd_neon.h).
+// mint_dot_s8 and the MINT_LEVEL_NAME suffix (see quant/kernels.h).
 //
 // Per 256-element super-block and (row, column) pair everything integer is exact, as in the
 // reference: each 16- or 32-element sub-block's sum of level * a comes from dot steps in an
@@ -344,14 +344,8 @@ MINT_NEON_INLINE void q6_K_tile(const int R, const int C, const mint_tile *t) {
         for (int c = 0; c < C; c++) t->y[c * t->y_stride + r] = sum[r][c];
 }
 
-MINT_NEON_TILES(q2_K_tile, 4, 2)
-MINT_NEON_TILES(q3_K_tile, 4, 2)
-MINT_NEON_TILES(q4_K_tile, 4, 2)
-MINT_NEON_TILES(q5_K_tile, 4, 2)
-MINT_NEON_TILES(q6_K_tile, 4, 2)
-
-MINT_NEON_ENTRY_POINTS(q2_K_q8_K, q2_K_tile, 4, 2)
-MINT_NEON_ENTRY_POINTS(q3_K_q8_K, q3_K_tile, 4, 2)
-MINT_NEON_ENTRY_POINTS(q4_K_q8_K, q4_K_tile, 4, 2)
-MINT_NEON_ENTRY_POINTS(q5_K_q8_K, q5_K_tile, 4, 2)
-MINT_NEON_ENTRY_POINTS(q6_K_q8_K, q6_K_tile, 4, 2)
+MINT_TILE_KERNELS(q2_K_q8_K, q2_K_tile, 4, 2, 4)
+MINT_TILE_KERNELS(q3_K_q8_K, q3_K_tile, 4, 2, 4)
+MINT_TILE_KERNELS(q4_K_q8_K, q4_K_tile, 4, 2, 4)
+MINT_TILE_KERNELS(q5_K_q8_K, q5_K_tile, 4, 2, 4)
+MINT_TILE_KERNELS(q6_K_q8_K, q6_K_tile, 4, 2, 4)

@@ -1,3 +1,4 @@
 // dot_k_neondot.c - the K-quant kernels at the NEON dotprod level (Armv8.2-A + dotprod: each
 // 16-byte dot step is one SDOT); the bodies are in quant/dot_k_neon.h.
+#define MINT_LEVEL_NAME(name) name##_neondot
 #include "quant/dot_k_neon.h"

@@ -24,6 +24,8 @@
 // token. Eight-row tiles (two accumulators per column) measured within noise of these.
 #include "quant/simd_avx2.h"
 
+#define MINT_LEVEL_NAME(name) name##_avx2
+
 // Bytes per block of a legacy weight type.
 MINT_AVX2_INLINE size_t block_bytes(mint_type type) {
     switch (type) {
@@ -174,7 +176,7 @@ MINT_AVX2_INLINE __m256 f16x4_low(const uint16_t v[4]) {
 // multiplied with all of them.
 MINT_AVX2_INLINE void legacy_tile(const int R, const int C, mint_type type, const mint_tile *t) {
     const size_t bytes = block_bytes(type);
-    __m256 acc[MINT_AVX2_CMAX];
+    __m256 acc[MINT_TILE_CMAX];
 #pragma GCC unroll 8
     for (int c = 0; c < C; c++) acc[c] = _mm256_setzero_ps();
     for (int64_t ib = 0; ib < t->n / MINT_QK; ib++) {
@@ -230,8 +232,8 @@ MINT_AVX2_INLINE void q8_0_tile(const int R, const int C, const mint_tile *t) {
     legacy_tile(R, C, MINT_TYPE_Q8_0, t);
 }
 
-MINT_AVX2_KERNELS(q4_0_q8_0, q4_0_tile, 4, 8, 4)
-MINT_AVX2_KERNELS(q4_1_q8_1, q4_1_tile, 4, 8, 4)
-MINT_AVX2_KERNELS(q5_0_q8_0, q5_0_tile, 4, 8, 4)
-MINT_AVX2_KERNELS(q5_1_q8_1, q5_1_tile, 4, 8, 4)
-MINT_AVX2_KERNELS(q8_0_q8_0, q8_0_tile, 4, 8, 4)
+MINT_TILE_KERNELS(q4_0_q8_0, q4_0_tile, 4, 8, 4)
+MINT_TILE_KERNELS(q4_1_q8_1, q4_1_tile, 4, 8, 4)
+MINT_TILE_KERNELS(q5_0_q8_0, q5_0_tile, 4, 8, 4)
+MINT_TILE_KERNELS(q5_1_q8_1, q5_1_tile, 4, 8, 4)
+MINT_TILE_KERNELS(q8_0_q8_0, q8_0_tile, 4, 8, 4)

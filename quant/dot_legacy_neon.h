@@ -3,7 +3,7 @@
 //
 // Not an ordinary header: it holds the kernels' bodies and is compiled twice, by
 // quant/dot_legacy_neon.c (baseline NEON) and quant/dot_legacy_neondot.c (dotprod), which differ
-// only in mint_dot_s8 and the MINT_NEON_NAME suffix (see quant/simd_neon.h).
+// only in mint_dot_s8 and the MINT_LEVEL_NAME suffix (see quant/kernels.h).
 //
 // The pattern is llama.cpp's ARM one: a weight block is unpacked to 32 signed bytes in two
 // 16-byte registers (nibbles split with AND / USHR, the offset 8 or 16 subtracted in int8, which
@@ -183,14 +183,8 @@ MINT_NEON_INLINE void q8_0_tile(const int R, const int C, const mint_tile *t) {
 #define LEGACY_CMAX 2
 #endif
 
-MINT_NEON_TILES(q4_0_tile, LEGACY_RMAX, LEGACY_CMAX)
-MINT_NEON_TILES(q4_1_tile, LEGACY_RMAX, LEGACY_CMAX)
-MINT_NEON_TILES(q5_0_tile, LEGACY_RMAX, LEGACY_CMAX)
-MINT_NEON_TILES(q5_1_tile, LEGACY_RMAX, LEGACY_CMAX)
-MINT_NEON_TILES(q8_0_tile, LEGACY_RMAX, LEGACY_CMAX)
-
-MINT_NEON_ENTRY_POINTS(q4_0_q8_0, q4_0_tile, LEGACY_RMAX, LEGACY_CMAX)
-MINT_NEON_ENTRY_POINTS(q4_1_q8_1, q4_1_tile, LEGACY_RMAX, LEGACY_CMAX)
-MINT_NEON_ENTRY_POINTS(q5_0_q8_0, q5_0_tile, LEGACY_RMAX, LEGACY_CMAX)
-MINT_NEON_ENTRY_POINTS(q5_1_q8_1, q5_1_tile, LEGACY_RMAX, LEGACY_CMAX)
-MINT_NEON_ENTRY_POINTS(q8_0_q8_0, q8_0_tile, LEGACY_RMAX, LEGACY_CMAX)
+MINT_TILE_KERNELS(q4_0_q8_0, q4_0_tile, LEGACY_RMAX, LEGACY_CMAX, LEGACY_RMAX)
+MINT_TILE_KERNELS(q4_1_q8_1, q4_1_tile, LEGACY_RMAX, LEGACY_CMAX, LEGACY_RMAX)
+MINT_TILE_KERNELS(q5_0_q8_0, q5_0_tile, LEGACY_RMAX, LEGACY_CMAX, LEGACY_RMAX)
+MINT_TILE_KERNELS(q5_1_q8_1, q5_1_tile, LEGACY_RMAX, LEGACY_CMAX, LEGACY_RMAX)
+MINT_TILE_KERNELS(q8_0_q8_0, q8_0_tile, LEGACY_RMAX, LEGACY_CMAX, LEGACY_RMAX)

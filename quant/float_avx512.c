@@ -6,8 +6,7 @@
 // reading as zero), then x512_hsum adds the lanes. vec_dot, the one-token path and the tiles all
 // run exactly this per element, so they agree bit for bit. The tiles reuse each loaded (and
 // widened) weight vector for 6 activation rows and each activation vector for 4 weight rows.
-#include "quant/avx512_common.h"
-#include "quant/avx512_parts.h"
+#include "quant/simd_avx512.h"
 #include "quant/fp16.h"
 
 // ---------------------------------------------------------------------------------------------
@@ -123,48 +122,48 @@ X512_ALWAYS_INLINE void gemm_float(load_fn load, int64_t n, const void *vw, size
 // Entry points.
 
 // *s = w . a over f32 (one accumulator chain, then x512_hsum).
-static void vec_dot_f32_f32_avx512(int64_t n, float *restrict s, const void *restrict w,
-                                   const void *restrict a) {
+void vec_dot_f32_f32_avx512(int64_t n, float *restrict s, const void *restrict w,
+                            const void *restrict a) {
     *s = dot_float(load_f32, n, w, a);
 }
 
 // *s = w . a over f16, widened with vcvtph2ps.
-static void vec_dot_f16_f16_avx512(int64_t n, float *restrict s, const void *restrict w,
-                                   const void *restrict a) {
+void vec_dot_f16_f16_avx512(int64_t n, float *restrict s, const void *restrict w,
+                            const void *restrict a) {
     *s = dot_float(load_f16, n, w, a);
 }
 
 // *s = w . a over bf16, widened by a 16-bit shift.
-static void vec_dot_bf16_bf16_avx512(int64_t n, float *restrict s, const void *restrict w,
-                                     const void *restrict a) {
+void vec_dot_bf16_bf16_avx512(int64_t n, float *restrict s, const void *restrict w,
+                              const void *restrict a) {
     *s = dot_float(load_bf16, n, w, a);
 }
 
 // y[c * y_stride + r] = w row r . a row c, each element as vec_dot_f32_f32_avx512 computes it.
-static void gemm_f32_avx512(int64_t n, const void *restrict w, size_t w_stride, int nr,
-                            const void *restrict a, size_t a_stride, int nc, float *restrict y,
-                            size_t y_stride) {
+void gemm_f32_f32_avx512(int64_t n, const void *restrict w, size_t w_stride, int nr,
+                         const void *restrict a, size_t a_stride, int nc, float *restrict y,
+                         size_t y_stride) {
     gemm_float(load_f32, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);
 }
 
-// As gemm_f32_avx512 over f16 rows.
-static void gemm_f16_avx512(int64_t n, const void *restrict w, size_t w_stride, int nr,
-                            const void *restrict a, size_t a_stride, int nc, float *restrict y,
-                            size_t y_stride) {
+// As gemm_f32_f32_avx512 over f16 rows.
+void gemm_f16_f16_avx512(int64_t n, const void *restrict w, size_t w_stride, int nr,
+                         const void *restrict a, size_t a_stride, int nc, float *restrict y,
+                         size_t y_stride) {
     gemm_float(load_f16, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);
 }
 
-// As gemm_f32_avx512 over bf16 rows.
-static void gemm_bf16_avx512(int64_t n, const void *restrict w, size_t w_stride, int nr,
-                             const void *restrict a, size_t a_stride, int nc, float *restrict y,
-                             size_t y_stride) {
+// As gemm_f32_f32_avx512 over bf16 rows.
+void gemm_bf16_bf16_avx512(int64_t n, const void *restrict w, size_t w_stride, int nr,
+                           const void *restrict a, size_t a_stride, int nc, float *restrict y,
+                           size_t y_stride) {
     gemm_float(load_bf16, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);
 }
 
 // y = f16(x), RNE (vcvtps2ph, imm 0), then NaN lanes rewritten as sign | 0x7E00 because the
 // reference (like ggml's software conversion) drops a NaN's payload where the instruction keeps
 // its top bits.
-static void quantize_row_f16_avx512(const float *restrict x, void *restrict vy, int64_t n) {
+void quantize_row_f16_avx512(const float *restrict x, void *restrict vy, int64_t n) {
     uint16_t *y = vy;
     for (int64_t i = 0; i < n; i += 16) {
         const __mmask16 m = x512_mask16((int)(n - i < 16 ? n - i : 16));
@@ -183,7 +182,7 @@ static void quantize_row_f16_avx512(const float *restrict x, void *restrict vy, 
 
 // y = bf16(x): RNE on the dropped 16 bits in integer arithmetic, NaN forced quiet (bit 6), as
 // mint_f32_to_bf16.
-static void quantize_row_bf16_avx512(const float *restrict x, void *restrict vy, int64_t n) {
+void quantize_row_bf16_avx512(const float *restrict x, void *restrict vy, int64_t n) {
     uint16_t *y = vy;
     for (int64_t i = 0; i < n; i += 16) {
         const __mmask16 m = x512_mask16((int)(n - i < 16 ? n - i : 16));
@@ -200,7 +199,7 @@ static void quantize_row_bf16_avx512(const float *restrict x, void *restrict vy,
 
 // y = f32(x) for f16 x (exact widening). vcvtph2ps quiets a signalling NaN; mint_f16_to_f32
 // keeps its payload as it is (sign | 0x7F800000 | mant << 13), so NaN lanes are rebuilt so.
-static void dequantize_row_f16_avx512(const void *restrict x, float *restrict y, int64_t n) {
+void dequantize_row_f16_avx512(const void *restrict x, float *restrict y, int64_t n) {
     for (int64_t i = 0; i < n; i += 16) {
         const __mmask16 m = x512_mask16((int)(n - i < 16 ? n - i : 16));
         const __m512i h =
@@ -222,22 +221,9 @@ static void dequantize_row_f16_avx512(const void *restrict x, float *restrict y,
 }
 
 // y = f32(x) for bf16 x (exact widening).
-static void dequantize_row_bf16_avx512(const void *restrict x, float *restrict y, int64_t n) {
+void dequantize_row_bf16_avx512(const void *restrict x, float *restrict y, int64_t n) {
     for (int64_t i = 0; i < n; i += 16) {
         const __mmask16 m = x512_mask16((int)(n - i < 16 ? n - i : 16));
         _mm512_mask_storeu_ps(y + i, m, load_bf16(x, i, m));
     }
-}
-
-void mint_x512_set_float_avx512(mint_kernels *k) {
-    k->t[MINT_TYPE_F32].vec_dot = vec_dot_f32_f32_avx512;
-    k->t[MINT_TYPE_F32].gemm = gemm_f32_avx512;
-    k->t[MINT_TYPE_F16].vec_dot = vec_dot_f16_f16_avx512;
-    k->t[MINT_TYPE_F16].gemm = gemm_f16_avx512;
-    k->t[MINT_TYPE_F16].from_float = quantize_row_f16_avx512;
-    k->t[MINT_TYPE_F16].to_float = dequantize_row_f16_avx512;
-    k->t[MINT_TYPE_BF16].vec_dot = vec_dot_bf16_bf16_avx512;
-    k->t[MINT_TYPE_BF16].gemm = gemm_bf16_avx512;
-    k->t[MINT_TYPE_BF16].from_float = quantize_row_bf16_avx512;
-    k->t[MINT_TYPE_BF16].to_float = dequantize_row_bf16_avx512;
 }

@@ -135,17 +135,48 @@ const char *mint_isa_str(mint_isa isa);
 int mint_isa_from_name(const char *name);
 
 // ---------------------------------------------------------------------------------------------
-// Filling the tables. Each instruction-set file defines one function that overrides the entries
-// it implements, on top of the level below it (ref <- avx2 <- avx512 <- avx512vnni;
-// ref <- neon <- neondot). Defined in quant/kernels_<isa>.c, compiled only with that ISA's flags.
-// A level that sets vec_dot for a type also sets gemm for it (its own, or NULL), so gemm and
-// vec_dot of one table always come from the same code.
+// Filling the tables: one const mint_kernels per level, each in its quant/kernels_<level>.c and
+// written the same way (designated initializers, one line per slot), so that a level's file shows
+// which function fills which slot. The reference table is complete; every other level lists only
+// what it implements and leaves the rest 0. quant/dispatch.c builds a level's table once at
+// start-up from the reference, then each level on the way up to it:
+//   ref <- avx2 <- avx512 <- avx512vnni,  ref <- neon <- neondot;
+// a nonzero to_float, from_float or float vector kernel replaces the one below, and a level that
+// sets a type's vec_dot brings that type's gemm and gemm_packed along, 0 included, so that gemm
+// and vec_dot of one table always come from the same code. vec_dot_type is the reference's.
+extern const mint_kernels mint_kernels_ref;
+extern const mint_kernels mint_kernels_avx2;       // quant/kernels_avx2.c, x86 builds only
+extern const mint_kernels mint_kernels_avx512;     // quant/kernels_avx512.c, x86 builds only
+extern const mint_kernels mint_kernels_avx512vnni; // quant/kernels_avx512vnni.c, x86 only
+extern const mint_kernels mint_kernels_neon;       // quant/kernels_neon.c, aarch64 builds only
+extern const mint_kernels mint_kernels_neondot;    // quant/kernels_neondot.c, aarch64 only
 
-void mint_kernels_init_ref(mint_kernels *k);
-void mint_kernels_init_avx2(mint_kernels *k);
-void mint_kernels_init_avx512(mint_kernels *k);
-void mint_kernels_init_avx512vnni(mint_kernels *k);
-void mint_kernels_init_neon(mint_kernels *k);
-void mint_kernels_init_neondot(mint_kernels *k);
+// Kernel names: <what>_<types>_<level>, e.g. vec_dot_q4_0_q8_0_avx2. A source compiled once per
+// level (quant/tiles.h, quant/attn_tile.h, quant/legacy_x512.h, quant/kquant_x512.h,
+// quant/dot_legacy_neon.h, quant/dot_k_neon.h) names its functions MINT_LEVEL_NAME(what_types);
+// the .c file that compiles it for a level defines MINT_LEVEL_NAME(name) as name##_<level> first.
+
+// Declares the dot product and gemm of one weight type at one level (signatures above).
+#define MINT_DECLARE_DOT(name, level)                                                              \
+    void vec_dot_##name##_##level(int64_t n, float *restrict s, const void *restrict w,            \
+                                  const void *restrict a);                                         \
+    void gemm_##name##_##level(int64_t n, const void *restrict w, size_t w_stride, int nr,         \
+                               const void *restrict a, size_t a_stride, int nc, float *restrict y, \
+                               size_t y_stride);
+// Declares the gemm over packed rows of one weight type at one level (quant/pack.h).
+#define MINT_DECLARE_GEMM_PACKED(name, level)                                                      \
+    void gemm_packed_##name##_##level(int64_t n, const void *restrict w, size_t w_stride, int nr,  \
+                                      const void *restrict a, size_t a_stride, int nc,             \
+                                      float *restrict y, size_t y_stride);
+// Declares the four attention products of one level (quant/attn_tile.h).
+#define MINT_DECLARE_ATTN(level)                                                                   \
+    void attn_qk_f32_##level(int64_t d, const float *q, size_t q_stride, int nr, const void *kt,   \
+                             size_t kt_stride, int nk, float scale, float *s, size_t s_stride);    \
+    void attn_qk_f16_##level(int64_t d, const float *q, size_t q_stride, int nr, const void *kt,   \
+                             size_t kt_stride, int nk, float scale, float *s, size_t s_stride);    \
+    void attn_pv_f32_##level(int64_t d, const float *p, size_t p_stride, int nr, const void *v,    \
+                             size_t v_stride, int nk, const float *a, float *o, size_t o_stride);  \
+    void attn_pv_f16_##level(int64_t d, const float *p, size_t p_stride, int nr, const void *v,    \
+                             size_t v_stride, int nk, const float *a, float *o, size_t o_stride);
 
 #endif // MINT_QUANT_KERNELS_H

@@ -1,49 +1,48 @@
-// kernels_neon.c - the baseline NEON level (Armv8-A Advanced SIMD, every aarch64 CPU).
-// Overrides the reference table with the kernels of the *_neon.c files.
+// kernels_neon.c - the baseline NEON level's table (Armv8-A Advanced SIMD, every aarch64 CPU), on
+// top of the reference table (quant/kernels.h says how levels stack).
 //
 // Every weight type gets a vec_dot and a register-tiled gemm built from the same tile function
 // (quant/simd_neon.h explains why they agree bit for bit); the activation types get converters
-// that write the reference's bytes. to_float stays the reference's (it only serves the
-// token-embedding lookup, one row per token).
+// that write the reference's bytes (F32 stays a copy; F16 and BF16 rows are also what F16 / BF16
+// weights multiply with). to_float stays the reference's (it only serves the token-embedding
+// lookup, one row per token).
 #include "quant/kernels.h"
 #include "quant/simd_neon.h"
 
-// Sets a weight type's dot product and gemm together, so the two always come from one tile.
-static void set_dot(mint_kernels *k, mint_type t, mint_vec_dot_fn vec_dot, mint_gemm_fn gemm) {
-    k->t[t].vec_dot = vec_dot;
-    k->t[t].gemm = gemm;
-}
-
-void mint_kernels_init_neon(mint_kernels *k) {
-    set_dot(k, MINT_TYPE_F32, vec_dot_f32_f32_neon, gemm_f32_f32_neon);
-    set_dot(k, MINT_TYPE_F16, vec_dot_f16_f16_neon, gemm_f16_f16_neon);
-    set_dot(k, MINT_TYPE_BF16, vec_dot_bf16_bf16_neon, gemm_bf16_bf16_neon);
-    set_dot(k, MINT_TYPE_Q4_0, vec_dot_q4_0_q8_0_neon, gemm_q4_0_q8_0_neon);
-    set_dot(k, MINT_TYPE_Q4_1, vec_dot_q4_1_q8_1_neon, gemm_q4_1_q8_1_neon);
-    set_dot(k, MINT_TYPE_Q5_0, vec_dot_q5_0_q8_0_neon, gemm_q5_0_q8_0_neon);
-    set_dot(k, MINT_TYPE_Q5_1, vec_dot_q5_1_q8_1_neon, gemm_q5_1_q8_1_neon);
-    set_dot(k, MINT_TYPE_Q8_0, vec_dot_q8_0_q8_0_neon, gemm_q8_0_q8_0_neon);
-    set_dot(k, MINT_TYPE_Q2_K, vec_dot_q2_K_q8_K_neon, gemm_q2_K_q8_K_neon);
-    set_dot(k, MINT_TYPE_Q3_K, vec_dot_q3_K_q8_K_neon, gemm_q3_K_q8_K_neon);
-    set_dot(k, MINT_TYPE_Q4_K, vec_dot_q4_K_q8_K_neon, gemm_q4_K_q8_K_neon);
-    set_dot(k, MINT_TYPE_Q5_K, vec_dot_q5_K_q8_K_neon, gemm_q5_K_q8_K_neon);
-    set_dot(k, MINT_TYPE_Q6_K, vec_dot_q6_K_q8_K_neon, gemm_q6_K_q8_K_neon);
-
-    // Activation types: F32 stays a copy; F16 and BF16 rows are also what F16 / BF16 weights
-    // multiply with.
-    k->t[MINT_TYPE_F16].from_float = quantize_row_f16_neon;
-    k->t[MINT_TYPE_BF16].from_float = quantize_row_bf16_neon;
-    k->t[MINT_TYPE_Q8_0].from_float = quantize_row_q8_0_act_neon;
-    k->t[MINT_TYPE_Q8_1].from_float = quantize_row_q8_1_act_neon;
-    k->t[MINT_TYPE_Q8_K].from_float = quantize_row_q8_K_neon;
-
-    k->vec = (mint_vec_kernels){.exp = vec_exp_neon,
-                                .max = vec_max_neon,
-                                .exp_sum = vec_exp_sum_neon,
-                                .scale = vec_scale_neon,
-                                .round_f16 = vec_round_f16_neon,
-                                .qk_f32 = attn_qk_f32_neon,
-                                .qk_f16 = attn_qk_f16_neon,
-                                .pv_f32 = attn_pv_f32_neon,
-                                .pv_f16 = attn_pv_f16_neon};
-}
+const mint_kernels mint_kernels_neon = {
+    .isa = MINT_ISA_NEON,
+    .name = "neon",
+    .t =
+        {
+            [MINT_TYPE_F32] = {.vec_dot = vec_dot_f32_f32_neon, .gemm = gemm_f32_f32_neon},
+            [MINT_TYPE_F16] = {.vec_dot = vec_dot_f16_f16_neon,
+                               .gemm = gemm_f16_f16_neon,
+                               .from_float = quantize_row_f16_neon},
+            [MINT_TYPE_BF16] = {.vec_dot = vec_dot_bf16_bf16_neon,
+                                .gemm = gemm_bf16_bf16_neon,
+                                .from_float = quantize_row_bf16_neon},
+            [MINT_TYPE_Q4_0] = {.vec_dot = vec_dot_q4_0_q8_0_neon, .gemm = gemm_q4_0_q8_0_neon},
+            [MINT_TYPE_Q4_1] = {.vec_dot = vec_dot_q4_1_q8_1_neon, .gemm = gemm_q4_1_q8_1_neon},
+            [MINT_TYPE_Q5_0] = {.vec_dot = vec_dot_q5_0_q8_0_neon, .gemm = gemm_q5_0_q8_0_neon},
+            [MINT_TYPE_Q5_1] = {.vec_dot = vec_dot_q5_1_q8_1_neon, .gemm = gemm_q5_1_q8_1_neon},
+            [MINT_TYPE_Q8_0] = {.vec_dot = vec_dot_q8_0_q8_0_neon,
+                                .gemm = gemm_q8_0_q8_0_neon,
+                                .from_float = quantize_row_q8_0_act_neon},
+            [MINT_TYPE_Q8_1] = {.from_float = quantize_row_q8_1_act_neon},
+            [MINT_TYPE_Q2_K] = {.vec_dot = vec_dot_q2_K_q8_K_neon, .gemm = gemm_q2_K_q8_K_neon},
+            [MINT_TYPE_Q3_K] = {.vec_dot = vec_dot_q3_K_q8_K_neon, .gemm = gemm_q3_K_q8_K_neon},
+            [MINT_TYPE_Q4_K] = {.vec_dot = vec_dot_q4_K_q8_K_neon, .gemm = gemm_q4_K_q8_K_neon},
+            [MINT_TYPE_Q5_K] = {.vec_dot = vec_dot_q5_K_q8_K_neon, .gemm = gemm_q5_K_q8_K_neon},
+            [MINT_TYPE_Q6_K] = {.vec_dot = vec_dot_q6_K_q8_K_neon, .gemm = gemm_q6_K_q8_K_neon},
+            [MINT_TYPE_Q8_K] = {.from_float = quantize_row_q8_K_neon},
+        },
+    .vec = {.exp = vec_exp_neon,
+            .max = vec_max_neon,
+            .exp_sum = vec_exp_sum_neon,
+            .scale = vec_scale_neon,
+            .round_f16 = vec_round_f16_neon,
+            .qk_f32 = attn_qk_f32_neon,
+            .qk_f16 = attn_qk_f16_neon,
+            .pv_f32 = attn_pv_f32_neon,
+            .pv_f16 = attn_pv_f16_neon},
+};

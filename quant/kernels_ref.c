@@ -3,54 +3,76 @@
 #include "quant/kernels.h"
 #include "quant/ref.h"
 
-// Fills one weight type's entry.
-static void set(mint_kernels *k, mint_type t, mint_type vec_dot_type, mint_to_float_fn to_float,
-                mint_from_float_fn from_float, mint_vec_dot_fn vec_dot) {
-    k->t[t] = (mint_type_kernels){.vec_dot_type = vec_dot_type,
-                                  .to_float = to_float,
-                                  .from_float = from_float,
-                                  .vec_dot = vec_dot,
-                                  .gemm = NULL};
-}
-
 // ggml's vec_dot_type rule (docs/formats.md 2.5): a weight type's activations are first converted
 // with k->t[vec_dot_type].from_float, so the activation types' from_float entries are the
 // activation quantizers (x86 llama.cpp rounding), not the weight quantizers. Q8_1 and Q8_K are
-// activation-only types: they convert and dequantize but have no dot product of their own.
-void mint_kernels_init_ref(mint_kernels *k) {
-    set(k, MINT_TYPE_F32, MINT_TYPE_F32, dequantize_row_f32_ref, quantize_row_f32_ref,
-        vec_dot_f32_f32_ref);
-    set(k, MINT_TYPE_F16, MINT_TYPE_F16, dequantize_row_f16_ref, quantize_row_f16_ref,
-        vec_dot_f16_f16_ref);
-    set(k, MINT_TYPE_BF16, MINT_TYPE_BF16, dequantize_row_bf16_ref, quantize_row_bf16_ref,
-        vec_dot_bf16_bf16_ref);
-
-    set(k, MINT_TYPE_Q4_0, MINT_TYPE_Q8_0, dequantize_row_q4_0_ref, NULL, vec_dot_q4_0_q8_0_ref);
-    set(k, MINT_TYPE_Q4_1, MINT_TYPE_Q8_1, dequantize_row_q4_1_ref, NULL, vec_dot_q4_1_q8_1_ref);
-    set(k, MINT_TYPE_Q5_0, MINT_TYPE_Q8_0, dequantize_row_q5_0_ref, NULL, vec_dot_q5_0_q8_0_ref);
-    set(k, MINT_TYPE_Q5_1, MINT_TYPE_Q8_1, dequantize_row_q5_1_ref, NULL, vec_dot_q5_1_q8_1_ref);
-    set(k, MINT_TYPE_Q8_0, MINT_TYPE_Q8_0, dequantize_row_q8_0_ref, quantize_row_q8_0_act_ref,
-        vec_dot_q8_0_q8_0_ref);
-    set(k, MINT_TYPE_Q8_1, MINT_TYPE_Q8_1, dequantize_row_q8_1_ref, quantize_row_q8_1_act_ref,
-        NULL);
-
-    set(k, MINT_TYPE_Q2_K, MINT_TYPE_Q8_K, dequantize_row_q2_K_ref, NULL, vec_dot_q2_K_q8_K_ref);
-    set(k, MINT_TYPE_Q3_K, MINT_TYPE_Q8_K, dequantize_row_q3_K_ref, NULL, vec_dot_q3_K_q8_K_ref);
-    set(k, MINT_TYPE_Q4_K, MINT_TYPE_Q8_K, dequantize_row_q4_K_ref, NULL, vec_dot_q4_K_q8_K_ref);
-    set(k, MINT_TYPE_Q5_K, MINT_TYPE_Q8_K, dequantize_row_q5_K_ref, NULL, vec_dot_q5_K_q8_K_ref);
-    set(k, MINT_TYPE_Q6_K, MINT_TYPE_Q8_K, dequantize_row_q6_K_ref, NULL, vec_dot_q6_K_q8_K_ref);
-    set(k, MINT_TYPE_Q8_K, MINT_TYPE_Q8_K, dequantize_row_q8_K_ref, quantize_row_q8_K_ref, NULL);
-
-    k->vec = (mint_vec_kernels){.exp = vec_exp_ref,
-                                .max = vec_max_ref,
-                                .exp_sum = vec_exp_sum_ref,
-                                .scale = vec_scale_ref,
-                                .round_f16 = vec_round_f16_ref,
-                                .qk_f32 = attn_qk_f32_ref,
-                                .qk_f16 = attn_qk_f16_ref,
-                                .pv_f32 = attn_pv_f32_ref,
-                                .pv_f16 = attn_pv_f16_ref};
-}
+// activation-only types: they convert and dequantize but have no dot product of their own. No
+// type has a gemm here: the matmul then calls vec_dot per element.
+const mint_kernels mint_kernels_ref = {
+    .isa = MINT_ISA_REF,
+    .name = "ref",
+    .t =
+        {
+            [MINT_TYPE_F32] = {.vec_dot_type = MINT_TYPE_F32,
+                               .vec_dot = vec_dot_f32_f32_ref,
+                               .from_float = quantize_row_f32_ref,
+                               .to_float = dequantize_row_f32_ref},
+            [MINT_TYPE_F16] = {.vec_dot_type = MINT_TYPE_F16,
+                               .vec_dot = vec_dot_f16_f16_ref,
+                               .from_float = quantize_row_f16_ref,
+                               .to_float = dequantize_row_f16_ref},
+            [MINT_TYPE_BF16] = {.vec_dot_type = MINT_TYPE_BF16,
+                                .vec_dot = vec_dot_bf16_bf16_ref,
+                                .from_float = quantize_row_bf16_ref,
+                                .to_float = dequantize_row_bf16_ref},
+            [MINT_TYPE_Q4_0] = {.vec_dot_type = MINT_TYPE_Q8_0,
+                                .vec_dot = vec_dot_q4_0_q8_0_ref,
+                                .to_float = dequantize_row_q4_0_ref},
+            [MINT_TYPE_Q4_1] = {.vec_dot_type = MINT_TYPE_Q8_1,
+                                .vec_dot = vec_dot_q4_1_q8_1_ref,
+                                .to_float = dequantize_row_q4_1_ref},
+            [MINT_TYPE_Q5_0] = {.vec_dot_type = MINT_TYPE_Q8_0,
+                                .vec_dot = vec_dot_q5_0_q8_0_ref,
+                                .to_float = dequantize_row_q5_0_ref},
+            [MINT_TYPE_Q5_1] = {.vec_dot_type = MINT_TYPE_Q8_1,
+                                .vec_dot = vec_dot_q5_1_q8_1_ref,
+                                .to_float = dequantize_row_q5_1_ref},
+            [MINT_TYPE_Q8_0] = {.vec_dot_type = MINT_TYPE_Q8_0,
+                                .vec_dot = vec_dot_q8_0_q8_0_ref,
+                                .from_float = quantize_row_q8_0_act_ref,
+                                .to_float = dequantize_row_q8_0_ref},
+            [MINT_TYPE_Q8_1] = {.vec_dot_type = MINT_TYPE_Q8_1,
+                                .from_float = quantize_row_q8_1_act_ref,
+                                .to_float = dequantize_row_q8_1_ref},
+            [MINT_TYPE_Q2_K] = {.vec_dot_type = MINT_TYPE_Q8_K,
+                                .vec_dot = vec_dot_q2_K_q8_K_ref,
+                                .to_float = dequantize_row_q2_K_ref},
+            [MINT_TYPE_Q3_K] = {.vec_dot_type = MINT_TYPE_Q8_K,
+                                .vec_dot = vec_dot_q3_K_q8_K_ref,
+                                .to_float = dequantize_row_q3_K_ref},
+            [MINT_TYPE_Q4_K] = {.vec_dot_type = MINT_TYPE_Q8_K,
+                                .vec_dot = vec_dot_q4_K_q8_K_ref,
+                                .to_float = dequantize_row_q4_K_ref},
+            [MINT_TYPE_Q5_K] = {.vec_dot_type = MINT_TYPE_Q8_K,
+                                .vec_dot = vec_dot_q5_K_q8_K_ref,
+                                .to_float = dequantize_row_q5_K_ref},
+            [MINT_TYPE_Q6_K] = {.vec_dot_type = MINT_TYPE_Q8_K,
+                                .vec_dot = vec_dot_q6_K_q8_K_ref,
+                                .to_float = dequantize_row_q6_K_ref},
+            [MINT_TYPE_Q8_K] = {.vec_dot_type = MINT_TYPE_Q8_K,
+                                .from_float = quantize_row_q8_K_ref,
+                                .to_float = dequantize_row_q8_K_ref},
+        },
+    .vec = {.exp = vec_exp_ref,
+            .max = vec_max_ref,
+            .exp_sum = vec_exp_sum_ref,
+            .scale = vec_scale_ref,
+            .round_f16 = vec_round_f16_ref,
+            .qk_f32 = attn_qk_f32_ref,
+            .qk_f16 = attn_qk_f16_ref,
+            .pv_f32 = attn_pv_f32_ref,
+            .pv_f16 = attn_pv_f16_ref},
+};
 
 mint_quantize_row_fn mint_quantizer_ref(mint_type t) {
     switch (t) {

@@ -19,9 +19,8 @@
 // fma remains. Every path (one token, tiles, vec_dot = one token on one row) runs this per element
 // in super-block order, so they agree bit for bit.
 //
-// The including file defines X512_KQUANT_SETTER, the name of the function that fills the table.
-#include "quant/avx512_common.h"
-#include "quant/avx512_parts.h"
+// The including file defines MINT_LEVEL_NAME (quant/kernels.h), which names the entry points.
+#include "quant/simd_avx512.h"
 #include "quant/pack.h"
 
 typedef enum kkind { K_Q2, K_Q3, K_Q4, K_Q5, K_Q6 } kkind;
@@ -441,49 +440,15 @@ X512_ALWAYS_INLINE void kgemm(ktype T, int packed, int64_t n, const void *vw, si
 }
 
 // ---------------------------------------------------------------------------------------------
-// Entry points: vec_dot is the one-token path on a single row, so that it equals gemm bit for bit.
-
-#define KQUANT_KERNELS(name, T)                                                                    \
-    static void gemm_##name(int64_t n, const void *restrict w, size_t w_stride, int nr,            \
-                            const void *restrict a, size_t a_stride, int nc, float *restrict y,    \
-                            size_t y_stride) {                                                     \
-        kgemm(T, 0, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);                             \
-    }                                                                                              \
-    static void gemm_packed_##name(int64_t n, const void *restrict w, size_t w_stride, int nr,     \
-                                   const void *restrict a, size_t a_stride, int nc,                \
-                                   float *restrict y, size_t y_stride) {                           \
-        kgemm(T, 1, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);                             \
-    }                                                                                              \
-    static void vec_dot_##name(int64_t n, float *restrict s, const void *restrict w,               \
-                               const void *restrict a) {                                           \
-        gemm_##name(n, w, 0, 1, a, 0, 1, s, 1);                                                    \
-    }
+// Entry points (quant/simd_avx512.h: X512_KERNELS).
 
 // y = tile of Q2_K rows . Q8_K activations; *s = one of them.
-KQUANT_KERNELS(q2_K_q8_K, KT_Q2)
+X512_KERNELS(q2_K_q8_K, kgemm, KT_Q2)
 // Q3_K . Q8_K.
-KQUANT_KERNELS(q3_K_q8_K, KT_Q3)
+X512_KERNELS(q3_K_q8_K, kgemm, KT_Q3)
 // Q4_K . Q8_K.
-KQUANT_KERNELS(q4_K_q8_K, KT_Q4)
+X512_KERNELS(q4_K_q8_K, kgemm, KT_Q4)
 // Q5_K . Q8_K.
-KQUANT_KERNELS(q5_K_q8_K, KT_Q5)
+X512_KERNELS(q5_K_q8_K, kgemm, KT_Q5)
 // Q6_K . Q8_K.
-KQUANT_KERNELS(q6_K_q8_K, KT_Q6)
-
-void X512_KQUANT_SETTER(mint_kernels *k) {
-    k->t[MINT_TYPE_Q2_K].vec_dot = vec_dot_q2_K_q8_K;
-    k->t[MINT_TYPE_Q2_K].gemm = gemm_q2_K_q8_K;
-    k->t[MINT_TYPE_Q2_K].gemm_packed = gemm_packed_q2_K_q8_K;
-    k->t[MINT_TYPE_Q3_K].vec_dot = vec_dot_q3_K_q8_K;
-    k->t[MINT_TYPE_Q3_K].gemm = gemm_q3_K_q8_K;
-    k->t[MINT_TYPE_Q3_K].gemm_packed = gemm_packed_q3_K_q8_K;
-    k->t[MINT_TYPE_Q4_K].vec_dot = vec_dot_q4_K_q8_K;
-    k->t[MINT_TYPE_Q4_K].gemm = gemm_q4_K_q8_K;
-    k->t[MINT_TYPE_Q4_K].gemm_packed = gemm_packed_q4_K_q8_K;
-    k->t[MINT_TYPE_Q5_K].vec_dot = vec_dot_q5_K_q8_K;
-    k->t[MINT_TYPE_Q5_K].gemm = gemm_q5_K_q8_K;
-    k->t[MINT_TYPE_Q5_K].gemm_packed = gemm_packed_q5_K_q8_K;
-    k->t[MINT_TYPE_Q6_K].vec_dot = vec_dot_q6_K_q8_K;
-    k->t[MINT_TYPE_Q6_K].gemm = gemm_q6_K_q8_K;
-    k->t[MINT_TYPE_Q6_K].gemm_packed = gemm_packed_q6_K_q8_K;
-}
+X512_KERNELS(q6_K_q8_K, kgemm, KT_Q6)

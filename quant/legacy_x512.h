@@ -18,9 +18,8 @@
 // order acc = fma((float)sumi, d_w * d_a, acc) (and, for Q4_1/Q5_1, acc = fma(m_w, s_a, acc)).
 // vec_dot is the one-token path with one row, so it agrees with gemm by construction.
 //
-// The including file defines X512_LEGACY_SETTER, the name of the function that fills the table.
-#include "quant/avx512_common.h"
-#include "quant/avx512_parts.h"
+// The including file defines MINT_LEVEL_NAME (quant/kernels.h), which names the entry points.
+#include "quant/simd_avx512.h"
 #include "quant/pack.h"
 
 // ---------------------------------------------------------------------------------------------
@@ -539,49 +538,15 @@ X512_ALWAYS_INLINE void gemm(ltype T, int packed, int64_t n, const void *vw, siz
 }
 
 // ---------------------------------------------------------------------------------------------
-// Entry points: vec_dot is the one-token path on a single row, so that it equals gemm bit for bit.
-
-#define LEGACY_KERNELS(name, T)                                                                    \
-    static void gemm_##name(int64_t n, const void *restrict w, size_t w_stride, int nr,            \
-                            const void *restrict a, size_t a_stride, int nc, float *restrict y,    \
-                            size_t y_stride) {                                                     \
-        gemm(T, 0, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);                              \
-    }                                                                                              \
-    static void gemm_packed_##name(int64_t n, const void *restrict w, size_t w_stride, int nr,     \
-                                   const void *restrict a, size_t a_stride, int nc,                \
-                                   float *restrict y, size_t y_stride) {                           \
-        gemm(T, 1, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);                              \
-    }                                                                                              \
-    static void vec_dot_##name(int64_t n, float *restrict s, const void *restrict w,               \
-                               const void *restrict a) {                                           \
-        gemm_##name(n, w, 0, 1, a, 0, 1, s, 1);                                                    \
-    }
+// Entry points (quant/simd_avx512.h: X512_KERNELS).
 
 // y = tile of Q4_0 rows . Q8_0 activations; *s = one of them.
-LEGACY_KERNELS(q4_0_q8_0, LT_Q4_0)
+X512_KERNELS(q4_0_q8_0, gemm, LT_Q4_0)
 // Q4_1 . Q8_1.
-LEGACY_KERNELS(q4_1_q8_1, LT_Q4_1)
+X512_KERNELS(q4_1_q8_1, gemm, LT_Q4_1)
 // Q5_0 . Q8_0.
-LEGACY_KERNELS(q5_0_q8_0, LT_Q5_0)
+X512_KERNELS(q5_0_q8_0, gemm, LT_Q5_0)
 // Q5_1 . Q8_1.
-LEGACY_KERNELS(q5_1_q8_1, LT_Q5_1)
+X512_KERNELS(q5_1_q8_1, gemm, LT_Q5_1)
 // Q8_0 . Q8_0.
-LEGACY_KERNELS(q8_0_q8_0, LT_Q8_0)
-
-void X512_LEGACY_SETTER(mint_kernels *k) {
-    k->t[MINT_TYPE_Q4_0].vec_dot = vec_dot_q4_0_q8_0;
-    k->t[MINT_TYPE_Q4_0].gemm = gemm_q4_0_q8_0;
-    k->t[MINT_TYPE_Q4_0].gemm_packed = gemm_packed_q4_0_q8_0;
-    k->t[MINT_TYPE_Q4_1].vec_dot = vec_dot_q4_1_q8_1;
-    k->t[MINT_TYPE_Q4_1].gemm = gemm_q4_1_q8_1;
-    k->t[MINT_TYPE_Q4_1].gemm_packed = gemm_packed_q4_1_q8_1;
-    k->t[MINT_TYPE_Q5_0].vec_dot = vec_dot_q5_0_q8_0;
-    k->t[MINT_TYPE_Q5_0].gemm = gemm_q5_0_q8_0;
-    k->t[MINT_TYPE_Q5_0].gemm_packed = gemm_packed_q5_0_q8_0;
-    k->t[MINT_TYPE_Q5_1].vec_dot = vec_dot_q5_1_q8_1;
-    k->t[MINT_TYPE_Q5_1].gemm = gemm_q5_1_q8_1;
-    k->t[MINT_TYPE_Q5_1].gemm_packed = gemm_packed_q5_1_q8_1;
-    k->t[MINT_TYPE_Q8_0].vec_dot = vec_dot_q8_0_q8_0;
-    k->t[MINT_TYPE_Q8_0].gemm = gemm_q8_0_q8_0;
-    k->t[MINT_TYPE_Q8_0].gemm_packed = gemm_packed_q8_0_q8_0;
-}
+X512_KERNELS(q8_0_q8_0, gemm, LT_Q8_0)

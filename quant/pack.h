@@ -1,5 +1,5 @@
 // pack.h - the repacked weight layout: 16 rows of a block-quantized matrix interleaved so that
-// the "lanes = rows" kernels (quant/avx512_common.h) read each block of 16 rows with plain
+// the "lanes = rows" kernels (quant/simd_avx512.h) read each block of 16 rows with plain
 // aligned 64-byte loads instead of loading 16 rows and transposing them.
 //
 // The layout is a pure permutation of the file's bytes (plus zero padding), the same for every

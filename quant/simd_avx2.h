@@ -1,6 +1,6 @@
-// simd_avx2.h - what the AVX2 kernel files share: small intrinsic helpers, the register-tile
-// driver, and the kernels' prototypes. Included only by *_avx2.c files (it needs -mavx2 -mfma
-// -mf16c, which only those files get).
+// simd_avx2.h - what the AVX2 kernel files share: small intrinsic helpers and the kernels'
+// prototypes (the register tiles are instantiated by quant/tiles.h). Included only by *_avx2.c
+// files (it needs -mavx2 -mfma -mf16c, which only those files get).
 //
 // How every AVX2 dot product is built, so that gemm equals vec_dot bit for bit: each type has
 // one always-inline "tile" function that computes an R x C block of outputs (R weight rows, C
@@ -84,9 +84,7 @@ MINT_AVX2_INLINE __m256i load_bsums(const mint_block_q8_K *a) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Register tiles (quant/tiles.h): this level's largest tile shape; tables are
-// [MINT_AVX2_RMAX][MINT_AVX2_CMAX] with NULL beyond a type's own maximum shape.
-enum { MINT_AVX2_RMAX = 4, MINT_AVX2_CMAX = 8 };
+// Register tiles (quant/tiles.h: MINT_TILE_KERNELS makes vec_dot and gemm of a tile function).
 
 // Token generation (one column) streams each weight row once from memory. The hardware
 // prefetchers do not run far enough ahead of R interleaved row streams to hide the latency, so
@@ -105,91 +103,22 @@ MINT_AVX2_INLINE void prefetch_next_rows(const int R, const int C, const mint_ti
         _mm_prefetch((const char *)(next + (size_t)r * t->w_stride), _MM_HINT_T2);
 }
 
-// Instantiates kernel(R, C, t) for one shape as a function kernel_RxC.
-#define MINT_AVX2_TILE(kernel, R, C)                                                               \
-    __attribute__((unused)) static void kernel##_##R##x##C(const mint_tile *t) {                   \
-        kernel(R, C, t);                                                                           \
-    }
-
-// Instantiates every shape up to 4 x 8 (only the ones a table names get compiled) and the table
-// kernel##_tiles of shapes up to RMAX x CMAX.
-#define MINT_AVX2_TILE_ENTRY(kernel, R, C, RMAX, CMAX)                                             \
-    ((R) <= (RMAX) && (C) <= (CMAX) ? kernel##_##R##x##C : NULL)
-#define MINT_AVX2_TILE_ROW(kernel, R, RMAX, CMAX)                                                  \
-    {                                                                                              \
-        MINT_AVX2_TILE_ENTRY(kernel, R, 1, RMAX, CMAX),                                            \
-            MINT_AVX2_TILE_ENTRY(kernel, R, 2, RMAX, CMAX),                                        \
-            MINT_AVX2_TILE_ENTRY(kernel, R, 3, RMAX, CMAX),                                        \
-            MINT_AVX2_TILE_ENTRY(kernel, R, 4, RMAX, CMAX),                                        \
-            MINT_AVX2_TILE_ENTRY(kernel, R, 5, RMAX, CMAX),                                        \
-            MINT_AVX2_TILE_ENTRY(kernel, R, 6, RMAX, CMAX),                                        \
-            MINT_AVX2_TILE_ENTRY(kernel, R, 7, RMAX, CMAX),                                        \
-            MINT_AVX2_TILE_ENTRY(kernel, R, 8, RMAX, CMAX)                                         \
-    }
-#define MINT_AVX2_TILE_R(kernel, R)                                                                \
-    MINT_AVX2_TILE(kernel, R, 1)                                                                   \
-    MINT_AVX2_TILE(kernel, R, 2)                                                                   \
-    MINT_AVX2_TILE(kernel, R, 3)                                                                   \
-    MINT_AVX2_TILE(kernel, R, 4)                                                                   \
-    MINT_AVX2_TILE(kernel, R, 5)                                                                   \
-    MINT_AVX2_TILE(kernel, R, 6)                                                                   \
-    MINT_AVX2_TILE(kernel, R, 7)                                                                   \
-    MINT_AVX2_TILE(kernel, R, 8)
-#define MINT_AVX2_TILES(kernel, RMAX, CMAX)                                                        \
-    MINT_AVX2_TILE_R(kernel, 1)                                                                    \
-    MINT_AVX2_TILE_R(kernel, 2)                                                                    \
-    MINT_AVX2_TILE_R(kernel, 3)                                                                    \
-    MINT_AVX2_TILE_R(kernel, 4)                                                                    \
-    static const mint_tile_fn kernel##_tiles[MINT_AVX2_RMAX][MINT_AVX2_CMAX] = {                   \
-        MINT_AVX2_TILE_ROW(kernel, 1, RMAX, CMAX), MINT_AVX2_TILE_ROW(kernel, 2, RMAX, CMAX),      \
-        MINT_AVX2_TILE_ROW(kernel, 3, RMAX, CMAX), MINT_AVX2_TILE_ROW(kernel, 4, RMAX, CMAX)};
-
-#define MINT_AVX2_TABLE_R(RMAX, RGEMV)       ((RMAX) > (RGEMV) ? (RMAX) : (RGEMV))
-#define MINT_AVX2_TABLE_C(CMAX)              (CMAX)
-#define MINT_AVX2_RMAX_USED(RMAX, RGEMV, nc) (nc == 1 ? RGEMV : RMAX)
-#define MINT_AVX2_CMAX_USED(CMAX)            CMAX
-
-// The kernels of one type from its tile function: the tiles, vec_dot_<name>_avx2 (the 1 x 1
-// tile) and gemm_<name>_avx2, which covers a batch with RMAX x CMAX tiles and one token with
-// RGEMV x 1 tiles.
-#define MINT_AVX2_KERNELS(name, tile, RMAX, CMAX, RGEMV)                                           \
-    MINT_AVX2_TILES(tile, MINT_AVX2_TABLE_R(RMAX, RGEMV), MINT_AVX2_TABLE_C(CMAX))                 \
-    void vec_dot_##name##_avx2(int64_t n, float *restrict s, const void *restrict w,               \
-                               const void *restrict a) {                                           \
-        const mint_tile t = mint_tile_one_by_one(n, s, w, a);                                      \
-        tile(1, 1, &t);                                                                            \
-    }                                                                                              \
-    void gemm_##name##_avx2(int64_t n, const void *restrict w, size_t w_stride, int nr,            \
-                            const void *restrict a, size_t a_stride, int nc, float *restrict y,    \
-                            size_t y_stride) {                                                     \
-        mint_tile_gemm(&tile##_tiles[0][0], MINT_AVX2_CMAX, MINT_AVX2_RMAX_USED(RMAX, RGEMV, nc),  \
-                       MINT_AVX2_CMAX_USED(CMAX), n, w, w_stride, nr, a, a_stride, nc, y,          \
-                       y_stride);                                                                  \
-    }
-
 // ---------------------------------------------------------------------------------------------
 // The kernels (signatures of quant/kernels.h).
 
-#define MINT_AVX2_DOT(name)                                                                        \
-    void vec_dot_##name##_avx2(int64_t n, float *restrict s, const void *restrict w,               \
-                               const void *restrict a);                                            \
-    void gemm_##name##_avx2(int64_t n, const void *restrict w, size_t w_stride, int nr,            \
-                            const void *restrict a, size_t a_stride, int nc, float *restrict y,    \
-                            size_t y_stride);
-
-MINT_AVX2_DOT(f32_f32)
-MINT_AVX2_DOT(f16_f16)
-MINT_AVX2_DOT(bf16_bf16)
-MINT_AVX2_DOT(q4_0_q8_0)
-MINT_AVX2_DOT(q4_1_q8_1)
-MINT_AVX2_DOT(q5_0_q8_0)
-MINT_AVX2_DOT(q5_1_q8_1)
-MINT_AVX2_DOT(q8_0_q8_0)
-MINT_AVX2_DOT(q2_K_q8_K)
-MINT_AVX2_DOT(q3_K_q8_K)
-MINT_AVX2_DOT(q4_K_q8_K)
-MINT_AVX2_DOT(q5_K_q8_K)
-MINT_AVX2_DOT(q6_K_q8_K)
+MINT_DECLARE_DOT(f32_f32, avx2)
+MINT_DECLARE_DOT(f16_f16, avx2)
+MINT_DECLARE_DOT(bf16_bf16, avx2)
+MINT_DECLARE_DOT(q4_0_q8_0, avx2)
+MINT_DECLARE_DOT(q4_1_q8_1, avx2)
+MINT_DECLARE_DOT(q5_0_q8_0, avx2)
+MINT_DECLARE_DOT(q5_1_q8_1, avx2)
+MINT_DECLARE_DOT(q8_0_q8_0, avx2)
+MINT_DECLARE_DOT(q2_K_q8_K, avx2)
+MINT_DECLARE_DOT(q3_K_q8_K, avx2)
+MINT_DECLARE_DOT(q4_K_q8_K, avx2)
+MINT_DECLARE_DOT(q5_K_q8_K, avx2)
+MINT_DECLARE_DOT(q6_K_q8_K, avx2)
 
 // Activation conversions (quant/act_avx2.c), byte-identical to the reference.
 void quantize_row_q8_0_act_avx2(const float *restrict x, void *restrict y, int64_t n);
@@ -211,13 +140,6 @@ float vec_max_avx2(const float *x, int64_t n, float m);
 double vec_exp_sum_avx2(float *x, int64_t n, float m);
 void vec_scale_avx2(float *x, int64_t n, float c);
 void vec_round_f16_avx2(float *x, int64_t n);
-void attn_qk_f32_avx2(int64_t d, const float *q, size_t q_stride, int nr, const void *kt,
-                      size_t kt_stride, int nk, float scale, float *s, size_t s_stride);
-void attn_qk_f16_avx2(int64_t d, const float *q, size_t q_stride, int nr, const void *kt,
-                      size_t kt_stride, int nk, float scale, float *s, size_t s_stride);
-void attn_pv_f32_avx2(int64_t d, const float *p, size_t p_stride, int nr, const void *v,
-                      size_t v_stride, int nk, const float *a, float *o, size_t o_stride);
-void attn_pv_f16_avx2(int64_t d, const float *p, size_t p_stride, int nr, const void *v,
-                      size_t v_stride, int nk, const float *a, float *o, size_t o_stride);
+MINT_DECLARE_ATTN(avx2)
 
 #endif // MINT_QUANT_SIMD_AVX2_H

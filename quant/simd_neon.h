@@ -1,15 +1,16 @@
-// simd_neon.h - what the aarch64 kernel files share: intrinsic helpers, the register-tile driver
-// and the kernels' prototypes. Included only by *_neon.c and *_neondot.c files.
+// simd_neon.h - what the aarch64 kernel files share: intrinsic helpers and the kernels'
+// prototypes (the register tiles are instantiated by quant/tiles.h). Included only by *_neon.c
+// and *_neondot.c files.
 //
 // Two levels, one source. The integer kernels (quant/dot_legacy_neon.h, quant/dot_k_neon.h) are
 // written once against mint_dot_s8 below and compiled twice: in *_neon.c files (-march=armv8-a)
 // it is the baseline SMULL + SADALP sequence, in *_neondot.c files (-march=armv8.2-a+dotprod)
 // it is one SDOT (vdotq_s32, Armv8.2 dotprod: Cortex-A55/A76 and later, Neoverse N1/Graviton 2,
-// Apple M1). MINT_NEON_NAME gives each copy its level's suffix. The float kernels and the
-// activation converters use only baseline instructions and exist once, in the neon level; the
-// neondot level inherits them from the table below it. (The +fp16 extension's half-precision
-// arithmetic is not used: summing products in f16 would break the f32 error budget, and the
-// f16 <-> f32 conversions that matter, FCVTL / FCVTN, are already baseline Armv8.0.)
+// Apple M1). Each .c file defines MINT_LEVEL_NAME (quant/kernels.h), its copy's suffix. The float
+// kernels and the activation converters use only baseline instructions and exist once, in the neon
+// level; the neondot level inherits them from the table below it. (The +fp16 extension's
+// half-precision arithmetic is not used: summing products in f16 would break the f32 error budget,
+// and the f16 <-> f32 conversions that matter, FCVTL / FCVTN, are already baseline Armv8.0.)
 //
 // How gemm equals vec_dot bit for bit: each type has one always-inline "tile" function that
 // computes R x C outputs (R weight rows, C activation rows, compile-time constants). Every
@@ -36,12 +37,6 @@
 #endif
 
 #define MINT_NEON_INLINE static inline __attribute__((always_inline))
-
-#if defined(__ARM_FEATURE_DOTPROD)
-#define MINT_NEON_NAME(name) name##_neondot
-#else
-#define MINT_NEON_NAME(name) name##_neon
-#endif
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -109,92 +104,35 @@ MINT_NEON_INLINE float32x4_t mint_neon_fma_lane(float32x4_t acc, float32x4_t x, 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Register tiles (quant/tiles.h): this level's largest tile shape; tables are
-// [MINT_NEON_RMAX][MINT_NEON_CMAX] with NULL beyond a type's own maximum shape.
-enum { MINT_NEON_RMAX = 4, MINT_NEON_CMAX = 4 };
-
-// Instantiates kernel(R, C, t) for one shape as a function kernel_RxC.
-#define MINT_NEON_TILE(kernel, R, C)                                                               \
-    __attribute__((unused)) static void kernel##_##R##x##C(const mint_tile *t) {                   \
-        kernel(R, C, t);                                                                           \
-    }
-
-// Instantiates every shape up to 4 x 4 (unused ones are dropped by the compiler) and the table
-// kernel##_tiles of the shapes up to RMAX x CMAX.
-#define MINT_NEON_TILE_ENTRY(kernel, R, C, RMAX, CMAX)                                             \
-    ((R) <= (RMAX) && (C) <= (CMAX) ? kernel##_##R##x##C : NULL)
-#define MINT_NEON_TILE_ROW(kernel, R, RMAX, CMAX)                                                  \
-    {                                                                                              \
-        MINT_NEON_TILE_ENTRY(kernel, R, 1, RMAX, CMAX),                                            \
-            MINT_NEON_TILE_ENTRY(kernel, R, 2, RMAX, CMAX),                                        \
-            MINT_NEON_TILE_ENTRY(kernel, R, 3, RMAX, CMAX),                                        \
-            MINT_NEON_TILE_ENTRY(kernel, R, 4, RMAX, CMAX)                                         \
-    }
-#define MINT_NEON_TILES(kernel, RMAX, CMAX)                                                        \
-    MINT_NEON_TILE(kernel, 1, 1)                                                                   \
-    MINT_NEON_TILE(kernel, 1, 2)                                                                   \
-    MINT_NEON_TILE(kernel, 1, 3)                                                                   \
-    MINT_NEON_TILE(kernel, 1, 4)                                                                   \
-    MINT_NEON_TILE(kernel, 2, 1)                                                                   \
-    MINT_NEON_TILE(kernel, 2, 2)                                                                   \
-    MINT_NEON_TILE(kernel, 2, 3)                                                                   \
-    MINT_NEON_TILE(kernel, 2, 4)                                                                   \
-    MINT_NEON_TILE(kernel, 3, 1)                                                                   \
-    MINT_NEON_TILE(kernel, 3, 2)                                                                   \
-    MINT_NEON_TILE(kernel, 3, 3)                                                                   \
-    MINT_NEON_TILE(kernel, 3, 4)                                                                   \
-    MINT_NEON_TILE(kernel, 4, 1)                                                                   \
-    MINT_NEON_TILE(kernel, 4, 2)                                                                   \
-    MINT_NEON_TILE(kernel, 4, 3)                                                                   \
-    MINT_NEON_TILE(kernel, 4, 4)                                                                   \
-    static const mint_tile_fn kernel##_tiles[MINT_NEON_RMAX][MINT_NEON_CMAX] = {                   \
-        MINT_NEON_TILE_ROW(kernel, 1, RMAX, CMAX), MINT_NEON_TILE_ROW(kernel, 2, RMAX, CMAX),      \
-        MINT_NEON_TILE_ROW(kernel, 3, RMAX, CMAX), MINT_NEON_TILE_ROW(kernel, 4, RMAX, CMAX)};
-
-// vec_dot_<name>_<level> as the 1 x 1 tile and gemm_<name>_<level> as tiles of up to
-// RMAX x CMAX.
-#define MINT_NEON_ENTRY_POINTS(name, tile, RMAX, CMAX)                                             \
-    void MINT_NEON_NAME(vec_dot_##name)(int64_t n, float *restrict s, const void *restrict w,      \
-                                        const void *restrict a) {                                  \
-        const mint_tile t = mint_tile_one_by_one(n, s, w, a);                                      \
-        tile(1, 1, &t);                                                                            \
-    }                                                                                              \
-    void MINT_NEON_NAME(gemm_##name)(int64_t n, const void *restrict w, size_t w_stride, int nr,   \
-                                     const void *restrict a, size_t a_stride, int nc,              \
-                                     float *restrict y, size_t y_stride) {                         \
-        mint_tile_gemm(&tile##_tiles[0][0], MINT_NEON_CMAX, RMAX, CMAX, n, w, w_stride, nr, a,     \
-                       a_stride, nc, y, y_stride);                                                 \
-    }
-
-// ---------------------------------------------------------------------------------------------
-// The kernels (signatures of quant/kernels.h), for both levels.
-
-#define MINT_NEON_DOT(name, level)                                                                 \
-    void vec_dot_##name##_##level(int64_t n, float *restrict s, const void *restrict w,            \
-                                  const void *restrict a);                                         \
-    void gemm_##name##_##level(int64_t n, const void *restrict w, size_t w_stride, int nr,         \
-                               const void *restrict a, size_t a_stride, int nc, float *restrict y, \
-                               size_t y_stride);
+// The kernels (signatures of quant/kernels.h). Register-tiled dot products are made by
+// MINT_TILE_KERNELS (quant/tiles.h).
 
 // Plain floats (quant/dot_float_neon.c), neon level only.
-MINT_NEON_DOT(f32_f32, neon)
-MINT_NEON_DOT(f16_f16, neon)
-MINT_NEON_DOT(bf16_bf16, neon)
+MINT_DECLARE_DOT(f32_f32, neon)
+MINT_DECLARE_DOT(f16_f16, neon)
+MINT_DECLARE_DOT(bf16_bf16, neon)
 
-// Integer kernels (quant/dot_legacy_neon.h and quant/dot_k_neon.h), instantiated per level.
-#define MINT_NEON_INT_DOTS(level)                                                                  \
-    MINT_NEON_DOT(q4_0_q8_0, level)                                                                \
-    MINT_NEON_DOT(q4_1_q8_1, level)                                                                \
-    MINT_NEON_DOT(q5_0_q8_0, level)                                                                \
-    MINT_NEON_DOT(q5_1_q8_1, level)                                                                \
-    MINT_NEON_DOT(q8_0_q8_0, level)                                                                \
-    MINT_NEON_DOT(q2_K_q8_K, level)                                                                \
-    MINT_NEON_DOT(q3_K_q8_K, level)                                                                \
-    MINT_NEON_DOT(q4_K_q8_K, level)                                                                \
-    MINT_NEON_DOT(q5_K_q8_K, level)                                                                \
-    MINT_NEON_DOT(q6_K_q8_K, level)
-MINT_NEON_INT_DOTS(neon)
-MINT_NEON_INT_DOTS(neondot)
+// Integer kernels (quant/dot_legacy_neon.h and quant/dot_k_neon.h), compiled for both levels.
+MINT_DECLARE_DOT(q4_0_q8_0, neon)
+MINT_DECLARE_DOT(q4_1_q8_1, neon)
+MINT_DECLARE_DOT(q5_0_q8_0, neon)
+MINT_DECLARE_DOT(q5_1_q8_1, neon)
+MINT_DECLARE_DOT(q8_0_q8_0, neon)
+MINT_DECLARE_DOT(q2_K_q8_K, neon)
+MINT_DECLARE_DOT(q3_K_q8_K, neon)
+MINT_DECLARE_DOT(q4_K_q8_K, neon)
+MINT_DECLARE_DOT(q5_K_q8_K, neon)
+MINT_DECLARE_DOT(q6_K_q8_K, neon)
+MINT_DECLARE_DOT(q4_0_q8_0, neondot)
+MINT_DECLARE_DOT(q4_1_q8_1, neondot)
+MINT_DECLARE_DOT(q5_0_q8_0, neondot)
+MINT_DECLARE_DOT(q5_1_q8_1, neondot)
+MINT_DECLARE_DOT(q8_0_q8_0, neondot)
+MINT_DECLARE_DOT(q2_K_q8_K, neondot)
+MINT_DECLARE_DOT(q3_K_q8_K, neondot)
+MINT_DECLARE_DOT(q4_K_q8_K, neondot)
+MINT_DECLARE_DOT(q5_K_q8_K, neondot)
+MINT_DECLARE_DOT(q6_K_q8_K, neondot)
 
 // Activation conversions (quant/act_neon.c), byte-identical to the reference; neon level only.
 void quantize_row_q8_0_act_neon(const float *restrict x, void *restrict y, int64_t n);
@@ -210,13 +148,6 @@ float vec_max_neon(const float *x, int64_t n, float m);
 double vec_exp_sum_neon(float *x, int64_t n, float m);
 void vec_scale_neon(float *x, int64_t n, float c);
 void vec_round_f16_neon(float *x, int64_t n);
-void attn_qk_f32_neon(int64_t d, const float *q, size_t q_stride, int nr, const void *kt,
-                      size_t kt_stride, int nk, float scale, float *s, size_t s_stride);
-void attn_qk_f16_neon(int64_t d, const float *q, size_t q_stride, int nr, const void *kt,
-                      size_t kt_stride, int nk, float scale, float *s, size_t s_stride);
-void attn_pv_f32_neon(int64_t d, const float *p, size_t p_stride, int nr, const void *v,
-                      size_t v_stride, int nk, const float *a, float *o, size_t o_stride);
-void attn_pv_f16_neon(int64_t d, const float *p, size_t p_stride, int nr, const void *v,
-                      size_t v_stride, int nk, const float *a, float *o, size_t o_stride);
+MINT_DECLARE_ATTN(neon)
 
 #endif // MINT_QUANT_SIMD_NEON_H

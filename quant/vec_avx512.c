@@ -3,8 +3,7 @@
 // quant/vec_exp.h), the last partial vector under a mask. The one difference of form: e^x's
 // scaling by 2^n is vscalefps, which rounds p * 2^n once, exactly as the reference's two exact
 // halves do (so subnormal results agree too).
-#include "quant/avx512_common.h"
-#include "quant/avx512_parts.h"
+#include "quant/simd_avx512.h"
 #include "quant/vec_exp.h"
 
 #if defined(__clang__)
@@ -32,7 +31,7 @@ X512_ALWAYS_INLINE __m512 exp16(__m512 x) {
     return _mm512_scalef_ps(p, n);
 }
 
-static void vec_exp_avx512(const float *x, float *y, int64_t n) {
+void vec_exp_avx512(const float *x, float *y, int64_t n) {
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, exp16(_mm512_loadu_ps(x + i)));
     if (i < n) {
@@ -41,7 +40,7 @@ static void vec_exp_avx512(const float *x, float *y, int64_t n) {
     }
 }
 
-static float vec_max_avx512(const float *x, int64_t n, float m) {
+float vec_max_avx512(const float *x, int64_t n, float m) {
     __m512 v = _mm512_set1_ps(m);
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) v = _mm512_max_ps(_mm512_loadu_ps(x + i), v); // x > v ? x : v
@@ -66,7 +65,7 @@ X512_ALWAYS_INLINE void exp_sum16(float *x, int64_t i, __mmask16 k, __m512 m, __
     *hi = _mm512_add_pd(*hi, _mm512_cvtps_pd(_mm512_extractf32x8_ps(e, 1)));
 }
 
-static double vec_exp_sum_avx512(float *x, int64_t n, float m) {
+double vec_exp_sum_avx512(float *x, int64_t n, float m) {
     const __m512 mv = _mm512_set1_ps(m);
     __m512d lo = _mm512_setzero_pd(), hi = _mm512_setzero_pd();
     int64_t i = 0;
@@ -78,7 +77,7 @@ static double vec_exp_sum_avx512(float *x, int64_t n, float m) {
     return _mm_cvtsd_f64(_mm_add_sd(s2, _mm_unpackhi_pd(s2, s2)));
 }
 
-static void vec_scale_avx512(float *x, int64_t n, float c) {
+void vec_scale_avx512(float *x, int64_t n, float c) {
     const __m512 cv = _mm512_set1_ps(c);
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) _mm512_storeu_ps(x + i, _mm512_mul_ps(_mm512_loadu_ps(x + i), cv));
@@ -92,19 +91,11 @@ X512_ALWAYS_INLINE __m512 round_f16_16(__m512 x) {
     return _mm512_cvtph_ps(_mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 }
 
-static void vec_round_f16_avx512(float *x, int64_t n) {
+void vec_round_f16_avx512(float *x, int64_t n) {
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) _mm512_storeu_ps(x + i, round_f16_16(_mm512_loadu_ps(x + i)));
     if (i < n) {
         const __mmask16 k = x512_mask16((int)(n - i));
         _mm512_mask_storeu_ps(x + i, k, round_f16_16(_mm512_maskz_loadu_ps(k, x + i)));
     }
-}
-
-void mint_x512_set_vec_avx512(mint_kernels *k) {
-    k->vec.exp = vec_exp_avx512;
-    k->vec.max = vec_max_avx512;
-    k->vec.exp_sum = vec_exp_sum_avx512;
-    k->vec.scale = vec_scale_avx512;
-    k->vec.round_f16 = vec_round_f16_avx512;
 }

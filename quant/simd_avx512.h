@@ -1,4 +1,5 @@
-// avx512_common.h - static inline helpers of the AVX-512 kernels (Skylake-X, Ice Lake, Zen 4).
+// simd_avx512.h - what the AVX-512 kernel files share: static inline helpers, the entry points
+// of the integer kernels and the kernels' prototypes (Skylake-X, Ice Lake, Zen 4).
 //
 // Included only by files whose names end in _avx512.c or _avx512vnni.c: it needs their compiler
 // flags. The integer dot products are written once for both levels; x512_dot_u8s8 is vpdpbusd
@@ -15,8 +16,8 @@
 // block's integer sum exact costs a horizontal reduction per block and per output element. With
 // rows in lanes there is none; the transposes are paid once per 16 weight rows (shared by every
 // token of a tile), and activations are used as they are (Q8 blocks, dword broadcasts).
-#ifndef MINT_QUANT_AVX512_COMMON_H
-#define MINT_QUANT_AVX512_COMMON_H
+#ifndef MINT_QUANT_SIMD_AVX512_H
+#define MINT_QUANT_SIMD_AVX512_H
 
 #include "quant/blocks.h"
 #include "quant/kernels.h"
@@ -199,4 +200,94 @@ X512_ALWAYS_INLINE __mmask16 x512_mask16(int n) {
     return n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1);
 }
 
-#endif // MINT_QUANT_AVX512_COMMON_H
+// ---------------------------------------------------------------------------------------------
+// Entry points of one integer type from its driver (legacy_x512.h gemm, kquant_x512.h kgemm) and
+// block format T: gemm over the file's rows, gemm_packed over rows repacked by quant/pack.h, and
+// vec_dot as the one-token path on a single row, so that it equals gemm bit for bit. The file
+// that compiles the driver for a level defines MINT_LEVEL_NAME (quant/kernels.h).
+#define X512_KERNELS(name, driver, T)                                                              \
+    void MINT_LEVEL_NAME(gemm_##name)(int64_t n, const void *restrict w, size_t w_stride, int nr,  \
+                                      const void *restrict a, size_t a_stride, int nc,             \
+                                      float *restrict y, size_t y_stride) {                        \
+        driver(T, 0, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);                            \
+    }                                                                                              \
+    void MINT_LEVEL_NAME(gemm_packed_##name)(int64_t n, const void *restrict w, size_t w_stride,   \
+                                             int nr, const void *restrict a, size_t a_stride,      \
+                                             int nc, float *restrict y, size_t y_stride) {         \
+        driver(T, 1, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);                            \
+    }                                                                                              \
+    void MINT_LEVEL_NAME(vec_dot_##name)(int64_t n, float *restrict s, const void *restrict w,     \
+                                         const void *restrict a) {                                 \
+        MINT_LEVEL_NAME(gemm_##name)(n, w, 0, 1, a, 0, 1, s, 1);                                   \
+    }
+
+// ---------------------------------------------------------------------------------------------
+// The kernels (signatures of quant/kernels.h). The float kernels, activation conversions and
+// vector kernels exist once, at the avx512 level; the integer kernels are compiled for both.
+
+MINT_DECLARE_DOT(f32_f32, avx512) // quant/float_avx512.c
+MINT_DECLARE_DOT(f16_f16, avx512)
+MINT_DECLARE_DOT(bf16_bf16, avx512)
+void quantize_row_f16_avx512(const float *restrict x, void *restrict y, int64_t n);
+void quantize_row_bf16_avx512(const float *restrict x, void *restrict y, int64_t n);
+void dequantize_row_f16_avx512(const void *restrict x, float *restrict y, int64_t n);
+void dequantize_row_bf16_avx512(const void *restrict x, float *restrict y, int64_t n);
+
+// Activation conversions (quant/act_avx512.c), byte-identical to the reference.
+void quantize_row_q8_0_act_avx512(const float *restrict x, void *restrict y, int64_t n);
+void quantize_row_q8_1_act_avx512(const float *restrict x, void *restrict y, int64_t n);
+void quantize_row_q8_K_avx512(const float *restrict x, void *restrict y, int64_t n);
+
+// Float vector kernels (quant/vec_avx512.c, quant/attn_tile_avx512.c), equal to the reference
+// bit for bit (quant/kernels.h: mint_vec_kernels).
+void vec_exp_avx512(const float *x, float *y, int64_t n);
+float vec_max_avx512(const float *x, int64_t n, float m);
+double vec_exp_sum_avx512(float *x, int64_t n, float m);
+void vec_scale_avx512(float *x, int64_t n, float c);
+void vec_round_f16_avx512(float *x, int64_t n);
+MINT_DECLARE_ATTN(avx512)
+
+// Integer kernels: quant/legacy_x512.h through legacy_avx512.c / legacy_avx512vnni.c, and
+// quant/kquant_x512.h through kquant_avx512.c / kquant_avx512vnni.c.
+MINT_DECLARE_DOT(q4_0_q8_0, avx512)
+MINT_DECLARE_DOT(q4_1_q8_1, avx512)
+MINT_DECLARE_DOT(q5_0_q8_0, avx512)
+MINT_DECLARE_DOT(q5_1_q8_1, avx512)
+MINT_DECLARE_DOT(q8_0_q8_0, avx512)
+MINT_DECLARE_DOT(q2_K_q8_K, avx512)
+MINT_DECLARE_DOT(q3_K_q8_K, avx512)
+MINT_DECLARE_DOT(q4_K_q8_K, avx512)
+MINT_DECLARE_DOT(q5_K_q8_K, avx512)
+MINT_DECLARE_DOT(q6_K_q8_K, avx512)
+MINT_DECLARE_GEMM_PACKED(q4_0_q8_0, avx512)
+MINT_DECLARE_GEMM_PACKED(q4_1_q8_1, avx512)
+MINT_DECLARE_GEMM_PACKED(q5_0_q8_0, avx512)
+MINT_DECLARE_GEMM_PACKED(q5_1_q8_1, avx512)
+MINT_DECLARE_GEMM_PACKED(q8_0_q8_0, avx512)
+MINT_DECLARE_GEMM_PACKED(q2_K_q8_K, avx512)
+MINT_DECLARE_GEMM_PACKED(q3_K_q8_K, avx512)
+MINT_DECLARE_GEMM_PACKED(q4_K_q8_K, avx512)
+MINT_DECLARE_GEMM_PACKED(q5_K_q8_K, avx512)
+MINT_DECLARE_GEMM_PACKED(q6_K_q8_K, avx512)
+MINT_DECLARE_DOT(q4_0_q8_0, avx512vnni)
+MINT_DECLARE_DOT(q4_1_q8_1, avx512vnni)
+MINT_DECLARE_DOT(q5_0_q8_0, avx512vnni)
+MINT_DECLARE_DOT(q5_1_q8_1, avx512vnni)
+MINT_DECLARE_DOT(q8_0_q8_0, avx512vnni)
+MINT_DECLARE_DOT(q2_K_q8_K, avx512vnni)
+MINT_DECLARE_DOT(q3_K_q8_K, avx512vnni)
+MINT_DECLARE_DOT(q4_K_q8_K, avx512vnni)
+MINT_DECLARE_DOT(q5_K_q8_K, avx512vnni)
+MINT_DECLARE_DOT(q6_K_q8_K, avx512vnni)
+MINT_DECLARE_GEMM_PACKED(q4_0_q8_0, avx512vnni)
+MINT_DECLARE_GEMM_PACKED(q4_1_q8_1, avx512vnni)
+MINT_DECLARE_GEMM_PACKED(q5_0_q8_0, avx512vnni)
+MINT_DECLARE_GEMM_PACKED(q5_1_q8_1, avx512vnni)
+MINT_DECLARE_GEMM_PACKED(q8_0_q8_0, avx512vnni)
+MINT_DECLARE_GEMM_PACKED(q2_K_q8_K, avx512vnni)
+MINT_DECLARE_GEMM_PACKED(q3_K_q8_K, avx512vnni)
+MINT_DECLARE_GEMM_PACKED(q4_K_q8_K, avx512vnni)
+MINT_DECLARE_GEMM_PACKED(q5_K_q8_K, avx512vnni)
+MINT_DECLARE_GEMM_PACKED(q6_K_q8_K, avx512vnni)
+
+#endif // MINT_QUANT_SIMD_AVX512_H
