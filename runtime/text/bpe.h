@@ -1,5 +1,5 @@
 // bpe.h - merge-rank BPE (tokenizer.ggml.model "gpt2" and "gemma4"), as llama.cpp's
-// llm_tokenizer_bpe_session does it (docs/formats.md 6.5).
+// llm_tokenizer_bpe_session does it.
 //
 // A raw text fragment (special tokens are split out before, by tokenizer.c) is
 //   1. read as lenient UTF-8 (byte_unicode.h) and written again, each ' ' becoming U+2581 for

@@ -1,5 +1,5 @@
 // byte_unicode.h - the two Unicode rules byte-level BPE vocabularies rest on, as llama.cpp
-// applies them (docs/formats.md 6.5):
+// applies them:
 //
 // 1. Lenient UTF-8. Text is read as code points: a well-formed lead byte with enough
 //    continuation bytes gives its code point (overlong forms and surrogates are NOT refused);

@@ -1,6 +1,6 @@
 // tokenizer.c - the tokenizer's shared front and the SentencePiece merge, exactly as llama.cpp
 // does them (src/llama-vocab.cpp: tokenizer_st_partition, impl::tokenize,
-// llm_tokenizer_spm_session, token_to_piece, detokenize; docs/formats.md 6.2-6.5).
+// llm_tokenizer_spm_session, token_to_piece, detokenize; docs/formats.md 6.2-6.4).
 //
 // Encoding has three stages:
 //   1. partition (every kind): the text is cut into raw fragments and special tokens (CONTROL /

@@ -1,5 +1,6 @@
 // vocab.c - loading a vocabulary from GGUF metadata the way llama.cpp's llama_vocab::impl::load
-// does for tokenizer.ggml.model "llama", "gpt2" and "gemma4" (docs/formats.md 4.3, 6.1, 6.5).
+// does for tokenizer.ggml.model "llama", "gpt2" and "gemma4" (docs/formats.md 4.3, 6.1; merge-rank
+// BPE in bpe.h).
 #include "runtime/text/vocab.h"
 
 #include "base/error.h"
