@@ -40,7 +40,7 @@ if [ -n "$missing" ]; then
 fi
 
 # ---- arm64 sysroot from Debian's packages ------------------------------------------------------
-# apt resolves the dependency closure of the three -dev packages for arm64 against an empty
+# apt resolves the dependency closure of the -dev packages for arm64 against an empty
 # dpkg status (so libc6 and everything below it come along: the sysroot is self-contained), and
 # only downloads; dpkg -x unpacks each package. Rebuilt when this script changes.
 sysroot="$build/sysroot"
@@ -57,7 +57,7 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
         -o Dir::Cache="$apt_dir/cache"
     apt-get "$@" update >/dev/null
     apt-get "$@" install --download-only -y --no-install-recommends \
-        libcriterion-dev libxxhash-dev libjson-c-dev libmicrohttpd-dev >/dev/null
+        libcriterion-dev libxxhash-dev libjson-c-dev libmicrohttpd-dev libpcre2-dev >/dev/null
     for deb in "$apt_dir"/cache/archives/*.deb; do dpkg -x "$deb" "$sysroot"; done
     # Debian's -dev symlinks are absolute (libz.so -> /lib/aarch64-linux-gnu/libz.so.1...):
     # point them inside the sysroot.

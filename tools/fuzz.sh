@@ -4,9 +4,9 @@
 #
 #   tools/fuzz.sh TARGET|all SECONDS [LIBFUZZER_ARG...]
 #
-# TARGET is gguf, safetensors (once formats/safetensors.h exists), tokenizer, chat, run_args,
-# quantize_args, options (the option parser over several tables) or serve_request (mint-serve's
-# request bodies). Extra arguments go to every
+# TARGET is gguf, safetensors (once formats/safetensors.h exists), tokenizer, bpe (byte-level
+# BPE), chat, run_args, quantize_args, options (the option parser over several tables) or
+# serve_request (mint-serve's request bodies). Extra arguments go to every
 # harness (e.g. -runs=1000000 to stop after that many executions; SECONDS still bounds the time).
 # Seeds are made afresh from MINT_TEST_DATA (or ../shared/data) and tests/fuzz/seeds into
 # build-fuzz/corpus/TARGET.seeds/; what the fuzzer finds accumulates in build-fuzz/corpus/TARGET/
@@ -30,9 +30,9 @@ case $seconds in
     ;;
 esac
 dir=${MINT_FUZZ_DIR:-build-fuzz}
-all="gguf tokenizer chat run_args quantize_args options serve_request"
+all="gguf tokenizer bpe chat run_args quantize_args options serve_request"
 [ -f formats/safetensors.h ] &&
-    all="gguf safetensors tokenizer chat run_args quantize_args options serve_request"
+    all="gguf safetensors tokenizer bpe chat run_args quantize_args options serve_request"
 if [ "$what" = all ]; then
     targets=$all
 else
@@ -81,6 +81,8 @@ seed() {
     case $t in
     gguf | tokenizer | safetensors) "$bin/fuzz_make_seeds" "$t" "$out" "$MINT_TEST_DATA" ;;
     chat) "$bin/fuzz_make_seeds" chat "$out" tests/fuzz/seeds/chat ;;
+    bpe) # llama.cpp's tokenizer test strings, when the data is there
+        for f in "$MINT_TEST_DATA"/vocab/*.inp; do [ -f "$f" ] && cp "$f" "$out/"; done ;;
     run_args | quantize_args | options) "$bin/fuzz_make_seeds" args "$out" "tests/fuzz/seeds/$t" ;;
     esac >/dev/null
     # Hand-written seeds kept as they are (text files, used byte for byte).

@@ -139,9 +139,17 @@ static int write_report(const options *o, mint_model *m, const char *text, size_
     mint_model_describe(m, &d);
     int32_t *ids = malloc((len + 8) * sizeof *ids);
     size_t n_ids = 0;
-    if (!ids || mint_tokenize(m, text, len, true, false, ids, len + 8, &n_ids, &err) != MINT_OK) {
+    mint_status st =
+        ids ? mint_tokenize(m, text, len, true, false, ids, len + 8, &n_ids, &err) : MINT_E_NOMEM;
+    if (st == MINT_E_LIMIT) { // more tokens than bytes (byte fallback): n_ids is the count
+        int32_t *more = realloc(ids, n_ids * sizeof *ids);
+        st = more ? mint_tokenize(m, text, len, true, false, more, n_ids, &n_ids, &err)
+                  : MINT_E_NOMEM;
+        ids = more ? more : ids;
+    }
+    if (st != MINT_OK) {
         free(ids);
-        fprintf(stderr, TOOL ": report: %s\n", ids ? err.msg : "out of memory");
+        fprintf(stderr, TOOL ": report: %s\n", st != MINT_E_NOMEM ? err.msg : "out of memory");
         return 1;
     }
     const int n = (int)(n_ids < (size_t)o->n_ctx ? n_ids : (size_t)o->n_ctx);

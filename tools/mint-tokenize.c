@@ -123,6 +123,12 @@ int main(int argc, char **argv) {
     int32_t *ids = malloc(cap * sizeof *ids);
     mint_status st =
         ids ? mint_tokenize(m, text, len, true, o.parse_special, ids, cap, &n, &err) : MINT_E_NOMEM;
+    if (st == MINT_E_LIMIT) { // more tokens than bytes (byte fallback): n is the count
+        int32_t *more = realloc(ids, n * sizeof *ids);
+        st = more ? mint_tokenize(m, text, len, true, o.parse_special, more, n, &n, &err)
+                  : MINT_E_NOMEM;
+        ids = more ? more : ids;
+    }
     int rc = 0;
     if (st != MINT_OK) {
         fprintf(stderr, TOOL ": %s\n", st == MINT_E_NOMEM ? "out of memory" : err.msg);

@@ -268,10 +268,22 @@ static void base_close(base_file *b) {
 
 static mint_status tokenize_text(const mint_model *m, const char *text, size_t len, int32_t **out,
                                  size_t *n, mint_err *err) {
+    // A token per byte and a few more is the usual bound, but not a sure one (a SentencePiece
+    // space without its own token falls back to three byte tokens): on MINT_E_LIMIT, *n is the
+    // count needed and the second call gets exactly that.
     size_t cap = len + 16;
     int32_t *ids = malloc(cap * sizeof *ids);
     if (!ids) return mint_fail(err, MINT_E_NOMEM, "out of memory");
     mint_status st = mint_tokenize(m, text, len, true, false, ids, cap, n, err);
+    if (st == MINT_E_LIMIT) {
+        int32_t *more = realloc(ids, *n * sizeof *ids);
+        if (!more) {
+            free(ids);
+            return mint_fail(err, MINT_E_NOMEM, "out of memory");
+        }
+        ids = more;
+        st = mint_tokenize(m, text, len, true, false, ids, *n, n, err);
+    }
     if (st) {
         free(ids);
         return st;

@@ -271,8 +271,9 @@ mint_status mint_model_open(const char *path, const mint_model_params *params, m
         st = mint_fail(err, MINT_E_FORMAT, "%s: metadata general.architecture is missing", path);
         goto fail;
     }
-    // Llama-2 and TinyLlama are "llama"; the family shares this graph exactly.
-    if (strcmp(m->arch, "llama") != 0) {
+    // Llama-2 and TinyLlama are "llama"; the family shares this graph exactly. A vocabulary
+    // alone (vocab_only) needs no graph: any architecture's tokenizer loads.
+    if (!m->vocab_only && strcmp(m->arch, "llama") != 0) {
         st = mint_fail(err, MINT_E_UNSUPPORTED,
                        "%s: architecture '%s' is not supported (mint runs 'llama')", path, m->arch);
         goto fail;

@@ -1,16 +1,18 @@
-// tokenizer.c - SentencePiece-BPE encoding and decoding exactly as llama.cpp does them
-// (src/llama-vocab.cpp: tokenizer_st_partition, impl::tokenize, llm_tokenizer_spm_session,
-// token_to_piece, detokenize; docs/formats.md 6.2-6.4).
+// tokenizer.c - the tokenizer's shared front and the SentencePiece merge, exactly as llama.cpp
+// does them (src/llama-vocab.cpp: tokenizer_st_partition, impl::tokenize,
+// llm_tokenizer_spm_session, token_to_piece, detokenize; docs/formats.md 6.2-6.4).
 //
 // Encoding has three stages:
-//   1. partition: the text is cut into raw fragments and special tokens (CONTROL / UNKNOWN texts
-//      only with parse_special; USER_DEFINED texts always), longest token text first;
-//   2. each raw fragment gets a leading space when it starts the text or follows a special
-//      token, has its spaces replaced by U+2581, and
+//   1. partition (every kind): the text is cut into raw fragments and special tokens (CONTROL /
+//      UNKNOWN texts only with parse_special; USER_DEFINED texts always), longest text first;
+//   2. SentencePiece: each raw fragment gets a leading space when it starts the text or follows
+//      a special token, has its spaces replaced by U+2581, and
 //   3. is merged by BPE: start from one symbol per UTF-8 character and repeatedly merge the
 //      adjacent pair whose concatenation is the highest-scoring token (leftmost on ties); a
 //      final symbol that is not a token becomes one <0xXX> byte token per byte.
+// Merge-rank BPE vocabularies do stages 2 and 3 their own way (bpe.c).
 #include "base/error.h"
+#include "runtime/text/bpe.h"
 #include "runtime/text/vocab.h"
 
 #include <stdlib.h>
@@ -187,18 +189,6 @@ static bool try_pair(const mint_vocab *v, spm_work *w, int32_t left, int32_t rig
     return heap_push(w, (bigram){v->tok[id].score, left, right, size});
 }
 
-// Output: ids are written while they fit; n counts them all.
-typedef struct id_out {
-    int32_t *ids; // [cap] destination
-    size_t cap;   // capacity
-    size_t n;     // tokens produced so far
-} id_out;
-
-static void emit(id_out *o, int32_t id) {
-    if (o->n < o->cap) o->ids[o->n] = id;
-    o->n++;
-}
-
 // Merges the symbols [lo, hi), linked among themselves, highest-scoring pair first.
 static bool bpe_merge(const mint_vocab *v, spm_work *w, int32_t lo, int32_t hi) {
     w->heap_n = 0;
@@ -219,13 +209,13 @@ static bool bpe_merge(const mint_vocab *v, spm_work *w, int32_t lo, int32_t hi) 
 
 // Emits the merged symbols linked from lo: a symbol that is a token gives its id; any other
 // (a single character missing from the vocabulary) falls back to one byte token per byte.
-static mint_status emit_symbols(const mint_vocab *v, const spm_work *w, int32_t lo, id_out *o,
+static mint_status emit_symbols(const mint_vocab *v, const spm_work *w, int32_t lo, mint_id_out *o,
                                 mint_err *err) {
     for (int32_t i = lo; i >= 0; i = w->sym[i].next) {
         const symbol *s = &w->sym[i];
         int32_t id = mint_strmap_get(&v->map, w->buf + s->off, s->n);
         if (id >= 0) {
-            emit(o, id);
+            mint_id_out_put(o, id);
             continue;
         }
         for (uint32_t j = 0; j < s->n; j++) {
@@ -235,7 +225,7 @@ static mint_status emit_symbols(const mint_vocab *v, const spm_work *w, int32_t 
                                  "cannot tokenize byte 0x%02X: the vocabulary has neither "
                                  "<0x%02X> nor the byte itself as a token",
                                  b, b);
-            emit(o, v->byte_id[b]);
+            mint_id_out_put(o, v->byte_id[b]);
         }
     }
     return MINT_OK;
@@ -260,7 +250,7 @@ static uint32_t utf8_len(unsigned char c) {
 }
 
 static mint_status spm_encode(const mint_vocab *v, spm_work *w, const char *src, size_t len,
-                              bool space_prefix, id_out *o, mint_err *err) {
+                              bool space_prefix, mint_id_out *o, mint_err *err) {
     // Escape: optional leading space, then every ' ' becomes U+2581 (E2 96 81). Symbol indices
     // are int32, which bounds the fragment length.
     if (len > (INT32_MAX - 3) / 3)
@@ -317,27 +307,31 @@ mint_status mint_vocab_tokenize(const mint_vocab *v, const char *text, size_t le
     mint_status st = partition(v, text, len, parse_special, &frags, err);
     if (st != MINT_OK) return st;
 
-    id_out o = {ids, cap, 0};
+    mint_id_out o = {ids, cap, 0};
     spm_work w = {0};
+    mint_bpe_work bw = {0};
     // The first raw fragment gets the space prefix too: it "follows" the start of the text.
     bool prev_special = true;
-    if (add_special && v->add_bos && v->bos >= 0) emit(&o, v->bos);
+    if (add_special && v->add_bos && v->bos >= 0) mint_id_out_put(&o, v->bos);
     for (size_t i = 0; i < frags.n && st == MINT_OK; i++) {
         const fragment *fr = &frags.f[i];
         if (fr->id >= 0) {
-            emit(&o, fr->id);
+            mint_id_out_put(&o, fr->id);
             prev_special = true;
+        } else if (v->kind == MINT_VOCAB_BPE) {
+            st = mint_bpe_encode(v, &bw, text + fr->off, fr->len, &o, err);
         } else {
             st = spm_encode(v, &w, text + fr->off, fr->len, v->add_space_prefix && prev_special, &o,
                             err);
             prev_special = false;
         }
     }
-    if (add_special && v->add_eos && v->eos >= 0) emit(&o, v->eos);
+    if (add_special && v->add_eos && v->eos >= 0) mint_id_out_put(&o, v->eos);
     free(frags.f);
     free(w.buf);
     free(w.sym);
     free(w.heap);
+    mint_bpe_work_free(&bw);
     if (st != MINT_OK) return st;
     *n_out = o.n;
     if (o.n > cap)
@@ -406,6 +400,12 @@ size_t mint_vocab_token_to_piece(const mint_vocab *v, int32_t id, bool special, 
     if (!special && (t->attr & special_attr)) return 0;
     if (t->attr & (special_attr | MINT_TOKEN_ATTR_USER_DEFINED))
         return put_piece(t->text, t->len, lstrip, buf, cap);
+    if ((t->attr & MINT_TOKEN_ATTR_NORMAL) && v->kind == MINT_VOCAB_BPE &&
+        !(v->pre_flags & MINT_PRE_ESCAPE)) {
+        size_t n = mint_bpe_decode_text(t->text, t->len, lstrip, NULL);
+        if (n <= cap && n > 0) mint_bpe_decode_text(t->text, t->len, lstrip, buf);
+        return n;
+    }
     if (t->attr & MINT_TOKEN_ATTR_NORMAL) {
         size_t n = unescape(t->text, t->len, lstrip, NULL);
         if (n <= cap) unescape(t->text, t->len, lstrip, buf);
@@ -416,6 +416,52 @@ size_t mint_vocab_token_to_piece(const mint_vocab *v, int32_t id, bool special, 
         return put_piece(&b, 1, lstrip, buf, cap);
     }
     return 0; // UNUSED and UNDEFINED tokens have no text
+}
+
+// llama.cpp's clean_up_tokenization_spaces, three passes in place over t[0..n), each keeping
+// the first byte and returning the new length. Each pass reads t[i - 1] and t[i + 1] before
+// anything at or after i - 1 is overwritten, so it sees the text as the pass found it, except
+// where noted.
+
+// " ?", " !", " .", " ," lose the space.
+static size_t clean_punctuation(char *t, size_t n) {
+    size_t o = n ? 1 : 0;
+    for (size_t i = 1; i < n; i++) {
+        char x = t[i];
+        if (t[i - 1] == ' ' && (x == '?' || x == '!' || x == '.' || x == ','))
+            o--; // overwrite the space
+        t[o++] = x;
+    }
+    return o;
+}
+
+// " ' " becomes "'". The space after is zeroed as it is skipped (llama.cpp does the same), so
+// the character after it does not see a space before itself.
+static size_t clean_lone_quote(char *t, size_t n) {
+    size_t o = n ? 1 : 0;
+    for (size_t i = 1; i < n; i++) {
+        char x = t[i];
+        if (x == '\'' && i + 1 < n && t[i - 1] == ' ' && t[i + 1] == ' ') {
+            o--;
+            t[++i] = '\0';
+        }
+        t[o++] = x;
+    }
+    return o;
+}
+
+// " 's", " 'm", " 're", " 've" lose the space (" 't", " 'd", " 'll" keep it).
+static size_t clean_contractions(char *t, size_t n) {
+    size_t o = n ? 1 : 0;
+    for (size_t i = 1; i < n; i++) {
+        char x = t[i];
+        if (t[i - 1] == ' ' && x == '\'' && i + 1 < n) {
+            char a = t[i + 1], b = i + 2 < n ? t[i + 2] : '\0';
+            if (a == 's' || a == 'm' || ((a == 'r' || a == 'v') && b == 'e')) o--;
+        }
+        t[o++] = x;
+    }
+    return o;
 }
 
 size_t mint_vocab_detokenize(const mint_vocab *v, const int32_t *ids, size_t n, bool remove_special,
@@ -439,5 +485,7 @@ size_t mint_vocab_detokenize(const mint_vocab *v, const int32_t *ids, size_t n, 
         if (k > avail) full = true;
         total += k;
     }
+    if (v->clean_spaces && !full) // only once every piece is there, as in llama.cpp
+        total = clean_contractions(buf, clean_lone_quote(buf, clean_punctuation(buf, total)));
     return total;
 }

@@ -1,9 +1,11 @@
-// vocab.c - loading a SentencePiece-BPE vocabulary from GGUF metadata the way llama.cpp's
-// llama_vocab::impl::load does for tokenizer.ggml.model = "llama" (docs/formats.md 4.3, 6.1).
+// vocab.c - loading a vocabulary from GGUF metadata the way llama.cpp's llama_vocab::impl::load
+// does for tokenizer.ggml.model "llama", "gpt2" and "gemma4" (docs/formats.md 4.3, 6.1; merge-rank
+// BPE in bpe.h).
 #include "runtime/text/vocab.h"
 
 #include "base/error.h"
 #include "formats/tensor_dir.h"
+#include "runtime/text/bpe.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -236,16 +238,19 @@ static int32_t find_first(const mint_vocab *v, const char *const *texts) {
     return best;
 }
 
+// Id of an end-of-generation token with this text, or -1.
+static int32_t eog_id(const mint_vocab *v, const char *text) {
+    int32_t id = lookup(v, text);
+    return id >= 0 && v->tok[id].eog ? id : -1;
+}
+
 static void make_control(mint_vocab *v, int32_t id) {
     v->tok[id].attr |= MINT_TOKEN_ATTR_CONTROL;
 }
 
+// ids[] holds the kind's defaults on entry (-1 = none).
 static mint_status read_special_ids(const mint_file *f, mint_vocab *v, int32_t ids[SP_COUNT],
                                     mint_err *err) {
-    for (int s = 0; s < SP_COUNT; s++) ids[s] = -1;
-    ids[SP_BOS] = 1; // llama.cpp's defaults for "llama" vocabularies
-    ids[SP_EOS] = 2;
-    ids[SP_UNK] = 0;
     for (size_t k = 0; k < sizeof special_keys / sizeof special_keys[0]; k++) {
         int32_t *id = &ids[special_keys[k].slot];
         if (*id >= v->n) *id = -1; // a default outside the vocabulary is disabled
@@ -281,9 +286,29 @@ static void detect_special(mint_vocab *v, int32_t ids[SP_COUNT]) {
         v->tok[id].eog = true;
         make_control(v, id);
     }
+    // gpt-oss's channel markers are always rendered (llama.cpp makes them USER_DEFINED).
+    const char *const shown[] = {"<|channel|>", "<|message|>", "<|start|>", "<|constrain|>"};
+    for (size_t k = 0; k < sizeof shown / sizeof shown[0]; k++) {
+        int32_t id = lookup(v, shown[k]);
+        if (id >= 0) v->tok[id].attr = MINT_TOKEN_ATTR_USER_DEFINED;
+    }
     const int eog_slots[] = {SP_FIM_PAD, SP_FIM_REP, SP_FIM_SEP, SP_EOS, SP_EOT, SP_EOM};
     for (size_t k = 0; k < sizeof eog_slots / sizeof eog_slots[0]; k++)
         if (ids[eog_slots[k]] >= 0) v->tok[ids[eog_slots[k]]].eog = true;
+    // o200k_harmony and solar-open: "<|end|>" is not an end of generation when the vocabulary
+    // ends turns with <|return|>/<|call|> or <|calls|>/<|flush|>.
+    int32_t end = eog_id(v, "<|end|>");
+    bool call = eog_id(v, "<|call|>") >= 0 || eog_id(v, "<|calls|>") >= 0;
+    if (end >= 0 && call && (eog_id(v, "<|return|>") >= 0 || eog_id(v, "<|flush|>") >= 0)) {
+        v->tok[end].eog = false;
+        v->tok[end].attr = MINT_TOKEN_ATTR_USER_DEFINED;
+    }
+    // Gemma 4 (and paddleocr): with <|tool_response>, "</s>" is ordinary text.
+    int32_t s = eog_id(v, "</s>");
+    if (s >= 0 && eog_id(v, "<|tool_response>") >= 0) {
+        v->tok[s].eog = false;
+        v->tok[s].attr = MINT_TOKEN_ATTR_NORMAL;
+    }
 }
 
 // The special-token list the tokenizer splits out first, longest text first.
@@ -321,25 +346,41 @@ static mint_status build_special_list(mint_vocab *v, mint_err *err) {
     return MINT_OK;
 }
 
-// llama.cpp's per-model attribute rule that concerns SPM vocabularies: for a model whose
-// general.name contains "phi-3" or "phi3", special tokens and "</s>" eat whitespace on their
-// right, except <unk>, <s> and <|endoftext|>.
-static void apply_model_rules(const mint_file *f, mint_vocab *v) {
-    const char *name;
+static void set_attr(mint_vocab *v, const char *text, uint16_t set, uint16_t clear) {
+    int32_t id = lookup(v, text);
+    if (id >= 0) v->tok[id].attr = (uint16_t)((v->tok[id].attr & ~clear) | set);
+}
+
+// general.name or general.architecture in lower case ("" when absent).
+static void lower_key(const mint_file *f, const char *key, char out[256]) {
+    const char *s;
     uint64_t len;
-    if (mint_file_get_str(f, "general.name", &name, &len, NULL) != MINT_OK) return;
-    char lower[256];
-    size_t n = len < sizeof lower - 1 ? (size_t)len : sizeof lower - 1;
-    for (size_t i = 0; i < n; i++) lower[i] = (char)tolower((unsigned char)name[i]);
-    lower[n] = '\0';
-    if (!strstr(lower, "phi-3") && !strstr(lower, "phi3")) return;
-    for (int32_t i = 0; i < v->n_special; i++) v->tok[v->special[i]].attr |= MINT_TOKEN_ATTR_RSTRIP;
-    int32_t id = lookup(v, "</s>");
-    if (id >= 0) v->tok[id].attr |= MINT_TOKEN_ATTR_RSTRIP;
-    const char *keep[] = {"<unk>", "<s>", "<|endoftext|>"};
-    for (size_t i = 0; i < 3; i++) {
-        id = lookup(v, keep[i]);
-        if (id >= 0) v->tok[id].attr &= (uint16_t)~MINT_TOKEN_ATTR_RSTRIP;
+    out[0] = '\0';
+    if (mint_file_get_str(f, key, &s, &len, NULL) != MINT_OK) return;
+    size_t n = len < 255 ? (size_t)len : 255;
+    for (size_t i = 0; i < n; i++) out[i] = (char)tolower((unsigned char)s[i]);
+    out[n] = '\0';
+}
+
+// llama.cpp's per-model attribute rules. A model whose general.name contains "phi-3" or "phi3":
+// special tokens and "</s>" eat whitespace on their right, except <unk>, <s> and
+// <|endoftext|>. Jina v2 (by pre-tokenizer), nomic-bert-moe and jina-bert-v3 (by architecture):
+// "<mask>" eats whitespace on its left; modern-bert (by name): "[MASK]" does.
+static void apply_model_rules(const mint_file *f, mint_vocab *v) {
+    char name[256], arch[256];
+    lower_key(f, "general.name", name);
+    lower_key(f, "general.architecture", arch);
+    if ((v->pre_flags & MINT_PRE_MASK_LSTRIP) || strstr(arch, "nomic-bert-moe") ||
+        strstr(arch, "jina-bert-v3")) {
+        set_attr(v, "<mask>", MINT_TOKEN_ATTR_LSTRIP, 0);
+    } else if (strstr(name, "phi-3") || strstr(name, "phi3")) {
+        for (int32_t i = 0; i < v->n_special; i++)
+            v->tok[v->special[i]].attr |= MINT_TOKEN_ATTR_RSTRIP;
+        set_attr(v, "</s>", MINT_TOKEN_ATTR_RSTRIP, 0);
+        const char *keep[] = {"<unk>", "<s>", "<|endoftext|>"};
+        for (size_t i = 0; i < 3; i++) set_attr(v, keep[i], 0, MINT_TOKEN_ATTR_RSTRIP);
+    } else if (strstr(name, "modern-bert")) {
+        set_attr(v, "[MASK]", MINT_TOKEN_ATTR_LSTRIP, 0);
     }
 }
 
@@ -443,21 +484,46 @@ static mint_status load_scores_and_types(const mint_file *f, mint_vocab *v, mint
     return MINT_OK;
 }
 
-static mint_status load(const mint_file *f, mint_vocab *v, mint_err *err) {
+// The kind from tokenizer.ggml.model, and for merge-rank BPE the merges and the pre-tokenizer
+// (tokenizer.ggml.pre; "gemma4" vocabularies always use Gemma 4's).
+static mint_status load_kind(const mint_file *f, mint_vocab *v, bool *gemma4, mint_err *err) {
     const char *model;
     uint64_t model_len;
     mint_status st = mint_file_get_str(f, "tokenizer.ggml.model", &model, &model_len, err);
     if (st != MINT_OK) return st;
-    if (model_len != 5 || memcmp(model, "llama", 5) != 0) {
+    *gemma4 = model_len == 6 && !memcmp(model, "gemma4", 6);
+    if (model_len == 5 && !memcmp(model, "llama", 5)) {
+        v->kind = MINT_VOCAB_SPM;
+        return MINT_OK;
+    }
+    if (!(model_len == 4 && !memcmp(model, "gpt2", 4)) && !*gemma4) {
         char buf[200];
         return mint_fail(err, MINT_E_UNSUPPORTED,
-                         "tokenizer.ggml.model is '%s'; mint supports only 'llama' "
-                         "(SentencePiece BPE)",
+                         "tokenizer.ggml.model is '%s'; mint knows 'llama' (SentencePiece BPE), "
+                         "'gpt2' (byte-level BPE) and 'gemma4'",
                          printable(model, (size_t)model_len, buf));
     }
+    v->kind = MINT_VOCAB_BPE;
+    const char *pre = "gemma4";
+    uint64_t pre_len = 6;
+    if (!*gemma4) {
+        mint_err e;
+        st = mint_file_get_str(f, "tokenizer.ggml.pre", &pre, &pre_len, &e);
+        if (st == MINT_E_NOT_FOUND) {
+            pre = NULL; // llama.cpp's "default"
+            pre_len = 0;
+        } else if (st != MINT_OK) {
+            if (err) *err = e;
+            return st;
+        }
+    }
+    return mint_bpe_load(f, v, pre, (size_t)pre_len, &v->bpe, &v->pre_flags, err);
+}
+
+static mint_status load(const mint_file *f, mint_vocab *v, mint_err *err) {
     mint_value_type type;
     uint64_t n;
-    st = mint_file_get_arr(f, "tokenizer.ggml.tokens", &type, &n, NULL, err);
+    mint_status st = mint_file_get_arr(f, "tokenizer.ggml.tokens", &type, &n, NULL, err);
     if (st != MINT_OK) return st;
     if (type != MINT_VAL_STRING)
         return mint_fail(err, MINT_E_TYPE,
@@ -471,17 +537,32 @@ static mint_status load(const mint_file *f, mint_vocab *v, mint_err *err) {
                          "tokenizer.ggml.tokens has %" PRIu64 " tokens, more than int32 ids allow",
                          n);
     if ((st = load_tokens(f, v, n, err)) != MINT_OK) return st;
+    bool gemma4;
+    if ((st = load_kind(f, v, &gemma4, err)) != MINT_OK) return st;
     if ((st = load_scores_and_types(f, v, err)) != MINT_OK) return st;
 
-    v->add_bos = true; // SentencePiece defaults in llama.cpp
-    v->add_eos = false;
-    v->add_space_prefix = true;
+    // llama.cpp's defaults per kind, which the keys below may change.
+    int32_t ids[SP_COUNT];
+    for (int s = 0; s < SP_COUNT; s++) ids[s] = -1;
+    const uint32_t pf = v->pre_flags;
+    if (v->kind == MINT_VOCAB_SPM) {
+        ids[SP_BOS] = 1;
+        ids[SP_EOS] = 2;
+        ids[SP_UNK] = 0;
+        v->add_bos = true;
+        v->add_space_prefix = true;
+    } else {
+        if (!gemma4) ids[SP_BOS] = ids[SP_EOS] = 11;
+        if (pf & MINT_PRE_NO_BOS) ids[SP_BOS] = -1;
+        v->add_bos = pf & MINT_PRE_ADD_BOS;
+        v->clean_spaces = !(pf & MINT_PRE_KEEP_SPACES);
+    }
     if ((st = get_opt_bool(f, "tokenizer.ggml.add_space_prefix", &v->add_space_prefix, err)) ||
         (st = get_opt_bool(f, "tokenizer.ggml.add_bos_token", &v->add_bos, err)) ||
         (st = get_opt_bool(f, "tokenizer.ggml.add_eos_token", &v->add_eos, err)))
         return st;
+    if (pf & MINT_PRE_FORCE_BOS) v->add_bos = true; // llama.cpp's override for Gemma 4
 
-    int32_t ids[SP_COUNT];
     if ((st = read_special_ids(f, v, ids, err)) != MINT_OK) return st;
     v->bos = ids[SP_BOS];
     v->eos = ids[SP_EOS];
@@ -491,12 +572,12 @@ static mint_status load(const mint_file *f, mint_vocab *v, mint_err *err) {
     if (v->add_bos && v->bos < 0)
         return mint_fail(err, MINT_E_FORMAT,
                          "tokenizer.ggml.add_bos_token is true, but there is no BOS token "
-                         "(tokenizer.ggml.bos_token_id unset and the default 1 >= %d tokens)",
+                         "(tokenizer.ggml.bos_token_id unset and no default within %d tokens)",
                          v->n);
     if (v->add_eos && v->eos < 0)
         return mint_fail(err, MINT_E_FORMAT,
                          "tokenizer.ggml.add_eos_token is true, but there is no EOS token "
-                         "(tokenizer.ggml.eos_token_id unset and the default 2 >= %d tokens)",
+                         "(tokenizer.ggml.eos_token_id unset and no default within %d tokens)",
                          v->n);
     detect_special(v, ids);
     v->eot = ids[SP_EOT];
@@ -526,6 +607,7 @@ void mint_vocab_free(mint_vocab *v) {
     free(v->tok);
     free(v->text_blob);
     free(v->special);
+    mint_bpe_free(v->bpe);
     mint_strmap_free(&v->map);
     free(v);
 }
