@@ -29,9 +29,9 @@ case $seconds in
     ;;
 esac
 dir=${MINT_FUZZ_DIR:-build-fuzz}
-all="gguf tokenizer chat run_args quantize_args serve_request"
+all="gguf tokenizer chat jinja run_args quantize_args serve_request"
 [ -f formats/safetensors.h ] &&
-    all="gguf safetensors tokenizer chat run_args quantize_args serve_request"
+    all="gguf safetensors tokenizer chat jinja run_args quantize_args serve_request"
 if [ "$what" = all ]; then
     targets=$all
 else
@@ -67,6 +67,7 @@ max_len() {
     safetensors) echo 8192 ;;
     tokenizer) echo 1024 ;;
     chat) echo 1024 ;;
+    jinja) echo 16384 ;;
     serve_request) echo 4096 ;;
     *) echo 1024 ;;
     esac
@@ -80,6 +81,7 @@ seed() {
     case $t in
     gguf | tokenizer | safetensors) "$bin/fuzz_make_seeds" "$t" "$out" "$MINT_TEST_DATA" ;;
     chat) "$bin/fuzz_make_seeds" chat "$out" tests/fuzz/seeds/chat ;;
+    jinja) [ -d "$MINT_TEST_DATA/templates" ] && cp "$MINT_TEST_DATA"/templates/*.jinja "$out/" ;;
     run_args | quantize_args) "$bin/fuzz_make_seeds" args "$out" "tests/fuzz/seeds/$t" ;;
     esac >/dev/null
     # Hand-written seeds kept as they are (text files, used byte for byte).

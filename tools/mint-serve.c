@@ -36,6 +36,7 @@ static void usage(FILE *out) {
             "      --drain S           seconds in-flight requests get at shutdown (default 30)\n"
             "      --api-key KEY       require Authorization: Bearer KEY (not for / and /health)\n"
             "      --chat-template NAME  zephyr | llama2 | chatml (default: from the model)\n"
+            "      --chat-template-file FILE  a Jinja chat template to use instead\n"
             "      --kv-type f32|f16   KV cache storage (default f32)\n"
             "      --kv-block N        positions per KV block (default 32)\n"
             "  -v, --verbose           a line per request on stderr\n"
@@ -70,12 +71,27 @@ static bool parse(int argc, char **argv, serve_config *c, char *err, size_t n) {
             snprintf(err, n, "unexpected argument '%s' (see --help)", a);
             return false;
         }
-        static const char *const with_value[] = {
-            "-m",           "--model",           "--host",       "--port",
-            "--parallel",   "--queue",           "-c",           "--ctx-size",
-            "-t",           "--threads",         "--max-tokens", "--max-body",
-            "--max-header", "--max-connections", "--timeout",    "--drain",
-            "--api-key",    "--chat-template",   "--kv-type",    "--kv-block"};
+        static const char *const with_value[] = {"-m",
+                                                 "--model",
+                                                 "--host",
+                                                 "--port",
+                                                 "--parallel",
+                                                 "--queue",
+                                                 "-c",
+                                                 "--ctx-size",
+                                                 "-t",
+                                                 "--threads",
+                                                 "--max-tokens",
+                                                 "--max-body",
+                                                 "--max-header",
+                                                 "--max-connections",
+                                                 "--timeout",
+                                                 "--drain",
+                                                 "--api-key",
+                                                 "--chat-template",
+                                                 "--chat-template-file",
+                                                 "--kv-type",
+                                                 "--kv-block"};
         bool known = false;
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
             known |= !strcmp(a, with_value[k]);
@@ -104,6 +120,8 @@ static bool parse(int argc, char **argv, serve_config *c, char *err, size_t n) {
                 return false;
             }
             c->chat_template = val;
+        } else if (!strcmp(a, "--chat-template-file")) {
+            c->chat_template_file = val;
         } else if (!strcmp(a, "--kv-type")) {
             if (strcmp(val, "f32") && strcmp(val, "f16")) {
                 snprintf(err, n, "--kv-type expects f32 or f16, got '%s'", val);
@@ -173,11 +191,29 @@ int main(int argc, char **argv) {
     mint_model_desc d;
     mint_model_describe(m, &d);
     if (cfg.n_ctx == 0) cfg.n_ctx = d.n_ctx_train < 4096 ? d.n_ctx_train : 4096;
-    // The chat template: --chat-template, the model's own, or Zephyr's for a model without one
-    // (a chat request must render to something; /v1/completions never uses it).
-    mint_chat_template tmpl = cfg.chat_template ? mint_chat_from_name(cfg.chat_template)
-                                                : mint_chat_detect(d.chat_template);
-    if (tmpl == MINT_CHAT_UNKNOWN) tmpl = MINT_CHAT_ZEPHYR;
+    // The chat template's Jinja source: --chat-template's preset, --chat-template-file's text or
+    // the model's own. Without one, chat requests get the library's refusal (mint_chat_apply),
+    // the same words mint-run -cnv and the Python binding give; /v1/completions never needs it.
+    char *tmpl = NULL;
+    const char *tmpl_name = "of the model";
+    if (cfg.chat_template) {
+        tmpl = strdup(mint_chat_preset(cfg.chat_template));
+        tmpl_name = cfg.chat_template;
+    } else if (cfg.chat_template_file) {
+        size_t len;
+        tmpl = cli_read_file(cfg.chat_template_file, &len, msg, sizeof msg);
+        if (!tmpl || strlen(tmpl) != len) {
+            fprintf(stderr, SERVE_TOOL ": %s\n",
+                    tmpl ? "the chat template file holds a NUL byte" : msg);
+            free(tmpl);
+            mint_model_close(m);
+            return 1;
+        }
+        tmpl_name = cfg.chat_template_file;
+    } else if (d.chat_template) {
+        tmpl = strdup(d.chat_template);
+    } else
+        tmpl_name = "none (chat requests are refused)";
     serve_metrics *metrics = metrics_new();
     serve_engine *e = NULL;
     if (!metrics || engine_start(&cfg, m, metrics, &e, &err) != MINT_OK) {
@@ -197,8 +233,7 @@ int main(int argc, char **argv) {
     fprintf(stderr,
             SERVE_TOOL ": %s on http://%s:%d/ (%d slots of %d positions, queue %d, chat "
                        "template %s)\n",
-            cfg.model_name, cfg.host, http_port(h), cfg.parallel, cfg.n_ctx, cfg.queue,
-            mint_chat_name(tmpl));
+            cfg.model_name, cfg.host, http_port(h), cfg.parallel, cfg.n_ctx, cfg.queue, tmpl_name);
     int sig = 0;
     sigwait(&stop_signals, &sig);
     fprintf(stderr,
@@ -212,5 +247,6 @@ int main(int argc, char **argv) {
     metrics_free(metrics);
     mint_model_close(m);
     fprintf(stderr, SERVE_TOOL ": stopped\n");
+    free(tmpl);
     return 0;
 }

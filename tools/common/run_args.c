@@ -51,6 +51,7 @@ void run_usage(FILE *out) {
             "chat:\n"
             "  -cnv, --chat            interactive chat: one user turn per stdin line\n"
             "      --chat-template NAME  zephyr | llama2 | chatml (default: from the model)\n"
+            "      --chat-template-file FILE  a Jinja chat template to use instead\n"
             "      --system TEXT       system message\n"
             "output:\n"
             "      --json              one JSON object per generated token: id, piece, logprob\n"
@@ -97,6 +98,7 @@ static bool takes_value(const char *a) {
         "--file",
         "--prompt-ids",
         "--chat-template",
+        "--chat-template-file",
         "--system",
         "--kv-type",
         "-n",
@@ -201,7 +203,9 @@ bool run_parse_args(int argc, char **argv, run_options *o, char *err, size_t err
                 return false;
             }
             o->chat_template = v;
-        } else if (is(a, "--system", NULL))
+        } else if (is(a, "--chat-template-file", NULL))
+            o->chat_template_file = v;
+        else if (is(a, "--system", NULL))
             o->system = v;
         else if (is(a, "--kv-type", NULL)) {
             if (strcmp(v, "f16") == 0)
@@ -294,6 +298,10 @@ bool run_parse_args(int argc, char **argv, run_options *o, char *err, size_t err
     int sources = !!o->prompt + !!o->prompt_file + !!o->prompt_ids;
     if (sources > 1) {
         snprintf(err, errlen, "give only one of -p, -f and --prompt-ids");
+        return false;
+    }
+    if (o->chat_template && o->chat_template_file) {
+        snprintf(err, errlen, "give one of --chat-template and --chat-template-file");
         return false;
     }
     if (o->chat && o->prompt_ids) {

@@ -22,25 +22,26 @@
 #define SERVE_TOOL "mint-serve"
 
 typedef struct serve_config {
-    const char *model_path;    // -m
-    const char *model_name;    // the id /v1/models reports (the file's name)
-    const char *host;          // --host (default 127.0.0.1)
-    int port;                  // --port (default 8080; 0 = any free port, printed)
-    int parallel;              // --parallel: slots decoded together
-    int queue;                 // --queue: requests waiting beyond the slots
-    int n_ctx;                 // -c: positions per slot
-    int n_threads;             // -t
-    int max_tokens;            // --max-tokens: cap on max_tokens
-    size_t max_body;           // --max-body bytes
-    size_t max_header;         // --max-header bytes (all headers of a request)
-    int max_connections;       // --max-connections
-    double timeout;            // --timeout: seconds a request may take
-    double drain;              // --drain: seconds in-flight requests get at shutdown
-    const char *api_key;       // --api-key (Bearer), or NULL
-    const char *chat_template; // --chat-template, or NULL (the model's)
-    int kv_block;              // --kv-block (0 = default)
-    bool kv_f16;               // --kv-type f16
-    bool verbose;              // -v: a line per request
+    const char *model_path;         // -m
+    const char *model_name;         // the id /v1/models reports (the file's name)
+    const char *host;               // --host (default 127.0.0.1)
+    int port;                       // --port (default 8080; 0 = any free port, printed)
+    int parallel;                   // --parallel: slots decoded together
+    int queue;                      // --queue: requests waiting beyond the slots
+    int n_ctx;                      // -c: positions per slot
+    int n_threads;                  // -t
+    int max_tokens;                 // --max-tokens: cap on max_tokens
+    size_t max_body;                // --max-body bytes
+    size_t max_header;              // --max-header bytes (all headers of a request)
+    int max_connections;            // --max-connections
+    double timeout;                 // --timeout: seconds a request may take
+    double drain;                   // --drain: seconds in-flight requests get at shutdown
+    const char *api_key;            // --api-key (Bearer), or NULL
+    const char *chat_template;      // --chat-template, or NULL (the model's)
+    const char *chat_template_file; // --chat-template-file, or NULL
+    int kv_block;                   // --kv-block (0 = default)
+    bool kv_f16;                    // --kv-type f16
+    bool verbose;                   // -v: a line per request
 } serve_config;
 
 // One token as a job's client sees it.
@@ -123,8 +124,8 @@ char *metrics_text(serve_metrics *m, int queue, int busy, int slots);
 
 // http.c
 typedef struct serve_http serve_http;
-serve_http *http_start(const serve_config *cfg, serve_engine *e, serve_metrics *m,
-                       mint_chat_template tmpl, char *err, size_t errlen);
+serve_http *http_start(const serve_config *cfg, serve_engine *e, serve_metrics *m, const char *tmpl,
+                       char *err, size_t errlen);
 int http_port(const serve_http *h);
 // Stops accepting connections (the listening socket closes); requests in flight go on.
 void http_quiesce(serve_http *h);
