@@ -411,3 +411,77 @@ Test(jinja, every_template_renders_as_jinja2, .timeout = 900) {
     json_object_put(cases);
     json_object_put(want);
 }
+
+// ---------------------------------------------------------------------------------------------
+// A model without a chat template: mint-run -cnv, mint-tokenize --messages and mint-serve's chat
+// endpoint all give the library's refusal (the Python binding raises it too:
+// bindings/python/tests/test_openai.py).
+
+#include "helpers/server.h"
+
+Test(jinja, no_template_is_refused_alike_by_every_program, .timeout = 300) {
+    char want[MINT_ERR_MSG_MAX];
+    {
+        char *out = NULL;
+        mint_err err;
+        cr_assert_eq(mint_chat_apply(NULL, unit_msgs, 2, true, "", "", &out, NULL, &err),
+                     MINT_E_NOT_FOUND);
+        snprintf(want, sizeof want, "%s", err.msg);
+    }
+    const char *model = mt_synth("small", "F32"); // no tokenizer.chat_template
+    const char *dir = mt_tmpdir();
+    const char *msgs = mt_path(dir, "msgs.json");
+    const char *j = "[{\"role\": \"user\", \"content\": \"hi\"}]";
+    cr_assert(mt_write_file(msgs, j, strlen(j)));
+    char cmd[8192], *out = NULL, *err = NULL;
+    snprintf(cmd, sizeof cmd, "echo hi | '%s' -m '%s' -cnv -n 4", mt_bin("mint-run"), model);
+    cr_expect_eq(mt_run(cmd, &out, &err), 1);
+    cr_expect(strstr(err, want), "mint-run: %s", err);
+    free(out);
+    free(err);
+    snprintf(cmd, sizeof cmd, "'%s' -m '%s' --messages '%s'", mt_bin("mint-tokenize"), model, msgs);
+    cr_expect_eq(mt_run(cmd, &out, &err), 1);
+    cr_expect(strstr(err, want), "mint-tokenize: %s", err);
+    free(out);
+    free(err);
+    mt_server s;
+    mt_server_start(&s, "-m '%s' -t 1", model);
+    mt_resp r = mt_http(&s, "POST", "/v1/chat/completions",
+                        "{\"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}", NULL);
+    cr_expect_eq(r.status, 400);
+    cr_expect(strstr(r.body, want), "mint-serve: %s", r.body);
+    mt_resp_free(&r);
+    mt_server_stop(&s, 15, 30);
+}
+
+Test(jinja, template_file_and_tokenize_show_the_prompt, .timeout = 120) {
+    const char *model = mt_synth("small", "F32");
+    const char *dir = mt_tmpdir();
+    const char *msgs = mt_path(dir, "msgs.json"), *tmpl = mt_path(dir, "t.jinja");
+    const char *j = "[{\"role\": \"system\", \"content\": \"S\"}, {\"role\": \"user\", "
+                    "\"content\": \"h\\u00e9\"}]";
+    const char *t = "{% for m in messages %}[{{ m.role | upper }}] {{ m.content }}\n{% endfor %}"
+                    "{% if add_generation_prompt %}[ASSISTANT]{% endif %}";
+    cr_assert(mt_write_file(msgs, j, strlen(j)));
+    cr_assert(mt_write_file(tmpl, t, strlen(t)));
+    char cmd[8192], *out = NULL, *err = NULL;
+    snprintf(cmd, sizeof cmd, "'%s' -m '%s' --messages '%s' --chat-template-file '%s'",
+             mt_bin("mint-tokenize"), model, msgs, tmpl);
+    cr_assert_eq(mt_run(cmd, &out, &err), 0, "%s", err);
+    cr_expect_str_eq(out, "[SYSTEM] S\n[USER] h\xc3\xa9\n[ASSISTANT]");
+    free(out);
+    free(err);
+    snprintf(cmd, sizeof cmd,
+             "'%s' -m '%s' --messages '%s' --chat-template-file '%s' --no-generation-prompt",
+             mt_bin("mint-tokenize"), model, msgs, tmpl);
+    cr_assert_eq(mt_run(cmd, &out, &err), 0, "%s", err);
+    cr_expect_str_eq(out, "[SYSTEM] S\n[USER] h\xc3\xa9\n");
+    free(out);
+    free(err);
+    snprintf(cmd, sizeof cmd, "'%s' -m '%s' --messages '%s' --chat-template-file '%s' --ids",
+             mt_bin("mint-tokenize"), model, msgs, tmpl);
+    cr_assert_eq(mt_run(cmd, &out, &err), 0, "%s", err);
+    cr_expect(out[0] == '[' && strchr(out, ']'), "%s", out);
+    free(out);
+    free(err);
+}
