@@ -194,6 +194,13 @@ Test(jinja, hostile_templates_stop_at_the_bounds, .timeout = 60) {
         "{% endfor %}{{ ns.s | length }}",
         "{{ range(1000000) | list }}",
         "{{ 2 ** 64 }}",
+        // Values nested deeper than the bound: printing, comparing, JSON.
+        "{% set ns = namespace(l=[]) %}{% for i in range(5000) %}{% set ns.l = [ns.l] %}"
+        "{% endfor %}{{ ns.l < [ns.l] }}",
+        "{% set ns = namespace(d={}) %}{% for i in range(5000) %}{% set ns.d = {'a': ns.d} %}"
+        "{% endfor %}{{ ns.d }}",
+        "{% set ns = namespace(d={}) %}{% for i in range(5000) %}{% set ns.d = {'a': ns.d} %}"
+        "{% endfor %}{{ ns.d | tojson }}",
     };
     for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
         char *out = NULL;

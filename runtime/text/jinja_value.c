@@ -217,7 +217,15 @@ bool jj_str_eq(jj_value v, const char *z) {
     return v.t == JV_STR && v.s.n == n && memcmp(v.s.p, z, n) == 0;
 }
 
+static bool equal_at(jj_value a, jj_value b, int depth);
+
 bool jj_equal(jj_value a, jj_value b) {
+    return equal_at(a, b, 0);
+}
+
+// Lists and dicts nested past JJ_MAX_DEPTH compare unequal rather than recurse without bound.
+static bool equal_at(jj_value a, jj_value b, int depth) {
+    if (depth > JJ_MAX_DEPTH) return false;
     if (jj_is_number(a) && jj_is_number(b)) {
         if (a.t != JV_FLOAT && b.t != JV_FLOAT) {
             int64_t x = a.t == JV_INT ? a.i : a.b, y = b.t == JV_INT ? b.i : b.b;
@@ -237,14 +245,14 @@ bool jj_equal(jj_value a, jj_value b) {
         if (a.l->kind == JL_GEN || b.l->kind == JL_GEN) return false;
         if ((a.l->kind == JL_TUPLE) != (b.l->kind == JL_TUPLE) || a.l->n != b.l->n) return false;
         for (size_t i = 0; i < a.l->n; i++)
-            if (!jj_equal(a.l->v[i], b.l->v[i])) return false;
+            if (!equal_at(a.l->v[i], b.l->v[i], depth + 1)) return false;
         return true;
     case JV_DICT:
         if (a.d == b.d) return true;
         if (a.d->ns || b.d->ns || a.d->n != b.d->n) return false;
         for (size_t i = 0; i < a.d->n; i++) {
             jj_value *o = jj_dict_get(b.d, a.d->k[i]);
-            if (!o || !jj_equal(a.d->v[i], *o)) return false;
+            if (!o || !equal_at(a.d->v[i], *o, depth + 1)) return false;
         }
         return true;
     case JV_MACRO:
@@ -277,7 +285,10 @@ int jj_compare(jj_ctx *c, jj_value a, jj_value b, const char *op) {
     if (a.t == JV_LIST && b.t == JV_LIST && a.l->kind == b.l->kind && a.l->kind != JL_GEN) {
         for (size_t i = 0; i < a.l->n && i < b.l->n; i++) {
             if (jj_equal(a.l->v[i], b.l->v[i])) continue;
-            return jj_compare(c, a.l->v[i], b.l->v[i], op);
+            jj_enter(c);
+            int r = jj_compare(c, a.l->v[i], b.l->v[i], op);
+            jj_leave(c);
+            return r;
         }
         return a.l->n < b.l->n ? -1 : a.l->n > b.l->n;
     }
@@ -399,7 +410,15 @@ static void repr_str(jj_ctx *c, jj_buf *b, jj_str s) {
     jj_buf_put(c, b, &q, 1);
 }
 
+static void repr_at(jj_ctx *c, jj_buf *b, jj_value v);
+
 void jj_repr_of(jj_ctx *c, jj_buf *b, jj_value v) {
+    jj_enter(c);
+    repr_at(c, b, v);
+    jj_leave(c);
+}
+
+static void repr_at(jj_ctx *c, jj_buf *b, jj_value v) {
     switch (v.t) {
     case JV_STR:
         repr_str(c, b, v.s);
