@@ -750,10 +750,26 @@ MINT_API mint_chat_template mint_chat_detect(const char *jinja);
 // Template by name ("zephyr", "llama2", "chatml"); MINT_CHAT_UNKNOWN when unknown.
 MINT_API mint_chat_template mint_chat_from_name(const char *name);
 MINT_API const char *mint_chat_name(mint_chat_template t);
-// Renders messages into the prompt text (to be tokenized with parse_special); with
-// add_assistant the text ends where the assistant's reply begins. `bos`/`eos` are the
-// vocabulary's texts for them ("<s>", "</s>"). Writes at most cap bytes plus a NUL and returns
-// the length wanted (excluding the NUL).
+// The Jinja source of a named preset ("zephyr", "llama2", "chatml"), as those models ship it;
+// NULL for any other name.
+MINT_API const char *mint_chat_preset(const char *name);
+// Renders a conversation with a Jinja chat template (a model's tokenizer.chat_template, a
+// template file's text, or a preset's source) exactly as Hugging Face's apply_chat_template
+// does: jinja2 semantics with trim_blocks, lstrip_blocks and loop controls; the variables
+// messages ([{role, content}]), add_generation_prompt, bos_token / eos_token (the vocabulary's
+// texts, "" when NULL) and tools = documents = None. *out gets the text (NUL-terminated, free
+// it with mint_chat_free), *out_len its length. jinja NULL (a model without a template):
+// MINT_E_NOT_FOUND naming --chat-template / --chat-template-file. The template's own
+// raise_exception(msg): MINT_E_ARG with msg verbatim. Any other failure of the template
+// (syntax, a construct mint lacks, an undefined value used, a bound on work, output or memory
+// reached): MINT_E_FORMAT with the template line.
+MINT_API mint_status mint_chat_apply(const char *jinja, const mint_chat_msg *msgs, size_t n,
+                                     bool add_generation_prompt, const char *bos, const char *eos,
+                                     char **out, size_t *out_len, mint_err *err);
+MINT_API void mint_chat_free(char *text);
+// A preset rendered through mint_chat_apply into buf: writes at most cap-1 bytes and a NUL and
+// returns the length wanted; 0 (and "") when t is unknown or the template refuses the
+// conversation (Llama-2 raises unless roles alternate user/assistant).
 MINT_API size_t mint_chat_render(mint_chat_template t, const mint_chat_msg *msgs, size_t n,
                                  bool add_assistant, const char *bos, const char *eos, char *buf,
                                  size_t cap);

@@ -1,5 +1,6 @@
 // test_chat.c - chat templates: detection from the Jinja strings models ship, rendering
-// exactly as Hugging Face's Jinja renders them, the token ids of a TinyLlama-Chat prompt, and
+// exactly as Hugging Face's Jinja renders them (the presets through the Jinja engine and the
+// direct C rendering of chat.h, which must agree), the token ids of a TinyLlama-Chat prompt, and
 // the multi-turn property: rendering only the new turn gives the tokens the full rendering has.
 #include "formats/gguf.h"
 #include "helpers/helpers.h"
@@ -110,8 +111,17 @@ static char *render_range(mint_chat_template t, const mint_chat_msg *m, size_t n
     return buf;
 }
 
+// The whole conversation: chat.h's direct C rendering, which must equal the preset's Jinja
+// source rendered by the Jinja engine (mint_chat_render), so every expected text below checks
+// both.
 static char *render(mint_chat_template t, const mint_chat_msg *m, size_t n, bool add) {
-    return render_range(t, m, n, 0, add);
+    char *s = render_range(t, m, n, 0, add);
+    size_t len = mint_chat_render(t, m, n, add, "<s>", "</s>", NULL, 0);
+    char *j = malloc(len + 1);
+    mint_chat_render(t, m, n, add, "<s>", "</s>", j, len + 1);
+    cr_assert_str_eq(j, s, "%s: the Jinja preset and the C rendering differ", mint_chat_name(t));
+    free(j);
+    return s;
 }
 
 // The conversation llama.cpp's test-chat-template uses.

@@ -93,7 +93,8 @@ static char *completion_text(const mt_server *s, const char *prompt, int n) {
 
 Test(serve, health_models_and_metrics_follow_traffic, .timeout = MT_HANG(120)) {
     mt_server s;
-    mt_server_start(&s, "-m '%s' -t 1 --parallel 2", mt_synth("small", "F32"));
+    mt_server_start(&s, "-m '%s' --chat-template zephyr -t 1 --parallel 2",
+                    mt_synth("small", "F32"));
     mt_resp r = mt_http(&s, "GET", "/health", NULL, NULL);
     cr_assert_eq(r.status, 200);
     cr_assert_str_eq(r.body, "{\"status\":\"ok\"}");
@@ -154,7 +155,7 @@ Test(serve, health_models_and_metrics_follow_traffic, .timeout = MT_HANG(120)) {
 Test(serve, completions_equal_mint_run_one_body_and_streamed, .timeout = MT_HANG(180)) {
     const char *model = stories();
     mt_server s;
-    mt_server_start(&s, "-m '%s' -t 1 --parallel 2", model);
+    mt_server_start(&s, "-m '%s' --chat-template zephyr -t 1 --parallel 2", model);
     static const char *const prompts[] = {"Once upon a time", "The little dog", "Lily and Tom"};
     for (size_t i = 0; i < 3; i++) {
         char *want = mint_run_text(model, prompts[i], 40);
@@ -280,7 +281,7 @@ static void expect_chat_lp(json_object *t, int k) {
 
 Test(serve, logprobs_in_openai_shapes, .timeout = MT_HANG(120)) {
     mt_server s;
-    mt_server_start(&s, "-m '%s' -t 1", stories());
+    mt_server_start(&s, "-m '%s' --chat-template zephyr -t 1", stories());
     const char *msgs = "\"messages\":[{\"role\":\"user\",\"content\":\"Hello\"}]";
     char body[512];
     snprintf(body, sizeof body,
@@ -343,7 +344,7 @@ Test(serve, logprobs_in_openai_shapes, .timeout = MT_HANG(120)) {
 
 Test(serve, n_choices_with_a_seed_repeat, .timeout = MT_HANG(120)) {
     mt_server s;
-    mt_server_start(&s, "-m '%s' -t 1 --parallel 4", stories());
+    mt_server_start(&s, "-m '%s' --chat-template zephyr -t 1 --parallel 4", stories());
     const char *body = "{\"prompt\":\"Once upon a time\",\"max_tokens\":24,\"temperature\":1,"
                        "\"n\":2,\"seed\":42,\"ignore_eos\":true}";
     json_object *a = mt_post_json(&s, "/v1/completions", body);
@@ -381,7 +382,7 @@ Test(serve, n_choices_with_a_seed_repeat, .timeout = MT_HANG(120)) {
 
 Test(serve, stop_strings_end_the_text_before_them, .timeout = MT_HANG(120)) {
     mt_server s;
-    mt_server_start(&s, "-m '%s' -t 1", stories());
+    mt_server_start(&s, "-m '%s' --chat-template zephyr -t 1", stories());
     char *full = completion_text(&s, "Once upon a time", 60);
     const char *stop = "Lily";
     const char *at = strstr(full, stop);
@@ -421,7 +422,7 @@ Test(serve, stop_strings_end_the_text_before_them, .timeout = MT_HANG(120)) {
 
 Test(serve, tokenize_detokenize_round_trip_and_next_token, .timeout = MT_HANG(120)) {
     mt_server s;
-    mt_server_start(&s, "-m '%s' -t 1", stories());
+    mt_server_start(&s, "-m '%s' --chat-template zephyr -t 1", stories());
     json_object *o = mt_post_json(&s, "/tokenize",
                                   "{\"content\":\"Once upon a time, a cat.\",\"with_pieces\":"
                                   "false}");
@@ -519,7 +520,8 @@ static void expect_error(const mt_server *s, const char *path, const char *body,
 
 Test(serve, bad_requests_get_openai_errors, .timeout = MT_HANG(120)) {
     mt_server s;
-    mt_server_start(&s, "-m '%s' -t 1 -c 64 --max-body 4096", mt_synth("small", "F32"));
+    mt_server_start(&s, "-m '%s' --chat-template zephyr -t 1 -c 64 --max-body 4096",
+                    mt_synth("small", "F32"));
     // An unknown field is ignored.
     json_object *o = mt_post_json(&s, "/v1/completions",
                                   "{\"prompt\":\"a\",\"max_tokens\":2,\"frobnicate\":{\"x\":1}}");
@@ -586,7 +588,8 @@ Test(serve, bad_requests_get_openai_errors, .timeout = MT_HANG(120)) {
 
 Test(serve, api_key_guards_all_but_health_and_page, .timeout = MT_HANG(120)) {
     mt_server s;
-    mt_server_start(&s, "-m '%s' -t 1 --api-key s3cret", mt_synth("small", "F32"));
+    mt_server_start(&s, "-m '%s' --chat-template zephyr -t 1 --api-key s3cret",
+                    mt_synth("small", "F32"));
     mt_resp r = mt_http(&s, "GET", "/health", NULL, NULL);
     cr_assert_eq(r.status, 200);
     mt_resp_free(&r);

@@ -109,7 +109,7 @@ Test(serve_deploy, chat_page_works_in_chromium, .timeout = MT_HANG(600)) {
     const char *npm = npm_dir();
     const char *chromium = keep(mt_chromium());
     mt_server s;
-    mt_server_start(&s, "-m '%s' -t 1", mt_data_path("stories260K.gguf"));
+    mt_server_start(&s, "-m '%s' --chat-template zephyr -t 1", mt_data_path("stories260K.gguf"));
     char cmd[8192], *out, *err;
     snprintf(cmd, sizeof cmd,
              "MINT_CHROMIUM='%s' timeout 240 node '%s/tests/serve/page.mjs' '%s' %s "
@@ -164,8 +164,8 @@ Test(serve_deploy, nginx_over_two_processes_survives_losing_one, .timeout = MT_H
     need_program("python3", "python3");
     const char *model = keep(mt_data_path("stories260K.gguf"));
     mt_server a, b;
-    mt_server_start(&a, "-m '%s' -t 1 --parallel 4 -v", model);
-    mt_server_start(&b, "-m '%s' -t 1 --parallel 4 -v", model);
+    mt_server_start(&a, "-m '%s' --chat-template zephyr -t 1 --parallel 4 -v", model);
+    mt_server_start(&b, "-m '%s' --chat-template zephyr -t 1 --parallel 4 -v", model);
     // deploy/nginx.conf with loopback ports and every path in the test's folder.
     char src[4300], buf[4300];
     snprintf(src, sizeof src, "%s/deploy/nginx.conf", getenv("MINT_SOURCE_DIR"));

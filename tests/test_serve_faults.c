@@ -42,7 +42,7 @@ static char *slurp(const char *path) {
 
 Test(serve_faults, full_queue_answers_503_with_retry_after, .timeout = MT_HANG(120)) {
     mt_server s;
-    mt_server_start(&s, "-m '%s' " LONG_ARGS, mt_synth("small", "F32"));
+    mt_server_start(&s, "-m '%s' --chat-template zephyr " LONG_ARGS, mt_synth("small", "F32"));
     char body[256];
     snprintf(body, sizeof body, LONG_BODY, "true");
     const char *out = keep(mt_path(mt_tmpdir(), "long.out"));
@@ -72,7 +72,7 @@ Test(serve_faults, full_queue_answers_503_with_retry_after, .timeout = MT_HANG(1
 // slot is free again within two seconds of leaving.
 static void expect_slot_freed(const char *stream) {
     mt_server s;
-    mt_server_start(&s, "-m '%s' " LONG_ARGS, mt_synth("small", "F32"));
+    mt_server_start(&s, "-m '%s' --chat-template zephyr " LONG_ARGS, mt_synth("small", "F32"));
     char body[256];
     snprintf(body, sizeof body, LONG_BODY, stream);
     const char *out = keep(mt_path(mt_tmpdir(), "gone.out"));
@@ -101,8 +101,10 @@ Test(serve_faults, client_leaving_a_body_request_frees_its_slot, .timeout = MT_H
 // clients raise. One body answers 504.
 Test(serve_faults, a_request_past_its_time_ends_in_an_error, .timeout = MT_HANG(120)) {
     mt_server s;
-    mt_server_start(&s, "-m '%s' -t 1 --parallel 2 -c 4096 --max-tokens 4000 --timeout 1",
-                    mt_synth("small", "F32"));
+    mt_server_start(
+        &s,
+        "-m '%s' --chat-template zephyr -t 1 --parallel 2 -c 4096 --max-tokens 4000 --timeout 1",
+        mt_synth("small", "F32"));
     char body[256];
     snprintf(body, sizeof body, LONG_BODY, "true");
     mt_resp r = mt_http(&s, "POST", "/v1/completions", body, NULL);
@@ -124,8 +126,9 @@ Test(serve_faults, a_request_past_its_time_ends_in_an_error, .timeout = MT_HANG(
 
 Test(serve_faults, sigterm_finishes_the_request_in_flight_and_exits_0, .timeout = MT_HANG(180)) {
     mt_server s;
-    mt_server_start(&s, "-m '%s' -t 1 --parallel 2 -c 4096 --max-tokens 4000 --drain 60",
-                    mt_synth("small", "F32"));
+    mt_server_start(
+        &s, "-m '%s' --chat-template zephyr -t 1 --parallel 2 -c 4096 --max-tokens 4000 --drain 60",
+        mt_synth("small", "F32"));
     const char *out = keep(mt_path(mt_tmpdir(), "drain.out"));
     const char *code = keep(mt_path(mt_tmpdir(), "drain.code"));
     pid_t bg =
@@ -184,7 +187,7 @@ Test(serve_faults, eight_at_once_each_equal_mint_run, .timeout = MT_HANG(300)) {
         free(err);
     }
     mt_server s;
-    mt_server_start(&s, "-m '%s' -t 2 --parallel 8", model);
+    mt_server_start(&s, "-m '%s' --chat-template zephyr -t 2 --parallel 8", model);
     for (int round = 0; round < 2; round++) { // twice: the second reuses cached prefixes
         pid_t pid[8];
         char out[8][256], code[8][256];
@@ -229,7 +232,8 @@ Test(serve_faults, eight_at_once_each_equal_mint_run, .timeout = MT_HANG(300)) {
 
 Test(serve_faults, bounded_load_has_no_error_and_no_cross_talk, .timeout = MT_HANG(180)) {
     mt_server s;
-    mt_server_start(&s, "-m '%s' -t 2 --parallel 8", mt_data_path("stories260K.gguf"));
+    mt_server_start(&s, "-m '%s' --chat-template zephyr -t 2 --parallel 8",
+                    mt_data_path("stories260K.gguf"));
     char cmd[8192], *out, *err;
     snprintf(cmd, sizeof cmd,
              "timeout 120 python3 '%s/tools/serve-load.py' --url %s -n 40 -c 8 --max-tokens 32 "

@@ -5,7 +5,7 @@
 #   tools/fuzz.sh TARGET|all SECONDS [LIBFUZZER_ARG...]
 #
 # TARGET is gguf, safetensors (once formats/safetensors.h exists), tokenizer, bpe (byte-level
-# BPE), chat, run_args, quantize_args, options (the option parser over several tables) or
+# BPE), chat, jinja (chat templates), run_args, quantize_args, options (the option parser over several tables) or
 # serve_request (mint-serve's request bodies). Extra arguments go to every
 # harness (e.g. -runs=1000000 to stop after that many executions; SECONDS still bounds the time).
 # Seeds are made afresh from MINT_TEST_DATA (or ../shared/data) and tests/fuzz/seeds into
@@ -30,9 +30,9 @@ case $seconds in
     ;;
 esac
 dir=${MINT_FUZZ_DIR:-build-fuzz}
-all="gguf tokenizer bpe chat run_args quantize_args options serve_request"
+all="gguf tokenizer bpe chat jinja run_args quantize_args options serve_request"
 [ -f formats/safetensors.h ] &&
-    all="gguf safetensors tokenizer bpe chat run_args quantize_args options serve_request"
+    all="gguf safetensors tokenizer bpe chat jinja run_args quantize_args options serve_request"
 if [ "$what" = all ]; then
     targets=$all
 else
@@ -68,6 +68,7 @@ max_len() {
     safetensors) echo 8192 ;;
     tokenizer) echo 1024 ;;
     chat) echo 1024 ;;
+    jinja) echo 16384 ;;
     serve_request) echo 4096 ;;
     *) echo 1024 ;;
     esac
@@ -83,6 +84,8 @@ seed() {
     chat) "$bin/fuzz_make_seeds" chat "$out" tests/fuzz/seeds/chat ;;
     bpe) # llama.cpp's tokenizer test strings, when the data is there
         for f in "$MINT_TEST_DATA"/vocab/*.inp; do [ -f "$f" ] && cp "$f" "$out/"; done ;;
+    jinja) # the real templates, when the data is there
+        if [ -d "$MINT_TEST_DATA/templates" ]; then cp "$MINT_TEST_DATA"/templates/*.jinja "$out/"; fi ;;
     run_args | quantize_args | options) "$bin/fuzz_make_seeds" args "$out" "tests/fuzz/seeds/$t" ;;
     esac >/dev/null
     # Hand-written seeds kept as they are (text files, used byte for byte).

@@ -53,11 +53,11 @@ int main(int argc, char **argv) {
     mint_model_desc d;
     mint_model_describe(s.m, &d);
     s.n_vocab = d.n_vocab;
-    mint_chat_template tmpl = MINT_CHAT_UNKNOWN;
+    char *tmpl = NULL; // the chat template's Jinja source
     if (o.chat) {
-        const char *why = NULL;
-        tmpl = run_chat_template(&o, s.m, &why);
-        if (tmpl == MINT_CHAT_UNKNOWN) {
+        char why[600];
+        tmpl = run_chat_template(&o, s.m, why, sizeof why);
+        if (!tmpl) {
             mint_model_close(s.m);
             return run_fail(why);
         }
@@ -101,6 +101,7 @@ int main(int argc, char **argv) {
              : o.draft || o.lookup ? run_speculative(&s)
              : o.n_parallel        ? run_parallel(&s)
                                    : run_generate(&s);
+    free(tmpl);
     mint_sampler_free(s.smpl);
     mint_ctx_free(s.ctx);
     mint_model_close(s.m);

@@ -77,10 +77,6 @@ static bool check(void *options, char *err, size_t n) {
         snprintf(err, n, "give only one of --chat-template and --chat-template-file");
         return false;
     }
-    if (c->chat_template_file) { // until the chat-template engine reads it
-        snprintf(err, n, "--chat-template-file is not supported by this build yet");
-        return false;
-    }
     return true;
 }
 
@@ -125,17 +121,36 @@ int main(int argc, char **argv) {
     mint_model_desc d;
     mint_model_describe(m, &d);
     if (cfg.n_ctx == 0) cfg.n_ctx = d.n_ctx_train < 4096 ? d.n_ctx_train : 4096;
-    // The chat template: --chat-template, the model's own, or Zephyr's for a model without one
-    // (a chat request must render to something; /v1/completions never uses it).
-    mint_chat_template tmpl = cfg.chat_template ? mint_chat_from_name(cfg.chat_template)
-                                                : mint_chat_detect(d.chat_template);
-    if (tmpl == MINT_CHAT_UNKNOWN) tmpl = MINT_CHAT_ZEPHYR;
+    // The chat template's Jinja source: --chat-template's preset, --chat-template-file's text or
+    // the model's own. Without one, chat requests get the library's refusal (mint_chat_apply),
+    // the same words mint-run -cnv and the Python binding give; /v1/completions never needs it.
+    char *tmpl = NULL;
+    const char *tmpl_name = "of the model";
+    if (cfg.chat_template) {
+        tmpl = strdup(mint_chat_preset(cfg.chat_template));
+        tmpl_name = cfg.chat_template;
+    } else if (cfg.chat_template_file) {
+        size_t len;
+        tmpl = cli_read_file(cfg.chat_template_file, &len, msg, sizeof msg);
+        if (!tmpl || strlen(tmpl) != len) {
+            fprintf(stderr, SERVE_TOOL ": %s\n",
+                    tmpl ? "the chat template file holds a NUL byte" : msg);
+            free(tmpl);
+            mint_model_close(m);
+            return 1;
+        }
+        tmpl_name = cfg.chat_template_file;
+    } else if (d.chat_template) {
+        tmpl = strdup(d.chat_template);
+    } else
+        tmpl_name = "none (chat requests are refused)";
     serve_metrics *metrics = metrics_new();
     serve_sched *e = NULL;
     if (!metrics || sched_start(&cfg, m, metrics, &e, &err) != MINT_OK) {
         fprintf(stderr, SERVE_TOOL ": %s\n", metrics ? err.msg : "out of memory");
         metrics_free(metrics);
         mint_model_close(m);
+        free(tmpl);
         return 1;
     }
     serve_http *h = http_start(&cfg, e, metrics, tmpl, msg, sizeof msg);
@@ -144,13 +159,13 @@ int main(int argc, char **argv) {
         sched_stop(e, 0);
         metrics_free(metrics);
         mint_model_close(m);
+        free(tmpl);
         return 1;
     }
     fprintf(stderr,
             SERVE_TOOL ": %s on http://%s:%d/ (%d slots of %d positions, queue %d, chat "
                        "template %s)\n",
-            cfg.model_name, cfg.host, http_port(h), cfg.parallel, cfg.n_ctx, cfg.queue,
-            mint_chat_name(tmpl));
+            cfg.model_name, cfg.host, http_port(h), cfg.parallel, cfg.n_ctx, cfg.queue, tmpl_name);
     int sig = 0;
     sigwait(&stop_signals, &sig);
     fprintf(stderr,
@@ -164,5 +179,6 @@ int main(int argc, char **argv) {
     metrics_free(metrics);
     mint_model_close(m);
     fprintf(stderr, SERVE_TOOL ": stopped\n");
+    free(tmpl);
     return 0;
 }

@@ -2,13 +2,20 @@
 //
 //   mint-tokenize -m MODEL (-p TEXT | -f FILE | --stdin) [--ids] [--pieces] [--no-bos]
 //                 [--parse-special]
+//   mint-tokenize -m MODEL --messages FILE.json [--chat-template-file FILE.jinja]
+//                 [--no-generation-prompt] [--ids]
 //
 // Only the vocabulary is loaded (a vocab-only GGUF works too). One id per line by default; --ids
-// prints them as one list ([1, 15043, 3186]); --pieces adds each token's text.
+// prints them as one list ([1, 15043, 3186]); --pieces adds each token's text. --messages shows
+// what a chat model is given: the conversation (an OpenAI-shaped [{"role", "content"}] list)
+// rendered with the model's chat template (or the file's), as mint-run -cnv and mint-serve
+// render it; with --ids, the ids of that prompt as they tokenize it (control tokens parsed, BOS
+// added unless the text starts with it).
 #include "cli.h"
 #include "mint.h"
 #include "options.h"
 
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +32,7 @@ typedef struct options {
     bool no_bos;               // --no-bos
     bool parse_special;        // --parse-special
     const char *messages_file; // --messages FILE: chat messages (JSON) to render and tokenize
+    const char *template_file; // --chat-template-file FILE: a Jinja template instead of the model's
     bool no_generation_prompt; // --no-generation-prompt: no assistant header after them
 } options;
 
@@ -37,6 +45,8 @@ static const opt opts[] = {
     {"--stdin", OPT_FLAG, F(stdin_text), .help = "read the text from standard input"},
     {"--messages", OPT_STRING, F(messages_file), "FILE",
      .help = "chat messages (JSON) rendered with the model's template"},
+    {"--chat-template-file", OPT_STRING, F(template_file), "FILE",
+     .help = "with --messages: a Jinja chat template instead of the model's"},
     {"--no-generation-prompt", OPT_FLAG, F(no_generation_prompt),
      .help = "with --messages: no assistant header at the end"},
     {"--ids", OPT_FLAG, F(ids), .help = "print the ids as one list: [1, 15043, 3186]"},
@@ -58,12 +68,8 @@ static bool check(void *parsed, char *err, size_t n) {
         snprintf(err, n, "give exactly one of -p TEXT, -f FILE, --stdin and --messages FILE");
         return false;
     }
-    if (o->no_generation_prompt && !o->messages_file) {
-        snprintf(err, n, "--no-generation-prompt needs --messages FILE");
-        return false;
-    }
-    if (o->messages_file) { // until the chat-template engine reads them
-        snprintf(err, n, "--messages is not supported by this build yet");
+    if (!o->messages_file && (o->template_file || o->no_generation_prompt)) {
+        snprintf(err, n, "--chat-template-file and --no-generation-prompt need --messages FILE");
         return false;
     }
     return true;
@@ -92,6 +98,58 @@ static char *read_stdin(size_t *len) {
     return buf;
 }
 
+// The chat prompt of --messages: NULL and a line in msg on failure.
+static char *chat_prompt(const options *o, const mint_model *m, char *msg, size_t cap) {
+    json_object *root = json_object_from_file(o->messages_file);
+    if (!root) {
+        snprintf(msg, cap, "%s: not a readable JSON file (%s)", o->messages_file,
+                 json_util_get_last_err() ? json_util_get_last_err() : "?");
+        return NULL;
+    }
+    char *text = NULL, *tmpl = NULL;
+    size_t n = json_object_is_type(root, json_type_array) ? json_object_array_length(root) : 0;
+    mint_chat_msg *msgs = calloc(n + 1, sizeof *msgs);
+    if (!json_object_is_type(root, json_type_array)) {
+        snprintf(msg, cap, "%s: expected a JSON list of {\"role\", \"content\"} objects",
+                 o->messages_file);
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        json_object *e = json_object_array_get_idx(root, i), *r, *c;
+        if (!json_object_is_type(e, json_type_object) ||
+            !json_object_object_get_ex(e, "role", &r) ||
+            !json_object_object_get_ex(e, "content", &c) ||
+            !json_object_is_type(r, json_type_string) ||
+            !json_object_is_type(c, json_type_string)) {
+            snprintf(msg, cap, "%s: message %zu needs string \"role\" and \"content\"",
+                     o->messages_file, i);
+            goto done;
+        }
+        msgs[i] = (mint_chat_msg){json_object_get_string(r), json_object_get_string(c)};
+    }
+    mint_model_desc d;
+    mint_model_describe(m, &d);
+    const char *src = d.chat_template;
+    if (o->template_file) {
+        size_t len;
+        src = tmpl = cli_read_file(o->template_file, &len, msg, cap);
+        if (!tmpl) goto done;
+    }
+    const char *bos = d.bos >= 0 ? mint_token_text(m, d.bos) : "";
+    const char *eos = d.eos >= 0 ? mint_token_text(m, d.eos) : "";
+    mint_err err;
+    size_t len;
+    if (mint_chat_apply(src, msgs, n, !o->no_generation_prompt, bos ? bos : "", eos ? eos : "",
+                        &text, &len, &err) != MINT_OK)
+        snprintf(msg, cap, "%s", err.msg);
+done:
+    free(tmpl);
+    free(msgs);
+    // text is malloc'd by the library (mint_chat_free is free); the JSON strings it came from go.
+    json_object_put(root);
+    return text;
+}
+
 int main(int argc, char **argv) {
     options o = {0};
     char msg[600];
@@ -107,7 +165,27 @@ int main(int argc, char **argv) {
     size_t len = 0;
     char *owned = NULL;
     const char *text = o.prompt;
-    if (o.file)
+    if (o.messages_file) {
+        text = owned = chat_prompt(&o, m, msg, sizeof msg);
+        if (!text) {
+            fprintf(stderr, TOOL ": %s\n", msg);
+            mint_model_close(m);
+            return 1;
+        }
+        len = strlen(text);
+        if (!o.ids && !o.pieces) {
+            fwrite(text, 1, len, stdout);
+            free(owned);
+            mint_model_close(m);
+            return 0;
+        }
+        // The ids as mint-run -cnv makes them: control tokens parsed, BOS unless present.
+        mint_model_desc d;
+        mint_model_describe(m, &d);
+        const char *bos = d.bos >= 0 ? mint_token_text(m, d.bos) : NULL;
+        o.parse_special = true;
+        o.no_bos = o.no_bos || (bos && *bos && strncmp(text, bos, strlen(bos)) == 0);
+    } else if (o.file)
         text = owned = cli_read_file(o.file, &len, msg, sizeof msg);
     else if (o.stdin_text)
         text = owned = read_stdin(&len);

@@ -5,7 +5,8 @@
 # exists next to the checkout, it is used.
 set -eu
 cd "$(dirname "$0")/.."
-tools/deps.sh
+# Test needs beyond the build: python3-jinja2 is test_jinja's oracle (tests/chat/render_ref.py).
+tools/deps.sh python3 python3-jinja2
 tools/build.sh
 if [ -z "${MINT_TEST_DATA:-}" ] && [ -d ../shared/data ]; then
     MINT_TEST_DATA=$(cd ../shared/data && pwd)

@@ -1,6 +1,9 @@
-// chat.c - the chat templates mint knows, rendered exactly as Hugging Face's Jinja renders the
-// templates shipped with the models (trim_blocks and lstrip_blocks on), and recognised from
-// those Jinja strings. No Jinja interpreter: each template is a few lines of C.
+// chat.c - the chat API: any model's Jinja chat template rendered with mint's Jinja engine
+// (runtime/text/jinja.h) exactly as Hugging Face's apply_chat_template renders it; the three
+// named presets (zephyr, llama2, chatml) as Jinja sources; recognising those three families
+// from a model's template. The presets also have a direct C rendering here, used only for
+// rendering from a cut (mint_chat_render_range in chat.h); test_chat.c checks it equals the
+// Jinja rendering of the preset.
 //
 //   Zephyr (TinyLlama-Chat, docs/formats.md 6.5), per message and after the last one:
 //     "<|{role}|>\n{content}{eos}\n" ... "<|assistant|>\n"
@@ -12,6 +15,10 @@
 //     "<|im_start|>{role}\n{content}<|im_end|>\n" ... "<|im_start|>assistant\n"
 #include "runtime/text/chat.h"
 
+#include "runtime/text/jinja_render.h"
+
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 // ---------------------------------------------------------------------------------------------
@@ -220,10 +227,111 @@ size_t mint_chat_render_range(mint_chat_template t, const mint_chat_msg *msgs, s
     return len;
 }
 
+// ---------------------------------------------------------------------------------------------
+// The Jinja API
+
+// The presets' sources, as the models ship them in tokenizer_config.json.
+// TinyLlama/TinyLlama-1.1B-Chat-v1.0 and HuggingFaceH4/zephyr-7b-beta (docs/formats.md 6.5).
+static const char *const zephyr_jinja =
+    "{% for message in messages %}\n"
+    "{% if message['role'] == 'user' %}\n"
+    "{{ '<|user|>\n' + message['content'] + eos_token }}\n"
+    "{% elif message['role'] == 'system' %}\n"
+    "{{ '<|system|>\n' + message['content'] + eos_token }}\n"
+    "{% elif message['role'] == 'assistant' %}\n"
+    "{{ '<|assistant|>\n'  + message['content'] + eos_token }}\n"
+    "{% endif %}\n"
+    "{% if loop.last and add_generation_prompt %}\n"
+    "{{ '<|assistant|>' }}\n"
+    "{% endif %}\n"
+    "{% endfor %}";
+
+// meta-llama/Llama-2-7b-chat-hf.
+static const char *const llama2_jinja =
+    "{% if messages[0]['role'] == 'system' %}{% set loop_messages = messages[1:] %}{% set "
+    "system_message = messages[0]['content'] %}{% else %}{% set loop_messages = messages %}{% set "
+    "system_message = false %}{% endif %}{% for message in loop_messages %}{% if "
+    "(message['role'] == 'user') != (loop.index0 % 2 == 0) %}{{ raise_exception('Conversation "
+    "roles must alternate user/assistant/user/assistant/...') }}{% endif %}{% if loop.index0 == "
+    "0 and system_message != false %}{% set content = '<<SYS>>\\n' + system_message + "
+    "'\\n<</SYS>>\\n\\n' + message['content'] %}{% else %}{% set content = message['content'] "
+    "%}{% endif %}{% if message['role'] == 'user' %}{{ bos_token + '[INST] ' + content.strip() + "
+    "' [/INST]' }}{% elif message['role'] == 'assistant' %}{{ ' '  + content.strip() + ' ' + "
+    "eos_token }}{% endif %}{% endfor %}";
+
+// teknium/OpenHermes-2.5-Mistral-7B (the common ChatML template).
+static const char *const chatml_jinja =
+    "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + "
+    "message['content'] + '<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ "
+    "'<|im_start|>assistant\\n' }}{% endif %}";
+
+const char *mint_chat_preset(const char *name) {
+    switch (mint_chat_from_name(name)) {
+    case MINT_CHAT_ZEPHYR:
+        return zephyr_jinja;
+    case MINT_CHAT_LLAMA2:
+        return llama2_jinja;
+    case MINT_CHAT_CHATML:
+        return chatml_jinja;
+    case MINT_CHAT_UNKNOWN:
+        break;
+    }
+    return NULL;
+}
+
+mint_status mint_chat_apply(const char *jinja, const mint_chat_msg *msgs, size_t n,
+                            bool add_generation_prompt, const char *bos, const char *eos,
+                            char **out, size_t *out_len, mint_err *err) {
+    mint_err scratch;
+    if (!err) err = &scratch;
+    size_t len_scratch;
+    if (!out_len) out_len = &len_scratch;
+    if (out) *out = NULL;
+    *out_len = 0;
+    err->code = MINT_OK;
+    err->msg[0] = '\0';
+    if (!out || (!msgs && n > 0)) {
+        err->code = MINT_E_ARG;
+        snprintf(err->msg, sizeof err->msg, "mint_chat_apply: out is NULL or msgs is NULL");
+        return err->code;
+    }
+    if (!jinja) {
+        err->code = MINT_E_NOT_FOUND;
+        snprintf(err->msg, sizeof err->msg,
+                 "the model has no chat template (tokenizer.chat_template): give one with "
+                 "--chat-template NAME (zephyr, llama2, chatml) or --chat-template-file FILE");
+        return err->code;
+    }
+    jinja_vars v = {msgs, n, add_generation_prompt, bos, eos};
+    char msg[sizeof err->msg - 16]; // room for the "chat template: " prefix
+    int rc = jinja_render(jinja, strlen(jinja), &v, out, out_len, msg, sizeof msg);
+    if (rc == 0) return MINT_OK;
+    // raise_exception's message is the template's own refusal, passed on verbatim.
+    err->code = rc == 2 ? MINT_E_ARG : MINT_E_FORMAT;
+    snprintf(err->msg, sizeof err->msg, "%s%s", rc == 2 ? "" : "chat template: ", msg);
+    return err->code;
+}
+
+void mint_chat_free(char *text) {
+    free(text);
+}
+
 size_t mint_chat_render(mint_chat_template t, const mint_chat_msg *msgs, size_t n,
                         bool add_assistant, const char *bos, const char *eos, char *buf,
                         size_t cap) {
-    return mint_chat_render_range(t, msgs, n, 0, add_assistant, bos, eos, buf, cap);
+    char *text = NULL;
+    size_t len = 0;
+    const char *src = mint_chat_preset(mint_chat_name(t));
+    if (!src || mint_chat_apply(src, msgs, msgs ? n : 0, add_assistant, bos, eos, &text, &len,
+                                NULL) != MINT_OK)
+        len = 0;
+    if (buf && cap > 0) {
+        size_t k = len < cap - 1 ? len : cap - 1;
+        if (k) memcpy(buf, text, k);
+        buf[k] = '\0';
+    }
+    free(text);
+    return len;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -128,10 +128,6 @@ static bool check(void *options, char *err, size_t errlen) {
         snprintf(err, errlen, "give only one of --chat-template and --chat-template-file");
         return false;
     }
-    if (o->chat_template_file) { // until the chat-template engine reads it
-        snprintf(err, errlen, "--chat-template-file is not supported by this build yet");
-        return false;
-    }
     const int modes =
         !!o->beams + !!o->draft + !!o->lookup + !!o->n_parallel + !!o->chat + !!o->no_kv_cache;
     if (modes > 1) {

@@ -11,37 +11,38 @@
 #include "options.h"
 
 typedef struct run_options {
-    const char *model;         // -m FILE
-    const char *prompt;        // -p TEXT
-    const char *prompt_file;   // -f FILE
-    const char *prompt_ids;    // --prompt-ids 1,15,200
-    int n_predict;             // -n: tokens to generate; -1 = until EOS or the context is full
-    int n_ctx;                 // -c: context length (0 = the model's, at most 4096)
-    int n_threads;             // -t: threads (0 = all online CPUs)
-    int n_batch;               // -b: prompt tokens per batch (0 = 512)
-    long long seed;            // -s: RNG seed; -1 = from the clock
-    float temp;                // --temp
-    int top_k;                 // --top-k
-    float top_p;               // --top-p
-    float min_p;               // --min-p
-    float repeat_penalty;      // --repeat-penalty
-    int repeat_last_n;         // --repeat-last-n
-    bool chat;                 // -cnv / --chat
-    const char *chat_template; // --chat-template NAME
-    const char *system;        // --system TEXT
-    bool no_kv_cache;          // --no-kv-cache: recompute the whole sequence every step
-    bool kv_f16;               // --kv-type f16
-    bool json;                 // --json: one object per generated token
-    int n_probs;               // --n-probs K: alternatives in --json
-    bool dump_graph;           // --dump-graph
-    bool verbose;              // -v
-    bool ignore_eos;           // --ignore-eos
-    int attention;             // --attention: a mint_attention (0 = auto)
-    int kv_block;              // --kv-block: positions per KV block (0 = the library's)
-    int beams;                 // --beams N: beam search with N beams (0 = off)
-    float length_penalty;      // --length-penalty F (beam search)
-    const char *draft;         // --draft FILE: speculative decoding with this draft model
-    int draft_n;               // --draft-n K: tokens drafted per target pass
+    const char *model;              // -m FILE
+    const char *prompt;             // -p TEXT
+    const char *prompt_file;        // -f FILE
+    const char *prompt_ids;         // --prompt-ids 1,15,200
+    int n_predict;                  // -n: tokens to generate; -1 = until EOS or the context is full
+    int n_ctx;                      // -c: context length (0 = the model's, at most 4096)
+    int n_threads;                  // -t: threads (0 = all online CPUs)
+    int n_batch;                    // -b: prompt tokens per batch (0 = 512)
+    long long seed;                 // -s: RNG seed; -1 = from the clock
+    float temp;                     // --temp
+    int top_k;                      // --top-k
+    float top_p;                    // --top-p
+    float min_p;                    // --min-p
+    float repeat_penalty;           // --repeat-penalty
+    int repeat_last_n;              // --repeat-last-n
+    bool chat;                      // -cnv / --chat
+    const char *chat_template;      // --chat-template NAME
+    const char *chat_template_file; // --chat-template-file FILE.jinja
+    const char *system;             // --system TEXT
+    bool no_kv_cache;               // --no-kv-cache: recompute the whole sequence every step
+    bool kv_f16;                    // --kv-type f16
+    bool json;                      // --json: one object per generated token
+    int n_probs;                    // --n-probs K: alternatives in --json
+    bool dump_graph;                // --dump-graph
+    bool verbose;                   // -v
+    bool ignore_eos;                // --ignore-eos
+    int attention;                  // --attention: a mint_attention (0 = auto)
+    int kv_block;                   // --kv-block: positions per KV block (0 = the library's)
+    int beams;                      // --beams N: beam search with N beams (0 = off)
+    float length_penalty;           // --length-penalty F (beam search)
+    const char *draft;              // --draft FILE: speculative decoding with this draft model
+    int draft_n;                    // --draft-n K: tokens drafted per target pass
     int lookup;                // --lookup N: speculative decoding by prompt lookup, n-grams <= N
     int n_parallel;            // --n-parallel N: N completions of one prompt (0 = off)
     bool trace;                // --trace: every evaluated batch's nodes and each sample, on stderr

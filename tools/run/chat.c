@@ -35,35 +35,51 @@ static bool chat_add(chat *c, const char *role, const char *text, size_t len) {
     return true;
 }
 
-static char *render(mint_chat_template t, const chat *c, const char *bos, const char *eos) {
-    size_t need = mint_chat_render(t, c->msgs, c->n, true, bos, eos, NULL, 0);
-    char *buf = malloc(need + 1);
-    if (buf) mint_chat_render(t, c->msgs, c->n, true, bos, eos, buf, need + 1);
-    return buf;
+// The conversation rendered with the chat template by the library (mint_chat_apply); NULL and
+// the error in *err when the template refuses it.
+static char *render(const char *tmpl, const chat *c, const char *bos, const char *eos,
+                    mint_err *err) {
+    char *text = NULL;
+    size_t len;
+    if (mint_chat_apply(tmpl, c->msgs, c->n, true, bos, eos, &text, &len, err) != MINT_OK)
+        return NULL;
+    return text;
 }
 
-// The chat template: --chat-template (checked by the parser), else the model's own; NULL and a
-// message in msg when there is none mint knows.
-mint_chat_template run_chat_template(const run_options *o, const mint_model *m, const char **msg) {
-    if (o->chat_template) return mint_chat_from_name(o->chat_template);
+char *run_chat_template(const run_options *o, const mint_model *m, char *msg, size_t cap) {
+    if (o->chat_template) return strdup(mint_chat_preset(o->chat_template));
+    if (o->chat_template_file) {
+        size_t len;
+        char *text = cli_read_file(o->chat_template_file, &len, msg, cap);
+        if (text && strlen(text) != len) {
+            snprintf(msg, cap, "%s: the chat template holds a NUL byte", o->chat_template_file);
+            free(text);
+            return NULL;
+        }
+        return text;
+    }
     mint_model_desc d;
     mint_model_describe(m, &d);
-    mint_chat_template t = mint_chat_detect(d.chat_template);
-    if (t == MINT_CHAT_UNKNOWN)
-        *msg = d.chat_template ? "the model's chat template is not one mint recognises (zephyr, "
-                                 "llama2, chatml); choose one with --chat-template NAME"
-                               : "the model has no chat template; choose one with --chat-template "
-                                 "NAME (zephyr, llama2, chatml)";
-    return t;
+    if (d.chat_template) return strdup(d.chat_template);
+    // The library's refusal, the same words mint-serve and the Python binding give.
+    mint_err err;
+    char *none = NULL;
+    mint_chat_apply(NULL, NULL, 0, true, "", "", &none, NULL, &err);
+    snprintf(msg, cap, "%s", err.msg);
+    return NULL;
 }
 
-int run_chat(session *s, mint_chat_template t) {
+int run_chat(session *s, const char *t) {
     const run_options *o = s->o;
     mint_model_desc d;
     mint_model_describe(s->m, &d);
     const char *bos = d.bos >= 0 ? mint_token_text(s->m, d.bos) : "";
     const char *eos = d.eos >= 0 ? mint_token_text(s->m, d.eos) : "";
-    if (o->verbose) fprintf(stderr, TOOL ": chat template %s\n", mint_chat_name(t));
+    if (o->verbose)
+        fprintf(stderr, TOOL ": chat template %s\n",
+                o->chat_template        ? o->chat_template
+                : o->chat_template_file ? o->chat_template_file
+                                        : "of the model (tokenizer.chat_template)");
     chat c = {0};
     if (o->system) chat_add(&c, "system", o->system, strlen(o->system));
     char *cached = NULL; // rendered text whose tokens are in the KV cache
@@ -83,9 +99,9 @@ int run_chat(session *s, mint_chat_template t) {
             rc = run_fail("out of memory");
             break;
         }
-        char *full = render(t, &c, bos, eos);
+        char *full = render(t, &c, bos, eos, &err);
         if (!full) {
-            rc = run_fail("out of memory");
+            rc = run_fail(err.msg);
             break;
         }
         // The turn's tokens: when the rendered text extends what the cache holds (the usual

@@ -85,11 +85,11 @@ void run_report_step(session *s, run_report *r, double seconds);
 int run_report_close(session *s, run_report *r, bool ok);
 void run_report_free(run_report *r);
 
-int run_generate(session *s);                   // generate.c: plain generation, --no-kv-cache
-int run_chat(session *s, mint_chat_template t); // chat.c
-// The chat template: --chat-template, else the model's own; MINT_CHAT_UNKNOWN and a message in
-// *msg when there is none mint knows.
-mint_chat_template run_chat_template(const run_options *o, const mint_model *m, const char **msg);
+int run_generate(session *s);               // generate.c: plain generation, --no-kv-cache
+int run_chat(session *s, const char *tmpl); // chat.c
+// The chat template's Jinja source (malloc): --chat-template's preset, --chat-template-file's
+// text, else the model's own; NULL and the one-line reason in msg when there is none.
+char *run_chat_template(const run_options *o, const mint_model *m, char *msg, size_t cap);
 int run_beams(session *s);       // decoding.c: --beams
 int run_speculative(session *s); // decoding.c: --draft / --lookup
 int run_parallel(session *s);    // decoding.c: --n-parallel

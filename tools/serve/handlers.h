@@ -14,7 +14,7 @@ struct serve_http {
     const serve_config *cfg;
     serve_sched *e;
     serve_metrics *m;
-    mint_chat_template tmpl; // chat template (known)
+    const char *tmpl; // chat template's Jinja source (owned by main), NULL: chat refused
     struct MHD_Daemon *d;
     int port;              // bound port
     atomic_bool stopping;  // shutting down: /health says so, new requests are refused

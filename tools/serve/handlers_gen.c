@@ -376,11 +376,15 @@ static bool prompt_tokens(gen *g, int32_t **ids, int *n, char *msg, size_t cap) 
         if (!cm) return false;
         for (int i = 0; i < r->n_msgs; i++)
             cm[i] = (mint_chat_msg){r->msgs[i].role, r->msgs[i].content};
-        size_t need = mint_chat_render(g->h->tmpl, cm, (size_t)r->n_msgs, true, bos, eos, NULL, 0);
-        text = malloc(need + 1);
-        if (text)
-            mint_chat_render(g->h->tmpl, cm, (size_t)r->n_msgs, true, bos, eos, text, need + 1);
+        size_t tlen;
+        mint_err cerr;
+        mint_status cst =
+            mint_chat_apply(g->h->tmpl, cm, (size_t)r->n_msgs, true, bos, eos, &text, &tlen, &cerr);
         free(cm);
+        if (cst != MINT_OK) {
+            snprintf(msg, cap, "%s", cerr.msg);
+            return false;
+        }
         special = true;
         add_bos = text && strncmp(text, bos, strlen(bos)) != 0;
     } else {

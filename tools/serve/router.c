@@ -196,8 +196,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     atomic_fetch_sub(&((serve_http *)cls)->active, 1);
 }
 
-serve_http *http_start(const serve_config *cfg, serve_sched *e, serve_metrics *m,
-                       mint_chat_template tmpl, char *err, size_t errlen) {
+serve_http *http_start(const serve_config *cfg, serve_sched *e, serve_metrics *m, const char *tmpl,
+                       char *err, size_t errlen) {
     serve_http *h = calloc(1, sizeof *h);
     if (!h) return NULL;
     h->cfg = cfg;

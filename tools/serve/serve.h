@@ -128,8 +128,8 @@ char *metrics_text(serve_metrics *m, int queue, int busy, int slots);
 
 // router.c
 typedef struct serve_http serve_http;
-serve_http *http_start(const serve_config *cfg, serve_sched *e, serve_metrics *m,
-                       mint_chat_template tmpl, char *err, size_t errlen);
+serve_http *http_start(const serve_config *cfg, serve_sched *e, serve_metrics *m, const char *tmpl,
+                       char *err, size_t errlen);
 int http_port(const serve_http *h);
 // Stops accepting connections (the listening socket closes); requests in flight go on.
 void http_quiesce(serve_http *h);

@@ -546,6 +546,13 @@ PROTOTYPES = {
         c_size_t,
         [c_enum, P(mint_chat_msg), c_size_t, c_bool, c_char_p, c_char_p, c_void_p, c_size_t],
     ),
+    "mint_chat_preset": (c_char_p, [c_char_p]),
+    "mint_chat_apply": (
+        c_enum,
+        [c_char_p, P(mint_chat_msg), c_size_t, c_bool, c_char_p, c_char_p, P(c_void_p),
+         P(c_size_t), P(mint_err)],
+    ),  # fmt: skip
+    "mint_chat_free": (None, [c_void_p]),
 }
 
 # Declared in mint.h and deliberately not bound: atomic file writes are for C programs (Python

@@ -473,33 +473,28 @@ class Model(OpenAIMixin, _util.ModelBase):
     # -- chat -----------------------------------------------------------------------------------
 
     def chat_template(self, name=None):
-        """The chat template mint-run would use: name ("zephyr", "llama2", "chatml") if given,
-        else the one the model's tokenizer.chat_template is recognised as."""
-        L = self._L
+        """The Jinja source of the chat template mint-run would use: a preset's ("zephyr",
+        "llama2", "chatml") when name is given, else the model's own tokenizer.chat_template
+        (None when the model has none)."""
         if name is not None:
-            t = L.mint_chat_from_name(_lib.name_bytes(name, "chat_template"))
-            if t == 0:
+            src = self._L.mint_chat_preset(_lib.name_bytes(name, "chat_template"))
+            if src is None:
                 raise MintArgumentError(
                     f"chat_template '{name}' is not one of zephyr, llama2, chatml"
                 )
-            return _lib.cstr(L.mint_chat_name(t))
-        jinja = self.info.chat_template
-        t = L.mint_chat_detect(jinja.encode("utf-8") if jinja is not None else None)
-        if t == 0:
-            raise MintUnsupportedError(
-                "the model's chat template is not one mint recognises (zephyr, llama2, chatml); "
-                "pass chat_template=NAME"
-                if jinja is not None
-                else "the model has no chat template; pass chat_template=NAME (zephyr, llama2, "
-                "chatml)"
-            )
-        return _lib.cstr(L.mint_chat_name(t))
+            return src.decode("utf-8")
+        return self.info.chat_template
 
     def apply_chat_template(self, messages, chat_template=None, add_assistant=True):
-        """The prompt text for messages ([{"role": ..., "content": ...}], roles system, user,
-        assistant), rendered as Hugging Face's Jinja would."""
+        """The prompt text for messages ([{"role": ..., "content": ...}]), rendered by mint's
+        Jinja engine exactly as Hugging Face's apply_chat_template renders it. chat_template:
+        None (the model's own template), a preset name ("zephyr", "llama2", "chatml"), or a
+        Jinja template's text (anything containing "{")."""
         self._handle()
-        t = self._L.mint_chat_from_name(self.chat_template(chat_template).encode())
+        if isinstance(chat_template, str) and "{" in chat_template:
+            src = chat_template
+        else:
+            src = self.chat_template(chat_template)
         msgs = check_messages(messages)
         arr = (_lib.mint_chat_msg * len(msgs))()
         keep = []
@@ -510,10 +505,18 @@ class Model(OpenAIMixin, _util.ModelBase):
         bos = self._L.mint_token_text(self._h, self.bos) if self.bos >= 0 else b""
         eos = self._L.mint_token_text(self._h, self.eos) if self.eos >= 0 else b""
         add = _util.as_bool(add_assistant, "add_assistant")
-        need = self._L.mint_chat_render(t, arr, len(msgs), add, bos, eos, None, 0)
-        buf = _lib.ctypes.create_string_buffer(need + 1)
-        self._L.mint_chat_render(t, arr, len(msgs), add, bos, eos, buf, need + 1)
-        return buf.raw[:need].decode("utf-8", "replace")
+        out = _lib.ctypes.c_void_p()
+        n = _lib.c_size_t()
+        err = _lib.mint_err()
+        st = self._L.mint_chat_apply(
+            src.encode("utf-8") if src is not None else None, arr, len(msgs), add, bos, eos,
+            _lib.ctypes.byref(out), _lib.ctypes.byref(n), _lib.ctypes.byref(err),
+        )
+        _lib.check(st, err)
+        try:
+            return _lib.ctypes.string_at(out.value, n.value).decode("utf-8", "replace")
+        finally:
+            self._L.mint_chat_free(out)
 
     def _chat_ids(self, messages, chat_template, n_ctx):
         """The prompt tokens of a conversation, as mint-run -cnv makes them (tools/run/chat.c):
