@@ -461,7 +461,7 @@ Test(serve, tokenize_detokenize_round_trip_and_next_token, .timeout = MT_HANG(12
 // must be a list". Requests are routed by endpoint; /v1/next looks at the parsed body's members.
 Test(serve, the_word_messages_in_a_prompt_or_stop_is_just_text, .timeout = MT_HANG(120)) {
     mt_server s;
-    mt_server_start(&s, "-m '%s' -t 1", stories());
+    mt_server_start(&s, "-m '%s' -t 1 --chat-template zephyr", stories());
     json_object *o =
         mt_post_json(&s, "/v1/next", "{\"prompt\":\"Once upon\",\"stop\":[\"messages\"]}");
     cr_assert_eq(json_object_array_length(get(o, "candidates")), 64);

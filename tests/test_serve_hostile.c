@@ -63,7 +63,7 @@ Test(serve_hostile, idle_and_slowloris_connections_do_not_stop_other_clients,
      .timeout = MT_HANG(120)) {
     signal(SIGPIPE, SIG_IGN);
     mt_server s;
-    mt_server_start(&s, "-m '%s' -t 1 --parallel 2 --max-connections 1024",
+    mt_server_start(&s, "-m '%s' -t 1 --parallel 2 --max-connections 1024 --chat-template zephyr",
                     mt_data_path("stories260K.gguf"));
     static int fds[N_IDLE + N_SLOW];
     int open_n = 0;

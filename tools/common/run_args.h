@@ -49,8 +49,6 @@ typedef struct run_options {
     const char *trace_json;    // --trace-json FILE: the same as JSON lines
     const char *report;        // --report FILE.html: a self-contained page about the run
     const char *compare_model; // --compare-model FILE: a second model scored on the same tokens
-    // --chat-template-file FILE: a Jinja chat template to read, or NULL
-    const char *chat_template_file;
 } run_options;
 
 // mint-run's table, usage and combination rules: opt_parse(&run_program, ...) fills a
