@@ -51,4 +51,8 @@ enum MHD_Result handle_completions(serve_http *h, struct MHD_Connection *c, cons
 enum MHD_Result handle_chat(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result handle_next(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 
+// handlers_tokens.c: a text's ids in a malloc'd array, however many tokens it takes.
+mint_status serve_tokenize(const mint_model *m, const char *text, size_t len, bool add_special,
+                           bool special, int32_t **ids, size_t *n, mint_err *err);
+
 #endif // MINT_SERVE_HANDLERS_H

@@ -392,12 +392,10 @@ static bool prompt_tokens(gen *g, int32_t **ids, int *n, char *msg, size_t cap) 
     }
     if (!text) return false;
     const size_t len = strlen(text);
-    *ids = malloc((len + 8) * sizeof **ids);
     size_t k = 0;
     mint_err err;
-    bool ok =
-        *ids && mint_tokenize(m, text, len, add_bos, special, *ids, len + 8, &k, &err) == MINT_OK;
-    if (!ok && *ids) snprintf(msg, cap, "%s", err.msg);
+    bool ok = serve_tokenize(m, text, len, add_bos, special, ids, &k, &err) == MINT_OK;
+    if (!ok) snprintf(msg, cap, "%s", err.msg);
     if (ok && !r->msgs && r->echo) {
         g->echo = text;
         g->echo_len = len;

@@ -6,6 +6,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+// A text's token ids in a malloc'd array (*ids, *n): most texts need at most a token per byte
+// (+ BOS), but byte fallback and BPE can need more; the library then says how many, and the call
+// is made again with that room.
+mint_status serve_tokenize(const mint_model *m, const char *text, size_t len, bool add_special,
+                           bool special, int32_t **ids, size_t *n, mint_err *err) {
+    size_t cap = len + 8;
+    *ids = NULL;
+    *n = 0;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        int32_t *buf = malloc(cap * sizeof *buf);
+        if (!buf) {
+            snprintf(err->msg, sizeof err->msg, "out of memory");
+            return err->code = MINT_E_NOMEM;
+        }
+        mint_status st = mint_tokenize(m, text, len, add_special, special, buf, cap, n, err);
+        if (st == MINT_OK) {
+            *ids = buf;
+            return MINT_OK;
+        }
+        free(buf);
+        if (st != MINT_E_LIMIT || *n <= cap) return st;
+        cap = *n;
+    }
+    return err->code;
+}
+
 enum MHD_Result handle_tokenize(serve_http *h, struct MHD_Connection *c, const serve_call *r) {
     enum MHD_Result ret;
     json_object *o = reply_body_object(c, r->body, r->len, &ret), *content, *v;
@@ -21,16 +47,14 @@ enum MHD_Result handle_tokenize(serve_http *h, struct MHD_Connection *c, const s
     const bool pieces =
         json_object_object_get_ex(o, "with_pieces", &v) && json_object_get_boolean(v);
     const size_t n = (size_t)json_object_get_string_len(content);
-    int32_t *ids = malloc((n + 8) * sizeof *ids);
+    int32_t *ids;
     size_t k = 0;
     mint_err err;
     const mint_model *m = sched_model(h->e);
-    if (!ids || mint_tokenize(m, json_object_get_string(content), n, add_special, false, ids, n + 8,
-                              &k, &err) != MINT_OK) {
-        free(ids);
+    if (serve_tokenize(m, json_object_get_string(content), n, add_special, false, &ids, &k, &err) !=
+        MINT_OK) {
         json_object_put(o);
-        return reply_error(c, 400, "invalid_request_error", "content", "%s",
-                           ids ? err.msg : "out of memory");
+        return reply_error(c, 400, "invalid_request_error", "content", "%s", err.msg);
     }
     json_object *arr = json_object_new_array();
     for (size_t i = 0; i < k; i++) {
