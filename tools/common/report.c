@@ -218,22 +218,15 @@ void report_fill_dist(report_token *t, const mint_model *m, const float *logits,
     double sum = 0;
     for (int32_t i = 0; i < n_vocab; i++) sum += exp((double)logits[i] - max);
     double H = 0;
-    t->n_alt = 0;
     for (int32_t i = 0; i < n_vocab; i++) {
         const double p = exp((double)logits[i] - max) / sum;
         if (p > 0) H -= p * log(p);
-        // insertion into the best REPORT_ALTS, lower id first on ties
-        int k = t->n_alt < REPORT_ALTS ? t->n_alt++ : REPORT_ALTS;
-        if (k == REPORT_ALTS && !(p > t->alt_p[REPORT_ALTS - 1])) continue;
-        if (k == REPORT_ALTS) k = REPORT_ALTS - 1;
-        while (k > 0 && p > t->alt_p[k - 1]) {
-            t->alt_id[k] = t->alt_id[k - 1];
-            t->alt_p[k] = t->alt_p[k - 1];
-            k--;
-        }
-        t->alt_id[k] = i;
-        t->alt_p[k] = (float)p;
     }
+    // The alternatives: the library's one top-k and log-softmax (runtime/text/logprobs.c).
+    double lp[REPORT_ALTS];
+    t->n_alt = mint_top_k(logits, n_vocab, REPORT_ALTS, t->alt_id);
+    mint_log_softmax(logits, n_vocab, t->alt_id, t->n_alt, lp);
+    for (int k = 0; k < t->n_alt; k++) t->alt_p[k] = (float)exp(lp[k]);
     for (int k = 0; k < t->n_alt; k++) {
         size_t n = mint_token_to_piece(m, t->alt_id[k], false, t->alt_piece[k], 31);
         t->alt_piece[k][n < 31 ? n : 31] = '\0';
