@@ -66,6 +66,38 @@ Test(report, mint_run_page_renders_in_chromium, .timeout = MT_HANG(180)) {
     expect_renders(html, "report-mint-run.png");
 }
 
+// A chat run's page shows what the model was given: the last turn's prompt as the template
+// rendered it (JSON-escaped in the data block: < and > as \u003c, \u003e; a newline as \u000a),
+// and the conversation's tokens, replies included.
+Test(report, chat_run_page_shows_the_rendered_prompt, .timeout = MT_HANG(180)) {
+    const char *model = keep(mt_data_path("stories260K.gguf"));
+    const char *html = keep(mt_path(mt_tmpdir(), "chat.html"));
+    char args[8400];
+    snprintf(args, sizeof args,
+             "-m '%s' -cnv --chat-template zephyr -n 12 --temp 0 -t 1 --report '%s' -v", model,
+             html);
+    char *out, *err;
+    int rc = run_tool_stdin(&out, &err, "Tell me a story\nAnd then?\n", "mint-run", args);
+    cr_assert_eq(rc, 0, "%s", err);
+    cr_assert(strstr(err, "report written to"), "%s", err);
+    free(out);
+    free(err);
+    char *page = read_text(html);
+    expect_self_contained(page, html);
+    cr_assert(
+        strstr(page,
+               "\"chat_prompt\":\"\\u003c|user|\\u003e\\u000aTell me a story\\u003c/s\\u003e"),
+        "the first turn is not in the page's chat prompt");
+    cr_assert(strstr(page, "\\u003c|user|\\u003e\\u000aAnd then?\\u003c/s\\u003e\\u000a"
+                           "\\u003c|assistant|\\u003e\\u000a\""),
+              "the chat prompt does not end with the last turn's assistant header");
+    cr_assert(strstr(page, "\"generated\":true") || strstr(page, "\"g\":1") ||
+                  strstr(page, "\"tokens\":["),
+              "no tokens in the page");
+    free(page);
+    expect_renders(html, "report-mint-run-chat.png");
+}
+
 Test(report, compare_model_marks_disagreements, .timeout = MT_HANG(180)) {
     const char *model = keep(mt_data_path("stories260K.gguf"));
     const char *cmp = keep(mt_data_path("quant/stories260K-q4_0.gguf"));

@@ -177,6 +177,11 @@ static void write_data(out *o, const report *r) {
     for (int i = 0; i < r->n_chunks; i++) printf_(o, "%s%.6g", i ? "," : "", r->chunk_ppl[i]);
     printf_(o, "],\"ppl\":%.6g,\"ppl_err\":%.6g,\"note\":", r->ppl, r->ppl_err);
     json_str(o, r->note);
+    puts_(o, ",\"chat_prompt\":");
+    if (r->chat_prompt)
+        json_str(o, r->chat_prompt);
+    else
+        puts_(o, "null");
     puts_(o, "}");
 }
 

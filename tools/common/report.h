@@ -49,8 +49,10 @@ typedef struct report {
     int n_ops;
     const double *chunk_ppl; // [n_chunks] running perplexity per chunk (mint-perplexity)
     int n_chunks;
-    double ppl, ppl_err; // final estimate (mint-perplexity), else 0
-    char note[512];      // what was summarised or capped, said on the page
+    double ppl, ppl_err;     // final estimate (mint-perplexity), else 0
+    char note[512];          // what was summarised or capped, said on the page
+    const char *chat_prompt; // mint-run -cnv: the last turn's prompt as the chat template rendered
+                             // it (what the model was given), or NULL
 } report;
 
 // Writes the page into f (begun by the caller with mint_atomic_file_begin, so that an

@@ -139,8 +139,12 @@ static bool check(void *options, char *err, size_t errlen) {
         snprintf(err, errlen, "--json works with plain generation only");
         return false;
     }
-    if ((o->trace || o->trace_json || o->report) && modes > 0) {
-        snprintf(err, errlen, "--trace, --trace-json and --report work with plain generation only");
+    if ((o->trace || o->trace_json) && modes > 0) {
+        snprintf(err, errlen, "--trace and --trace-json work with plain generation only");
+        return false;
+    }
+    if (o->report && modes > 0 && !o->chat) {
+        snprintf(err, errlen, "--report works with plain generation and --chat only");
         return false;
     }
     if (o->compare_model && !o->report) {

@@ -80,6 +80,10 @@ int run_chat(session *s, const char *t) {
                 o->chat_template        ? o->chat_template
                 : o->chat_template_file ? o->chat_template_file
                                         : "of the model (tokenizer.chat_template)");
+    // --report: the whole conversation's tokens (each turn's new prompt tokens, then the reply's
+    // with their distributions) and the last turn's rendered prompt.
+    run_report *rep = NULL;
+    if (run_report_open(s, &rep)) return 1;
     chat c = {0};
     if (o->system) chat_add(&c, "system", o->system, strlen(o->system));
     char *cached = NULL; // rendered text whose tokens are in the KV cache
@@ -129,6 +133,10 @@ int run_chat(session *s, const char *t) {
             double t0 = cli_now();
             st = mint_eval(s->ctx, nt.id + held, (int32_t)nt.n - held, held, false, &err);
             s->st.t_prompt += cli_now() - t0;
+            if (st == MINT_OK) {
+                run_report_chat_prompt(rep, full);
+                run_report_prompt(s, rep, nt.id + held, (int)nt.n - held, false, cli_now() - t0);
+            }
             s->st.n_prompt += nt.n - (size_t)held;
             s->st.n_reused += (size_t)held;
         }
@@ -162,6 +170,7 @@ int run_chat(session *s, const char *t) {
             }
             if (out.finish == MINT_FINISH_EOS) break;
             const int32_t id = out.token;
+            run_report_token(s, rep, mint_get_logits(s->ctx, -1), id);
             s->st.n_gen++;
             const char *buf = out.text;
             const size_t n = out.n_text;
@@ -180,10 +189,12 @@ int run_chat(session *s, const char *t) {
                 rc = 1;
                 break;
             }
+            const double ts = cli_now();
             if (mint_eval(s->ctx, &id, 1, (int32_t)n_cached, false, &err) != MINT_OK) {
                 rc = run_fail(err.msg);
                 break;
             }
+            run_report_step(s, rep, cli_now() - ts);
             n_cached++;
         }
         mint_gen_free(g);
@@ -208,6 +219,7 @@ int run_chat(session *s, const char *t) {
         free(full);
         if (rc) break;
     }
+    if (run_report_close(s, rep, rc == 0)) rc = 1;
     free(line);
     free(cached);
     for (size_t i = 0; i < c.n; i++) free(c.owned[i]);

@@ -28,6 +28,7 @@ struct run_report {
     float *att;             // capture buffer [layers][heads][T][T]
     mint_model *cmp;        // compare model, or NULL
     double op_sum[16];      // seconds per op kind
+    char *chat_prompt;      // the last chat turn's rendered prompt (malloc), or NULL
 };
 
 static report_token *add_token(run_report *rr) {
@@ -51,6 +52,7 @@ void run_report_free(run_report *rr) {
     mint_model_close(rr->cmp);
     free(rr->att);
     free(rr->r.tok);
+    free(rr->chat_prompt);
     free(rr);
 }
 
@@ -136,6 +138,13 @@ void run_report_prompt(session *s, run_report *rr, const int32_t *ids, int n, bo
         if (i == n - 1) t->ms = (float)(seconds * 1e3);
         kv_after(s, t);
     }
+}
+
+void run_report_chat_prompt(run_report *rr, const char *text) {
+    if (!rr) return;
+    free(rr->chat_prompt);
+    rr->chat_prompt = strdup(text);
+    rr->r.chat_prompt = rr->chat_prompt;
 }
 
 void run_report_token(session *s, run_report *rr, const float *logits, int32_t id) {

@@ -77,6 +77,8 @@ int run_report_open(session *s, run_report **r);
 // The prompt just evaluated (with every row's logits when all_logits) in `seconds`.
 void run_report_prompt(session *s, run_report *r, const int32_t *ids, int n, bool all_logits,
                        double seconds);
+// mint-run -cnv: the turn's prompt as the chat template rendered it (the page shows the last).
+void run_report_chat_prompt(run_report *r, const char *text);
 // A generated token, with the logits it was drawn from.
 void run_report_token(session *s, run_report *r, const float *logits, int32_t id);
 // The evaluation of the last generated token took `seconds`.
