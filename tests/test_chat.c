@@ -11,42 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-// ---------------------------------------------------------------------------------------------
-// Jinja templates as shipped in tokenizer_config.json / tokenizer.chat_template
-
-// TinyLlama/TinyLlama-1.1B-Chat-v1.0 (and HuggingFaceH4/zephyr-7b-beta), docs/formats.md 6.5.
-static const char *const zephyr_jinja =
-    "{% for message in messages %}\n"
-    "{% if message['role'] == 'user' %}\n"
-    "{{ '<|user|>\n' + message['content'] + eos_token }}\n"
-    "{% elif message['role'] == 'system' %}\n"
-    "{{ '<|system|>\n' + message['content'] + eos_token }}\n"
-    "{% elif message['role'] == 'assistant' %}\n"
-    "{{ '<|assistant|>\n'  + message['content'] + eos_token }}\n"
-    "{% endif %}\n"
-    "{% if loop.last and add_generation_prompt %}\n"
-    "{{ '<|assistant|>' }}\n"
-    "{% endif %}\n"
-    "{% endfor %}";
-
-// meta-llama/Llama-2-7b-chat-hf.
-static const char *const llama2_jinja =
-    "{% if messages[0]['role'] == 'system' %}{% set loop_messages = messages[1:] %}{% set "
-    "system_message = messages[0]['content'] %}{% else %}{% set loop_messages = messages %}{% set "
-    "system_message = false %}{% endif %}{% for message in loop_messages %}{% if "
-    "(message['role'] == 'user') != (loop.index0 % 2 == 0) %}{{ raise_exception('Conversation "
-    "roles must alternate user/assistant/user/assistant/...') }}{% endif %}{% if loop.index0 == "
-    "0 and system_message != false %}{% set content = '<<SYS>>\\n' + system_message + "
-    "'\\n<</SYS>>\\n\\n' + message['content'] %}{% else %}{% set content = message['content'] "
-    "%}{% endif %}{% if message['role'] == 'user' %}{{ bos_token + '[INST] ' + content.strip() + "
-    "' [/INST]' }}{% elif message['role'] == 'assistant' %}{{ ' '  + content.strip() + ' ' + "
-    "eos_token }}{% endif %}{% endfor %}";
-
-// teknium/OpenHermes-2.5-Mistral-7B (the common ChatML template).
-static const char *const chatml_jinja =
-    "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + "
-    "message['content'] + '<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ "
-    "'<|im_start|>assistant\\n' }}{% endif %}";
+// The templates as the models ship them: the library's presets hold their exact sources
+// (runtime/text/chat.c), which test_jinja renders against jinja2.
+#define zephyr_jinja mint_chat_preset("zephyr")
+#define llama2_jinja mint_chat_preset("llama2")
+#define chatml_jinja mint_chat_preset("chatml")
 
 Test(chat, detects_the_three_families) {
     cr_assert_eq(mint_chat_detect(zephyr_jinja), MINT_CHAT_ZEPHYR);

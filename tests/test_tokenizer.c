@@ -4,6 +4,7 @@
 // random bytes, worst-case input sizes, and vocabulary validation on synthetic files.
 #include "formats/gguf.h"
 #include "helpers/helpers.h"
+#include "helpers/vocab_test.h"
 #include "runtime/text/vocab.h"
 
 #include <criterion/criterion.h>
@@ -14,41 +15,6 @@
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
-
-static mint_vocab *load_vocab(const char *rel) {
-    mint_err err;
-    mint_file *f = NULL;
-    cr_assert_eq(mint_file_open(mt_data_path(rel), &f, &err), MINT_OK, "%s", err.msg);
-    mint_vocab *v = NULL;
-    cr_assert_eq(mint_vocab_load(f, &v, &err), MINT_OK, "%s", err.msg);
-    mint_file_close(f); // the vocabulary keeps its own copy of everything
-    return v;
-}
-
-// Tokenizes into a malloc'd array; *n gets the count. Fails the test on error.
-static int32_t *tok(const mint_vocab *v, const char *text, size_t len, bool add_special,
-                    bool parse_special, size_t *n) {
-    mint_err err;
-    size_t need = 0;
-    mint_status st =
-        mint_vocab_tokenize(v, text, len, add_special, parse_special, NULL, 0, &need, &err);
-    cr_assert(st == MINT_OK || st == MINT_E_LIMIT, "%s", err.msg);
-    int32_t *ids = malloc((need + 1) * sizeof *ids);
-    cr_assert_eq(mint_vocab_tokenize(v, text, len, add_special, parse_special, ids, need, n, &err),
-                 MINT_OK, "%s", err.msg);
-    cr_assert_eq(*n, need);
-    return ids;
-}
-
-// Detokenizes into a malloc'd NUL-terminated string; *len gets its length.
-static char *detok(const mint_vocab *v, const int32_t *ids, size_t n, bool remove_special,
-                   bool unparse_special, size_t *len) {
-    *len = mint_vocab_detokenize(v, ids, n, remove_special, unparse_special, NULL, 0);
-    char *s = malloc(*len + 1);
-    cr_assert_eq(mint_vocab_detokenize(v, ids, n, remove_special, unparse_special, s, *len), *len);
-    s[*len] = '\0';
-    return s;
-}
 
 static void assert_ids(const int32_t *got, size_t n_got, json_object *want, const char *what) {
     size_t n = json_object_array_length(want);
@@ -87,7 +53,7 @@ static double now(void) {
 
 // test-tokenizer-0 tokenizes each string with add_special = false and parse_special = false.
 Test(tokenizer, llama_spm_inp_out_all_46_cases) {
-    mint_vocab *v = load_vocab("ggml-vocab-llama-spm.gguf");
+    mint_vocab *v = mt_vocab_load("ggml-vocab-llama-spm.gguf");
     size_t inp_len, out_len;
     char *inp = (char *)mt_read_file(mt_data_path("ggml-vocab-llama-spm.gguf.inp"), &inp_len);
     char *out = (char *)mt_read_file(mt_data_path("ggml-vocab-llama-spm.gguf.out"), &out_len);
@@ -101,7 +67,7 @@ Test(tokenizer, llama_spm_inp_out_all_46_cases) {
         cr_assert(eol, "the .out file has fewer lines than the .inp file has cases");
         *eol = '\0';
         size_t n;
-        int32_t *ids = tok(v, p, (size_t)(end - p), false, false, &n);
+        int32_t *ids = mt_vocab_tok(v, p, (size_t)(end - p), false, false, &n);
         size_t k = 0;
         for (char *q = line, *next; *q; q = next) {
             long want = strtol(q, &next, 10);
@@ -128,7 +94,7 @@ Test(tokenizer, llama_spm_inp_out_all_46_cases) {
 
 static void check_reference_vocab(const char *file) {
     json_object *ref = mt_json_data("reference/tokenizer.json");
-    mint_vocab *v = load_vocab(file);
+    mint_vocab *v = mt_vocab_load(file);
     json_object *info = mt_jget(mt_jget(ref, "vocabs"), file);
     cr_assert_eq(mint_vocab_n_tokens(v), json_object_get_int(mt_jget(info, "n_tokens")));
     json_object *cases = mt_jget(ref, "cases");
@@ -141,11 +107,11 @@ static void check_reference_vocab(const char *file) {
         size_t len = hex_decode(hex, text);
         json_object *want = mt_jget(cs, file);
         size_t n;
-        int32_t *ids = tok(v, text, len, true, true, &n);
+        int32_t *ids = mt_vocab_tok(v, text, len, true, true, &n);
         assert_ids(ids, n, mt_jget(want, "parse_special"),
                    json_object_get_string(mt_jget(cs, "text")));
         free(ids);
-        ids = tok(v, text, len, true, false, &n);
+        ids = mt_vocab_tok(v, text, len, true, false, &n);
         assert_ids(ids, n, mt_jget(want, "no_parse_special"),
                    json_object_get_string(mt_jget(cs, "text")));
         json_object *pieces = mt_jget(want, "pieces_no_parse_special");
@@ -175,7 +141,7 @@ Test(tokenizer, reference_stories260K_512) {
 // llama-perplexity tokenizes each text once with BOS and parse_special off; the reference
 // records the counts for stories260K's 512-token vocabulary (docs/tolerances.md 1.5).
 Test(tokenizer, perplexity_texts_token_counts) {
-    mint_vocab *v = load_vocab("stories260K.gguf");
+    mint_vocab *v = mt_vocab_load("stories260K.gguf");
     const struct {
         const char *file;
         size_t tokens;
@@ -185,7 +151,7 @@ Test(tokenizer, perplexity_texts_token_counts) {
         char *text = (char *)mt_read_file(mt_data_path(texts[i].file), &len);
         cr_assert(text);
         double t0 = now();
-        int32_t *ids = tok(v, text, len, true, false, &n);
+        int32_t *ids = mt_vocab_tok(v, text, len, true, false, &n);
         double dt = now() - t0;
         cr_assert_eq(n, texts[i].tokens, "%s: %zu tokens, llama.cpp made %zu", texts[i].file, n,
                      texts[i].tokens);
@@ -201,7 +167,7 @@ Test(tokenizer, perplexity_texts_token_counts) {
 // Vocabulary facts and decoding
 
 Test(tokenizer, llama_spm_vocabulary_facts) {
-    mint_vocab *v = load_vocab("ggml-vocab-llama-spm.gguf");
+    mint_vocab *v = mt_vocab_load("ggml-vocab-llama-spm.gguf");
     cr_assert_eq(mint_vocab_n_tokens(v), 32000);
     cr_assert_eq(mint_vocab_bos(v), 1);
     cr_assert_eq(mint_vocab_eos(v), 2);
@@ -227,7 +193,7 @@ Test(tokenizer, llama_spm_vocabulary_facts) {
 }
 
 Test(tokenizer, token_to_piece_by_type) {
-    mint_vocab *v = load_vocab("ggml-vocab-llama-spm.gguf");
+    mint_vocab *v = mt_vocab_load("ggml-vocab-llama-spm.gguf");
     char buf[16];
     cr_assert_eq(mint_vocab_token_to_piece(v, 15043, false, 0, buf, sizeof buf), 6);
     cr_assert(memcmp(buf, " Hello", 6) == 0);
@@ -256,26 +222,27 @@ Test(tokenizer, token_to_piece_by_type) {
 // detokenize follows llama.cpp: the space prefix is removed from the first piece unless a
 // leading BOS was removed (then the text keeps it), and control tokens need unparse_special.
 Test(tokenizer, detokenize_leading_space_rules) {
-    mint_vocab *v = load_vocab("ggml-vocab-llama-spm.gguf");
+    mint_vocab *v = mt_vocab_load("ggml-vocab-llama-spm.gguf");
     const int32_t with_bos[] = {1, 15043, 3186, 2};
     size_t len;
-    char *s = detok(v, with_bos + 1, 2, false, false, &len);
+    char *s = mt_vocab_detok(v, with_bos + 1, 2, false, false, &len);
     cr_assert_str_eq(s, "Hello world");
     free(s);
-    s = detok(v, with_bos, 3, true, false, &len);
+    s = mt_vocab_detok(v, with_bos, 3, true, false, &len);
     cr_assert_str_eq(s, " Hello world");
     free(s);
-    s = detok(v, with_bos, 3, false, false, &len); // BOS renders empty but still uses the strip
+    s = mt_vocab_detok(v, with_bos, 3, false, false,
+                       &len); // BOS renders empty but still uses the strip
     cr_assert_str_eq(s, " Hello world");
     free(s);
-    s = detok(v, with_bos, 4, false, true, &len);
+    s = mt_vocab_detok(v, with_bos, 4, false, true, &len);
     cr_assert_str_eq(s, "<s> Hello world</s>");
     free(s);
-    s = detok(v, with_bos, 4, true, true, &len); // add_eos is false: the EOS stays
+    s = mt_vocab_detok(v, with_bos, 4, true, true, &len); // add_eos is false: the EOS stays
     cr_assert_str_eq(s, " Hello world</s>");
     free(s);
     const int32_t bad[] = {-3, 15043, 99999};
-    s = detok(v, bad, 3, false, false, &len);
+    s = mt_vocab_detok(v, bad, 3, false, false, &len);
     cr_assert_str_eq(s, " Hello");
     free(s);
     // A buffer too small gets whole pieces only and the full length comes back.
@@ -309,18 +276,18 @@ static const char *const texts[] = {
 Test(tokenizer, round_trip_texts_both_vocabularies) {
     const char *files[] = {"ggml-vocab-llama-spm.gguf", "stories260K.gguf"};
     for (int f = 0; f < 2; f++) {
-        mint_vocab *v = load_vocab(files[f]);
+        mint_vocab *v = mt_vocab_load(files[f]);
         for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
             size_t n, len;
-            int32_t *ids = tok(v, texts[i], strlen(texts[i]), false, false, &n);
-            char *s = detok(v, ids, n, false, false, &len);
+            int32_t *ids = mt_vocab_tok(v, texts[i], strlen(texts[i]), false, false, &n);
+            char *s = mt_vocab_detok(v, ids, n, false, false, &len);
             cr_assert(len == strlen(texts[i]) && memcmp(s, texts[i], len) == 0,
                       "%s: '%s' came back as '%s'", files[f], texts[i], s);
             free(s);
             free(ids);
             // With BOS the text comes back with its space prefix, as in llama.cpp.
-            ids = tok(v, texts[i], strlen(texts[i]), true, false, &n);
-            s = detok(v, ids, n, true, false, &len);
+            ids = mt_vocab_tok(v, texts[i], strlen(texts[i]), true, false, &n);
+            s = mt_vocab_detok(v, ids, n, true, false, &len);
             if (texts[i][0]) {
                 cr_assert(len == strlen(texts[i]) + 1 && s[0] == ' ' &&
                               memcmp(s + 1, texts[i], len - 1) == 0,
@@ -383,7 +350,7 @@ Test(tokenizer, random_bytes_round_trip) {
     static const char *const bits[] = {"</s>",     "<s>",  "<unk>", " ",  "  ",     "\xE2\x96",
                                        "\xF0\x9F", "\xC3", "\x80",  "\0", "<0x41>", "the"};
     for (int f = 0; f < 2; f++) {
-        mint_vocab *v = load_vocab(files[f]);
+        mint_vocab *v = mt_vocab_load(files[f]);
         rng_state = 0x5EED0000u + (uint64_t)f;
         size_t n_cases = 3000, total_tokens = 0, n_exact = 0;
         for (size_t c = 0; c < n_cases; c++) {
@@ -403,8 +370,8 @@ Test(tokenizer, random_bytes_round_trip) {
             for (size_t i = 0; i + 2 < len; i++)
                 if (memcmp(text + i, "\xE2\x96\x81", 3) == 0) text[i + 2] = 'x';
             size_t n, out_len, want_len, swallowed;
-            int32_t *ids = tok(v, text, len, false, false, &n);
-            char *s = detok(v, ids, n, false, false, &out_len);
+            int32_t *ids = mt_vocab_tok(v, text, len, false, false, &n);
+            char *s = mt_vocab_detok(v, ids, n, false, false, &out_len);
             char *want = expected_decode(text, len, &want_len, &swallowed);
             cr_assert(out_len == want_len && memcmp(s, want, want_len) == 0,
                       "%s case %zu: %zu bytes came back as %zu", files[f], c, want_len, out_len);
@@ -416,7 +383,7 @@ Test(tokenizer, random_bytes_round_trip) {
             free(want);
             free(s);
             free(ids);
-            ids = tok(v, text, len, true, true, &n); // must not fail either
+            ids = mt_vocab_tok(v, text, len, true, true, &n); // must not fail either
             cr_assert_geq(n, 1);
             free(ids);
         }
@@ -431,7 +398,7 @@ Test(tokenizer, random_bytes_round_trip) {
 // Limits and worst cases
 
 Test(tokenizer, small_buffer_reports_limit_and_count) {
-    mint_vocab *v = load_vocab("ggml-vocab-llama-spm.gguf");
+    mint_vocab *v = mt_vocab_load("ggml-vocab-llama-spm.gguf");
     int32_t ids[2];
     size_t n = 0;
     mint_err err;
@@ -453,7 +420,7 @@ Test(tokenizer, small_buffer_reports_limit_and_count) {
 // ever longer symbols; random bytes fall back to byte tokens) finish in well under a second;
 // a quadratic tokenizer would take minutes.
 Test(tokenizer, one_megabyte_inputs_are_fast, .timeout = MT_HANG(120)) {
-    mint_vocab *v = load_vocab("ggml-vocab-llama-spm.gguf");
+    mint_vocab *v = mt_vocab_load("ggml-vocab-llama-spm.gguf");
     size_t len = 1 << 20;
     char *text = malloc(len);
     const char *kinds[] = {"spaces", "letter a", "random bytes", "words", "special tokens"};
@@ -481,13 +448,13 @@ Test(tokenizer, one_megabyte_inputs_are_fast, .timeout = MT_HANG(120)) {
             if (memcmp(text + i, "\xE2\x96\x81", 3) == 0) text[i + 2] = 'x';
         size_t n;
         double t0 = now();
-        int32_t *ids = tok(v, text, len, true, true, &n);
+        int32_t *ids = mt_vocab_tok(v, text, len, true, true, &n);
         double dt = now() - t0;
         cr_log_info("1 MiB of %s: %zu tokens in %.3f s", kinds[k], n, dt);
         cr_assert_lt(dt, 20.0, "1 MiB of %s took %.1f s", kinds[k], dt);
         if (k != 4) {
             size_t out_len, want_len, swallowed;
-            char *s = detok(v, ids, n, true, false, &out_len);
+            char *s = mt_vocab_detok(v, ids, n, true, false, &out_len);
             char *want = expected_decode(text, len, &want_len, &swallowed);
             cr_assert(out_len == want_len + 1 && memcmp(s + 1, want, want_len) == 0);
             cr_assert(k == 2 || swallowed == 0);
@@ -555,7 +522,7 @@ Test(vocab, defaults_when_keys_are_missing) {
     cr_assert(mint_vocab_is_eog(v, 2));
     cr_assert_eq(mint_vocab_token_attr(v, 2), MINT_TOKEN_ATTR_NORMAL | MINT_TOKEN_ATTR_CONTROL);
     size_t n;
-    int32_t *ids = tok(v, "ab", 2, true, false, &n);
+    int32_t *ids = mt_vocab_tok(v, "ab", 2, true, false, &n);
     cr_assert_eq(n, 3);
     cr_assert_eq(ids[1], 5); // "▁": no merge with "a" exists
     cr_assert_eq(ids[2], 6); // "ab"
@@ -582,7 +549,7 @@ Test(vocab, special_ids_keys_and_out_of_range) {
     cr_assert_eq(mint_vocab_bos(v), 4);
     cr_assert_eq(mint_vocab_eos(v), 2);
     size_t n;
-    int32_t *ids = tok(v, "ab", 2, true, false, &n);
+    int32_t *ids = mt_vocab_tok(v, "ab", 2, true, false, &n);
     cr_assert_eq(n, 3);
     cr_assert_eq(ids[0], 4);
     cr_assert_eq(ids[1], 6);
@@ -707,7 +674,7 @@ Test(vocab, user_defined_tokens_and_rstrip) {
         cr_assert(mint_vocab_is_eog(v, 9)); // <|end|> by its text
         cr_assert_eq(mint_vocab_eot(v), 9);
         size_t n;
-        int32_t *ids = tok(v, "hi<|user|>hi", 12, false, false, &n);
+        int32_t *ids = mt_vocab_tok(v, "hi<|user|>hi", 12, false, false, &n);
         // <|user|> is split out without parse_special, and the text after it gets a space.
         cr_assert_eq(n, 3);
         cr_assert_eq(ids[0], 8); // "▁hi"
@@ -715,7 +682,7 @@ Test(vocab, user_defined_tokens_and_rstrip) {
         cr_assert_eq(ids[2], 8);
         free(ids);
         const char *text = "hi<|user|>  hi<|end|> hi";
-        ids = tok(v, text, strlen(text), false, true, &n);
+        ids = mt_vocab_tok(v, text, strlen(text), false, true, &n);
         if (!phi3) {
             // "▁hi" <|user|> "▁" "▁" "▁hi" <|end|> "▁" "▁hi"
             const int32_t want[] = {8, 3, 4, 4, 8, 9, 4, 8};
@@ -738,7 +705,7 @@ Test(vocab, user_defined_tokens_and_rstrip) {
 Test(tokenizer, word_by_word_bpe_equals_whole_fragment_bpe) {
     const char *files[] = {"ggml-vocab-llama-spm.gguf", "stories260K.gguf"};
     for (int f = 0; f < 2; f++) {
-        mint_vocab *v = load_vocab(files[f]);
+        mint_vocab *v = mt_vocab_load(files[f]);
         cr_assert(v->space_runs_lead, "%s", files[f]);
         size_t len;
         char *text = (char *)mt_read_file(mt_data_path("wiki.test.raw"), &len);
@@ -746,9 +713,9 @@ Test(tokenizer, word_by_word_bpe_equals_whole_fragment_bpe) {
         rng_state = 7;
         for (size_t i = 0; i < 2000; i++) text[rnd() % len] = (char)(rnd() & 0xFF); // noise
         size_t n_words, n_whole;
-        int32_t *words = tok(v, text, len, true, true, &n_words);
+        int32_t *words = mt_vocab_tok(v, text, len, true, true, &n_words);
         v->space_runs_lead = false;
-        int32_t *whole = tok(v, text, len, true, true, &n_whole);
+        int32_t *whole = mt_vocab_tok(v, text, len, true, true, &n_whole);
         v->space_runs_lead = true;
         cr_assert_eq(n_words, n_whole, "%s: %zu tokens vs %zu", files[f], n_words, n_whole);
         cr_assert(memcmp(words, whole, n_words * sizeof *words) == 0, "%s", files[f]);
@@ -779,7 +746,7 @@ Test(vocab, inner_space_token_disables_word_by_word_bpe) {
     cr_assert_eq(synth_load(&s, &v, &err), MINT_OK, "%s", err.msg);
     cr_assert(!v->space_runs_lead);
     size_t n;
-    int32_t *ids = tok(v, "a b", 3, false, false, &n); // "▁", "a▁b"
+    int32_t *ids = mt_vocab_tok(v, "a b", 3, false, false, &n); // "▁", "a▁b"
     cr_assert_eq(n, 2);
     cr_assert_eq(ids[0], 5);
     cr_assert_eq(ids[1], 7);

@@ -12,6 +12,7 @@
 // vocabulary cleans.
 #include "formats/gguf.h"
 #include "helpers/helpers.h"
+#include "helpers/vocab_test.h"
 #include "runtime/text/bpe.h"
 #include "runtime/text/byte_unicode.h"
 #include "runtime/text/vocab.h"
@@ -23,42 +24,6 @@
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
-
-static mint_vocab *load_vocab(const char *rel) {
-    mint_err err;
-    mint_file *f = NULL;
-    cr_assert_eq(mint_file_open(mt_data_path(rel), &f, &err), MINT_OK, "%s", err.msg);
-    mint_vocab *v = NULL;
-    cr_assert_eq(mint_vocab_load(f, &v, &err), MINT_OK, "%s: %s", rel, err.msg);
-    mint_file_close(f);
-    return v;
-}
-
-static int32_t *tok(const mint_vocab *v, const char *text, size_t len, bool add_special,
-                    bool parse_special, size_t *n) {
-    mint_err err;
-    size_t need = 0;
-    mint_status st =
-        mint_vocab_tokenize(v, text, len, add_special, parse_special, NULL, 0, &need, &err);
-    cr_assert(st == MINT_OK || st == MINT_E_LIMIT, "%s", err.msg);
-    int32_t *ids = malloc((need + 1) * sizeof *ids);
-    cr_assert_eq(mint_vocab_tokenize(v, text, len, add_special, parse_special, ids, need, n, &err),
-                 MINT_OK, "%s", err.msg);
-    cr_assert_eq(*n, need);
-    return ids;
-}
-
-// Detokenizes into a malloc'd NUL-terminated string (the first call's length is an upper bound
-// when the vocabulary cleans spaces); *len gets the length.
-static char *detok(const mint_vocab *v, const int32_t *ids, size_t n, bool remove_special,
-                   bool unparse_special, size_t *len) {
-    size_t want = mint_vocab_detokenize(v, ids, n, remove_special, unparse_special, NULL, 0);
-    char *s = malloc(want + 1);
-    *len = mint_vocab_detokenize(v, ids, n, remove_special, unparse_special, s, want);
-    cr_assert_leq(*len, want);
-    s[*len] = '\0';
-    return s;
-}
 
 static void assert_ids(const int32_t *got, size_t n, const int32_t *want, size_t n_want,
                        const char *what) {
@@ -112,7 +77,7 @@ static size_t cleaned(const char *in, size_t n, char *out) {
 static vec_result run_vectors(const char *name, int n_expected) {
     char rel[256];
     snprintf(rel, sizeof rel, "%s", name);
-    mint_vocab *v = load_vocab(rel);
+    mint_vocab *v = mt_vocab_load(rel);
     size_t inp_len, out_len;
     snprintf(rel, sizeof rel, "%s.inp", name);
     char *inp = (char *)mt_read_file(mt_data_path(rel), &inp_len);
@@ -137,14 +102,14 @@ static vec_result run_vectors(const char *name, int n_expected) {
             want[n_want++] = (int32_t)id;
         }
         size_t len = (size_t)(end - p), n;
-        int32_t *ids = tok(v, p, len, false, false, &n);
+        int32_t *ids = mt_vocab_tok(v, p, len, false, false, &n);
         bool same = n == n_want && !memcmp(ids, want, n * sizeof *ids);
         cr_expect(same, "%s: string %d '%.*s' does not give the expected ids", name, r.cases,
                   (int)len, p);
         r.identical += same;
         // Detokenizing the expected ids: the input, cleaned as llama.cpp cleans.
         size_t back_len;
-        char *back = detok(v, want, n_want, false, true, &back_len);
+        char *back = mt_vocab_detok(v, want, n_want, false, true, &back_len);
         char *ref = malloc(len + 1);
         size_t ref_len = v->clean_spaces ? cleaned(p, len, ref) : (memcpy(ref, p, len), len);
         cr_expect(back_len == ref_len && !memcmp(back, ref, ref_len),
@@ -194,56 +159,56 @@ VECTORS(gemma_4, "vocab/ggml-vocab-gemma-4.gguf", 46)
 
 Test(flags, defaults_per_pre_tokenizer) {
     // Llama 3: add_bos from the pre-tokenizer (no key), spaces cleaned.
-    mint_vocab *v = load_vocab("vocab/ggml-vocab-llama-bpe.gguf");
+    mint_vocab *v = mt_vocab_load("vocab/ggml-vocab-llama-bpe.gguf");
     cr_assert(v->kind == MINT_VOCAB_BPE && mint_vocab_add_bos(v) && !mint_vocab_add_eos(v));
     cr_assert(!mint_vocab_add_space_prefix(v) && v->clean_spaces);
     cr_assert_eq(mint_vocab_bos(v), 128000);
     cr_assert_eq(mint_vocab_eos(v), 128001);
     size_t n;
-    int32_t *ids = tok(v, "Hello", 5, true, false, &n);
+    int32_t *ids = mt_vocab_tok(v, "Hello", 5, true, false, &n);
     assert_ids(ids, n, (int32_t[]){128000, 9906}, 2, "llama-bpe Hello with BOS");
     free(ids);
     mint_vocab_free(v);
     // GPT-2: no BOS by default, spaces cleaned.
-    v = load_vocab("vocab/ggml-vocab-gpt-2.gguf");
+    v = mt_vocab_load("vocab/ggml-vocab-gpt-2.gguf");
     cr_assert(!mint_vocab_add_bos(v) && v->clean_spaces);
-    ids = tok(v, "Hello", 5, true, false, &n);
+    ids = mt_vocab_tok(v, "Hello", 5, true, false, &n);
     assert_ids(ids, n, (int32_t[]){15496}, 1, "gpt-2 Hello with add_special");
     free(ids);
     mint_vocab_free(v);
     // Qwen 2: no clean-up; Gemma 4: BOS forced, SentencePiece-style.
-    v = load_vocab("vocab/ggml-vocab-qwen2.gguf");
+    v = mt_vocab_load("vocab/ggml-vocab-qwen2.gguf");
     cr_assert(!v->clean_spaces && !mint_vocab_add_bos(v));
     mint_vocab_free(v);
-    v = load_vocab("vocab/ggml-vocab-gemma-4.gguf");
+    v = mt_vocab_load("vocab/ggml-vocab-gemma-4.gguf");
     cr_assert(mint_vocab_add_bos(v) && (v->pre_flags & MINT_PRE_ESCAPE));
     cr_assert_eq(mint_vocab_bos(v), 2);
     mint_vocab_free(v);
 }
 
 Test(flags, parse_special_splits_control_tokens) {
-    mint_vocab *v = load_vocab("vocab/ggml-vocab-llama-bpe.gguf");
+    mint_vocab *v = mt_vocab_load("vocab/ggml-vocab-llama-bpe.gguf");
     const char *text = "<|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|>";
     size_t n;
-    int32_t *ids = tok(v, text, strlen(text), true, true, &n);
+    int32_t *ids = mt_vocab_tok(v, text, strlen(text), true, true, &n);
     assert_ids(ids, n, (int32_t[]){128000, 128006, 882, 128007, 271, 13347, 128009}, 7,
                "llama-bpe chat header, parse_special");
     free(ids);
     // Without parse_special the control texts are plain text.
-    ids = tok(v, "<|eot_id|>", 10, false, false, &n);
+    ids = mt_vocab_tok(v, "<|eot_id|>", 10, false, false, &n);
     cr_assert_gt(n, 1);
     for (size_t i = 0; i < n; i++) cr_assert_lt(ids[i], 128000);
     size_t len;
-    char *s = detok(v, ids, n, false, false, &len);
+    char *s = mt_vocab_detok(v, ids, n, false, false, &len);
     cr_assert_str_eq(s, "<|eot_id|>");
     free(s);
     free(ids);
     // Control tokens are rendered only with unparse_special.
     int32_t eot = 128009;
-    s = detok(v, &eot, 1, false, false, &len);
+    s = mt_vocab_detok(v, &eot, 1, false, false, &len);
     cr_assert_eq(len, 0);
     free(s);
-    s = detok(v, &eot, 1, false, true, &len);
+    s = mt_vocab_detok(v, &eot, 1, false, true, &len);
     cr_assert_str_eq(s, "<|eot_id|>");
     free(s);
     mint_vocab_free(v);
@@ -251,12 +216,12 @@ Test(flags, parse_special_splits_control_tokens) {
 
 Test(flags, user_defined_tokens_split_without_parse_special) {
     // Qwen 2's 290 USER_DEFINED tokens are split out always, as HF tokenizers do.
-    mint_vocab *v = load_vocab("vocab/ggml-vocab-qwen2.gguf");
+    mint_vocab *v = mt_vocab_load("vocab/ggml-vocab-qwen2.gguf");
     int32_t id = mint_vocab_find(v, "<|im_start|>", 12);
     cr_assert_geq(id, 0);
     uint32_t attr = mint_vocab_token_attr(v, id);
     size_t n;
-    int32_t *ids = tok(v, "<|im_start|>", 12, false, false, &n);
+    int32_t *ids = mt_vocab_tok(v, "<|im_start|>", 12, false, false, &n);
     if (attr & MINT_TOKEN_ATTR_USER_DEFINED) {
         cr_assert_eq(n, 1);
         cr_assert_eq(ids[0], id);
@@ -264,7 +229,7 @@ Test(flags, user_defined_tokens_split_without_parse_special) {
         cr_assert_gt(n, 1);
     }
     free(ids);
-    ids = tok(v, "<|im_start|>", 12, false, true, &n);
+    ids = mt_vocab_tok(v, "<|im_start|>", 12, false, true, &n);
     assert_ids(ids, n, &id, 1, "qwen2 <|im_start|> with parse_special");
     free(ids);
     mint_vocab_free(v);
@@ -278,24 +243,24 @@ Test(utf8, invalid_bytes_tokenize_as_replacement_characters) {
     const char *names[] = {"vocab/ggml-vocab-llama-bpe.gguf", "vocab/ggml-vocab-gpt-2.gguf",
                            "vocab/ggml-vocab-gemma-4.gguf"};
     for (int k = 0; k < 3; k++) {
-        mint_vocab *v = load_vocab(names[k]);
+        mint_vocab *v = mt_vocab_load(names[k]);
         const char bad[] = "a\xff b\xc3 c\x80\xe2\x82 d\xf5\x80\x80\x80";
         const char fixed[] = "a\xEF\xBF\xBD b\xEF\xBF\xBD c\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD d"
                              "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD";
         size_t n1, n2;
-        int32_t *a = tok(v, bad, sizeof bad - 1, false, false, &n1);
-        int32_t *b = tok(v, fixed, sizeof fixed - 1, false, false, &n2);
+        int32_t *a = mt_vocab_tok(v, bad, sizeof bad - 1, false, false, &n1);
+        int32_t *b = mt_vocab_tok(v, fixed, sizeof fixed - 1, false, false, &n2);
         assert_ids(a, n1, b, n2, names[k]);
         free(a);
         free(b);
         // Overlong forms are decoded, not refused: C1 81 is 'A'.
-        a = tok(v, "\xC1\x81", 2, false, false, &n1);
-        b = tok(v, "A", 1, false, false, &n2);
+        a = mt_vocab_tok(v, "\xC1\x81", 2, false, false, &n1);
+        b = mt_vocab_tok(v, "A", 1, false, false, &n2);
         assert_ids(a, n1, b, n2, names[k]);
         free(a);
         free(b);
         // Surrogates and NULs go through too.
-        a = tok(v, "x\xED\xA0\x80y\0z", 6, false, false, &n1);
+        a = mt_vocab_tok(v, "x\xED\xA0\x80y\0z", 6, false, false, &n1);
         cr_assert_gt(n1, 2);
         free(a);
         mint_vocab_free(v);
@@ -408,19 +373,19 @@ Test(synthetic, merges_by_rank_and_pre_tokenizer) {
     mint_err err;
     cr_assert_eq(synth_load(&s, &v, &err), MINT_OK, "%s", err.msg);
     size_t n;
-    int32_t *ids = tok(v, "hello world", 11, false, false, &n);
+    int32_t *ids = mt_vocab_tok(v, "hello world", 11, false, false, &n);
     // "hello" | " world": " wor" then 'l' 'd' (no merge for "wor"+"l").
     assert_ids(ids, n, (int32_t[]){256 + 3, 256 + 6, 'l', 'd'}, 4, "hello world");
     size_t len;
-    char *back = detok(v, ids, n, false, false, &len);
+    char *back = mt_vocab_detok(v, ids, n, false, false, &len);
     cr_assert_str_eq(back, "hello world");
     free(back);
     free(ids);
     // Default BPE flags: BOS/EOS id 11, no BOS added, spaces cleaned on the way back.
     cr_assert_eq(mint_vocab_bos(v), 11);
     cr_assert(!mint_vocab_add_bos(v) && v->clean_spaces);
-    ids = tok(v, "a , b 's", 8, false, false, &n);
-    back = detok(v, ids, n, false, false, &len);
+    ids = mt_vocab_tok(v, "a , b 's", 8, false, false, &n);
+    back = mt_vocab_detok(v, ids, n, false, false, &len);
     cr_assert_str_eq(back, "a, b's");
     // The first call on a short buffer gives the uncleaned length, an upper bound.
     cr_assert_eq(mint_vocab_detokenize(v, ids, n, false, false, NULL, 0), 8);
@@ -468,7 +433,7 @@ Test(synthetic, missing_pre_is_default_and_unknown_model_fails) {
     mint_err err;
     cr_assert_eq(synth_load(&s, &v, &err), MINT_OK, "%s", err.msg);
     size_t n;
-    int32_t *ids = tok(v, "hello", 5, false, false, &n);
+    int32_t *ids = mt_vocab_tok(v, "hello", 5, false, false, &n);
     assert_ids(ids, n, (int32_t[]){256 + 3}, 1, "default pre-tokenizer");
     free(ids);
     synth_end(&s, v);
@@ -490,17 +455,17 @@ Test(synthetic, special_tokens_and_lone_bytes) {
     cr_assert_eq(synth_load(&s, &v, &err), MINT_OK, "%s", err.msg);
     cr_assert(mint_vocab_add_bos(v)); // llama3-style pre-tokenizers add BOS by default
     size_t n;
-    int32_t *ids = tok(v, "hello<|end|>", 12, true, true, &n);
+    int32_t *ids = mt_vocab_tok(v, "hello<|end|>", 12, true, true, &n);
     assert_ids(ids, n, (int32_t[]){256, 256 + 3, 256 + 7}, 3, "BOS hello <|end|>");
     free(ids);
     // ignore_merges: a word that is a token is taken whole.
-    ids = tok(v, "hell", 4, false, false, &n);
+    ids = mt_vocab_tok(v, "hell", 4, false, false, &n);
     assert_ids(ids, n, (int32_t[]){256 + 2}, 1, "hell");
     free(ids);
     // Every byte has its character token: arbitrary bytes never fail.
     char all[256];
     for (int i = 0; i < 256; i++) all[i] = (char)i;
-    ids = tok(v, all, 256, false, false, &n);
+    ids = mt_vocab_tok(v, all, 256, false, false, &n);
     cr_assert_gt(n, 0);
     free(ids);
     synth_end(&s, v);
