@@ -130,9 +130,19 @@ static const unit_case unit_cases[] = {
 };
 
 static const char *const error_cases[] = {
-    "{% for %}",          "{{ 1 + }}",         "{{ x | nosuchfilter }}", "{% include 'x' %}",
-    "{{ nothing.attr }}", "{{ nothing + 1 }}", "{{ [].append(1) }}",     "{% if true %}",
-    "{{ 'a' ~ }}",        "{{ 1 / 0 }}",       "{{ undefined_fn() }}",
+    "{% for %}",
+    "{{ 1 + }}",
+    "{{ x | nosuchfilter }}",
+    "{% include 'x' %}",
+    "{{ nothing.attr }}",
+    "{{ nothing + 1 }}",
+    "{{ [].append(1) }}",
+    "{% if true %}",
+    "{{ 'a' ~ }}",
+    "{{ 1 / 0 }}",
+    "{{ undefined_fn() }}",
+    // fuzz_jinja found this: the message quoted a key with a line break in it.
+    "{{ messages[0][\"a\\nb\"].x }}",
 };
 
 static mint_status apply(const char *tmpl, const mint_chat_msg *m, size_t n, char **out,
@@ -185,7 +195,7 @@ Test(jinja, a_missing_construct_is_named_with_its_line) {
     mint_chat_free(out);
 }
 
-Test(jinja, hostile_templates_stop_at_the_bounds, .timeout = 60) {
+Test(jinja, hostile_templates_stop_at_the_bounds, .timeout = MT_HANG(60)) {
     static const char *const hostile[] = {
         "{% for i in range(100000) %}{% for j in range(100000) %}x{% endfor %}{% endfor %}",
         "{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}",
@@ -302,7 +312,7 @@ static const char *python(void) {
     return access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
 }
 
-Test(jinja, every_template_renders_as_jinja2, .timeout = 900) {
+Test(jinja, every_template_renders_as_jinja2, .timeout = MT_HANG(900)) {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", mt_data_path("templates"));
     char probe[256];
@@ -426,7 +436,7 @@ Test(jinja, every_template_renders_as_jinja2, .timeout = 900) {
 
 #include "helpers/server.h"
 
-Test(jinja, no_template_is_refused_alike_by_every_program, .timeout = 300) {
+Test(jinja, no_template_is_refused_alike_by_every_program, .timeout = MT_HANG(300)) {
     char want[MINT_ERR_MSG_MAX];
     {
         char *out = NULL;
@@ -461,7 +471,7 @@ Test(jinja, no_template_is_refused_alike_by_every_program, .timeout = 300) {
     mt_server_stop(&s, 15, 30);
 }
 
-Test(jinja, template_file_and_tokenize_show_the_prompt, .timeout = 120) {
+Test(jinja, template_file_and_tokenize_show_the_prompt, .timeout = MT_HANG(120)) {
     const char *model = mt_synth("small", "F32");
     const char *dir = mt_tmpdir();
     const char *msgs = mt_path(dir, "msgs.json"), *tmpl = mt_path(dir, "t.jinja");

@@ -84,7 +84,8 @@ seed() {
     chat) "$bin/fuzz_make_seeds" chat "$out" tests/fuzz/seeds/chat ;;
     bpe) # llama.cpp's tokenizer test strings, when the data is there
         for f in "$MINT_TEST_DATA"/vocab/*.inp; do [ -f "$f" ] && cp "$f" "$out/"; done ;;
-    jinja) # the real templates, when the data is there
+    jinja) # the repository's seeds (crashes found before among them), and the real templates
+        cp tests/fuzz/seeds/jinja/* "$out/"
         if [ -d "$MINT_TEST_DATA/templates" ]; then cp "$MINT_TEST_DATA"/templates/*.jinja "$out/"; fi ;;
     run_args | quantize_args | options) "$bin/fuzz_make_seeds" args "$out" "tests/fuzz/seeds/$t" ;;
     esac >/dev/null

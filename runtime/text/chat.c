@@ -309,6 +309,11 @@ mint_status mint_chat_apply(const char *jinja, const mint_chat_msg *msgs, size_t
     // raise_exception's message is the template's own refusal, passed on verbatim.
     err->code = rc == 2 ? MINT_E_ARG : MINT_E_FORMAT;
     snprintf(err->msg, sizeof err->msg, "%s%s", rc == 2 ? "" : "chat template: ", msg);
+    // An engine error may quote the template (a name, a literal) with its line breaks in it:
+    // the message stays one line.
+    if (rc != 2)
+        for (char *c = err->msg; *c; c++)
+            if ((unsigned char)*c < 0x20) *c = ' ';
     return err->code;
 }
 
