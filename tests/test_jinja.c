@@ -143,6 +143,8 @@ static const char *const error_cases[] = {
     "{{ undefined_fn() }}",
     // fuzz_jinja found this: the message quoted a key with a line break in it.
     "{{ messages[0][\"a\\nb\"].x }}",
+    // ... and this: a slice inside a tuple subscript had no object to slice (a null node).
+    "{{ messages[0:1, 2] }}",
 };
 
 static mint_status apply(const char *tmpl, const mint_chat_msg *m, size_t n, char **out,
