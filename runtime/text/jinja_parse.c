@@ -204,7 +204,8 @@ static jj_node *parse_postfix(parser *P, jj_node *n) {
             // (x[1:2, 3]) it would have none, and no template indexes with a tuple of slices.
             for (size_t k = 0; tup->n_kids > 1 && k < tup->n_kids; k++)
                 if (tup->kids[k]->t == N_SLICE)
-                    jj_fail(P->c, "template line %d: a slice inside a tuple subscript is not supported",
+                    jj_fail(P->c,
+                            "template line %d: a slice inside a tuple subscript is not supported",
                             it->line);
             jj_node *key = tup->n_kids == 1 ? tup->kids[0] : tup;
             if (key->t == N_SLICE) {
