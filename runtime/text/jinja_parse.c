@@ -200,13 +200,10 @@ static jj_node *parse_postfix(parser *P, jj_node *n) {
             }
             P->i++;
             if (tup->n_kids == 0) jj_fail(P->c, "template line %d: empty subscript", it->line);
-            // A slice is a node of its own that takes the object (key->a); inside a tuple
-            // (x[1:2, 3]) it would have none, and no template indexes with a tuple of slices.
+            // A slice in a tuple (x[1:2, 3]) would have no object (key->a): refuse it.
             for (size_t k = 0; tup->n_kids > 1 && k < tup->n_kids; k++)
                 if (tup->kids[k]->t == N_SLICE)
-                    jj_fail(P->c,
-                            "template line %d: a slice inside a tuple subscript is not supported",
-                            it->line);
+                    jj_fail(P->c, "template line %d: slices in a tuple subscript", it->line);
             jj_node *key = tup->n_kids == 1 ? tup->kids[0] : tup;
             if (key->t == N_SLICE) {
                 key->a = n;
