@@ -21,3 +21,13 @@ void mint_rms_norm(const float *x, size_t x_stride, const float *w, float *y, si
         mint_rms_norm_row((const float *)((const char *)x + (size_t)r * x_stride), w,
                           (float *)((char *)y + (size_t)r * y_stride), n, eps);
 }
+
+// Each head of x[r] normalised in place   for r in [r0, r1)
+void mint_rms_norm_heads(float *x, size_t stride, const float *w, int n_heads, int head_dim,
+                         float eps, long r0, long r1) {
+    for (long r = r0; r < r1; r++)
+        for (int h = 0; h < n_heads; h++) {
+            float *v = (float *)((char *)x + (size_t)r * stride) + (size_t)h * head_dim;
+            mint_rms_norm_row(v, w, v, head_dim, eps); // reads each x[i] before writing y[i]
+        }
+}

@@ -11,6 +11,7 @@
 
 #include "quant/kernels.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,13 +37,27 @@ void mint_convert(mint_from_float_fn from_float, const float *x, size_t x_stride
 void mint_gemm_tile(const mint_type_kernels *tk, int64_t n, const void *w, size_t w_stride, int nr,
                     const void *a, size_t a_stride, int nc, float *y, size_t y_stride);
 
-// x[0..n_heads*head_dim) rotated in place for position pos: llama's NORMAL RoPE, adjacent pairs
-// (x[2i], x[2i+1]) of each head turned by pos * base^(-2i/n_rot) * freq_scale.
-void mint_rope_row(float *x, int n_heads, int head_dim, int n_rot, int32_t pos, float base,
-                   float freq_scale);
+// How RoPE turns a head (ops/rope.c): which dimensions pair up and at what angles.
+typedef struct mint_rope_cfg {
+    int n_rot;                 // rotated dimensions per head (even, == head_dim)
+    float base;                // frequency base (rope.freq_base)
+    float freq_scale;          // 1 / linear scaling factor (1)
+    const float *freq_factors; // [n_rot / 2] divisors of each pair's angle (Llama 3's
+                               // rope_freqs), or NULL for none
+    bool neox;                 // pairs (x[i], x[i + n_rot/2]) (NEOX) instead of (x[2i], x[2i+1])
+} mint_rope_cfg;
+
+// x[0..n_heads*head_dim) rotated in place for position pos: pair i of each head turned by
+// pos * base^(-2i/n_rot) / freq_factors[i] * freq_scale.
+void mint_rope_row(float *x, int n_heads, int head_dim, const mint_rope_cfg *c, int32_t pos);
 // mint_rope_row for rows [r0, r1), row r at position pos[r].
-void mint_rope(float *x, size_t stride, const int32_t *pos, int n_heads, int head_dim, int n_rot,
-               float base, float freq_scale, long r0, long r1);
+void mint_rope(float *x, size_t stride, const int32_t *pos, int n_heads, int head_dim,
+               const mint_rope_cfg *c, long r0, long r1);
+
+// Each head of x[r] (n_heads runs of head_dim) RMS-normalised in place and times w[0..head_dim)
+// for r in [r0, r1): Qwen3's and Gemma 3's q/k norms.
+void mint_rms_norm_heads(float *x, size_t stride, const float *w, int n_heads, int head_dim,
+                         float eps, long r0, long r1);
 
 // x[r] += y[r]   for r in [r0, r1), n elements per row (the residual add)
 void mint_add(float *x, size_t x_stride, const float *y, size_t y_stride, int64_t n, long r0,

@@ -108,14 +108,23 @@ Test(ops, rms_norm_range_touches_only_its_rows) {
 // RoPE
 
 // NORMAL RoPE in double with a fresh power per pair (dims past n_rot are kept).
-static void rope_ref(const float *x, double *y, int n_heads, int hd, int n_rot, int32_t pos,
-                     double base, double fs) {
+// Pair i of a head: (2i, 2i+1) in llama's NORMAL mode, (i, i + hd/2) in NEOX mode.
+static void pair_of(bool neox, int hd, int i, int *a, int *b) {
+    *a = neox ? i : 2 * i;
+    *b = neox ? i + hd / 2 : 2 * i + 1;
+}
+
+// The double twin: pair i turned by pos * base^(-2i/hd) / ff[i] * fs.
+static void rope_ref(const float *x, double *y, int n_heads, int hd, int32_t pos, double base,
+                     double fs, const float *ff, bool neox) {
     for (int h = 0; h < n_heads; h++)
         for (int i = 0; i < hd / 2; i++) {
-            const double x0 = x[h * hd + 2 * i], x1 = x[h * hd + 2 * i + 1];
-            const double th = 2 * i < n_rot ? pos * pow(base, -2.0 * i / n_rot) * fs : 0;
-            y[h * hd + 2 * i] = x0 * cos(th) - x1 * sin(th);
-            y[h * hd + 2 * i + 1] = x0 * sin(th) + x1 * cos(th);
+            int a, b;
+            pair_of(neox, hd, i, &a, &b);
+            const double x0 = x[h * hd + a], x1 = x[h * hd + b];
+            const double th = pos * pow(base, -2.0 * i / hd) / (ff ? ff[i] : 1.0) * fs;
+            y[h * hd + a] = x0 * cos(th) - x1 * sin(th);
+            y[h * hd + b] = x0 * sin(th) + x1 * cos(th);
         }
 }
 
@@ -126,49 +135,115 @@ static void rope_ref(const float *x, double *y, int n_heads, int hd, int n_rot, 
 // freq_scale: theta_i is off by up to about (3i + 1) * 2^-24 * theta_i. With theta_i =
 // pos * fs * r^i (r = base^(-2/n_rot) <= 0.75 for head_dim <= 64 and base 1e4), (3i + 1) * r^i
 // peaks at 4.2, so the angle error is below 4.2 * pos * fs * 2^-24: the first term, with a
-// factor 2 to spare. A rotation turns an angle error into the same relative displacement of the
-// pair. The constant covers cosf, sinf (< 1 ulp each) and the two FMAs. At pos 4095 that is
-// 2e-3; at pos 1, 1e-6.
+// factor 2 to spare. A frequency factor (>= 1 in Llama 3's files) adds one division's rounding
+// to an angle it makes smaller. A rotation turns an angle error into the same relative
+// displacement of the pair. The constant covers cosf, sinf (< 1 ulp each) and the two FMAs. At
+// pos 4095 that is 2e-3; at pos 1, 1e-6. Both pairings (NORMAL, NEOX) are checked, with and
+// without factors.
 Test(ops, rope_matches_double) {
     const int hds[] = {8, 64};
     const int32_t positions[] = {0, 1, 17, 511, 4095};
     const float fss[] = {1.0f, 0.25f};
     enum { HEADS = 3 };
-    float x[HEADS * 64], y[HEADS * 64];
+    float x[HEADS * 64], y[HEADS * 64], factors[32];
+    // Llama 3's shape of factors: 1 for the fast pairs, up to 8 for the slow ones.
+    for (int i = 0; i < 32; i++) factors[i] = 1.0f + 7.0f * (float)i / 31.0f;
     double ref[HEADS * 64], worst_rel[5] = {0}, worst_ratio = 0, worst_norm = 0;
     mint_rng_seed(&rng, 3);
-    for (int hi = 0; hi < 2; hi++)
-        for (int pi = 0; pi < 5; pi++)
-            for (int fi = 0; fi < 2; fi++)
-                for (int rep = 0; rep < 4; rep++) {
-                    const int hd = hds[hi], n = HEADS * hd;
-                    const int32_t pos = positions[pi];
-                    fill(x, n, rep == 3 ? 1e3 : 1.0);
-                    memcpy(y, x, sizeof(float) * (size_t)n);
-                    mint_rope_row(y, HEADS, hd, hd, pos, 10000.0f, fss[fi]);
-                    rope_ref(x, ref, HEADS, hd, hd, pos, 10000.0, fss[fi]);
-                    const double budget = (8.0 * pos * fss[fi] + 8.0) * UNIT;
-                    for (int j = 0; j < n; j += 2) {
-                        if (pos == 0) // the identity, exactly: cos 0 = 1 and sin 0 = 0
-                            cr_assert(y[j] == x[j] && y[j + 1] == x[j + 1], "pos 0 moved [%d]", j);
-                        const double nx = hypot(x[j], x[j + 1]), ny = hypot(y[j], y[j + 1]);
-                        const double d = hypot(y[j] - ref[j], y[j + 1] - ref[j + 1]) / nx;
-                        cr_assert(d <= budget, "hd %d pos %d fs %g pair %d: %.3g > %.3g", hd, pos,
-                                  (double)fss[fi], j / 2, d, budget);
-                        // A rotation keeps the pair's length: f32 cos^2 + sin^2 = 1 to ~2^-23,
-                        // and the two FMAs round once each. Budget 1e-6.
-                        cr_assert(fabs(ny - nx) <= 1e-6 * nx,
-                                  "norm of pair %d changed: %.9g vs %.9g", j / 2, ny, nx);
-                        worst_rel[pi] = fmax(worst_rel[pi], d);
-                        worst_ratio = fmax(worst_ratio, d / budget);
-                        worst_norm = fmax(worst_norm, fabs(ny - nx) / nx);
+    for (int mode = 0; mode < 4; mode++)
+        for (int hi = 0; hi < 2; hi++)
+            for (int pi = 0; pi < 5; pi++)
+                for (int fi = 0; fi < 2; fi++)
+                    for (int rep = 0; rep < 4; rep++) {
+                        const int hd = hds[hi], n = HEADS * hd;
+                        const int32_t pos = positions[pi];
+                        const bool neox = mode & 1;
+                        const mint_rope_cfg cfg = {hd, 10000.0f, fss[fi], mode & 2 ? factors : NULL,
+                                                   neox};
+                        fill(x, n, rep == 3 ? 1e3 : 1.0);
+                        memcpy(y, x, sizeof(float) * (size_t)n);
+                        mint_rope_row(y, HEADS, hd, &cfg, pos);
+                        rope_ref(x, ref, HEADS, hd, pos, 10000.0, fss[fi], cfg.freq_factors, neox);
+                        const double budget = (8.0 * pos * fss[fi] + 8.0) * UNIT;
+                        for (int h = 0; h < HEADS; h++)
+                            for (int i = 0; i < hd / 2; i++) {
+                                int a, b;
+                                pair_of(neox, hd, i, &a, &b);
+                                a += h * hd, b += h * hd;
+                                if (pos == 0) // the identity, exactly: cos 0 = 1 and sin 0 = 0
+                                    cr_assert(y[a] == x[a] && y[b] == x[b], "pos 0 moved [%d]", a);
+                                const double nx = hypot(x[a], x[b]), ny = hypot(y[a], y[b]);
+                                const double d = hypot(y[a] - ref[a], y[b] - ref[b]) / nx;
+                                cr_assert(d <= budget,
+                                          "mode %d hd %d pos %d fs %g pair %d: %.3g > %.3g", mode,
+                                          hd, pos, (double)fss[fi], i, d, budget);
+                                // A rotation keeps the pair's length: f32 cos^2 + sin^2 = 1 to
+                                // ~2^-23, and the two FMAs round once each. Budget 1e-6.
+                                cr_assert(fabs(ny - nx) <= 1e-6 * nx,
+                                          "norm of pair %d changed: %.9g vs %.9g", i, ny, nx);
+                                worst_rel[pi] = fmax(worst_rel[pi], d);
+                                worst_ratio = fmax(worst_ratio, d / budget);
+                                worst_norm = fmax(worst_norm, fabs(ny - nx) / nx);
+                            }
                     }
-                }
     for (int pi = 0; pi < 5; pi++)
         cr_log_info("rope pos %4d: max |dy| / |x| %.3g (budget %.3g at fs 1)", positions[pi],
                     worst_rel[pi], (8.0 * positions[pi] + 8.0) * UNIT);
     cr_log_info("rope: max error / budget %.3f; max pair-norm change %.3g (budget 1e-6)",
                 worst_ratio, worst_norm);
+}
+
+// NEOX with no factors at base b equals NORMAL on the same numbers regrouped: pair i moves from
+// (2i, 2i+1) to (i, i + hd/2), bit for bit (the same angles, the same two FMAs).
+Test(ops, rope_neox_is_normal_regrouped) {
+    enum { HD = 64, HEADS = 2, N = HD * HEADS };
+    float x[N], normal[N], neox[N];
+    mint_rng_seed(&rng, 5);
+    fill(x, N, 1.0);
+    for (int h = 0; h < HEADS; h++)
+        for (int i = 0; i < HD / 2; i++) {
+            normal[h * HD + 2 * i] = neox[h * HD + i] = x[h * HD + 2 * i];
+            normal[h * HD + 2 * i + 1] = neox[h * HD + i + HD / 2] = x[h * HD + 2 * i + 1];
+        }
+    const mint_rope_cfg c_normal = {HD, 10000.0f, 1.0f, NULL, false};
+    const mint_rope_cfg c_neox = {HD, 10000.0f, 1.0f, NULL, true};
+    mint_rope_row(normal, HEADS, HD, &c_normal, 123);
+    mint_rope_row(neox, HEADS, HD, &c_neox, 123);
+    for (int h = 0; h < HEADS; h++)
+        for (int i = 0; i < HD / 2; i++) {
+            cr_assert(same_bits(normal[h * HD + 2 * i], neox[h * HD + i]));
+            cr_assert(same_bits(normal[h * HD + 2 * i + 1], neox[h * HD + i + HD / 2]));
+        }
+}
+
+// Per-head RMSNorm (Qwen3's q/k norms) against a double twin: each head's mean square over its
+// own head_dim, times the weight. Budget 4 * 2^-24 relative to the largest |y| of the head
+// (ops/norm.c: squares in double, one f32 scale, two rounded products).
+Test(ops, rms_norm_heads_matches_double) {
+    enum { HD = 64, HEADS = 3, N = HD * HEADS, ROWS = 3 };
+    static float x[ROWS * N], w[HD];
+    mint_rng_seed(&rng, 6);
+    fill(x, ROWS * N, 1.0);
+    fill(w, HD, 1.0);
+    for (int i = 0; i < HD; i++) x[N + i] *= 1e3f; // one head of row 1 far larger than the others
+    static float orig[ROWS * N];
+    memcpy(orig, x, sizeof x);
+    mint_rms_norm_heads(x, N * sizeof(float), w, HEADS, HD, 1e-6f, 0, ROWS);
+    for (int r = 0; r < ROWS; r++)
+        for (int h = 0; h < HEADS; h++) {
+            const float *v = orig + r * N + h * HD;
+            double ss = 0, ymax = 0, yref[HD];
+            for (int i = 0; i < HD; i++) ss += (double)v[i] * v[i];
+            const double scale = 1.0 / sqrt(ss / HD + 1e-6);
+            for (int i = 0; i < HD; i++) {
+                yref[i] = v[i] * scale * w[i];
+                ymax = fmax(ymax, fabs(yref[i]));
+            }
+            for (int i = 0; i < HD; i++)
+                cr_assert(fabs(x[r * N + h * HD + i] - yref[i]) <= 4 * UNIT * ymax,
+                          "row %d head %d [%d]: %.9g vs %.9g", r, h, i, x[r * N + h * HD + i],
+                          yref[i]);
+        }
 }
 
 // mint_rope rotates row r by pos[r], for the rows of its range only.
@@ -179,10 +254,11 @@ Test(ops, rope_rows_use_their_positions) {
     mint_rng_seed(&rng, 4);
     fill(x, ROWS * S, 1.0);
     memcpy(orig, x, sizeof x);
-    mint_rope(x, S * sizeof(float), pos, HEADS, HD, HD, 10000.0f, 1.0f, 1, 4);
+    const mint_rope_cfg cfg = {HD, 10000.0f, 1.0f, NULL, false};
+    mint_rope(x, S * sizeof(float), pos, HEADS, HD, &cfg, 1, 4);
     for (int r = 0; r < ROWS; r++) {
         memcpy(row, orig + r * S, sizeof row);
-        if (r >= 1 && r < 4) mint_rope_row(row, HEADS, HD, HD, pos[r], 10000.0f, 1.0f);
+        if (r >= 1 && r < 4) mint_rope_row(row, HEADS, HD, &cfg, pos[r]);
         for (int i = 0; i < S; i++) {
             const float want = i < N ? row[i] : orig[r * S + i];
             cr_assert(same_bits(x[r * S + i], want), "row %d (pos %d) [%d]", r, pos[r], i);

@@ -150,10 +150,26 @@ static void run_matmul(const mint_node *n, const mint_exec *e, int node, int ith
 
 static void run_rope(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
     const mint_hparams *hp = e->hp;
+    const mint_rope_cfg cfg = {hp->n_rot, hp->rope_base, hp->rope_freq_scale,
+                               n->w ? n->w->data : NULL, hp->rope_neox};
     long lo, hi;
     mint_split(e->n_tokens, ith, nth, &lo, &hi);
     mint_rope(e->buf[n->dst], e->stride[n->dst], e->pos, (int)(n->width / hp->head_dim),
-              hp->head_dim, hp->n_rot, hp->rope_base, hp->rope_freq_scale, lo, hi);
+              hp->head_dim, &cfg, lo, hi);
+}
+
+static void run_add_bias(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    long lo, hi;
+    mint_split(e->n_tokens, ith, nth, &lo, &hi);
+    mint_add(e->buf[n->dst], e->stride[n->dst], n->w->data, 0, n->width, lo, hi); // every row + w
+}
+
+static void run_head_norm(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    const int hd = e->hp->head_dim;
+    long lo, hi;
+    mint_split(e->n_tokens, ith, nth, &lo, &hi);
+    mint_rms_norm_heads(e->buf[n->dst], e->stride[n->dst], n->w->data, (int)(n->width / hd), hd,
+                        e->hp->rms_eps, lo, hi);
 }
 
 static void run_kv_store(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
@@ -223,6 +239,7 @@ static const bind_fn bind_table[MINT_OP_COUNT] = {
     [MINT_OP_ROPE] = run_rope,           [MINT_OP_KV_STORE] = run_kv_store,
     [MINT_OP_ATTENTION] = run_attention, [MINT_OP_ADD] = run_add,
     [MINT_OP_SILU_MUL] = run_silu_mul,   [MINT_OP_GATHER] = run_gather,
+    [MINT_OP_ADD_BIAS] = run_add_bias,   [MINT_OP_HEAD_NORM] = run_head_norm,
 };
 
 typedef struct run {

@@ -77,23 +77,47 @@ static void matmul(const mint_plain *p, float *out, const float *x, const mint_w
         wk->vec_dot(w->n_in, &out[r], (const char *)w->data + (size_t)r * w->row_bytes, in);
 }
 
-// x[0..n_heads*head_dim) rotated in place for position pos: llama's NORMAL RoPE turns each
-// adjacent pair (x[2i], x[2i+1]) of a head by pos * base^(-2i/n_rot) * freq_scale
-// (docs/formats.md 5.3). The angle is ggml's running product (theta *= base^(-2/n_rot)), not a
-// fresh power per pair, and the rotation is two fused multiply-adds (ggml is built with FP
-// contraction).
-static void rope(float *x, int n_heads, const mint_hparams *hp, int32_t pos) {
+// x[0..n_heads*head_dim) rotated in place for position pos (docs/formats.md 5.3). Pair i of a
+// head turns by pos * base^(-2i/n_rot) / ff_i * freq_scale, where ff_i is Llama 3's frequency
+// factor (1 without rope_freqs). Llama's pairs are adjacent, (x[2i], x[2i+1]); NEOX's (Qwen) are
+// half a head apart, (x[i], x[i + n_rot/2]). The angle is ggml's running product (theta *=
+// base^(-2/n_rot)), not a fresh power per pair, and the rotation is two fused multiply-adds (ggml
+// is built with FP contraction).
+static void rope(float *x, int n_heads, const mint_model *m, int32_t pos) {
+    const mint_hparams *hp = &m->hp;
+    const float *ff = m->rope_freqs.data;
+    const int half = hp->n_rot / 2;
     const float theta_scale = powf(hp->rope_base, -2.0f / (float)hp->n_rot);
     float theta = (float)pos;
-    for (int i = 0; i < hp->n_rot / 2; i++) {
-        const float c = cosf(theta * hp->rope_freq_scale), s = sinf(theta * hp->rope_freq_scale);
+    for (int i = 0; i < half; i++) {
+        const float angle = (ff ? theta / ff[i] : theta) * hp->rope_freq_scale;
+        const float c = cosf(angle), s = sinf(angle);
         for (int h = 0; h < n_heads; h++) {
-            float *pair = x + (size_t)h * hp->head_dim + 2 * i;
-            const float x0 = pair[0], x1 = pair[1];
-            pair[0] = fmaf(x0, c, -(x1 * s));
-            pair[1] = fmaf(x0, s, x1 * c);
+            float *head = x + (size_t)h * hp->head_dim;
+            float *a = hp->rope_neox ? head + i : head + 2 * i;
+            float *b = hp->rope_neox ? head + i + half : head + 2 * i + 1;
+            const float x0 = *a, x1 = *b;
+            *a = fmaf(x0, c, -(x1 * s));
+            *b = fmaf(x0, s, x1 * c);
         }
         theta *= theta_scale;
+    }
+}
+
+// x[0..n) += bias, when the layer has that bias (Qwen2's q, k, v).
+static void add_bias(float *x, const mint_weight *bias, int64_t n) {
+    if (!bias->data) return;
+    const float *b = bias->data;
+    for (int64_t i = 0; i < n; i++) x[i] += b[i];
+}
+
+// Each of the n_heads heads of x RMS-normalised in place, times w, when the layer has w (Qwen3's
+// q and k norms).
+static void head_norm(float *x, const mint_weight *w, int n_heads, const mint_hparams *hp) {
+    if (!w->data) return;
+    for (int h = 0; h < n_heads; h++) {
+        float *head = x + (size_t)h * hp->head_dim;
+        rmsnorm(head, head, w->data, hp->head_dim, hp->rms_eps);
     }
 }
 
@@ -128,8 +152,13 @@ static void forward(mint_plain *p, int32_t token, int32_t pos, float *logits) {
         matmul(p, p->q, p->xb, &L->wq);
         matmul(p, p->k, p->xb, &L->wk);
         matmul(p, p->v, p->xb, &L->wv);
-        rope(p->q, hp->n_head, hp, pos);
-        rope(p->k, hp->n_head_kv, hp, pos);
+        add_bias(p->q, &L->bq, (int64_t)hp->n_head * hd); // what some architectures add
+        add_bias(p->k, &L->bk, kv_dim);
+        add_bias(p->v, &L->bv, kv_dim);
+        head_norm(p->q, &L->q_norm, hp->n_head, hp);
+        head_norm(p->k, &L->k_norm, hp->n_head_kv, hp);
+        rope(p->q, hp->n_head, m, pos);
+        rope(p->k, hp->n_head_kv, m, pos);
 
         // Store this position's key and value in the cache.
         float *key_layer = p->key_cache + (size_t)l * p->n_ctx * kv_dim;
@@ -166,6 +195,7 @@ static void forward(mint_plain *p, int32_t token, int32_t pos, float *logits) {
 
         // Project the heads back to the residual width and add to the residual stream.
         matmul(p, p->tmp, p->att, &L->wo);
+        add_bias(p->tmp, &L->bo, hp->n_embd);
         for (int i = 0; i < hp->n_embd; i++) p->x[i] += p->tmp[i];
 
         // Feed-forward: normalise, gate and up, SwiGLU (silu(gate) * up), down, residual.

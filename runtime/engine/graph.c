@@ -1,4 +1,5 @@
-// graph.c - building the llama forward pass as a node list, and printing it.
+// graph.c - building the forward pass as a node list from the model and its architecture's row
+// (runtime/engine/arch.h), and printing it.
 #include "runtime/engine/graph.h"
 
 #include "base/error.h"
@@ -16,6 +17,7 @@ static const char *op_names[MINT_OP_COUNT] = {
     [MINT_OP_ROPE] = "ROPE",           [MINT_OP_KV_STORE] = "KV_STORE",
     [MINT_OP_ATTENTION] = "ATTENTION", [MINT_OP_ADD] = "ADD",
     [MINT_OP_SILU_MUL] = "SILU_MUL",   [MINT_OP_GATHER] = "GATHER",
+    [MINT_OP_ADD_BIAS] = "ADD_BIAS",   [MINT_OP_HEAD_NORM] = "HEAD_NORM",
 };
 
 static const char *buf_names[MINT_BUF_COUNT] = {
@@ -112,13 +114,24 @@ static void add_matmuls(builder *b, mint_buf_id src, int n, const mint_weight *c
     }
 }
 
+// A node with a weight that works in place on dst (ADD_BIAS, HEAD_NORM, ROPE), if w->data.
+static void add_in_place(builder *b, mint_op op, mint_buf_id dst, const mint_weight *w,
+                         const char *name) {
+    if (op != MINT_OP_ROPE && !w->data) return;
+    mint_node *n = add(b, op, dst, MINT_BUF_NONE, "%s", name);
+    if (n) n->w = w->data ? w : NULL;
+}
+
 // Whether node b may run while a is still running on other threads: two matmuls of one input
-// into different outputs, or two in-place RoPEs of different buffers.
+// into different outputs, or two in-place ops of one kind on different buffers (RoPE, bias
+// adds, head norms).
 static bool independent(const mint_node *a, const mint_node *b) {
     if (a->op == MINT_OP_MATMUL && b->op == MINT_OP_MATMUL)
         return a->src == b->src && a->dst != b->dst && a->dst != a->src && b->dst != b->src &&
                a->out_only == b->out_only;
-    if (a->op == MINT_OP_ROPE && b->op == MINT_OP_ROPE) return a->dst != b->dst;
+    if (a->op == b->op &&
+        (a->op == MINT_OP_ROPE || a->op == MINT_OP_ADD_BIAS || a->op == MINT_OP_HEAD_NORM))
+        return a->dst != b->dst;
     return false;
 }
 
@@ -154,8 +167,20 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, mint_gr
         const mint_buf_id qkv_dst[3] = {MINT_BUF_Q, MINT_BUF_K, MINT_BUF_V};
         const char *qkv_names[3] = {nm[0], nm[1], nm[2]};
         add_matmuls(&b, MINT_BUF_XB, 3, qkv, qkv_dst, qkv_names, false);
-        add(&b, MINT_OP_ROPE, MINT_BUF_Q, MINT_BUF_NONE, "blk.%d.rope_q", l);
-        add(&b, MINT_OP_ROPE, MINT_BUF_K, MINT_BUF_NONE, "blk.%d.rope_k", l);
+        // What the architecture adds between the projections and RoPE: biases, per-head norms.
+        static const char *const extra[5] = {"q_bias", "k_bias", "v_bias", "q_norm", "k_norm"};
+        const mint_weight *ew[5] = {&L->bq, &L->bk, &L->bv, &L->q_norm, &L->k_norm};
+        const mint_op eop[5] = {MINT_OP_ADD_BIAS, MINT_OP_ADD_BIAS, MINT_OP_ADD_BIAS,
+                                MINT_OP_HEAD_NORM, MINT_OP_HEAD_NORM};
+        const mint_buf_id edst[5] = {MINT_BUF_Q, MINT_BUF_K, MINT_BUF_V, MINT_BUF_Q, MINT_BUF_K};
+        for (int i = 0; i < 5; i++) {
+            snprintf(nm[4], 32, "blk.%d.%s", l, extra[i]);
+            add_in_place(&b, eop[i], edst[i], ew[i], nm[4]);
+        }
+        snprintf(nm[4], 32, "blk.%d.rope_q", l);
+        add_in_place(&b, MINT_OP_ROPE, MINT_BUF_Q, &m->rope_freqs, nm[4]);
+        snprintf(nm[4], 32, "blk.%d.rope_k", l);
+        add_in_place(&b, MINT_OP_ROPE, MINT_BUF_K, &m->rope_freqs, nm[4]);
         n = add(&b, MINT_OP_KV_STORE, MINT_BUF_NONE, MINT_BUF_K, "blk.%d.kv_store", l);
         if (n) {
             n->src2 = MINT_BUF_V;
@@ -169,6 +194,8 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, mint_gr
         const mint_buf_id tmp[1] = {MINT_BUF_TMP};
         const char *wo_name[1] = {nm[3]};
         add_matmuls(&b, MINT_BUF_ATT, 1, wo, tmp, wo_name, false);
+        snprintf(nm[4], 32, "blk.%d.out_bias", l);
+        add_in_place(&b, MINT_OP_ADD_BIAS, MINT_BUF_TMP, &L->bo, nm[4]);
         add(&b, MINT_OP_ADD, MINT_BUF_X, MINT_BUF_TMP, "blk.%d.attn_res", l);
 
         snprintf(nm[4], 32, "blk.%d.ffn_norm", l);

@@ -8,11 +8,14 @@
 //   attn_norm   RMS_NORM     x     -> xb        (x normalised, times attn_norm)
 //   attn_in     CONVERT      xb    -> xq        (xb rounded to the weights' vec_dot_type)
 //   attn_q/k/v  MATMUL       xq    -> q, k, v
-//   rope_q/k    ROPE         q, k               (rotary position, in place)
+//   [q/k/v_bias ADD_BIAS     q, k, v            (+ bias: Qwen2)]
+//   [q/k_norm   HEAD_NORM    q, k               (RMSNorm of each head: Qwen3)]
+//   rope_q/k    ROPE         q, k               (rotary position, in place; NEOX pairs for
+//                                               Qwen, frequency factors for Llama 3)
 //   kv_store    KV_STORE     k, v  -> cache     (each row's key/value at its sequence's position)
 //   attn        ATTENTION    q, cache -> att    (causal softmax(q k / sqrt(d)) v, per head, each
 //                                               row over its own sequence)
-//   attn_out    CONVERT+MATMUL att -> tmp
+//   attn_out    CONVERT+MATMUL att -> tmp    [+ ADD_BIAS when the file has attn_output.bias]
 //   attn_res    ADD          x += tmp
 //   ffn_norm    RMS_NORM     x     -> xb
 //   ffn_gate/up CONVERT+MATMUL xb  -> hb, hb2
@@ -43,6 +46,8 @@ typedef enum mint_op {
     MINT_OP_ADD,       // dst[t] += src[t]
     MINT_OP_SILU_MUL,  // dst[t] = silu(dst[t]) * src[t]
     MINT_OP_GATHER,    // dst[i] = src[out_rows[i]]: the rows whose logits are wanted
+    MINT_OP_ADD_BIAS,  // dst[t] += w (a bias vector)
+    MINT_OP_HEAD_NORM, // each head of dst[t] RMS-normalised in place, times w [head_dim]
     MINT_OP_COUNT,
 } mint_op;
 
@@ -70,7 +75,8 @@ typedef struct mint_node {
     mint_buf_id dst;      // output buffer (in place for ROPE / ADD / SILU_MUL)
     mint_buf_id src;      // first input buffer
     mint_buf_id src2;     // second input (KV_STORE: v; SILU_MUL: up), else NONE
-    const mint_weight *w; // weight (GET_ROWS, RMS_NORM, MATMUL), else NULL
+    const mint_weight *w; // weight (GET_ROWS, RMS_NORM, MATMUL, ADD_BIAS, HEAD_NORM; ROPE: the
+                          // frequency factors, or NULL), else NULL
     int32_t layer;        // block index (KV_STORE, ATTENTION), else -1
     uint32_t type;        // CONVERT: target type; MATMUL: the type src was converted to
     int64_t width;        // elements per row of dst (or of src for CONVERT)

@@ -1,5 +1,6 @@
-// model.c - opening a llama model: hyper-parameters from metadata, weights bound by name with
-// their expected shapes, the vocabulary, and the public mint_model_* / mint_token_* functions.
+// model.c - opening a model: its architecture's row (runtime/engine/arch.c), hyper-parameters from
+// metadata, weights bound by name with their expected shapes, the vocabulary, and the public
+// mint_model_* / mint_token_* functions.
 #include "runtime/engine/model.h"
 
 #include "base/error.h"
@@ -62,15 +63,28 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
         hp->n_head_kv = hp->n_head;
     else if (st)
         return st;
-    if (hp->n_embd % hp->n_head != 0)
-        return mint_fail(err, MINT_E_FORMAT,
-                         "embedding_length %d is not a multiple of "
-                         "head_count %d",
-                         hp->n_embd, hp->n_head);
     if (hp->n_head % hp->n_head_kv != 0)
         return mint_fail(err, MINT_E_FORMAT, "head_count %d is not a multiple of head_count_kv %d",
                          hp->n_head, hp->n_head_kv);
-    hp->head_dim = hp->n_embd / hp->n_head;
+    // The head size is attention.key_length when given (Qwen3: 128 with 1024 / 16 = 64), else
+    // n_embd / n_head; values have the same size.
+    st = get_dim(f, a, "attention.key_length", &hp->head_dim, err);
+    if (st == MINT_E_NOT_FOUND) {
+        if (hp->n_embd % hp->n_head != 0)
+            return mint_fail(err, MINT_E_FORMAT,
+                             "embedding_length %d is not a multiple of head_count %d", hp->n_embd,
+                             hp->n_head);
+        hp->head_dim = hp->n_embd / hp->n_head;
+    } else if (st)
+        return st;
+    int32_t v_len = hp->head_dim;
+    st = get_dim(f, a, "attention.value_length", &v_len, err);
+    if (st != MINT_OK && st != MINT_E_NOT_FOUND) return st;
+    if (v_len != hp->head_dim)
+        return mint_fail(err, MINT_E_UNSUPPORTED,
+                         "attention.value_length %d differs from key_length %d (mint needs one "
+                         "head size)",
+                         v_len, hp->head_dim);
     if (hp->head_dim > 512)
         return mint_fail(err, MINT_E_UNSUPPORTED, "head size %d is larger than mint's limit of 512",
                          hp->head_dim);
@@ -81,7 +95,7 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
         return st;
     if (hp->n_rot != hp->head_dim || hp->n_rot % 2 != 0)
         return mint_fail(err, MINT_E_UNSUPPORTED,
-                         "rope.dimension_count %d must equal the head size %d (llama)", hp->n_rot,
+                         "rope.dimension_count %d must equal the head size %d", hp->n_rot,
                          hp->head_dim);
     // The epsilon is required for llama (llama.cpp reads it without a default).
     if ((st = get_float(f, a, "attention.layer_norm_rms_epsilon", &hp->rms_eps, err))) return st;
@@ -118,6 +132,7 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
         hp->rope_freq_scale = 1.0f / factor;
     }
     hp->attn_scale = 1.0f / sqrtf((float)hp->head_dim);
+    hp->rope_neox = m->desc->rope_neox;
     mint_err_clear(err);
     return MINT_OK;
 }
@@ -194,6 +209,48 @@ static mint_status bind(mint_model *m, mint_weight *w, const char *name, int64_t
     return MINT_OK;
 }
 
+// Binds `name` (a vector of n elements) as the architecture's row needs it: a required one must
+// be there, an optional one may be, and an absent one must not (its values would be ignored).
+static mint_status bind_extra(mint_model *m, mint_weight *w, mint_tensor_need need,
+                              const char *name, int64_t n, mint_err *err) {
+    bool present = mint_file_find(m->file, name) != NULL;
+    if (need == MINT_REQUIRED || (need == MINT_OPTIONAL && present))
+        return bind(m, w, name, n, 1, err);
+    if (present)
+        return mint_fail(err, MINT_E_FORMAT,
+                         "tensor '%s' is not part of architecture '%s' (mint would ignore it)",
+                         name, m->desc->name);
+    return MINT_OK;
+}
+
+// The tensors some architectures add to a layer (runtime/engine/arch.h).
+static mint_status bind_layer_extras(mint_model *m, int l, mint_err *err) {
+    const mint_hparams *hp = &m->hp;
+    const mint_arch *a = m->desc;
+    mint_layer *L = &m->layers[l];
+    int64_t q = (int64_t)hp->n_head * hp->head_dim, kv = (int64_t)hp->n_head_kv * hp->head_dim;
+    struct {
+        mint_weight *w;
+        mint_tensor_need need;
+        const char *suffix;
+        int64_t n;
+    } extras[] = {
+        {&L->bq, a->qkv_bias, "attn_q.bias", q},
+        {&L->bk, a->qkv_bias, "attn_k.bias", kv},
+        {&L->bv, a->qkv_bias, "attn_v.bias", kv},
+        {&L->bo, a->out_bias, "attn_output.bias", hp->n_embd},
+        {&L->q_norm, a->qk_norm, "attn_q_norm.weight", hp->head_dim},
+        {&L->k_norm, a->qk_norm, "attn_k_norm.weight", hp->head_dim},
+    };
+    for (size_t i = 0; i < sizeof extras / sizeof *extras; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "blk.%d.%s", l, extras[i].suffix);
+        mint_status st = bind_extra(m, extras[i].w, extras[i].need, name, extras[i].n, err);
+        if (st) return st;
+    }
+    return MINT_OK;
+}
+
 static mint_status bind_weights(mint_model *m, mint_err *err) {
     const mint_hparams *hp = &m->hp;
     int64_t e = hp->n_embd, ff = hp->n_ff, q = (int64_t)hp->n_head * hp->head_dim,
@@ -221,10 +278,11 @@ static mint_status bind_weights(mint_model *m, mint_err *err) {
             (st = bind(m, &L->ffn_norm, nm[5], e, 1, err)) ||
             (st = bind(m, &L->w_gate, nm[6], e, ff, err)) ||
             (st = bind(m, &L->w_up, nm[7], e, ff, err)) ||
-            (st = bind(m, &L->w_down, nm[8], ff, e, err)))
+            (st = bind(m, &L->w_down, nm[8], ff, e, err)) || (st = bind_layer_extras(m, l, err)))
             return st;
     }
-    return MINT_OK;
+    return bind_extra(m, &m->rope_freqs, m->desc->rope_freqs, "rope_freqs.weight", hp->n_rot / 2,
+                      err);
 }
 
 // "F32x9 Q4_Kx25 Q6_Kx5": how many bound matrices/vectors of each type.
@@ -271,11 +329,12 @@ mint_status mint_model_open(const char *path, const mint_model_params *params, m
         st = mint_fail(err, MINT_E_FORMAT, "%s: metadata general.architecture is missing", path);
         goto fail;
     }
-    // Llama-2 and TinyLlama are "llama"; the family shares this graph exactly. A vocabulary
-    // alone (vocab_only) needs no graph: any architecture's tokenizer loads.
-    if (!m->vocab_only && strcmp(m->arch, "llama") != 0) {
+    // A vocabulary alone (vocab_only) needs no graph: any architecture's tokenizer loads.
+    m->desc = mint_arch_find(m->arch);
+    if (!m->vocab_only && !m->desc) {
         st = mint_fail(err, MINT_E_UNSUPPORTED,
-                       "%s: architecture '%s' is not supported (mint runs 'llama')", path, m->arch);
+                       "%s: architecture '%s' is not supported (mint runs %s)", path, m->arch,
+                       mint_arch_list());
         goto fail;
     }
     m->name = dup_str(m->file, "general.name", "");

@@ -1,4 +1,5 @@
-// model.h - struct mint_model: llama hyper-parameters and weights bound by name.
+// model.h - struct mint_model: hyper-parameters and weights bound by name, for the block its
+// architecture's row (runtime/engine/arch.h) describes.
 //
 // A weight is a view into the read-only map: data pointer, type, and [n_in, n_out] shape (rows
 // of n_in elements). Nothing is copied, except 1-D norm weights stored in F16/BF16, which are
@@ -10,6 +11,7 @@
 
 #include "formats/tensor_dir.h"
 #include "mint.h"
+#include "runtime/engine/arch.h"
 #include "runtime/text/vocab.h"
 
 #include <stdint.h>
@@ -35,6 +37,11 @@ typedef struct mint_layer {
     mint_weight w_gate;    // [n_embd] -> [n_ff]
     mint_weight w_up;      // [n_embd] -> [n_ff]
     mint_weight w_down;    // [n_ff] -> [n_embd]
+    // What some architectures add (data NULL when the layer has none):
+    mint_weight bq, bk, bv; // [q_dim], [kv_dim], [kv_dim] F32 biases of q, k, v (Qwen2)
+    mint_weight bo;         // [n_embd] F32 bias of the attention output
+    mint_weight q_norm;     // [head_dim] F32 per-head RMSNorm of the queries (Qwen3)
+    mint_weight k_norm;     // [head_dim] F32 per-head RMSNorm of the keys (Qwen3)
 } mint_layer;
 
 typedef struct mint_hparams {
@@ -45,12 +52,13 @@ typedef struct mint_hparams {
     int32_t n_layer;       // blocks
     int32_t n_head;        // query heads
     int32_t n_head_kv;     // key/value heads; n_head % n_head_kv == 0
-    int32_t head_dim;      // n_embd / n_head
+    int32_t head_dim;      // attention.key_length, else n_embd / n_head
     int32_t n_rot;         // rotary dimensions (== head_dim for llama)
     float rope_base;       // llama.rope.freq_base (10000)
     float rope_freq_scale; // 1 / llama.rope.scaling.factor for linear scaling (1)
     float rms_eps;         // llama.attention.layer_norm_rms_epsilon
     float attn_scale;      // 1 / sqrt(head_dim)
+    bool rope_neox;        // NEOX RoPE pairs (the architecture's row)
 } mint_hparams;
 
 typedef struct mint_repack mint_repack;
@@ -63,6 +71,8 @@ struct mint_model {
     mint_weight output_norm; // [n_embd] F32
     mint_weight output;      // [n_embd, n_vocab] (token_embd when tied)
     mint_layer *layers;      // [n_layer]
+    mint_weight rope_freqs;  // [n_rot / 2] F32 RoPE frequency divisors (Llama 3), data NULL if none
+    const mint_arch *desc;   // the architecture's row (NULL for a vocabulary-only model)
     bool vocab_only;         // no weights bound
     char *arch;              // general.architecture
     char *name;              // general.name or ""

@@ -1,0 +1,27 @@
+// arch.c - the table of architectures (runtime/engine/arch.h). Every row shares llama's block:
+// RMSNorm, attention with grouped key/value heads and RoPE, a SwiGLU feed-forward, a final norm
+// and an output head (or the embedding, tied). A row says only what differs.
+#include "runtime/engine/arch.h"
+
+#include <string.h>
+
+static const mint_arch arches[] = {
+    // Llama 2, TinyLlama, Llama 3.x, SmolLM2, Mistral-style files: llama.cpp binds the biases and
+    // rope_freqs (Llama 3.1+) when present.
+    {"llama", .rope_neox = false, .qkv_bias = MINT_OPTIONAL, .out_bias = MINT_OPTIONAL,
+     .rope_freqs = MINT_OPTIONAL},
+    // Qwen2 and Qwen2.5: biases on q, k and v; NEOX RoPE.
+    {"qwen2", .rope_neox = true, .qkv_bias = MINT_REQUIRED},
+    // Qwen3 (dense): no biases; q and k RMS-normalised per head before RoPE; NEOX RoPE.
+    {"qwen3", .rope_neox = true, .qk_norm = MINT_REQUIRED},
+};
+
+const mint_arch *mint_arch_find(const char *name) {
+    for (size_t i = 0; name && i < sizeof arches / sizeof *arches; i++)
+        if (strcmp(arches[i].name, name) == 0) return &arches[i];
+    return NULL;
+}
+
+const char *mint_arch_list(void) {
+    return "llama, qwen2, qwen3";
+}

@@ -1,0 +1,31 @@
+// arch.h - the architectures mint runs, each described by a row of a table (runtime/engine/
+// arch.c): what its blocks have beyond llama's, read by the model binder (model.c), the graph
+// builder (graph.c) and the plain forward pass (forward_plain.c). Metadata keys are llama.cpp's,
+// prefixed with the architecture's name ("qwen2.embedding_length"); tensors have llama.cpp's
+// names. docs/design.md ("Adding an architecture") says how a row is added.
+#ifndef MINT_ARCH_H
+#define MINT_ARCH_H
+
+#include <stdbool.h>
+
+typedef enum mint_tensor_need {
+    MINT_ABSENT = 0, // the architecture has no such tensor: one in the file is refused
+    MINT_OPTIONAL,   // bound when the file has it (llama's optional biases, Llama 3's rope_freqs)
+    MINT_REQUIRED,   // a file without it is refused, naming the tensor
+} mint_tensor_need;
+
+typedef struct mint_arch {
+    const char *name;          // general.architecture, and the prefix of its metadata keys
+    bool rope_neox;            // RoPE pairs (x[i], x[i + n_rot/2]) instead of (x[2i], x[2i+1])
+    mint_tensor_need qkv_bias; // blk.N.attn_q/k/v.bias [q_dim]/[kv_dim]
+    mint_tensor_need out_bias; // blk.N.attn_output.bias [n_embd]
+    mint_tensor_need qk_norm;  // blk.N.attn_q_norm/attn_k_norm.weight [head_dim], RMSNorm per head
+    mint_tensor_need rope_freqs; // rope_freqs.weight [n_rot / 2]: divisors of each pair's angle
+} mint_arch;
+
+// The row of `name`, or NULL when mint does not run it.
+const mint_arch *mint_arch_find(const char *name);
+// "llama, qwen2, qwen3": the names of every row, for messages.
+const char *mint_arch_list(void);
+
+#endif // MINT_ARCH_H
