@@ -24,7 +24,7 @@ static bool may_write(const quantize_options *o) {
 
 static int synthetic(const quantize_options *o) {
     if (!may_write(o)) return 1;
-    mint_synth_params p = {o->preset, o->type, o->vocab, (uint64_t)o->seed, o->n_threads};
+    mint_synth_params p = {o->preset, o->type, o->vocab, (uint64_t)o->seed, o->n_threads, o->shape};
     mint_err err;
     double t0 = cli_now();
     if (mint_synth_write(&p, o->out, &err) != MINT_OK) {

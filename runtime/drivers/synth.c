@@ -1,6 +1,7 @@
-// synth.c - writing a llama GGUF with random weights: TinyLlama's exact shapes (or a small model
-// for tests), any file type mint computes (llama-quantize's mixes included), and a real
-// vocabulary when one is given. For speed, memory and format tests; its text is noise.
+// synth.c - writing a GGUF with random weights: TinyLlama's, Llama-3.2-1B's, Qwen2.5-0.5B's or
+// Qwen3-0.6B's exact shapes (or tiny ones for tests) under llama.cpp's tensor names and metadata
+// keys, any file type mint computes (llama-quantize's mixes included), and a real vocabulary
+// when one is given. For speed, memory and format tests; its text is noise.
 //
 // Weights are a pure function of (seed, tensor name, element index): a counter-based generator,
 // so tensors can be made in any order, in parallel, and the same seed always gives the same file.
@@ -20,26 +21,47 @@
 #include <xxhash.h>
 
 typedef struct preset {
-    const char *name;  // "tinyllama", "small"
+    const char *name;  // --synthetic NAME: "tinyllama", "small", "mha", "llama3", "qwen2", ...
+    const char *shape; // --shape: "real" (the named model's shapes) or "tiny" (for tests)
+    const char *arch;  // general.architecture, and the prefix of the metadata keys
     int32_t n_embd;    // residual width
     int32_t n_ff;      // feed-forward width
     int32_t n_layer;   // blocks
     int32_t n_head;    // query heads
     int32_t n_head_kv; // key/value heads
+    int32_t head_dim;  // head size (attention.key_length; may differ from n_embd / n_head)
     int32_t n_ctx;     // training context
     int32_t n_vocab;   // vocabulary size of the built-in vocabulary
     float rope_base;   // rope frequency base
+    float rms_eps;     // attention.layer_norm_rms_epsilon
+    bool tied;         // no output.weight: the output head is token_embd
+    bool rope_freqs;   // Llama 3's rope_freqs.weight (factor 32, low 1, high 4, 8192 original)
 } preset;
 
 // TinyLlama-1.1B (its config.json), a small model with 256-aligned shapes, so every K-quant
-// applies (tiny256's shapes), and a small multi-head one.
+// applies (tiny256's shapes), and a small multi-head one; then per architecture the shapes of
+// the small model people run (Llama-3.2-1B, Qwen2.5-0.5B, Qwen3-0.6B: their config.json) and a
+// tiny one with 256-aligned rows for tests. The tiny Qwen3 keeps the real one's trait of a head
+// size that is not n_embd / n_head.
 static const preset presets[] = {
-    {"tinyllama", 2048, 5632, 22, 32, 4, 2048, 32000, 10000.0f},
-    {"small", 256, 768, 4, 4, 2, 512, 512, 10000.0f},
+    {"tinyllama", "real", "llama", 2048, 5632, 22, 32, 4, 64, 2048, 32000, 1e4f, 1e-5f, false,
+     false},
+    {"small", "real", "llama", 256, 768, 4, 4, 2, 64, 512, 512, 1e4f, 1e-5f, false, false},
     // multi-head attention (as many KV heads as query heads) and a long context: the attention
     // tests' other layout
-    {"mha", 128, 384, 2, 4, 4, 2048, 512, 10000.0f},
+    {"mha", "real", "llama", 128, 384, 2, 4, 4, 32, 2048, 512, 1e4f, 1e-5f, false, false},
+    {"llama3", "real", "llama", 2048, 8192, 16, 32, 8, 64, 131072, 128256, 5e5f, 1e-5f, true, true},
+    {"llama3", "tiny", "llama", 256, 768, 2, 4, 2, 64, 1024, 512, 5e5f, 1e-5f, true, true},
+    {"qwen2", "real", "qwen2", 896, 4864, 24, 14, 2, 64, 32768, 151936, 1e6f, 1e-6f, true, false},
+    {"qwen2", "tiny", "qwen2", 256, 768, 2, 4, 2, 64, 1024, 512, 1e6f, 1e-6f, true, false},
+    {"qwen3", "real", "qwen3", 1024, 3072, 28, 16, 8, 128, 40960, 151936, 1e6f, 1e-6f, true, false},
+    {"qwen3", "tiny", "qwen3", 256, 768, 2, 4, 2, 128, 1024, 512, 1e6f, 1e-6f, true, false},
 };
+
+// Whether a preset name comes in two shapes (tiny and real).
+static bool has_shapes(const char *name) {
+    return strcmp(name, "llama3") == 0 || strcmp(name, "qwen2") == 0 || strcmp(name, "qwen3") == 0;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Random values
@@ -80,14 +102,16 @@ typedef struct stensor {
     uint32_t n_dims; // 1 or 2
     uint32_t type;   // chosen type
     gen g;           // its values
+    float *fixed;    // [ne[0]] exact values instead of random ones (rope_freqs), or NULL
 } stensor;
 
 typedef struct synth {
-    const preset *pr; // shapes
-    stensor *t;       // [n] tensors in file order
-    size_t n;         // number of tensors
-    mint_pool *pool;  // quantizes rows in parallel
-    uint64_t seed;    // user seed
+    const preset *pr;      // shapes
+    float rope_freqs[256]; // [head_dim / 2] Llama 3's frequency factors, when the preset has them
+    stensor *t;            // [n] tensors in file order
+    size_t n;              // number of tensors
+    mint_pool *pool;       // quantizes rows in parallel
+    uint64_t seed;         // user seed
 } synth;
 
 static void add_tensor(synth *s, const char *name, int64_t n_in, int64_t n_out, float mean,
@@ -104,28 +128,66 @@ static void add_tensor(synth *s, const char *name, int64_t n_in, int64_t n_out, 
     t->g.scale = scale;
 }
 
+// Llama 3's RoPE frequency factors, as its converter derives them from rope_scaling (factor 32,
+// low_freq_factor 1, high_freq_factor 4, original context 8192): pairs whose wavelength is
+// short keep their frequency (1), long ones are slowed by the factor, and the band between is
+// blended.
+static void llama3_rope_freqs(float *out, int n_rot, float base) {
+    const double factor = 32, low = 1, high = 4, orig = 8192, pi = 3.14159265358979323846;
+    for (int i = 0; i < n_rot / 2; i++) {
+        const double freq = 1.0 / pow(base, 2.0 * i / n_rot), wavelen = 2 * pi / freq;
+        if (wavelen < orig / high)
+            out[i] = 1.0f;
+        else if (wavelen > orig / low)
+            out[i] = (float)factor;
+        else {
+            const double smooth = (orig / wavelen - low) / (high - low);
+            out[i] = (float)(1.0 / ((1 - smooth) / factor + smooth));
+        }
+    }
+}
+
 static void make_tensors(synth *s) {
     const preset *p = s->pr;
-    int64_t e = p->n_embd, hd = p->n_embd / p->n_head, kv = hd * p->n_head_kv;
-    float lin = 1.0f / sqrtf((float)e), down = 1.0f / sqrtf((float)p->n_ff);
-    add_tensor(s, "token_embd.weight", e, p->n_vocab, 0.0f, 1.0f);
+    const char *arch = p->arch;
+    int64_t e = p->n_embd, q = (int64_t)p->head_dim * p->n_head,
+            kv = (int64_t)p->head_dim * p->n_head_kv;
+    float lin = 1.0f / sqrtf((float)e), down = 1.0f / sqrtf((float)p->n_ff),
+          out_in = 1.0f / sqrtf((float)q);
+    // Tied, the embedding is also the output head: give it the head's scale, so the logits have
+    // the spread of an untied model's rather than growing with sqrt(n_embd).
+    add_tensor(s, "token_embd.weight", e, p->n_vocab, 0.0f, p->tied ? 4.0f * lin : 1.0f);
     add_tensor(s, "output_norm.weight", e, 1, 1.0f, 0.05f);
     // A larger output scale makes the next-token distribution peaked, as trained models are.
-    add_tensor(s, "output.weight", e, p->n_vocab, 0.0f, 4.0f * lin);
+    if (!p->tied) add_tensor(s, "output.weight", e, p->n_vocab, 0.0f, 4.0f * lin);
+    if (p->rope_freqs) {
+        add_tensor(s, "rope_freqs.weight", p->head_dim / 2, 1, 0.0f, 0.0f);
+        s->t[s->n - 1].fixed = s->rope_freqs;
+        llama3_rope_freqs(s->rope_freqs, p->head_dim, p->rope_base);
+    }
     for (int l = 0; l < p->n_layer; l++) {
         char n[64];
 #define T(suffix, n_in, n_out, mean, scale)                                                        \
-    snprintf(n, sizeof n, "blk.%d." suffix ".weight", l);                                          \
+    snprintf(n, sizeof n, "blk.%d." suffix, l);                                                    \
     add_tensor(s, n, n_in, n_out, mean, scale)
-        T("attn_norm", e, 1, 1.0f, 0.05f);
-        T("attn_q", e, e, 0.0f, lin);
-        T("attn_k", e, kv, 0.0f, lin);
-        T("attn_v", e, kv, 0.0f, lin);
-        T("attn_output", e, e, 0.0f, lin);
-        T("ffn_norm", e, 1, 1.0f, 0.05f);
-        T("ffn_gate", e, p->n_ff, 0.0f, lin);
-        T("ffn_up", e, p->n_ff, 0.0f, lin);
-        T("ffn_down", p->n_ff, e, 0.0f, down);
+        T("attn_norm.weight", e, 1, 1.0f, 0.05f);
+        T("attn_q.weight", e, q, 0.0f, lin);
+        T("attn_k.weight", e, kv, 0.0f, lin);
+        T("attn_v.weight", e, kv, 0.0f, lin);
+        if (strcmp(arch, "qwen2") == 0) {
+            T("attn_q.bias", q, 1, 0.0f, 0.5f);
+            T("attn_k.bias", kv, 1, 0.0f, 0.5f);
+            T("attn_v.bias", kv, 1, 0.0f, 0.5f);
+        }
+        if (strcmp(arch, "qwen3") == 0) {
+            T("attn_q_norm.weight", p->head_dim, 1, 1.0f, 0.05f);
+            T("attn_k_norm.weight", p->head_dim, 1, 1.0f, 0.05f);
+        }
+        T("attn_output.weight", q, e, 0.0f, out_in);
+        T("ffn_norm.weight", e, 1, 1.0f, 0.05f);
+        T("ffn_gate.weight", e, p->n_ff, 0.0f, lin);
+        T("ffn_up.weight", e, p->n_ff, 0.0f, lin);
+        T("ffn_down.weight", p->n_ff, e, 0.0f, down);
 #undef T
     }
 }
@@ -172,7 +234,10 @@ static void fill_rows(void *arg, int ith, int nth) {
     float *row = malloc((size_t)j->t->ne[0] * sizeof *row);
     if (!row) return; // the caller checks nothing here; malloc of one row does not fail in practice
     for (long r = lo; r < hi; r++) {
-        gen_row(&j->t->g, r, j->t->ne[0], row);
+        if (j->t->fixed)
+            memcpy(row, j->t->fixed, (size_t)j->t->ne[0] * sizeof *row);
+        else
+            gen_row(&j->t->g, r, j->t->ne[0], row);
         j->q(row, j->dst + (size_t)r * j->row_bytes, j->t->ne[0]);
     }
     free(row);
@@ -316,12 +381,21 @@ static bool is_gguf(const char *path) {
 mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_err *err) {
     mint_err_clear(err);
     const preset *pr = NULL;
+    const char *shape = p->shape ? p->shape : "real";
+    bool known_name = false;
     for (size_t i = 0; i < sizeof presets / sizeof *presets; i++)
-        if (p->preset && strcmp(p->preset, presets[i].name) == 0) pr = &presets[i];
-    if (!pr)
+        if (p->preset && strcmp(p->preset, presets[i].name) == 0) {
+            known_name = true;
+            if (strcmp(shape, presets[i].shape) == 0) pr = &presets[i];
+        }
+    if (!known_name)
         return mint_fail(err, MINT_E_ARG,
-                         "unknown synthetic preset '%s' (known: tinyllama, small, mha)",
+                         "unknown synthetic preset '%s' (known: tinyllama, small, mha, llama3, "
+                         "qwen2, qwen3)",
                          p->preset ? p->preset : "");
+    if (!pr)
+        return mint_fail(err, MINT_E_ARG, "synthetic preset '%s' has no shape '%s' (%s)", p->preset,
+                         shape, has_shapes(p->preset) ? "tiny or real" : "it has one shape: real");
     mint_ftype ftype;
     mint_status st = mint_ftype_from_name(p->ftype ? p->ftype : "F32", &ftype, err);
     if (st) return st;
@@ -329,27 +403,44 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
     preset local = *pr;
     s.pr = &local;
     mint_gguf_writer *w = mint_gguf_writer_create();
-    s.t = calloc((size_t)(3 + 9 * pr->n_layer), sizeof *s.t);
+    s.t = calloc((size_t)(4 + 14 * pr->n_layer), sizeof *s.t);
     if (!w || !s.t) {
         st = mint_fail(err, MINT_E_NOMEM, "out of memory");
         goto done;
     }
     char name[96];
-    snprintf(name, sizeof name, "mint synthetic %s (random weights: its text is noise)", pr->name);
-    mint_gguf_add_str(w, "general.architecture", "llama");
+    snprintf(name, sizeof name, "mint synthetic %s%s%s (random weights: its text is noise)",
+             pr->name, has_shapes(pr->name) ? " " : "", has_shapes(pr->name) ? pr->shape : "");
+    mint_gguf_add_str(w, "general.architecture", pr->arch);
     mint_gguf_add_str(w, "general.name", name);
     mint_gguf_add_u32(w, "general.file_type", mint_ftype_file_type(ftype));
     mint_gguf_add_u32(w, "general.quantization_version", 2);
     mint_gguf_add_bool(w, "mint.synthetic", true);
-    mint_gguf_add_u32(w, "llama.context_length", (uint32_t)pr->n_ctx);
-    mint_gguf_add_u32(w, "llama.embedding_length", (uint32_t)pr->n_embd);
-    mint_gguf_add_u32(w, "llama.feed_forward_length", (uint32_t)pr->n_ff);
-    mint_gguf_add_u32(w, "llama.block_count", (uint32_t)pr->n_layer);
-    mint_gguf_add_u32(w, "llama.attention.head_count", (uint32_t)pr->n_head);
-    mint_gguf_add_u32(w, "llama.attention.head_count_kv", (uint32_t)pr->n_head_kv);
-    mint_gguf_add_u32(w, "llama.rope.dimension_count", (uint32_t)(pr->n_embd / pr->n_head));
-    mint_gguf_add_f32(w, "llama.rope.freq_base", pr->rope_base);
-    mint_gguf_add_f32(w, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
+    const struct {
+        const char *key;
+        uint32_t v;
+    } dims[] = {{"context_length", (uint32_t)pr->n_ctx},
+                {"embedding_length", (uint32_t)pr->n_embd},
+                {"feed_forward_length", (uint32_t)pr->n_ff},
+                {"block_count", (uint32_t)pr->n_layer},
+                {"attention.head_count", (uint32_t)pr->n_head},
+                {"attention.head_count_kv", (uint32_t)pr->n_head_kv},
+                {"rope.dimension_count", (uint32_t)pr->head_dim}};
+    char key[96];
+    for (size_t i = 0; i < sizeof dims / sizeof *dims; i++) {
+        snprintf(key, sizeof key, "%s.%s", pr->arch, dims[i].key);
+        mint_gguf_add_u32(w, key, dims[i].v);
+    }
+    if (pr->head_dim * pr->n_head != pr->n_embd || strcmp(pr->arch, "qwen3") == 0) {
+        snprintf(key, sizeof key, "%s.attention.key_length", pr->arch);
+        mint_gguf_add_u32(w, key, (uint32_t)pr->head_dim);
+        snprintf(key, sizeof key, "%s.attention.value_length", pr->arch);
+        mint_gguf_add_u32(w, key, (uint32_t)pr->head_dim);
+    }
+    snprintf(key, sizeof key, "%s.rope.freq_base", pr->arch);
+    mint_gguf_add_f32(w, key, pr->rope_base);
+    snprintf(key, sizeof key, "%s.attention.layer_norm_rms_epsilon", pr->arch);
+    mint_gguf_add_f32(w, key, pr->rms_eps);
     if (!p->vocab)
         st = byte_vocab(w, pr->n_vocab, err);
     else if (is_gguf(p->vocab))

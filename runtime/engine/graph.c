@@ -257,14 +257,16 @@ char *mint_graph_describe(const mint_graph *g, const mint_model *m) {
             snprintf(wt, sizeof wt, "  W %s [%" PRId64 ", %" PRId64 "]", mint_type_name(n->w->type),
                      n->w->n_in, n->w->n_out);
         const char *dst = n->op == MINT_OP_KV_STORE ? "kv_cache" : mint_buf_name(n->dst);
-        char type[32] = "";
+        char type[48] = "";
         if (n->op == MINT_OP_CONVERT || n->op == MINT_OP_MATMUL)
             snprintf(type, sizeof type, "  (act %s)", mint_type_name(n->type));
+        if (n->op == MINT_OP_ROPE) // which pairs turn, and whether the angles have factors
+            snprintf(type, sizeof type, "  (%s pairs%s)", m->hp.rope_neox ? "NEOX" : "NORMAL",
+                     n->w ? ", rope_freqs factors" : "");
         OUT("%4d  %-9s %-20s %s -> %s [%" PRId64 "]%s%s%s%s\n", i, mint_op_name(n->op), n->name, in,
             dst, n->width, wt, type, n->out_only ? "  (wanted rows only)" : "",
             n->no_barrier ? "  (no barrier)" : "");
     }
-    (void)m;
 #undef OUT
     return s;
 }

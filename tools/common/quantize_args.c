@@ -7,6 +7,8 @@
 
 // llama-quantize's names (and its short names for the _M mixes) of the file types mint can make.
 // Q2_K_S is not here: llama.cpp makes it only with an importance matrix, which mint does not take.
+static const char *const quantize_shapes[] = {"real", "tiny", NULL};
+
 const char *const quantize_ftypes[] = {"F32",    "F16",    "BF16",   "Q8_0",   "Q4_0",   "Q4_1",
                                        "Q5_0",   "Q5_1",   "Q2_K",   "Q3_K_S", "Q3_K_M", "Q3_K_L",
                                        "Q4_K_S", "Q4_K_M", "Q5_K_S", "Q5_K_M", "Q6_K",   "Q3_K",
@@ -50,7 +52,10 @@ static const opt opts[] = {
     {.kind = OPT_SECTION,
      .help = "synthetic model (random weights, real shapes; its text is noise):"},
     {"--synthetic", OPT_STRING, F(preset), "PRESET",
-     .help = "tinyllama (TinyLlama-1.1B shapes), small or mha"},
+     .help = "tinyllama (TinyLlama-1.1B shapes), small, mha; llama3, qwen2, qwen3 (see --shape)"},
+    {"--shape", OPT_CHOICE, F(shape), "SHAPE", .names = quantize_shapes, .noun = "shape",
+     .help =
+         "llama3, qwen2, qwen3: real (Llama-3.2-1B, Qwen2.5-0.5B, Qwen3-0.6B; default) or tiny"},
     {"--type", OPT_CHOICE, F(synth_type), "TYPE", .names = quantize_ftypes,
      .help = "file type (default F32), one of TYPE's"},
     {"--vocab", OPT_STRING, F(vocab), "FILE",
@@ -77,6 +82,10 @@ static bool check(void *options, char *err, size_t errlen) {
         return false;
     }
     o->mode = o->preset ? QUANTIZE_SYNTHETIC : o->compare.n ? QUANTIZE_COMPARE : QUANTIZE_CONVERT;
+    if (o->shape && o->mode != QUANTIZE_SYNTHETIC) {
+        snprintf(err, errlen, "--shape is for --synthetic");
+        return false;
+    }
     switch (o->mode) {
     case QUANTIZE_SYNTHETIC:
         if (o->in) {

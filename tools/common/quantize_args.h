@@ -33,6 +33,7 @@ typedef struct quantize_options {
     const char *token_embd_type; // --token-embedding-type
     opt_strs overrides;          // --tensor-type PATTERN=TYPE, one per occurrence (<= 64)
     const char *preset;          // --synthetic PRESET
+    const char *shape;           // --shape real|tiny (synthetic; NULL: real)
     const char *vocab;           // --vocab FILE (synthetic)
     int64_t seed;                // --seed (synthetic; default 1)
     opt_strs compare;            // --compare TYPE,TYPE,...: quantize_ftypes spellings (<= 32)

@@ -398,6 +398,7 @@ class mint_synth_params(Struct):
         ("vocab", c_char_p),
         ("seed", c_uint64),
         ("n_threads", c_int),
+        ("shape", c_char_p),
     ]
 
 

@@ -328,9 +328,10 @@ def perplexity(
     return out
 
 
-def synth_write(path, preset="small", ftype="F32", vocab=None, seed=1, n_threads=0):
-    """Writes a llama GGUF with random weights: preset "small" (256 wide, 4 layers, GQA),
-    "mha" (128 wide, 2 layers) or "tinyllama" (TinyLlama-1.1B's shapes); ftype as
+def synth_write(path, preset="small", ftype="F32", vocab=None, seed=1, n_threads=0, shape=None):
+    """Writes a GGUF with random weights: preset "small" (256 wide, 4 layers, GQA),
+    "mha" (128 wide, 2 layers) or "tinyllama" (TinyLlama-1.1B's shapes), or "llama3", "qwen2",
+    "qwen3" with shape "real" (Llama-3.2-1B, Qwen2.5-0.5B, Qwen3-0.6B) or "tiny"; ftype as
     llama-quantize names file types. Its text is noise; its shapes, speed and formats are
     real. Returns path."""
     d = _lib.fspath_bytes(path, "path")
@@ -342,6 +343,8 @@ def synth_write(path, preset="small", ftype="F32", vocab=None, seed=1, n_threads
         p.vocab = _lib.fspath_bytes(vocab, "vocab")
     p.seed = _util.as_int(seed, "seed", 0, 2**64 - 1)
     p.n_threads = _util.as_int(n_threads, "n_threads", 0)
+    if shape is not None:
+        p.shape = _lib.name_bytes(shape, "shape")
     e = _util.err()
     check(L.mint_synth_write(byref(p), d, byref(e)), e)
     return path

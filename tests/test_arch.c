@@ -1,0 +1,295 @@
+// test_arch.c - every architecture of the table (runtime/engine/arch.c) against llama.cpp, on the
+// tiny synthetic files mint writes (mint_synth_write: random weights, llama.cpp's tensor names and
+// metadata keys), and against itself (the plain forward pass, thread counts, batch shapes).
+//
+// The reference is tests/reference/arch_tiny.json (tests/reference/README.md says how it was
+// made): llama.cpp's token ids, top-10 logits and 32 greedy steps for three prompts per file, with
+// the sha256 of the file it ran, which is checked first: a writer that changes the file makes the
+// reference stale, and this says so instead of comparing different weights. Budgets are those of
+// F32 files (docs/tolerances.md 3.1 and 3.9).
+#include "helpers/hang.h"
+#include "helpers/helpers.h"
+#include "mint.h"
+
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const arches[] = {"llama3", "qwen2", "qwen3"};
+enum { N_ARCH = 3, N_CTX = 256, MAX_IDS = 128 };
+
+#define BUDGET_LOGIT   2e-4 // docs/tolerances.md 3.1: |dlogit| of every compared logit
+#define BUDGET_LOGPROB 1e-4 // log-probability of llama.cpp's greedy token
+
+static json_object *reference(void) {
+    static json_object *ref;
+    if (ref) return ref;
+    const char *src = getenv("MINT_SOURCE_DIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/reference/arch_tiny.json", src && *src ? src : ".");
+    ref = json_object_from_file(path);
+    cr_assert_not_null(ref, "cannot read %s (is MINT_SOURCE_DIR set?)", path);
+    return ref;
+}
+
+// The tiny synthetic file of an architecture, written once per process, checked against the
+// sha256 the reference ran on.
+static const char *tiny_file(const char *arch) {
+    static char paths[N_ARCH][4096];
+    int a = 0;
+    while (a < N_ARCH - 1 && strcmp(arches[a], arch) != 0) a++;
+    if (paths[a][0]) return paths[a];
+    char name[64];
+    snprintf(name, sizeof name, "%s-tiny.gguf", arch);
+    snprintf(paths[a], sizeof paths[a], "%s", mt_path(mt_tmpdir(), name));
+    mint_synth_params p = {
+        .preset = arch, .ftype = "F32", .seed = 1, .n_threads = 2, .shape = "tiny"};
+    mint_err err;
+    cr_assert_eq(mint_synth_write(&p, paths[a], &err), MINT_OK, "%s: %s", arch, err.msg);
+    char cmd[16384], *out = NULL;
+    snprintf(cmd, sizeof cmd, "sha256sum '%s'", paths[a]);
+    cr_assert_eq(mt_run(cmd, &out, NULL), 0);
+    json_object *f = mt_jget(mt_jget(reference(), "files"), arch);
+    const char *want = json_object_get_string(mt_jget(f, "sha256"));
+    cr_assert(strncmp(out, want, 64) == 0,
+              "%s: the synthetic writer's file changed (sha256 %.64s, the reference ran %s): "
+              "remake tests/reference/arch_tiny.json (tests/reference/README.md)",
+              arch, out, want);
+    free(out);
+    return paths[a];
+}
+
+static mint_model *open_tiny(const char *arch) {
+    mint_model *m;
+    mint_err err;
+    cr_assert_eq(mint_model_open(tiny_file(arch), NULL, &m, &err), MINT_OK, "%s", err.msg);
+    return m;
+}
+
+static mint_ctx *new_ctx(mint_model *m, int threads, const char *isa, mint_attention algo,
+                         int kv_block) {
+    mint_ctx_params p = mint_ctx_default_params();
+    p.n_threads = threads;
+    p.n_ctx = N_CTX;
+    p.isa = isa;
+    p.attention = algo;
+    if (kv_block) p.kv_block = kv_block;
+    mint_ctx *c;
+    mint_err err;
+    cr_assert_eq(mint_ctx_create(m, &p, &c, &err), MINT_OK, "%s", err.msg);
+    return c;
+}
+
+static double logprob(const float *l, int n, int id) {
+    double mx = l[0], s = 0;
+    for (int i = 1; i < n; i++) mx = l[i] > mx ? l[i] : mx;
+    for (int i = 0; i < n; i++) s += exp((double)l[i] - mx);
+    return (double)l[id] - mx - log(s);
+}
+
+static int argmax(const float *l, int n) {
+    int b = 0;
+    for (int i = 1; i < n; i++)
+        if (l[i] > l[b]) b = i;
+    return b;
+}
+
+// The prompt's ids as mint tokenizes it (with BOS), checked against llama.cpp's.
+static int prompt_ids(mint_model *m, json_object *pr, int32_t *ids) {
+    const char *text = json_object_get_string(mt_jget(pr, "prompt"));
+    size_t n;
+    mint_err err;
+    cr_assert_eq(mint_tokenize(m, text, strlen(text), true, false, ids, MAX_IDS, &n, &err), MINT_OK,
+                 "%s", err.msg);
+    json_object *want = mt_jget(pr, "ids");
+    cr_assert_eq(n, json_object_array_length(want), "'%s': %zu ids, llama.cpp %zu", text, n,
+                 json_object_array_length(want));
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(ids[i], json_object_get_int(mt_jidx(want, i)), "'%s': id %zu", text, i);
+    return (int)n;
+}
+
+// The top-10 logits after a prompt against llama.cpp's; returns the largest |dlogit|.
+static double check_top(const char *arch, json_object *pr, const float *l) {
+    json_object *top = mt_jget(pr, "top");
+    double worst = 0;
+    for (size_t k = 0; k < json_object_array_length(top); k++) {
+        json_object *e = mt_jidx(top, k);
+        const int id = json_object_get_int(mt_jidx(e, 0));
+        const double d = fabs(l[id] - json_object_get_double(mt_jidx(e, 1)));
+        worst = fmax(worst, d);
+        cr_assert_leq(d, BUDGET_LOGIT, "%s '%s': logit of %d off by %g", arch,
+                      json_object_get_string(mt_jget(pr, "prompt")), id, d);
+    }
+    return worst;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Against llama.cpp
+
+ParameterizedTestParameters(arch, matches_llama_cpp) {
+    static int idx[N_ARCH] = {0, 1, 2};
+    return cr_make_param_array(int, idx, N_ARCH);
+}
+
+// Same ids, top-10 logits within 2e-4, and 32 free-running greedy tokens identical with their
+// log-probabilities within 1e-4 (the smallest top-1/top-2 gap of these references is 0.059,
+// qwen2 "Once upon a time" step 0: no near tie).
+ParameterizedTest(int *i, arch, matches_llama_cpp, .timeout = MT_HANG(120)) {
+    const char *arch = arches[*i];
+    mint_model *m = open_tiny(arch);
+    mint_model_desc d;
+    mint_model_describe(m, &d);
+    json_object *prompts = mt_jget(mt_jget(mt_jget(reference(), "files"), arch), "prompts");
+    double worst_top = 0, worst_lp = 0;
+    int steps = 0;
+    for (size_t p = 0; p < json_object_array_length(prompts); p++) {
+        json_object *pr = mt_jidx(prompts, p);
+        int32_t ids[MAX_IDS];
+        const int n = prompt_ids(m, pr, ids);
+        mint_ctx *c = new_ctx(m, 2, NULL, MINT_ATTENTION_AUTO, 0);
+        mint_err err;
+        cr_assert_eq(mint_eval(c, ids, n, 0, false, &err), MINT_OK, "%s", err.msg);
+        worst_top = fmax(worst_top, check_top(arch, pr, mint_get_logits(c, -1)));
+        json_object *st = mt_jget(pr, "steps");
+        for (size_t s = 0; s < json_object_array_length(st); s++, steps++) {
+            const float *l = mint_get_logits(c, -1);
+            const int want = json_object_get_int(mt_jidx(mt_jidx(st, s), 0));
+            const int got = argmax(l, d.n_vocab);
+            cr_assert_eq(got, want, "%s prompt %zu step %zu: token %d, llama.cpp %d", arch, p, s,
+                         got, want);
+            const double dl = fabs(logprob(l, d.n_vocab, want) -
+                                   json_object_get_double(mt_jidx(mt_jidx(st, s), 1)));
+            worst_lp = fmax(worst_lp, dl);
+            cr_assert_leq(dl, BUDGET_LOGPROB, "%s prompt %zu step %zu: log-prob off by %g", arch, p,
+                          s, dl);
+            int32_t t = got;
+            cr_assert_eq(mint_eval(c, &t, 1, n + (int32_t)s, false, &err), MINT_OK, "%s", err.msg);
+        }
+        mint_ctx_free(c);
+    }
+    cr_log_info("arch %s: top-10 logits within %.3g, %d greedy steps identical, log-probs within "
+                "%.3g",
+                arch, worst_top, steps, worst_lp);
+    mint_model_close(m);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Against itself
+
+ParameterizedTestParameters(arch, plain_pass_equals_the_graph) {
+    static int idx[N_ARCH] = {0, 1, 2};
+    return cr_make_param_array(int, idx, N_ARCH);
+}
+
+// The plain forward pass (runtime/engine/forward_plain.c) gives the graph's bits on the reference
+// kernels with naive attention and one KV block, token by token, for the first prompt and its
+// greedy continuation; and it is within the budget of llama.cpp's top-10 on its own.
+ParameterizedTest(int *i, arch, plain_pass_equals_the_graph, .timeout = MT_HANG(120)) {
+    const char *arch = arches[*i];
+    mint_model *m = open_tiny(arch);
+    mint_model_desc d;
+    mint_model_describe(m, &d);
+    json_object *pr = mt_jidx(mt_jget(mt_jget(mt_jget(reference(), "files"), arch), "prompts"), 0);
+    int32_t ids[MAX_IDS];
+    const int n = prompt_ids(m, pr, ids);
+    mint_plain *plain;
+    mint_err err;
+    cr_assert_eq(mint_plain_create(m, N_CTX, &plain, &err), MINT_OK, "%s", err.msg);
+    mint_ctx *c = new_ctx(m, 1, "ref", MINT_ATTENTION_NAIVE, N_CTX);
+    float *lp = malloc((size_t)d.n_vocab * sizeof *lp);
+    int32_t tok = ids[0];
+    for (int pos = 0; pos < n + 16; pos++) {
+        if (pos < n) tok = ids[pos];
+        cr_assert_eq(mint_plain_forward(plain, tok, pos, lp, &err), MINT_OK, "%s", err.msg);
+        cr_assert_eq(mint_eval(c, &tok, 1, pos, false, &err), MINT_OK, "%s", err.msg);
+        const float *lg = mint_get_logits(c, -1);
+        cr_assert(memcmp(lp, lg, (size_t)d.n_vocab * sizeof *lp) == 0,
+                  "%s: plain pass and graph differ at position %d", arch, pos);
+        if (pos == n - 1) check_top(arch, pr, lp);
+        if (pos >= n - 1) tok = argmax(lp, d.n_vocab);
+    }
+    free(lp);
+    mint_ctx_free(c);
+    mint_plain_free(plain);
+    mint_model_close(m);
+}
+
+ParameterizedTestParameters(arch, bits_do_not_depend_on_threads_or_batch) {
+    static int idx[N_ARCH] = {0, 1, 2};
+    return cr_make_param_array(int, idx, N_ARCH);
+}
+
+// With every attention algorithm at the best kernel level: the last prompt's logits evaluated as
+// one batch on 1 and 2 threads, and token by token, are the same bits.
+ParameterizedTest(int *i, arch, bits_do_not_depend_on_threads_or_batch, .timeout = MT_HANG(120)) {
+    const char *arch = arches[*i];
+    mint_model *m = open_tiny(arch);
+    mint_model_desc d;
+    mint_model_describe(m, &d);
+    json_object *pr = mt_jidx(mt_jget(mt_jget(mt_jget(reference(), "files"), arch), "prompts"), 2);
+    int32_t ids[MAX_IDS];
+    const int n = prompt_ids(m, pr, ids);
+    const size_t bytes = (size_t)d.n_vocab * sizeof(float);
+    const mint_attention algos[] = {MINT_ATTENTION_NAIVE, MINT_ATTENTION_ROWWISE,
+                                    MINT_ATTENTION_FLASH};
+    for (int a = 0; a < 3; a++) {
+        float *first = NULL;
+        for (int way = 0; way < 3; way++) { // batch on 1 thread, batch on 2, token by token on 2
+            mint_ctx *c = new_ctx(m, way == 0 ? 1 : 2, NULL, algos[a], 0);
+            mint_err err;
+            if (way < 2)
+                cr_assert_eq(mint_eval(c, ids, n, 0, false, &err), MINT_OK, "%s", err.msg);
+            else
+                for (int t = 0; t < n; t++)
+                    cr_assert_eq(mint_eval(c, &ids[t], 1, t, false, &err), MINT_OK, "%s", err.msg);
+            const float *l = mint_get_logits(c, -1);
+            if (!first) {
+                first = malloc(bytes);
+                memcpy(first, l, bytes);
+            } else
+                cr_assert(memcmp(first, l, bytes) == 0, "%s, %s: way %d differs from way 0", arch,
+                          mint_attention_name(algos[a]), way);
+            mint_ctx_free(c);
+        }
+        free(first);
+    }
+    mint_model_close(m);
+}
+
+// A file whose layer lacks a tensor its architecture requires, or carries one it does not have,
+// is refused in one line naming the tensor.
+Test(arch, files_that_do_not_fit_their_architecture_are_refused) {
+    const char *path = tiny_file("qwen2");
+    // Rename qwen2's first q bias: a required tensor missing, and an unknown one present.
+    size_t len;
+    uint8_t *b = mt_read_file(path, &len);
+    cr_assert_not_null(b);
+    const char *needle = "blk.0.attn_q.bias";
+    uint8_t *at = memmem(b, len, needle, strlen(needle));
+    cr_assert_not_null(at);
+    at[6] = 'x'; // "blk.0.xttn_q.bias"
+    const char *bad = mt_path(mt_tmpdir(), "qwen2-no-bias.gguf");
+    cr_assert(mt_write_file(bad, b, len));
+    free(b);
+    mint_model *m;
+    mint_err err;
+    cr_assert_eq(mint_model_open(bad, NULL, &m, &err), MINT_E_FORMAT);
+    cr_assert(strstr(err.msg, "'blk.0.attn_q.bias' is missing") && !strchr(err.msg, '\n'), "%s",
+              err.msg);
+    // An architecture mint lacks: one line naming it and the ones it runs.
+    b = mt_read_file(path, &len);
+    at = memmem(b, len, "qwen2", 5);
+    cr_assert_not_null(at);
+    memcpy(at, "phi99", 5); // general.architecture is the first string "qwen2" in the file
+    cr_assert(mt_write_file(bad, b, len));
+    free(b);
+    cr_assert_eq(mint_model_open(bad, NULL, &m, &err), MINT_E_UNSUPPORTED);
+    cr_assert(strstr(err.msg, "architecture 'phi99' is not supported (mint runs llama, qwen2, "
+                              "qwen3)"),
+              "%s", err.msg);
+}
