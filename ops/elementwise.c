@@ -1,4 +1,4 @@
-// elementwise.c - residual add, the SwiGLU activation and softmax.
+// elementwise.c - residual add, scaling, the SwiGLU activation and softmax.
 #include "ops/ops.h"
 
 #include <math.h>
@@ -10,6 +10,14 @@ void mint_add(float *x, size_t x_stride, const float *y, size_t y_stride, int64_
         float *xr = (float *)((char *)x + (size_t)r * x_stride);
         const float *yr = (const float *)((const char *)y + (size_t)r * y_stride);
         for (int64_t i = 0; i < n; i++) xr[i] += yr[i];
+    }
+}
+
+// x[r] *= s   for r in [r0, r1)
+void mint_scale(float *x, size_t x_stride, float s, int64_t n, long r0, long r1) {
+    for (long r = r0; r < r1; r++) {
+        float *xr = (float *)((char *)x + (size_t)r * x_stride);
+        for (int64_t i = 0; i < n; i++) xr[i] *= s;
     }
 }
 

@@ -63,6 +63,9 @@ void mint_rms_norm_heads(float *x, size_t stride, const float *w, int n_heads, i
 void mint_add(float *x, size_t x_stride, const float *y, size_t y_stride, int64_t n, long r0,
               long r1);
 
+// x[r] *= s   for r in [r0, r1), n elements per row (ggml_scale)
+void mint_scale(float *x, size_t x_stride, float s, int64_t n, long r0, long r1);
+
 // g[r] = silu(g[r]) * u[r], silu(g) = g / (1 + e^-g)   for r in [r0, r1) (SwiGLU)
 void mint_silu_mul(float *g, size_t g_stride, const float *u, size_t u_stride, int64_t n, long r0,
                    long r1);

@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const arches[] = {"llama3", "qwen2", "qwen3"};
-enum { N_ARCH = 3, N_CTX = 256, MAX_IDS = 128 };
+static const char *const arches[] = {"llama3", "qwen2", "qwen3", "phi3"};
+enum { N_ARCH = 4, N_CTX = 256, MAX_IDS = 128 };
 
 #define BUDGET_LOGIT   2e-4 // docs/tolerances.md 3.1: |dlogit| of every compared logit
 #define BUDGET_LOGPROB 1e-4 // log-probability of llama.cpp's greedy token
@@ -132,13 +132,13 @@ static double check_top(const char *arch, json_object *pr, const float *l) {
 // Against llama.cpp
 
 ParameterizedTestParameters(arch, matches_llama_cpp) {
-    static int idx[N_ARCH] = {0, 1, 2};
+    static int idx[N_ARCH] = {0, 1, 2, 3};
     return cr_make_param_array(int, idx, N_ARCH);
 }
 
 // Same ids, top-10 logits within 2e-4, and 32 free-running greedy tokens identical with their
-// log-probabilities within 1e-4 (the smallest top-1/top-2 gap of these references is 0.059,
-// qwen2 "Once upon a time" step 0: no near tie).
+// log-probabilities within 1e-4 (the smallest top-1/top-2 gap of these references is 0.0056,
+// phi3, 28 times the logit budget: no near tie).
 ParameterizedTest(int *i, arch, matches_llama_cpp, .timeout = MT_HANG(120)) {
     const char *arch = arches[*i];
     mint_model *m = open_tiny(arch);
@@ -182,7 +182,7 @@ ParameterizedTest(int *i, arch, matches_llama_cpp, .timeout = MT_HANG(120)) {
 // Against itself
 
 ParameterizedTestParameters(arch, plain_pass_equals_the_graph) {
-    static int idx[N_ARCH] = {0, 1, 2};
+    static int idx[N_ARCH] = {0, 1, 2, 3};
     return cr_make_param_array(int, idx, N_ARCH);
 }
 
@@ -220,7 +220,7 @@ ParameterizedTest(int *i, arch, plain_pass_equals_the_graph, .timeout = MT_HANG(
 }
 
 ParameterizedTestParameters(arch, bits_do_not_depend_on_threads_or_batch) {
-    static int idx[N_ARCH] = {0, 1, 2};
+    static int idx[N_ARCH] = {0, 1, 2, 3};
     return cr_make_param_array(int, idx, N_ARCH);
 }
 
@@ -281,6 +281,15 @@ Test(arch, files_that_do_not_fit_their_architecture_are_refused) {
     cr_assert_eq(mint_model_open(bad, NULL, &m, &err), MINT_E_FORMAT);
     cr_assert(strstr(err.msg, "'blk.0.attn_q.bias' is missing") && !strchr(err.msg, '\n'), "%s",
               err.msg);
+    // Phi-3 without its fused q/k/v matrix.
+    b = mt_read_file(tiny_file("phi3"), &len);
+    at = memmem(b, len, "blk.1.attn_qkv.weight", 21);
+    cr_assert_not_null(at);
+    at[6] = 'x';
+    cr_assert(mt_write_file(bad, b, len));
+    free(b);
+    cr_assert_eq(mint_model_open(bad, NULL, &m, &err), MINT_E_FORMAT);
+    cr_assert(strstr(err.msg, "'blk.1.attn_qkv.weight' is missing"), "%s", err.msg);
     // An architecture mint lacks: one line naming it and the ones it runs.
     b = mt_read_file(path, &len);
     at = memmem(b, len, "qwen2", 5);
@@ -290,6 +299,6 @@ Test(arch, files_that_do_not_fit_their_architecture_are_refused) {
     free(b);
     cr_assert_eq(mint_model_open(bad, NULL, &m, &err), MINT_E_UNSUPPORTED);
     cr_assert(strstr(err.msg, "architecture 'phi99' is not supported (mint runs llama, qwen2, "
-                              "qwen3)"),
+                              "qwen3, phi3)"),
               "%s", err.msg);
 }

@@ -56,11 +56,14 @@ static const preset presets[] = {
     {"qwen2", "tiny", "qwen2", 256, 768, 2, 4, 2, 64, 1024, 512, 1e6f, 1e-6f, true, false},
     {"qwen3", "real", "qwen3", 1024, 3072, 28, 16, 8, 128, 40960, 151936, 1e6f, 1e-6f, true, false},
     {"qwen3", "tiny", "qwen3", 256, 768, 2, 4, 2, 128, 1024, 512, 1e6f, 1e-6f, true, false},
+    {"phi3", "real", "phi3", 3072, 8192, 32, 32, 32, 96, 4096, 32064, 1e4f, 1e-5f, false, false},
+    {"phi3", "tiny", "phi3", 256, 768, 2, 4, 4, 64, 1024, 512, 1e4f, 1e-5f, false, false},
 };
 
 // Whether a preset name comes in two shapes (tiny and real).
 static bool has_shapes(const char *name) {
-    return strcmp(name, "llama3") == 0 || strcmp(name, "qwen2") == 0 || strcmp(name, "qwen3") == 0;
+    return strcmp(name, "llama3") == 0 || strcmp(name, "qwen2") == 0 ||
+           strcmp(name, "qwen3") == 0 || strcmp(name, "phi3") == 0;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -171,9 +174,14 @@ static void make_tensors(synth *s) {
     snprintf(n, sizeof n, "blk.%d." suffix, l);                                                    \
     add_tensor(s, n, n_in, n_out, mean, scale)
         T("attn_norm.weight", e, 1, 1.0f, 0.05f);
-        T("attn_q.weight", e, q, 0.0f, lin);
-        T("attn_k.weight", e, kv, 0.0f, lin);
-        T("attn_v.weight", e, kv, 0.0f, lin);
+        const bool phi3 = strcmp(arch, "phi3") == 0; // q/k/v fused, gate/up fused
+        if (phi3) {
+            T("attn_qkv.weight", e, q + 2 * kv, 0.0f, lin);
+        } else {
+            T("attn_q.weight", e, q, 0.0f, lin);
+            T("attn_k.weight", e, kv, 0.0f, lin);
+            T("attn_v.weight", e, kv, 0.0f, lin);
+        }
         if (strcmp(arch, "qwen2") == 0) {
             T("attn_q.bias", q, 1, 0.0f, 0.5f);
             T("attn_k.bias", kv, 1, 0.0f, 0.5f);
@@ -185,8 +193,12 @@ static void make_tensors(synth *s) {
         }
         T("attn_output.weight", q, e, 0.0f, out_in);
         T("ffn_norm.weight", e, 1, 1.0f, 0.05f);
-        T("ffn_gate.weight", e, p->n_ff, 0.0f, lin);
-        T("ffn_up.weight", e, p->n_ff, 0.0f, lin);
+        if (phi3) {
+            T("ffn_up.weight", e, 2 * p->n_ff, 0.0f, lin);
+        } else {
+            T("ffn_gate.weight", e, p->n_ff, 0.0f, lin);
+            T("ffn_up.weight", e, p->n_ff, 0.0f, lin);
+        }
         T("ffn_down.weight", p->n_ff, e, 0.0f, down);
 #undef T
     }
@@ -391,7 +403,7 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
     if (!known_name)
         return mint_fail(err, MINT_E_ARG,
                          "unknown synthetic preset '%s' (known: tinyllama, small, mha, llama3, "
-                         "qwen2, qwen3)",
+                         "qwen2, qwen3, phi3)",
                          p->preset ? p->preset : "");
     if (!pr)
         return mint_fail(err, MINT_E_ARG, "synthetic preset '%s' has no shape '%s' (%s)", p->preset,
@@ -409,8 +421,12 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
         goto done;
     }
     char name[96];
-    snprintf(name, sizeof name, "mint synthetic %s%s%s (random weights: its text is noise)",
-             pr->name, has_shapes(pr->name) ? " " : "", has_shapes(pr->name) ? pr->shape : "");
+    // llama.cpp gives special tokens Phi-3's strip attributes when general.name contains "phi3"
+    // or "phi-3", looking up <|endoftext|> by text, which the built-in vocabulary lacks: the
+    // name says "Phi 3" instead.
+    const char *shown = strcmp(pr->name, "phi3") == 0 ? "Phi 3" : pr->name;
+    snprintf(name, sizeof name, "mint synthetic %s%s%s (random weights: its text is noise)", shown,
+             has_shapes(pr->name) ? " " : "", has_shapes(pr->name) ? pr->shape : "");
     mint_gguf_add_str(w, "general.architecture", pr->arch);
     mint_gguf_add_str(w, "general.name", name);
     mint_gguf_add_u32(w, "general.file_type", mint_ftype_file_type(ftype));
@@ -436,6 +452,10 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
         mint_gguf_add_u32(w, key, (uint32_t)pr->head_dim);
         snprintf(key, sizeof key, "%s.attention.value_length", pr->arch);
         mint_gguf_add_u32(w, key, (uint32_t)pr->head_dim);
+    }
+    if (strcmp(pr->arch, "phi3") == 0) { // as Phi-3-mini-4k's converted files have them
+        mint_gguf_add_u32(w, "phi3.rope.scaling.original_context_length", (uint32_t)pr->n_ctx);
+        mint_gguf_add_u32(w, "phi3.attention.sliding_window", (uint32_t)pr->n_ctx / 2 - 1);
     }
     snprintf(key, sizeof key, "%s.rope.freq_base", pr->arch);
     mint_gguf_add_f32(w, key, pr->rope_base);

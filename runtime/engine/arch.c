@@ -14,6 +14,9 @@ static const mint_arch arches[] = {
     {"qwen2", .rope_neox = true, .qkv_bias = MINT_REQUIRED},
     // Qwen3 (dense): no biases; q and k RMS-normalised per head before RoPE; NEOX RoPE.
     {"qwen3", .rope_neox = true, .qk_norm = MINT_REQUIRED},
+    // Phi-3 (mini, medium): q/k/v in one matrix, gate and up in another; NEOX RoPE; queries
+    // pre-scaled. Its files' attention.sliding_window is ignored, as llama.cpp does.
+    {"phi3", .rope_neox = true, .fused_qkv = true, .fused_gate_up = true, .q_prescale = true},
 };
 
 const mint_arch *mint_arch_find(const char *name) {
@@ -23,5 +26,5 @@ const mint_arch *mint_arch_find(const char *name) {
 }
 
 const char *mint_arch_list(void) {
-    return "llama, qwen2, qwen3";
+    return "llama, qwen2, qwen3, phi3";
 }

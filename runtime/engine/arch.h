@@ -21,11 +21,16 @@ typedef struct mint_arch {
     mint_tensor_need out_bias; // blk.N.attn_output.bias [n_embd]
     mint_tensor_need qk_norm;  // blk.N.attn_q_norm/attn_k_norm.weight [head_dim], RMSNorm per head
     mint_tensor_need rope_freqs; // rope_freqs.weight [n_rot / 2]: divisors of each pair's angle
+    bool fused_qkv;     // q, k, v are row ranges of one blk.N.attn_qkv.weight [n_embd, q+2kv]
+    bool fused_gate_up; // gate and up are the two halves of blk.N.ffn_up.weight [n_embd, 2 n_ff]
+    bool q_prescale;    // queries are scaled by 1/sqrt(head_dim) before attention, which then
+                        // scales the scores by 1 (Phi-3 in llama.cpp: the same value, rounded
+                        // at another step)
 } mint_arch;
 
 // The row of `name`, or NULL when mint does not run it.
 const mint_arch *mint_arch_find(const char *name);
-// "llama, qwen2, qwen3": the names of every row, for messages.
+// "llama, qwen2, qwen3, phi3": the names of every row, for messages.
 const char *mint_arch_list(void);
 
 #endif // MINT_ARCH_H

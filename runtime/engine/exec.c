@@ -233,6 +233,12 @@ static void run_silu_mul(const mint_node *n, const mint_exec *e, int node, int i
                   lo, hi);
 }
 
+static void run_scale(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    long lo, hi;
+    mint_split(e->n_tokens, ith, nth, &lo, &hi);
+    mint_scale(e->buf[n->dst], e->stride[n->dst], n->scale, n->width, lo, hi);
+}
+
 static const bind_fn bind_table[MINT_OP_COUNT] = {
     [MINT_OP_GET_ROWS] = run_get_rows,   [MINT_OP_RMS_NORM] = run_rms_norm,
     [MINT_OP_CONVERT] = run_convert,     [MINT_OP_MATMUL] = run_matmul,
@@ -240,6 +246,7 @@ static const bind_fn bind_table[MINT_OP_COUNT] = {
     [MINT_OP_ATTENTION] = run_attention, [MINT_OP_ADD] = run_add,
     [MINT_OP_SILU_MUL] = run_silu_mul,   [MINT_OP_GATHER] = run_gather,
     [MINT_OP_ADD_BIAS] = run_add_bias,   [MINT_OP_HEAD_NORM] = run_head_norm,
+    [MINT_OP_SCALE] = run_scale,
 };
 
 typedef struct run {

@@ -159,6 +159,8 @@ static void forward(mint_plain *p, int32_t token, int32_t pos, float *logits) {
         head_norm(p->k, &L->k_norm, hp->n_head_kv, hp);
         rope(p->q, hp->n_head, m, pos);
         rope(p->k, hp->n_head_kv, m, pos);
+        if (hp->q_scale != 1.0f) // Phi-3 scales the queries instead of the scores
+            for (int i = 0; i < hp->n_head * hd; i++) p->q[i] *= hp->q_scale;
 
         // Store this position's key and value in the cache.
         float *key_layer = p->key_cache + (size_t)l * p->n_ctx * kv_dim;

@@ -18,6 +18,7 @@ static const char *op_names[MINT_OP_COUNT] = {
     [MINT_OP_ATTENTION] = "ATTENTION", [MINT_OP_ADD] = "ADD",
     [MINT_OP_SILU_MUL] = "SILU_MUL",   [MINT_OP_GATHER] = "GATHER",
     [MINT_OP_ADD_BIAS] = "ADD_BIAS",   [MINT_OP_HEAD_NORM] = "HEAD_NORM",
+    [MINT_OP_SCALE] = "SCALE",
 };
 
 static const char *buf_names[MINT_BUF_COUNT] = {
@@ -181,6 +182,10 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, mint_gr
         add_in_place(&b, MINT_OP_ROPE, MINT_BUF_Q, &m->rope_freqs, nm[4]);
         snprintf(nm[4], 32, "blk.%d.rope_k", l);
         add_in_place(&b, MINT_OP_ROPE, MINT_BUF_K, &m->rope_freqs, nm[4]);
+        if (hp->q_scale != 1.0f) {
+            n = add(&b, MINT_OP_SCALE, MINT_BUF_Q, MINT_BUF_NONE, "blk.%d.q_scale", l);
+            if (n) n->scale = hp->q_scale;
+        }
         n = add(&b, MINT_OP_KV_STORE, MINT_BUF_NONE, MINT_BUF_K, "blk.%d.kv_store", l);
         if (n) {
             n->src2 = MINT_BUF_V;

@@ -12,6 +12,7 @@
 //   [q/k_norm   HEAD_NORM    q, k               (RMSNorm of each head: Qwen3)]
 //   rope_q/k    ROPE         q, k               (rotary position, in place; NEOX pairs for
 //                                               Qwen, frequency factors for Llama 3)
+//   [q_scale    SCALE        q                  (q * 1/sqrt(head_dim): Phi-3)]
 //   kv_store    KV_STORE     k, v  -> cache     (each row's key/value at its sequence's position)
 //   attn        ATTENTION    q, cache -> att    (causal softmax(q k / sqrt(d)) v, per head, each
 //                                               row over its own sequence)
@@ -48,6 +49,7 @@ typedef enum mint_op {
     MINT_OP_GATHER,    // dst[i] = src[out_rows[i]]: the rows whose logits are wanted
     MINT_OP_ADD_BIAS,  // dst[t] += w (a bias vector)
     MINT_OP_HEAD_NORM, // each head of dst[t] RMS-normalised in place, times w [head_dim]
+    MINT_OP_SCALE,     // dst[t] *= scale
     MINT_OP_COUNT,
 } mint_op;
 
@@ -80,6 +82,7 @@ typedef struct mint_node {
     int32_t layer;        // block index (KV_STORE, ATTENTION), else -1
     uint32_t type;        // CONVERT: target type; MATMUL: the type src was converted to
     int64_t width;        // elements per row of dst (or of src for CONVERT)
+    float scale;          // SCALE: the factor, else 0
     bool out_only;        // runs on the n_out gathered rows whose logits are wanted (the
                           // final norm and the output head), not on every row of the batch
     bool no_barrier;      // the next node neither reads nor writes what this one writes

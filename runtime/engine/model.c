@@ -132,6 +132,11 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
         hp->rope_freq_scale = 1.0f / factor;
     }
     hp->attn_scale = 1.0f / sqrtf((float)hp->head_dim);
+    hp->q_scale = 1.0f;
+    if (m->desc->q_prescale) { // the same factor on q instead of on the scores
+        hp->q_scale = hp->attn_scale;
+        hp->attn_scale = 1.0f;
+    }
     hp->rope_neox = m->desc->rope_neox;
     mint_err_clear(err);
     return MINT_OK;
@@ -251,10 +256,53 @@ static mint_status bind_layer_extras(mint_model *m, int l, mint_err *err) {
     return MINT_OK;
 }
 
-static mint_status bind_weights(mint_model *m, mint_err *err) {
+// Binds rows [row0, row0 + n_out) of the matrix w_all (bound whole, [n_in, total]) as w: a view,
+// for the fused matrices of some architectures (Phi-3's attn_qkv, its gate and up in ffn_up).
+static void bind_view(mint_weight *w, const mint_weight *w_all, int64_t row0, int64_t n_out) {
+    *w = *w_all;
+    w->data = (const char *)w_all->data + (size_t)row0 * w_all->row_bytes;
+    w->n_out = n_out;
+}
+
+// A layer's q/k/v and gate/up, separate or fused as the architecture's row says.
+static mint_status bind_projections(mint_model *m, int l, mint_err *err) {
     const mint_hparams *hp = &m->hp;
     int64_t e = hp->n_embd, ff = hp->n_ff, q = (int64_t)hp->n_head * hp->head_dim,
-            kv = (int64_t)hp->n_head_kv * hp->head_dim, V = hp->n_vocab;
+            kv = (int64_t)hp->n_head_kv * hp->head_dim;
+    mint_layer *L = &m->layers[l];
+    char name[64];
+    mint_status st;
+    mint_weight all;
+    if (m->desc->fused_qkv) {
+        snprintf(name, sizeof name, "blk.%d.attn_qkv.weight", l);
+        if ((st = bind(m, &all, name, e, q + 2 * kv, err))) return st;
+        bind_view(&L->wq, &all, 0, q);
+        bind_view(&L->wk, &all, q, kv);
+        bind_view(&L->wv, &all, q + kv, kv);
+    } else {
+        static const char *const qkv[3] = {"attn_q", "attn_k", "attn_v"};
+        mint_weight *w[3] = {&L->wq, &L->wk, &L->wv};
+        for (int i = 0; i < 3; i++) {
+            snprintf(name, sizeof name, "blk.%d.%s.weight", l, qkv[i]);
+            if ((st = bind(m, w[i], name, e, i == 0 ? q : kv, err))) return st;
+        }
+    }
+    snprintf(name, sizeof name, "blk.%d.ffn_up.weight", l);
+    if (m->desc->fused_gate_up) {
+        if ((st = bind(m, &all, name, e, 2 * ff, err))) return st;
+        bind_view(&L->w_gate, &all, 0, ff); // ggml's swiglu: silu(first half) * second half
+        bind_view(&L->w_up, &all, ff, ff);
+        return MINT_OK;
+    }
+    if ((st = bind(m, &L->w_up, name, e, ff, err))) return st;
+    snprintf(name, sizeof name, "blk.%d.ffn_gate.weight", l);
+    return bind(m, &L->w_gate, name, e, ff, err);
+}
+
+static mint_status bind_weights(mint_model *m, mint_err *err) {
+    const mint_hparams *hp = &m->hp;
+    int64_t e = hp->n_embd, ff = hp->n_ff, q = (int64_t)hp->n_head * hp->head_dim, V = hp->n_vocab;
+
     mint_status st;
     if ((st = bind(m, &m->tok_embd, "token_embd.weight", e, V, err)) ||
         (st = bind(m, &m->output_norm, "output_norm.weight", e, 1, err)))
@@ -268,17 +316,13 @@ static mint_status bind_weights(mint_model *m, mint_err *err) {
     if (!m->layers) return mint_fail(err, MINT_E_NOMEM, "out of memory");
     for (int l = 0; l < hp->n_layer; l++) {
         mint_layer *L = &m->layers[l];
-        char nm[9][64];
-        static const char *suffix[9] = {"attn_norm", "attn_q",   "attn_k", "attn_v",  "attn_output",
-                                        "ffn_norm",  "ffn_gate", "ffn_up", "ffn_down"};
-        for (int i = 0; i < 9; i++) snprintf(nm[i], sizeof nm[i], "blk.%d.%s.weight", l, suffix[i]);
-        if ((st = bind(m, &L->attn_norm, nm[0], e, 1, err)) ||
-            (st = bind(m, &L->wq, nm[1], e, q, err)) || (st = bind(m, &L->wk, nm[2], e, kv, err)) ||
-            (st = bind(m, &L->wv, nm[3], e, kv, err)) || (st = bind(m, &L->wo, nm[4], q, e, err)) ||
-            (st = bind(m, &L->ffn_norm, nm[5], e, 1, err)) ||
-            (st = bind(m, &L->w_gate, nm[6], e, ff, err)) ||
-            (st = bind(m, &L->w_up, nm[7], e, ff, err)) ||
-            (st = bind(m, &L->w_down, nm[8], ff, e, err)) || (st = bind_layer_extras(m, l, err)))
+        char nm[4][64];
+        static const char *suffix[4] = {"attn_norm", "attn_output", "ffn_norm", "ffn_down"};
+        for (int i = 0; i < 4; i++) snprintf(nm[i], sizeof nm[i], "blk.%d.%s.weight", l, suffix[i]);
+        if ((st = bind(m, &L->attn_norm, nm[0], e, 1, err)) || (st = bind_projections(m, l, err)) ||
+            (st = bind(m, &L->wo, nm[1], q, e, err)) ||
+            (st = bind(m, &L->ffn_norm, nm[2], e, 1, err)) ||
+            (st = bind(m, &L->w_down, nm[3], ff, e, err)) || (st = bind_layer_extras(m, l, err)))
             return st;
     }
     return bind_extra(m, &m->rope_freqs, m->desc->rope_freqs, "rope_freqs.weight", hp->n_rot / 2,

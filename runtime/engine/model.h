@@ -57,7 +57,8 @@ typedef struct mint_hparams {
     float rope_base;       // llama.rope.freq_base (10000)
     float rope_freq_scale; // 1 / llama.rope.scaling.factor for linear scaling (1)
     float rms_eps;         // llama.attention.layer_norm_rms_epsilon
-    float attn_scale;      // 1 / sqrt(head_dim)
+    float attn_scale;      // scores' factor: 1 / sqrt(head_dim), or 1 when q_scale has it
+    float q_scale;         // queries' factor after RoPE: 1, or 1 / sqrt(head_dim) (Phi-3)
     bool rope_neox;        // NEOX RoPE pairs (the architecture's row)
 } mint_hparams;
 
