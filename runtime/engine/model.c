@@ -272,7 +272,7 @@ static mint_status bind_projections(mint_model *m, int l, mint_err *err) {
     mint_layer *L = &m->layers[l];
     char name[64];
     mint_status st;
-    mint_weight all;
+    mint_weight all = {0}; // bind() leaves packed and pack_stride: the views copy them
     if (m->desc->fused_qkv) {
         snprintf(name, sizeof name, "blk.%d.attn_qkv.weight", l);
         if ((st = bind(m, &all, name, e, q + 2 * kv, err))) return st;
