@@ -126,6 +126,24 @@ def test_repacked_and_file_layout_give_the_same_bits(tmp_path):
             assert bits(a.logits()) == bits(b.logits())
 
 
+@pytest.mark.parametrize("arch", ["llama3", "qwen2", "qwen3", "phi3"])
+def test_every_architecture_runs_from_python(tmp_path, arch):
+    # A tiny synthetic file of each architecture of the table: it opens, says what it is, and
+    # its logits do not depend on the batch shape.
+    p = tmp_path / f"{arch}.gguf"
+    mint.synth_write(p, preset=arch, shape="tiny", seed=1, n_threads=1)
+    with mint.Model(p, n_threads=2) as m:
+        assert m.info.arch == ("llama" if arch == "llama3" else arch)
+        ids = m.tokenize("Once upon a time")
+        with m.context() as a, m.context() as b:
+            a.eval(ids)
+            for i, t in enumerate(ids):
+                b.eval([t], pos=i)
+            assert bits(a.logits()) == bits(b.logits())
+    with pytest.raises(mint.MintArgumentError, match="no shape 'huge'"):
+        mint.synth_write(tmp_path / "x.gguf", preset=arch, shape="huge")
+
+
 def test_the_three_attention_algorithms_agree(stories):
     ids = stories.tokenize("Once upon a time, there was a little girl named Lily")
     rows = {}
