@@ -718,7 +718,8 @@ typedef struct mint_synth_params {
     const char *preset; // "tinyllama" (TinyLlama-1.1B's exact shapes), "small" (256 wide, 4 layers,
                         // GQA), "mha" (128 wide, 2 layers, 4 heads each with its own KV, context
                         // 2048), or an architecture with two shapes: "llama3" (Llama-3.2-1B),
-                        // "qwen2" (Qwen2.5-0.5B), "qwen3" (Qwen3-0.6B), "phi3" (Phi-3-mini)
+                        // "qwen2" (Qwen2.5-0.5B), "qwen3" (Qwen3-0.6B), "phi3" (Phi-3-mini),
+                        // "gpt2" (GPT-2 124M)
     const char *ftype;  // file type as llama-quantize names it: "F32", "F16", "Q4_0", "Q4_K_M", ...
     const char *vocab;  // a GGUF whose tokenizer.* entries to copy, or a SentencePiece
                         // tokenizer.model; NULL: a built-in byte + letters vocabulary

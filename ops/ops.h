@@ -63,6 +63,18 @@ void mint_rms_norm_heads(float *x, size_t stride, const float *w, int n_heads, i
 void mint_add(float *x, size_t x_stride, const float *y, size_t y_stride, int64_t n, long r0,
               long r1);
 
+// y[0..n) = (x - mean) / sqrt(variance + eps) * w   (one row; LayerNorm without its bias)
+void mint_layer_norm_row(const float *x, const float *w, float *y, int64_t n, float eps);
+// mint_layer_norm_row for rows [r0, r1).
+void mint_layer_norm(const float *x, size_t x_stride, const float *w, float *y, size_t y_stride,
+                     int64_t n, float eps, long r0, long r1);
+
+// gelu(x) as llama.cpp's CPU build computes it: the tanh form at x rounded to f16, the result
+// rounded to f16 (ggml's table), 0 below -10 and x above 10.
+float mint_gelu_one(float x);
+// x[r] = gelu(x[r]) in place   for r in [r0, r1), n elements per row
+void mint_gelu(float *x, size_t x_stride, int64_t n, long r0, long r1);
+
 // x[r] *= s   for r in [r0, r1), n elements per row (ggml_scale)
 void mint_scale(float *x, size_t x_stride, float s, int64_t n, long r0, long r1);
 

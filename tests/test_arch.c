@@ -19,11 +19,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const arches[] = {"llama3", "qwen2", "qwen3", "phi3"};
-enum { N_ARCH = 4, N_CTX = 256, MAX_IDS = 128 };
+static const char *const arches[] = {"llama3", "qwen2", "qwen3", "phi3", "gpt2"};
+enum { N_ARCH = 5, N_CTX = 256, MAX_IDS = 128 };
 
 #define BUDGET_LOGIT   2e-4 // docs/tolerances.md 3.1: |dlogit| of every compared logit
 #define BUDGET_LOGPROB 1e-4 // log-probability of llama.cpp's greedy token
+// GPT-2's GELU reads ggml's table at its input rounded to f16: where mint's input and
+// llama.cpp's differ by an ulp of f32 across an f16 rounding boundary, the two outputs differ by
+// an ulp of f16 (2^-11 relative), which the following layers carry to the logits
+// (docs/tolerances.md 3.9: measured 4.6e-4 on the tiny file, 6.4e-4 on GPT-2's real shape).
+#define BUDGET_GELU 2e-3
+
+static double budget_logit(const char *arch) {
+    return strcmp(arch, "gpt2") == 0 ? BUDGET_GELU : BUDGET_LOGIT;
+}
+static double budget_logprob(const char *arch) {
+    return strcmp(arch, "gpt2") == 0 ? BUDGET_GELU : BUDGET_LOGPROB;
+}
 
 static json_object *reference(void) {
     static json_object *ref;
@@ -122,7 +134,7 @@ static double check_top(const char *arch, json_object *pr, const float *l) {
         const int id = json_object_get_int(mt_jidx(e, 0));
         const double d = fabs(l[id] - json_object_get_double(mt_jidx(e, 1)));
         worst = fmax(worst, d);
-        cr_assert_leq(d, BUDGET_LOGIT, "%s '%s': logit of %d off by %g", arch,
+        cr_assert_leq(d, budget_logit(arch), "%s '%s': logit of %d off by %g", arch,
                       json_object_get_string(mt_jget(pr, "prompt")), id, d);
     }
     return worst;
@@ -132,13 +144,13 @@ static double check_top(const char *arch, json_object *pr, const float *l) {
 // Against llama.cpp
 
 ParameterizedTestParameters(arch, matches_llama_cpp) {
-    static int idx[N_ARCH] = {0, 1, 2, 3};
+    static int idx[N_ARCH] = {0, 1, 2, 3, 4};
     return cr_make_param_array(int, idx, N_ARCH);
 }
 
-// Same ids, top-10 logits within 2e-4, and 32 free-running greedy tokens identical with their
-// log-probabilities within 1e-4 (the smallest top-1/top-2 gap of these references is 0.0056,
-// phi3, 28 times the logit budget: no near tie).
+// Same ids, top-10 logits within 2e-4 (GPT-2: 2e-3), and 32 free-running greedy tokens identical
+// with their log-probabilities within 1e-4 (2e-3) (the smallest top-1/top-2 gap of these
+// references is 0.0056, phi3, 28 times its logit budget; GPT-2's is 0.012: no near tie).
 ParameterizedTest(int *i, arch, matches_llama_cpp, .timeout = MT_HANG(120)) {
     const char *arch = arches[*i];
     mint_model *m = open_tiny(arch);
@@ -165,8 +177,8 @@ ParameterizedTest(int *i, arch, matches_llama_cpp, .timeout = MT_HANG(120)) {
             const double dl = fabs(logprob(l, d.n_vocab, want) -
                                    json_object_get_double(mt_jidx(mt_jidx(st, s), 1)));
             worst_lp = fmax(worst_lp, dl);
-            cr_assert_leq(dl, BUDGET_LOGPROB, "%s prompt %zu step %zu: log-prob off by %g", arch, p,
-                          s, dl);
+            cr_assert_leq(dl, budget_logprob(arch), "%s prompt %zu step %zu: log-prob off by %g",
+                          arch, p, s, dl);
             int32_t t = got;
             cr_assert_eq(mint_eval(c, &t, 1, n + (int32_t)s, false, &err), MINT_OK, "%s", err.msg);
         }
@@ -182,7 +194,7 @@ ParameterizedTest(int *i, arch, matches_llama_cpp, .timeout = MT_HANG(120)) {
 // Against itself
 
 ParameterizedTestParameters(arch, plain_pass_equals_the_graph) {
-    static int idx[N_ARCH] = {0, 1, 2, 3};
+    static int idx[N_ARCH] = {0, 1, 2, 3, 4};
     return cr_make_param_array(int, idx, N_ARCH);
 }
 
@@ -220,7 +232,7 @@ ParameterizedTest(int *i, arch, plain_pass_equals_the_graph, .timeout = MT_HANG(
 }
 
 ParameterizedTestParameters(arch, bits_do_not_depend_on_threads_or_batch) {
-    static int idx[N_ARCH] = {0, 1, 2, 3};
+    static int idx[N_ARCH] = {0, 1, 2, 3, 4};
     return cr_make_param_array(int, idx, N_ARCH);
 }
 
@@ -261,44 +273,56 @@ ParameterizedTest(int *i, arch, bits_do_not_depend_on_threads_or_batch, .timeout
     mint_model_close(m);
 }
 
-// A file whose layer lacks a tensor its architecture requires, or carries one it does not have,
-// is refused in one line naming the tensor.
-Test(arch, files_that_do_not_fit_their_architecture_are_refused) {
-    const char *path = tiny_file("qwen2");
-    // Rename qwen2's first q bias: a required tensor missing, and an unknown one present.
+// The tiny file of `arch` with the first `needle` in it overwritten by `with` (same length),
+// opened: returns the status, the message in *err.
+static mint_status open_altered(const char *arch, const char *needle, const char *with,
+                                mint_err *err) {
     size_t len;
-    uint8_t *b = mt_read_file(path, &len);
+    uint8_t *b = mt_read_file(tiny_file(arch), &len);
     cr_assert_not_null(b);
-    const char *needle = "blk.0.attn_q.bias";
     uint8_t *at = memmem(b, len, needle, strlen(needle));
-    cr_assert_not_null(at);
-    at[6] = 'x'; // "blk.0.xttn_q.bias"
-    const char *bad = mt_path(mt_tmpdir(), "qwen2-no-bias.gguf");
+    cr_assert_not_null(at, "%s: no '%s'", arch, needle);
+    memcpy(at, with, strlen(with));
+    const char *bad = mt_path(mt_tmpdir(), "altered.gguf");
     cr_assert(mt_write_file(bad, b, len));
     free(b);
-    mint_model *m;
+    mint_model *m = NULL;
+    mint_status st = mint_model_open(bad, NULL, &m, err);
+    mint_model_close(m);
+    return st;
+}
+
+// A file whose layer lacks a tensor its architecture requires, or of an architecture mint lacks,
+// is refused in one line naming the tensor or the architecture.
+Test(arch, files_that_do_not_fit_their_architecture_are_refused) {
+    static const struct {
+        const char *arch, *needle, *with; // the first `needle` of the file becomes `with`
+        mint_status st;
+        const char *msg;
+    } cases[] = {
+        {"qwen2", "blk.0.attn_q.bias", "blk.0.xttn_q.bias", MINT_E_FORMAT,
+         "'blk.0.attn_q.bias' is missing"},
+        {"phi3", "blk.1.attn_qkv.weight", "blk.1.xttn_qkv.weight", MINT_E_FORMAT,
+         "'blk.1.attn_qkv.weight' is missing"},
+        {"gpt2", "blk.0.ffn_norm.bias", "blk.0.xfn_norm.bias", MINT_E_FORMAT,
+         "'blk.0.ffn_norm.bias' is missing"},
+        // general.architecture is the first string "qwen2" in the file
+        {"qwen2", "qwen2", "phi99", MINT_E_UNSUPPORTED,
+         "architecture 'phi99' is not supported (mint runs llama, qwen2, qwen3, phi3, gpt2)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        mint_err err;
+        cr_assert_eq(open_altered(cases[i].arch, cases[i].needle, cases[i].with, &err), cases[i].st,
+                     "%s %s", cases[i].arch, cases[i].with);
+        cr_assert(strstr(err.msg, cases[i].msg) && !strchr(err.msg, '\n'), "%s", err.msg);
+    }
+    // GPT-2 asked for more positions than it learned.
+    mint_model *m = open_tiny("gpt2");
+    mint_ctx_params p = mint_ctx_default_params();
+    p.n_ctx = 2048;
+    mint_ctx *c;
     mint_err err;
-    cr_assert_eq(mint_model_open(bad, NULL, &m, &err), MINT_E_FORMAT);
-    cr_assert(strstr(err.msg, "'blk.0.attn_q.bias' is missing") && !strchr(err.msg, '\n'), "%s",
-              err.msg);
-    // Phi-3 without its fused q/k/v matrix.
-    b = mt_read_file(tiny_file("phi3"), &len);
-    at = memmem(b, len, "blk.1.attn_qkv.weight", 21);
-    cr_assert_not_null(at);
-    at[6] = 'x';
-    cr_assert(mt_write_file(bad, b, len));
-    free(b);
-    cr_assert_eq(mint_model_open(bad, NULL, &m, &err), MINT_E_FORMAT);
-    cr_assert(strstr(err.msg, "'blk.1.attn_qkv.weight' is missing"), "%s", err.msg);
-    // An architecture mint lacks: one line naming it and the ones it runs.
-    b = mt_read_file(path, &len);
-    at = memmem(b, len, "qwen2", 5);
-    cr_assert_not_null(at);
-    memcpy(at, "phi99", 5); // general.architecture is the first string "qwen2" in the file
-    cr_assert(mt_write_file(bad, b, len));
-    free(b);
-    cr_assert_eq(mint_model_open(bad, NULL, &m, &err), MINT_E_UNSUPPORTED);
-    cr_assert(strstr(err.msg, "architecture 'phi99' is not supported (mint runs llama, qwen2, "
-                              "qwen3, phi3)"),
-              "%s", err.msg);
+    cr_assert_eq(mint_ctx_create(m, &p, &c, &err), MINT_E_ARG);
+    cr_assert(strstr(err.msg, "more than the 1024 positions the model has learned"), "%s", err.msg);
+    mint_model_close(m);
 }

@@ -193,59 +193,6 @@ Test(ops, rope_matches_double) {
                 worst_ratio, worst_norm);
 }
 
-// NEOX with no factors at base b equals NORMAL on the same numbers regrouped: pair i moves from
-// (2i, 2i+1) to (i, i + hd/2), bit for bit (the same angles, the same two FMAs).
-Test(ops, rope_neox_is_normal_regrouped) {
-    enum { HD = 64, HEADS = 2, N = HD * HEADS };
-    float x[N], normal[N], neox[N];
-    mint_rng_seed(&rng, 5);
-    fill(x, N, 1.0);
-    for (int h = 0; h < HEADS; h++)
-        for (int i = 0; i < HD / 2; i++) {
-            normal[h * HD + 2 * i] = neox[h * HD + i] = x[h * HD + 2 * i];
-            normal[h * HD + 2 * i + 1] = neox[h * HD + i + HD / 2] = x[h * HD + 2 * i + 1];
-        }
-    const mint_rope_cfg c_normal = {HD, 10000.0f, 1.0f, NULL, false};
-    const mint_rope_cfg c_neox = {HD, 10000.0f, 1.0f, NULL, true};
-    mint_rope_row(normal, HEADS, HD, &c_normal, 123);
-    mint_rope_row(neox, HEADS, HD, &c_neox, 123);
-    for (int h = 0; h < HEADS; h++)
-        for (int i = 0; i < HD / 2; i++) {
-            cr_assert(same_bits(normal[h * HD + 2 * i], neox[h * HD + i]));
-            cr_assert(same_bits(normal[h * HD + 2 * i + 1], neox[h * HD + i + HD / 2]));
-        }
-}
-
-// Per-head RMSNorm (Qwen3's q/k norms) against a double twin: each head's mean square over its
-// own head_dim, times the weight. Budget 4 * 2^-24 relative to the largest |y| of the head
-// (ops/norm.c: squares in double, one f32 scale, two rounded products).
-Test(ops, rms_norm_heads_matches_double) {
-    enum { HD = 64, HEADS = 3, N = HD * HEADS, ROWS = 3 };
-    static float x[ROWS * N], w[HD];
-    mint_rng_seed(&rng, 6);
-    fill(x, ROWS * N, 1.0);
-    fill(w, HD, 1.0);
-    for (int i = 0; i < HD; i++) x[N + i] *= 1e3f; // one head of row 1 far larger than the others
-    static float orig[ROWS * N];
-    memcpy(orig, x, sizeof x);
-    mint_rms_norm_heads(x, N * sizeof(float), w, HEADS, HD, 1e-6f, 0, ROWS);
-    for (int r = 0; r < ROWS; r++)
-        for (int h = 0; h < HEADS; h++) {
-            const float *v = orig + r * N + h * HD;
-            double ss = 0, ymax = 0, yref[HD];
-            for (int i = 0; i < HD; i++) ss += (double)v[i] * v[i];
-            const double scale = 1.0 / sqrt(ss / HD + 1e-6);
-            for (int i = 0; i < HD; i++) {
-                yref[i] = v[i] * scale * w[i];
-                ymax = fmax(ymax, fabs(yref[i]));
-            }
-            for (int i = 0; i < HD; i++)
-                cr_assert(fabs(x[r * N + h * HD + i] - yref[i]) <= 4 * UNIT * ymax,
-                          "row %d head %d [%d]: %.9g vs %.9g", r, h, i, x[r * N + h * HD + i],
-                          yref[i]);
-        }
-}
-
 // mint_rope rotates row r by pos[r], for the rows of its range only.
 Test(ops, rope_rows_use_their_positions) {
     enum { HD = 64, HEADS = 2, N = HD * HEADS, S = N + 5, ROWS = 5 };

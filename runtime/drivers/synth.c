@@ -58,12 +58,14 @@ static const preset presets[] = {
     {"qwen3", "tiny", "qwen3", 256, 768, 2, 4, 2, 128, 1024, 512, 1e6f, 1e-6f, true, false},
     {"phi3", "real", "phi3", 3072, 8192, 32, 32, 32, 96, 4096, 32064, 1e4f, 1e-5f, false, false},
     {"phi3", "tiny", "phi3", 256, 768, 2, 4, 4, 64, 1024, 512, 1e4f, 1e-5f, false, false},
+    {"gpt2", "real", "gpt2", 768, 3072, 12, 12, 12, 64, 1024, 50257, 1e4f, 1e-5f, false, false},
+    {"gpt2", "tiny", "gpt2", 256, 1024, 2, 4, 4, 64, 1024, 512, 1e4f, 1e-5f, false, false},
 };
 
 // Whether a preset name comes in two shapes (tiny and real).
 static bool has_shapes(const char *name) {
     return strcmp(name, "llama3") == 0 || strcmp(name, "qwen2") == 0 ||
-           strcmp(name, "qwen3") == 0 || strcmp(name, "phi3") == 0;
+           strcmp(name, "qwen3") == 0 || strcmp(name, "phi3") == 0 || strcmp(name, "gpt2") == 0;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -160,7 +162,10 @@ static void make_tensors(synth *s) {
     // Tied, the embedding is also the output head: give it the head's scale, so the logits have
     // the spread of an untied model's rather than growing with sqrt(n_embd).
     add_tensor(s, "token_embd.weight", e, p->n_vocab, 0.0f, p->tied ? 4.0f * lin : 1.0f);
+    const bool gpt2 = strcmp(arch, "gpt2") == 0; // LayerNorm, learned positions, biases
+    if (gpt2) add_tensor(s, "position_embd.weight", e, p->n_ctx, 0.0f, 0.1f);
     add_tensor(s, "output_norm.weight", e, 1, 1.0f, 0.05f);
+    if (gpt2) add_tensor(s, "output_norm.bias", e, 1, 0.0f, 0.05f);
     // A larger output scale makes the next-token distribution peaked, as trained models are.
     if (!p->tied) add_tensor(s, "output.weight", e, p->n_vocab, 0.0f, 4.0f * lin);
     if (p->rope_freqs) {
@@ -171,12 +176,16 @@ static void make_tensors(synth *s) {
     for (int l = 0; l < p->n_layer; l++) {
         char n[64];
 #define T(suffix, n_in, n_out, mean, scale)                                                        \
-    snprintf(n, sizeof n, "blk.%d." suffix, l);                                                    \
-    add_tensor(s, n, n_in, n_out, mean, scale)
+    do {                                                                                           \
+        snprintf(n, sizeof n, "blk.%d." suffix, l);                                                \
+        add_tensor(s, n, n_in, n_out, mean, scale);                                                \
+    } while (0)
         T("attn_norm.weight", e, 1, 1.0f, 0.05f);
+        if (gpt2) T("attn_norm.bias", e, 1, 0.0f, 0.05f);
         const bool phi3 = strcmp(arch, "phi3") == 0; // q/k/v fused, gate/up fused
-        if (phi3) {
+        if (phi3 || gpt2) {
             T("attn_qkv.weight", e, q + 2 * kv, 0.0f, lin);
+            if (gpt2) T("attn_qkv.bias", q + 2 * kv, 1, 0.0f, 0.5f);
         } else {
             T("attn_q.weight", e, q, 0.0f, lin);
             T("attn_k.weight", e, kv, 0.0f, lin);
@@ -192,7 +201,16 @@ static void make_tensors(synth *s) {
             T("attn_k_norm.weight", p->head_dim, 1, 1.0f, 0.05f);
         }
         T("attn_output.weight", q, e, 0.0f, out_in);
+        if (gpt2) T("attn_output.bias", e, 1, 0.0f, 0.1f);
         T("ffn_norm.weight", e, 1, 1.0f, 0.05f);
+        if (gpt2) {
+            T("ffn_norm.bias", e, 1, 0.0f, 0.05f);
+            T("ffn_up.weight", e, p->n_ff, 0.0f, lin);
+            T("ffn_up.bias", p->n_ff, 1, 0.0f, 0.5f);
+            T("ffn_down.weight", p->n_ff, e, 0.0f, down);
+            T("ffn_down.bias", e, 1, 0.0f, 0.1f);
+            continue;
+        }
         if (phi3) {
             T("ffn_up.weight", e, 2 * p->n_ff, 0.0f, lin);
         } else {
@@ -403,7 +421,7 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
     if (!known_name)
         return mint_fail(err, MINT_E_ARG,
                          "unknown synthetic preset '%s' (known: tinyllama, small, mha, llama3, "
-                         "qwen2, qwen3, phi3)",
+                         "qwen2, qwen3, phi3, gpt2)",
                          p->preset ? p->preset : "");
     if (!pr)
         return mint_fail(err, MINT_E_ARG, "synthetic preset '%s' has no shape '%s' (%s)", p->preset,
@@ -415,7 +433,7 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
     preset local = *pr;
     s.pr = &local;
     mint_gguf_writer *w = mint_gguf_writer_create();
-    s.t = calloc((size_t)(4 + 14 * pr->n_layer), sizeof *s.t);
+    s.t = calloc((size_t)(6 + 14 * pr->n_layer), sizeof *s.t);
     if (!w || !s.t) {
         st = mint_fail(err, MINT_E_NOMEM, "out of memory");
         goto done;
@@ -443,7 +461,9 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
                 {"attention.head_count_kv", (uint32_t)pr->n_head_kv},
                 {"rope.dimension_count", (uint32_t)pr->head_dim}};
     char key[96];
-    for (size_t i = 0; i < sizeof dims / sizeof *dims; i++) {
+    // GPT-2's converter writes neither head_count_kv nor a RoPE dimension.
+    const size_t n_dims = strcmp(pr->arch, "gpt2") == 0 ? 5 : sizeof dims / sizeof *dims;
+    for (size_t i = 0; i < n_dims; i++) {
         snprintf(key, sizeof key, "%s.%s", pr->arch, dims[i].key);
         mint_gguf_add_u32(w, key, dims[i].v);
     }
@@ -457,9 +477,13 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
         mint_gguf_add_u32(w, "phi3.rope.scaling.original_context_length", (uint32_t)pr->n_ctx);
         mint_gguf_add_u32(w, "phi3.attention.sliding_window", (uint32_t)pr->n_ctx / 2 - 1);
     }
-    snprintf(key, sizeof key, "%s.rope.freq_base", pr->arch);
-    mint_gguf_add_f32(w, key, pr->rope_base);
-    snprintf(key, sizeof key, "%s.attention.layer_norm_rms_epsilon", pr->arch);
+    const bool gpt2 = strcmp(pr->arch, "gpt2") == 0; // no RoPE; LayerNorm's epsilon
+    if (!gpt2) {
+        snprintf(key, sizeof key, "%s.rope.freq_base", pr->arch);
+        mint_gguf_add_f32(w, key, pr->rope_base);
+    }
+    snprintf(key, sizeof key, "%s.attention.%s", pr->arch,
+             gpt2 ? "layer_norm_epsilon" : "layer_norm_rms_epsilon");
     mint_gguf_add_f32(w, key, pr->rms_eps);
     if (!p->vocab)
         st = byte_vocab(w, pr->n_vocab, err);

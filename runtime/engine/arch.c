@@ -1,6 +1,7 @@
 // arch.c - the table of architectures (runtime/engine/arch.h). Every row shares llama's block:
-// RMSNorm, attention with grouped key/value heads and RoPE, a SwiGLU feed-forward, a final norm
-// and an output head (or the embedding, tied). A row says only what differs.
+// a norm, attention with grouped key/value heads, a feed-forward, the residual adds, a final norm
+// and an output head (or the embedding, tied); by default RMSNorm, RoPE and SwiGLU. A row says
+// only what differs.
 #include "runtime/engine/arch.h"
 
 #include <string.h>
@@ -17,6 +18,10 @@ static const mint_arch arches[] = {
     // Phi-3 (mini, medium): q/k/v in one matrix, gate and up in another; NEOX RoPE; queries
     // pre-scaled. Its files' attention.sliding_window is ignored, as llama.cpp does.
     {"phi3", .rope_neox = true, .fused_qkv = true, .fused_gate_up = true, .q_prescale = true},
+    // GPT-2 (and the pattern of OPT): LayerNorm, learned positions instead of RoPE, q/k/v fused
+    // with one bias, biases on every projection, a GELU feed-forward of two matrices.
+    {"gpt2", .qkv_bias = MINT_REQUIRED, .out_bias = MINT_REQUIRED, .fused_qkv = true,
+     .layer_norm = true, .gelu_ffn = true, .learned_pos = true},
 };
 
 const mint_arch *mint_arch_find(const char *name) {
@@ -26,5 +31,5 @@ const mint_arch *mint_arch_find(const char *name) {
 }
 
 const char *mint_arch_list(void) {
-    return "llama, qwen2, qwen3, phi3";
+    return "llama, qwen2, qwen3, phi3, gpt2";
 }

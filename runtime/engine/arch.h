@@ -17,7 +17,7 @@ typedef enum mint_tensor_need {
 typedef struct mint_arch {
     const char *name;          // general.architecture, and the prefix of its metadata keys
     bool rope_neox;            // RoPE pairs (x[i], x[i + n_rot/2]) instead of (x[2i], x[2i+1])
-    mint_tensor_need qkv_bias; // blk.N.attn_q/k/v.bias [q_dim]/[kv_dim]
+    mint_tensor_need qkv_bias; // blk.N.attn_q/k/v.bias [q_dim]/[kv_dim] (attn_qkv.bias when fused)
     mint_tensor_need out_bias; // blk.N.attn_output.bias [n_embd]
     mint_tensor_need qk_norm;  // blk.N.attn_q_norm/attn_k_norm.weight [head_dim], RMSNorm per head
     mint_tensor_need rope_freqs; // rope_freqs.weight [n_rot / 2]: divisors of each pair's angle
@@ -26,11 +26,17 @@ typedef struct mint_arch {
     bool q_prescale;    // queries are scaled by 1/sqrt(head_dim) before attention, which then
                         // scales the scores by 1 (Phi-3 in llama.cpp: the same value, rounded
                         // at another step)
+    bool layer_norm;    // LayerNorm with a bias (blk.N.attn_norm/ffn_norm.bias, output_norm.bias)
+                        // and attention.layer_norm_epsilon, instead of RMSNorm
+    bool gelu_ffn;      // a plain feed-forward, down(gelu(up x + b_up)) + b_down, instead of
+                        // SwiGLU: ffn_up/ffn_down with biases, no ffn_gate (GPT-2)
+    bool learned_pos;   // position_embd.weight [n_embd, context_length] added to the embedding;
+                        // no RoPE
 } mint_arch;
 
 // The row of `name`, or NULL when mint does not run it.
 const mint_arch *mint_arch_find(const char *name);
-// "llama, qwen2, qwen3, phi3": the names of every row, for messages.
+// "llama, qwen2, qwen3, phi3, gpt2": the names of every row, for messages.
 const char *mint_arch_list(void);
 
 #endif // MINT_ARCH_H

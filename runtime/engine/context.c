@@ -68,6 +68,12 @@ static mint_status resolve_params(const mint_model *m, const mint_ctx_params *in
         p->n_ctx = m->hp.n_ctx_train < DEFAULT_MAX_CTX ? m->hp.n_ctx_train : DEFAULT_MAX_CTX;
     if (p->n_ctx < 1 || p->n_ctx > MAX_CTX)
         return mint_fail(err, MINT_E_ARG, "context length %d is outside 1..%d", p->n_ctx, MAX_CTX);
+    // Learned positions (GPT-2) exist only for the positions the model was trained on.
+    if (m->hp.learned_pos && p->n_ctx > m->hp.n_ctx_train)
+        return mint_fail(err, MINT_E_ARG,
+                         "context length %d is more than the %d positions the model has learned "
+                         "(position_embd)",
+                         p->n_ctx, m->hp.n_ctx_train);
     if (p->n_seq_max == 0) p->n_seq_max = 1;
     if (p->n_seq_max < 1 || p->n_seq_max > MAX_SEQ)
         return mint_fail(err, MINT_E_ARG, "sequence count %d is outside 1..%d", p->n_seq_max,

@@ -160,7 +160,7 @@ static void run_rope(const mint_node *n, const mint_exec *e, int node, int ith, 
 
 static void run_add_bias(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
     long lo, hi;
-    mint_split(e->n_tokens, ith, nth, &lo, &hi);
+    mint_split(n_rows(e, n), ith, nth, &lo, &hi); // the final LayerNorm's bias: wanted rows
     mint_add(e->buf[n->dst], e->stride[n->dst], n->w->data, 0, n->width, lo, hi); // every row + w
 }
 
@@ -239,6 +239,26 @@ static void run_scale(const mint_node *n, const mint_exec *e, int node, int ith,
     mint_scale(e->buf[n->dst], e->stride[n->dst], n->scale, n->width, lo, hi);
 }
 
+static void run_layer_norm(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    long lo, hi;
+    mint_split(n_rows(e, n), ith, nth, &lo, &hi);
+    mint_layer_norm(e->buf[n->src], e->stride[n->src], n->w->data, e->buf[n->dst],
+                    e->stride[n->dst], n->width, e->hp->rms_eps, lo, hi);
+}
+
+static void run_gelu(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    long lo, hi;
+    mint_split(e->n_tokens, ith, nth, &lo, &hi);
+    mint_gelu(e->buf[n->dst], e->stride[n->dst], n->width, lo, hi);
+}
+
+static void run_pos_rows(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    long lo, hi;
+    mint_split(e->n_tokens, ith, nth, &lo, &hi);
+    mint_get_rows(e->k->t[n->w->type].to_float, n->w->data, n->w->row_bytes, n->w->n_in, e->pos,
+                  e->buf[n->dst], e->stride[n->dst], lo, hi);
+}
+
 static const bind_fn bind_table[MINT_OP_COUNT] = {
     [MINT_OP_GET_ROWS] = run_get_rows,   [MINT_OP_RMS_NORM] = run_rms_norm,
     [MINT_OP_CONVERT] = run_convert,     [MINT_OP_MATMUL] = run_matmul,
@@ -246,7 +266,8 @@ static const bind_fn bind_table[MINT_OP_COUNT] = {
     [MINT_OP_ATTENTION] = run_attention, [MINT_OP_ADD] = run_add,
     [MINT_OP_SILU_MUL] = run_silu_mul,   [MINT_OP_GATHER] = run_gather,
     [MINT_OP_ADD_BIAS] = run_add_bias,   [MINT_OP_HEAD_NORM] = run_head_norm,
-    [MINT_OP_SCALE] = run_scale,
+    [MINT_OP_SCALE] = run_scale,         [MINT_OP_LAYER_NORM] = run_layer_norm,
+    [MINT_OP_GELU] = run_gelu,           [MINT_OP_POS_ROWS] = run_pos_rows,
 };
 
 typedef struct run {

@@ -20,6 +20,7 @@
 // reading and for checking the fast path, not for speed.
 #include "base/error.h"
 #include "mint.h"
+#include "ops/ops.h"
 #include "quant/kernels.h"
 #include "runtime/engine/model.h"
 
@@ -104,6 +105,29 @@ static void rope(float *x, int n_heads, const mint_model *m, int32_t pos) {
     }
 }
 
+// out[0..n) = (x - mean) / sqrt(variance + eps) * w + b: GPT-2's LayerNorm, as ggml computes it
+// (norm, then mul, then add): the sum in double rounded to f32 and divided by n, the squared
+// deviations summed in double, the scale in f32.
+static void layernorm(float *out, const float *x, const float *w, const float *b, int64_t n,
+                      float eps) {
+    double sum = 0.0;
+    for (int64_t i = 0; i < n; i++) sum += (double)x[i];
+    const float mean = (float)sum / (float)n;
+    double sq = 0.0;
+    for (int64_t i = 0; i < n; i++) sq += (double)((x[i] - mean) * (x[i] - mean));
+    const float scale = 1.0f / sqrtf((float)(sq / (double)n) + eps);
+    for (int64_t i = 0; i < n; i++) out[i] = ((x[i] - mean) * scale) * w[i] + b[i];
+}
+
+// The norm of the architecture: RMSNorm, or LayerNorm when the layer has a norm bias.
+static void norm(float *out, const float *x, const mint_weight *w, const mint_weight *b,
+                 const mint_hparams *hp) {
+    if (b->data)
+        layernorm(out, x, w->data, b->data, hp->n_embd, hp->rms_eps);
+    else
+        rmsnorm(out, x, w->data, hp->n_embd, hp->rms_eps);
+}
+
 // x[0..n) += bias, when the layer has that bias (Qwen2's q, k, v).
 static void add_bias(float *x, const mint_weight *bias, int64_t n) {
     if (!bias->data) return;
@@ -143,12 +167,18 @@ static void forward(mint_plain *p, int32_t token, int32_t pos, float *logits) {
     // The token's embedding: its row of token_embd, dequantized exactly (no activation rounding).
     p->ref->t[m->tok_embd.type].to_float(
         (const char *)m->tok_embd.data + (size_t)token * m->tok_embd.row_bytes, p->x, hp->n_embd);
+    if (m->pos_embd.data) { // GPT-2: plus the learned row of this position
+        p->ref->t[m->pos_embd.type].to_float((const char *)m->pos_embd.data +
+                                                 (size_t)pos * m->pos_embd.row_bytes,
+                                             p->tmp, hp->n_embd);
+        for (int i = 0; i < hp->n_embd; i++) p->x[i] += p->tmp[i];
+    }
 
     for (int l = 0; l < hp->n_layer; l++) {
         const mint_layer *L = &m->layers[l];
 
         // Attention: normalise, project to queries, keys and values, turn q and k by position.
-        rmsnorm(p->xb, p->x, L->attn_norm.data, hp->n_embd, hp->rms_eps);
+        norm(p->xb, p->x, &L->attn_norm, &L->attn_norm_b, hp);
         matmul(p, p->q, p->xb, &L->wq);
         matmul(p, p->k, p->xb, &L->wk);
         matmul(p, p->v, p->xb, &L->wv);
@@ -157,8 +187,10 @@ static void forward(mint_plain *p, int32_t token, int32_t pos, float *logits) {
         add_bias(p->v, &L->bv, kv_dim);
         head_norm(p->q, &L->q_norm, hp->n_head, hp);
         head_norm(p->k, &L->k_norm, hp->n_head_kv, hp);
-        rope(p->q, hp->n_head, m, pos);
-        rope(p->k, hp->n_head_kv, m, pos);
+        if (!hp->learned_pos) { // GPT-2 has no rotary positions
+            rope(p->q, hp->n_head, m, pos);
+            rope(p->k, hp->n_head_kv, m, pos);
+        }
         if (hp->q_scale != 1.0f) // Phi-3 scales the queries instead of the scores
             for (int i = 0; i < hp->n_head * hd; i++) p->q[i] *= hp->q_scale;
 
@@ -201,17 +233,25 @@ static void forward(mint_plain *p, int32_t token, int32_t pos, float *logits) {
         for (int i = 0; i < hp->n_embd; i++) p->x[i] += p->tmp[i];
 
         // Feed-forward: normalise, gate and up, SwiGLU (silu(gate) * up), down, residual.
-        rmsnorm(p->xb, p->x, L->ffn_norm.data, hp->n_embd, hp->rms_eps);
-        matmul(p, p->hb, p->xb, &L->w_gate);
-        matmul(p, p->hb2, p->xb, &L->w_up);
-        for (int i = 0; i < hp->n_ff; i++)
-            p->hb[i] = p->hb[i] / (1.0f + expf(-p->hb[i])) * p->hb2[i];
+        norm(p->xb, p->x, &L->ffn_norm, &L->ffn_norm_b, hp);
+        if (hp->gelu_ffn) { // GPT-2: up (+ bias), GELU, down (+ bias)
+            matmul(p, p->hb, p->xb, &L->w_up);
+            add_bias(p->hb, &L->b_up, hp->n_ff);
+            for (int i = 0; i < hp->n_ff; i++)
+                p->hb[i] = mint_gelu_one(p->hb[i]); // ops/elementwise.c
+        } else {
+            matmul(p, p->hb, p->xb, &L->w_gate);
+            matmul(p, p->hb2, p->xb, &L->w_up);
+            for (int i = 0; i < hp->n_ff; i++)
+                p->hb[i] = p->hb[i] / (1.0f + expf(-p->hb[i])) * p->hb2[i];
+        }
         matmul(p, p->tmp, p->hb, &L->w_down);
+        add_bias(p->tmp, &L->b_down, hp->n_embd);
         for (int i = 0; i < hp->n_embd; i++) p->x[i] += p->tmp[i];
     }
 
     // The final norm and the output head: one logit per vocabulary entry.
-    rmsnorm(p->xb, p->x, m->output_norm.data, hp->n_embd, hp->rms_eps);
+    norm(p->xb, p->x, &m->output_norm, &m->output_norm_b, hp);
     matmul(p, logits, p->xb, &m->output);
 }
 
@@ -228,6 +268,10 @@ mint_status mint_plain_create(const mint_model *m, int32_t n_ctx, mint_plain **o
     if (n_ctx < 1 || n_ctx > MAX_PLAIN_CTX)
         return mint_fail(err, MINT_E_ARG, "context length %d is outside 1..%d", n_ctx,
                          MAX_PLAIN_CTX);
+    if (hp->learned_pos && n_ctx > hp->n_ctx_train)
+        return mint_fail(err, MINT_E_ARG,
+                         "context length %d is more than the %d positions the model has learned",
+                         n_ctx, hp->n_ctx_train);
     const mint_kernels *ref = mint_kernels_for(MINT_ISA_REF);
     mint_plain *p = calloc(1, sizeof *p);
     if (!p || !ref) {

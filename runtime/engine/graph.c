@@ -18,7 +18,8 @@ static const char *op_names[MINT_OP_COUNT] = {
     [MINT_OP_ATTENTION] = "ATTENTION", [MINT_OP_ADD] = "ADD",
     [MINT_OP_SILU_MUL] = "SILU_MUL",   [MINT_OP_GATHER] = "GATHER",
     [MINT_OP_ADD_BIAS] = "ADD_BIAS",   [MINT_OP_HEAD_NORM] = "HEAD_NORM",
-    [MINT_OP_SCALE] = "SCALE",
+    [MINT_OP_SCALE] = "SCALE",         [MINT_OP_LAYER_NORM] = "LAYER_NORM",
+    [MINT_OP_GELU] = "GELU",           [MINT_OP_POS_ROWS] = "POS_ROWS",
 };
 
 static const char *buf_names[MINT_BUF_COUNT] = {
@@ -73,11 +74,19 @@ static mint_node *add(builder *b, mint_op op, mint_buf_id dst, mint_buf_id src, 
     return n;
 }
 
-static void add_norm(builder *b, const mint_weight *w, bool out_only, const char *name) {
-    mint_node *n =
-        add(b, MINT_OP_RMS_NORM, MINT_BUF_XB, out_only ? MINT_BUF_TMP : MINT_BUF_X, "%s", name);
+// xb = norm(x) * w (or of the gathered rows in tmp): RMSNorm, or LayerNorm and its bias.
+static void add_norm(builder *b, const mint_weight *w, const mint_weight *bias, bool out_only,
+                     const char *name) {
+    mint_node *n = add(b, bias->data ? MINT_OP_LAYER_NORM : MINT_OP_RMS_NORM, MINT_BUF_XB,
+                       out_only ? MINT_BUF_TMP : MINT_BUF_X, "%s", name);
     if (n) {
         n->w = w;
+        n->out_only = out_only;
+    }
+    if (!bias->data) return;
+    n = add(b, MINT_OP_ADD_BIAS, MINT_BUF_XB, MINT_BUF_NONE, "%s_b", name);
+    if (n) {
+        n->w = bias;
         n->out_only = out_only;
     }
 }
@@ -157,10 +166,16 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, mint_gr
 
     mint_node *n = add(&b, MINT_OP_GET_ROWS, MINT_BUF_X, MINT_BUF_NONE, "token_embd");
     if (n) n->w = &m->tok_embd;
+    if (hp->learned_pos) { // x += the row of each token's position
+        n = add(&b, MINT_OP_POS_ROWS, MINT_BUF_TMP, MINT_BUF_NONE, "position_embd");
+        if (n) n->w = &m->pos_embd;
+        add(&b, MINT_OP_ADD, MINT_BUF_X, MINT_BUF_TMP, "pos_add");
+    }
     for (int l = 0; l < hp->n_layer && !b.oom; l++) {
         const mint_layer *L = &m->layers[l];
         char nm[5][32];
-        add_norm(&b, &L->attn_norm, false, (snprintf(nm[0], 32, "blk.%d.attn_norm", l), nm[0]));
+        add_norm(&b, &L->attn_norm, &L->attn_norm_b, false,
+                 (snprintf(nm[0], 32, "blk.%d.attn_norm", l), nm[0]));
         snprintf(nm[0], 32, "blk.%d.attn_q", l);
         snprintf(nm[1], 32, "blk.%d.attn_k", l);
         snprintf(nm[2], 32, "blk.%d.attn_v", l);
@@ -178,10 +193,12 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, mint_gr
             snprintf(nm[4], 32, "blk.%d.%s", l, extra[i]);
             add_in_place(&b, eop[i], edst[i], ew[i], nm[4]);
         }
-        snprintf(nm[4], 32, "blk.%d.rope_q", l);
-        add_in_place(&b, MINT_OP_ROPE, MINT_BUF_Q, &m->rope_freqs, nm[4]);
-        snprintf(nm[4], 32, "blk.%d.rope_k", l);
-        add_in_place(&b, MINT_OP_ROPE, MINT_BUF_K, &m->rope_freqs, nm[4]);
+        if (!hp->learned_pos) {
+            snprintf(nm[4], 32, "blk.%d.rope_q", l);
+            add_in_place(&b, MINT_OP_ROPE, MINT_BUF_Q, &m->rope_freqs, nm[4]);
+            snprintf(nm[4], 32, "blk.%d.rope_k", l);
+            add_in_place(&b, MINT_OP_ROPE, MINT_BUF_K, &m->rope_freqs, nm[4]);
+        }
         if (hp->q_scale != 1.0f) {
             n = add(&b, MINT_OP_SCALE, MINT_BUF_Q, MINT_BUF_NONE, "blk.%d.q_scale", l);
             if (n) n->scale = hp->q_scale;
@@ -204,24 +221,37 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, mint_gr
         add(&b, MINT_OP_ADD, MINT_BUF_X, MINT_BUF_TMP, "blk.%d.attn_res", l);
 
         snprintf(nm[4], 32, "blk.%d.ffn_norm", l);
-        add_norm(&b, &L->ffn_norm, false, nm[4]);
-        snprintf(nm[0], 32, "blk.%d.ffn_gate", l);
-        snprintf(nm[1], 32, "blk.%d.ffn_up", l);
-        const mint_weight *gu[2] = {&L->w_gate, &L->w_up};
-        const mint_buf_id gu_dst[2] = {MINT_BUF_HB, MINT_BUF_HB2};
-        const char *gu_names[2] = {nm[0], nm[1]};
-        add_matmuls(&b, MINT_BUF_XB, 2, gu, gu_dst, gu_names, false);
-        n = add(&b, MINT_OP_SILU_MUL, MINT_BUF_HB, MINT_BUF_HB2, "blk.%d.ffn_act", l);
+        add_norm(&b, &L->ffn_norm, &L->ffn_norm_b, false, nm[4]);
+        if (hp->gelu_ffn) { // up (+ bias), GELU, down (+ bias)
+            snprintf(nm[0], 32, "blk.%d.ffn_up", l);
+            const mint_weight *up[1] = {&L->w_up};
+            const mint_buf_id hb[1] = {MINT_BUF_HB};
+            const char *up_name[1] = {nm[0]};
+            add_matmuls(&b, MINT_BUF_XB, 1, up, hb, up_name, false);
+            snprintf(nm[1], 32, "blk.%d.ffn_up_b", l);
+            add_in_place(&b, MINT_OP_ADD_BIAS, MINT_BUF_HB, &L->b_up, nm[1]);
+            add(&b, MINT_OP_GELU, MINT_BUF_HB, MINT_BUF_NONE, "blk.%d.ffn_act", l);
+        } else {
+            snprintf(nm[0], 32, "blk.%d.ffn_gate", l);
+            snprintf(nm[1], 32, "blk.%d.ffn_up", l);
+            const mint_weight *gu[2] = {&L->w_gate, &L->w_up};
+            const mint_buf_id gu_dst[2] = {MINT_BUF_HB, MINT_BUF_HB2};
+            const char *gu_names[2] = {nm[0], nm[1]};
+            add_matmuls(&b, MINT_BUF_XB, 2, gu, gu_dst, gu_names, false);
+            n = add(&b, MINT_OP_SILU_MUL, MINT_BUF_HB, MINT_BUF_HB2, "blk.%d.ffn_act", l);
+        }
         snprintf(nm[2], 32, "blk.%d.ffn_down", l);
         const mint_weight *down[1] = {&L->w_down};
         const char *down_name[1] = {nm[2]};
         add_matmuls(&b, MINT_BUF_HB, 1, down, tmp, down_name, false);
+        snprintf(nm[3], 32, "blk.%d.ffn_down_b", l);
+        add_in_place(&b, MINT_OP_ADD_BIAS, MINT_BUF_TMP, &L->b_down, nm[3]);
         add(&b, MINT_OP_ADD, MINT_BUF_X, MINT_BUF_TMP, "blk.%d.ffn_res", l);
     }
     // Only the rows whose logits are wanted go through the final norm and the output head.
     n = add(&b, MINT_OP_GATHER, MINT_BUF_TMP, MINT_BUF_X, "out_rows");
     if (n) n->out_only = true;
-    add_norm(&b, &m->output_norm, true, "output_norm");
+    add_norm(&b, &m->output_norm, &m->output_norm_b, true, "output_norm");
     const mint_weight *out[1] = {&m->output};
     const mint_buf_id logits[1] = {MINT_BUF_LOGITS};
     const char *out_name[1] = {"output"};

@@ -13,6 +13,9 @@
 //   rope_q/k    ROPE         q, k               (rotary position, in place; NEOX pairs for
 //                                               Qwen, frequency factors for Llama 3)
 //   [q_scale    SCALE        q                  (q * 1/sqrt(head_dim): Phi-3)]
+// GPT-2 differs in three places: learned positions added after the embedding (POS_ROWS into
+// tmp, ADD), LayerNorm (LAYER_NORM then ADD_BIAS) for every norm, and no RoPE; its feed-forward
+// is ffn_up (+ bias), GELU, ffn_down (+ bias).
 //   kv_store    KV_STORE     k, v  -> cache     (each row's key/value at its sequence's position)
 //   attn        ATTENTION    q, cache -> att    (causal softmax(q k / sqrt(d)) v, per head, each
 //                                               row over its own sequence)
@@ -37,19 +40,22 @@
 #include <stdint.h>
 
 typedef enum mint_op {
-    MINT_OP_GET_ROWS,  // dst[t] = dequantized row ids[t] of the weight
-    MINT_OP_RMS_NORM,  // dst[t] = src[t] / sqrt(mean(src[t]^2) + eps) * w
-    MINT_OP_CONVERT,   // dst[t] = src[t] converted to the activation type `type`
-    MINT_OP_MATMUL,    // dst[t] = W . src[t]  (src already converted to W's vec_dot_type)
-    MINT_OP_ROPE,      // dst[t] rotated in place for position pos + t
-    MINT_OP_KV_STORE,  // cache[layer] rows pos..pos+n-1 = (k, v)
-    MINT_OP_ATTENTION, // dst[t] = causal multi-head attention of q[t] over the cache
-    MINT_OP_ADD,       // dst[t] += src[t]
-    MINT_OP_SILU_MUL,  // dst[t] = silu(dst[t]) * src[t]
-    MINT_OP_GATHER,    // dst[i] = src[out_rows[i]]: the rows whose logits are wanted
-    MINT_OP_ADD_BIAS,  // dst[t] += w (a bias vector)
-    MINT_OP_HEAD_NORM, // each head of dst[t] RMS-normalised in place, times w [head_dim]
-    MINT_OP_SCALE,     // dst[t] *= scale
+    MINT_OP_GET_ROWS,   // dst[t] = dequantized row ids[t] of the weight
+    MINT_OP_RMS_NORM,   // dst[t] = src[t] / sqrt(mean(src[t]^2) + eps) * w
+    MINT_OP_CONVERT,    // dst[t] = src[t] converted to the activation type `type`
+    MINT_OP_MATMUL,     // dst[t] = W . src[t]  (src already converted to W's vec_dot_type)
+    MINT_OP_ROPE,       // dst[t] rotated in place for position pos + t
+    MINT_OP_KV_STORE,   // cache[layer] rows pos..pos+n-1 = (k, v)
+    MINT_OP_ATTENTION,  // dst[t] = causal multi-head attention of q[t] over the cache
+    MINT_OP_ADD,        // dst[t] += src[t]
+    MINT_OP_SILU_MUL,   // dst[t] = silu(dst[t]) * src[t]
+    MINT_OP_GATHER,     // dst[i] = src[out_rows[i]]: the rows whose logits are wanted
+    MINT_OP_ADD_BIAS,   // dst[t] += w (a bias vector)
+    MINT_OP_HEAD_NORM,  // each head of dst[t] RMS-normalised in place, times w [head_dim]
+    MINT_OP_SCALE,      // dst[t] *= scale
+    MINT_OP_LAYER_NORM, // dst[t] = (src[t] - mean) / sqrt(var + eps) * w  (bias: an ADD_BIAS)
+    MINT_OP_GELU,       // dst[t] = gelu(dst[t]) (ggml's f16 table values)
+    MINT_OP_POS_ROWS,   // dst[t] = row pos[t] of the weight: learned positions (GPT-2)
     MINT_OP_COUNT,
 } mint_op;
 

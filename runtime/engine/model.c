@@ -97,11 +97,12 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
         return mint_fail(err, MINT_E_UNSUPPORTED,
                          "rope.dimension_count %d must equal the head size %d", hp->n_rot,
                          hp->head_dim);
-    // The epsilon is required for llama (llama.cpp reads it without a default).
-    if ((st = get_float(f, a, "attention.layer_norm_rms_epsilon", &hp->rms_eps, err))) return st;
+    // The epsilon is required (llama.cpp reads it without a default); LayerNorm has its own key.
+    const char *eps_key =
+        m->desc->layer_norm ? "attention.layer_norm_epsilon" : "attention.layer_norm_rms_epsilon";
+    if ((st = get_float(f, a, eps_key, &hp->rms_eps, err))) return st;
     if (!(hp->rms_eps > 0 && hp->rms_eps < 1))
-        return mint_fail(err, MINT_E_FORMAT, "layer_norm_rms_epsilon %g is outside (0, 1)",
-                         hp->rms_eps);
+        return mint_fail(err, MINT_E_FORMAT, "%s %g is outside (0, 1)", eps_key + 10, hp->rms_eps);
     st = get_float(f, a, "rope.freq_base", &hp->rope_base, err);
     if (st == MINT_E_NOT_FOUND)
         hp->rope_base = 10000.0f;
@@ -138,6 +139,9 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
         hp->attn_scale = 1.0f;
     }
     hp->rope_neox = m->desc->rope_neox;
+    hp->layer_norm = m->desc->layer_norm;
+    hp->gelu_ffn = m->desc->gelu_ffn;
+    hp->learned_pos = m->desc->learned_pos;
     mint_err_clear(err);
     return MINT_OK;
 }
@@ -240,9 +244,13 @@ static mint_status bind_layer_extras(mint_model *m, int l, mint_err *err) {
         const char *suffix;
         int64_t n;
     } extras[] = {
-        {&L->bq, a->qkv_bias, "attn_q.bias", q},
-        {&L->bk, a->qkv_bias, "attn_k.bias", kv},
-        {&L->bv, a->qkv_bias, "attn_v.bias", kv},
+        // (a fused q/k/v has its one bias bound with it, bind_projections)
+        {&L->bq, a->fused_qkv ? MINT_ABSENT : a->qkv_bias, "attn_q.bias", q},
+        {&L->bk, a->fused_qkv ? MINT_ABSENT : a->qkv_bias, "attn_k.bias", kv},
+        {&L->bv, a->fused_qkv ? MINT_ABSENT : a->qkv_bias, "attn_v.bias", kv},
+        {&L->attn_norm_b, a->layer_norm ? MINT_REQUIRED : MINT_ABSENT, "attn_norm.bias",
+         hp->n_embd},
+        {&L->ffn_norm_b, a->layer_norm ? MINT_REQUIRED : MINT_ABSENT, "ffn_norm.bias", hp->n_embd},
         {&L->bo, a->out_bias, "attn_output.bias", hp->n_embd},
         {&L->q_norm, a->qk_norm, "attn_q_norm.weight", hp->head_dim},
         {&L->k_norm, a->qk_norm, "attn_k_norm.weight", hp->head_dim},
@@ -279,6 +287,17 @@ static mint_status bind_projections(mint_model *m, int l, mint_err *err) {
         bind_view(&L->wq, &all, 0, q);
         bind_view(&L->wk, &all, q, kv);
         bind_view(&L->wv, &all, q + kv, kv);
+        snprintf(name, sizeof name, "blk.%d.attn_qkv.bias", l); // one bias, cut the same way
+        mint_weight b = {0};
+        if ((st = bind_extra(m, &b, m->desc->qkv_bias, name, q + 2 * kv, err))) return st;
+        if (b.data) {
+            L->bq = L->bk = L->bv = b;
+            L->bq.n_in = q;
+            L->bk.data = (const float *)b.data + q;
+            L->bk.n_in = kv;
+            L->bv.data = (const float *)b.data + q + kv;
+            L->bv.n_in = kv;
+        }
     } else {
         static const char *const qkv[3] = {"attn_q", "attn_k", "attn_v"};
         mint_weight *w[3] = {&L->wq, &L->wk, &L->wv};
@@ -288,6 +307,15 @@ static mint_status bind_projections(mint_model *m, int l, mint_err *err) {
         }
     }
     snprintf(name, sizeof name, "blk.%d.ffn_up.weight", l);
+    if (m->desc->gelu_ffn) { // up and down with biases, no gate
+        char bias[64];
+        snprintf(bias, sizeof bias, "blk.%d.ffn_up.bias", l);
+        if ((st = bind(m, &L->w_up, name, e, ff, err)) ||
+            (st = bind(m, &L->b_up, bias, ff, 1, err)))
+            return st;
+        snprintf(bias, sizeof bias, "blk.%d.ffn_down.bias", l);
+        return bind(m, &L->b_down, bias, e, 1, err);
+    }
     if (m->desc->fused_gate_up) {
         if ((st = bind(m, &all, name, e, 2 * ff, err))) return st;
         bind_view(&L->w_gate, &all, 0, ff); // ggml's swiglu: silu(first half) * second half
@@ -325,6 +353,11 @@ static mint_status bind_weights(mint_model *m, mint_err *err) {
             (st = bind(m, &L->w_down, nm[3], ff, e, err)) || (st = bind_layer_extras(m, l, err)))
             return st;
     }
+    const mint_tensor_need with_ln = m->desc->layer_norm ? MINT_REQUIRED : MINT_ABSENT;
+    if ((st = bind_extra(m, &m->output_norm_b, with_ln, "output_norm.bias", e, err))) return st;
+    if (m->desc->learned_pos &&
+        (st = bind(m, &m->pos_embd, "position_embd.weight", e, hp->n_ctx_train, err)))
+        return st;
     return bind_extra(m, &m->rope_freqs, m->desc->rope_freqs, "rope_freqs.weight", hp->n_rot / 2,
                       err);
 }

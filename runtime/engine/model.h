@@ -42,6 +42,9 @@ typedef struct mint_layer {
     mint_weight bo;         // [n_embd] F32 bias of the attention output
     mint_weight q_norm;     // [head_dim] F32 per-head RMSNorm of the queries (Qwen3)
     mint_weight k_norm;     // [head_dim] F32 per-head RMSNorm of the keys (Qwen3)
+    mint_weight attn_norm_b, ffn_norm_b; // [n_embd] F32 LayerNorm biases (GPT-2)
+    mint_weight b_up;                    // [n_ff] F32 bias of ffn_up (GPT-2)
+    mint_weight b_down;                  // [n_embd] F32 bias of ffn_down (GPT-2)
 } mint_layer;
 
 typedef struct mint_hparams {
@@ -56,10 +59,14 @@ typedef struct mint_hparams {
     int32_t n_rot;         // rotary dimensions (== head_dim for llama)
     float rope_base;       // llama.rope.freq_base (10000)
     float rope_freq_scale; // 1 / llama.rope.scaling.factor for linear scaling (1)
-    float rms_eps;         // llama.attention.layer_norm_rms_epsilon
+    float rms_eps;         // the norms' epsilon: attention.layer_norm_rms_epsilon (RMSNorm) or
+                           // attention.layer_norm_epsilon (LayerNorm)
     float attn_scale;      // scores' factor: 1 / sqrt(head_dim), or 1 when q_scale has it
     float q_scale;         // queries' factor after RoPE: 1, or 1 / sqrt(head_dim) (Phi-3)
     bool rope_neox;        // NEOX RoPE pairs (the architecture's row)
+    bool layer_norm;       // LayerNorm instead of RMSNorm (the row)
+    bool gelu_ffn;         // up, GELU, down instead of SwiGLU (the row)
+    bool learned_pos;      // learned positions instead of RoPE (the row)
 } mint_hparams;
 
 typedef struct mint_repack mint_repack;
@@ -73,20 +80,22 @@ struct mint_model {
     mint_weight output;      // [n_embd, n_vocab] (token_embd when tied)
     mint_layer *layers;      // [n_layer]
     mint_weight rope_freqs;  // [n_rot / 2] F32 RoPE frequency divisors (Llama 3), data NULL if none
-    const mint_arch *desc;   // the architecture's row (NULL for a vocabulary-only model)
-    bool vocab_only;         // no weights bound
-    char *arch;              // general.architecture
-    char *name;              // general.name or ""
-    char *chat_template;     // tokenizer.chat_template or NULL
-    char types[256];         // per-type tensor counts of the bound weights
-    uint64_t n_params;       // elements in the bound weights
-    uint64_t weight_bytes;   // bytes of the bound weights
-    void **owned;            // [n_owned] buffers made at load (widened norms)
-    int n_owned;             // number of owned buffers
-    void *packed_map;        // anonymous map holding every packed matrix, or NULL
-    size_t packed_map_bytes; // its length
-    size_t packed_bytes;     // bytes of packed matrices in it
-    mint_repack *repack;     // background packing state (runtime/engine/repack.c), or NULL
+    mint_weight output_norm_b; // [n_embd] F32 LayerNorm bias of the final norm (GPT-2), or none
+    mint_weight pos_embd;      // [n_embd, n_ctx_train] learned positions (GPT-2), data NULL if none
+    const mint_arch *desc;     // the architecture's row (NULL for a vocabulary-only model)
+    bool vocab_only;           // no weights bound
+    char *arch;                // general.architecture
+    char *name;                // general.name or ""
+    char *chat_template;       // tokenizer.chat_template or NULL
+    char types[256];           // per-type tensor counts of the bound weights
+    uint64_t n_params;         // elements in the bound weights
+    uint64_t weight_bytes;     // bytes of the bound weights
+    void **owned;              // [n_owned] buffers made at load (widened norms)
+    int n_owned;               // number of owned buffers
+    void *packed_map;          // anonymous map holding every packed matrix, or NULL
+    size_t packed_map_bytes;   // its length
+    size_t packed_bytes;       // bytes of packed matrices in it
+    mint_repack *repack;       // background packing state (runtime/engine/repack.c), or NULL
 };
 
 // Starts repacking, in the background, the matrices that the start-up kernel level reads

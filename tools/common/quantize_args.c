@@ -52,11 +52,11 @@ static const opt opts[] = {
     {.kind = OPT_SECTION,
      .help = "synthetic model (random weights, real shapes; its text is noise):"},
     {"--synthetic", OPT_STRING, F(preset), "PRESET",
-     .help = "tinyllama (TinyLlama-1.1B shapes), small, mha; llama3, qwen2, qwen3, phi3 (see "
-             "--shape)"},
+     .help = "tinyllama (TinyLlama-1.1B shapes), small, mha; llama3, qwen2, qwen3, phi3, gpt2 "
+             "(see --shape)"},
     {"--shape", OPT_CHOICE, F(shape), "SHAPE", .names = quantize_shapes, .noun = "shape",
-     .help =
-         "llama3, qwen2, qwen3: real (Llama-3.2-1B, Qwen2.5-0.5B, Qwen3-0.6B; default) or tiny"},
+     .help = "llama3, qwen2, qwen3, phi3, gpt2: real (Llama-3.2-1B, Qwen2.5-0.5B, Qwen3-0.6B, "
+             "Phi-3-mini, GPT-2 124M; default) or tiny"},
     {"--type", OPT_CHOICE, F(synth_type), "TYPE", .names = quantize_ftypes,
      .help = "file type (default F32), one of TYPE's"},
     {"--vocab", OPT_STRING, F(vocab), "FILE",

@@ -1,0 +1,144 @@
+// test_ops_arch.c - the ops some architectures add to llama's block, each against a
+// double-precision twin (or, for NEOX RoPE, against the NORMAL RoPE of tests/test_ops.c): NEOX
+// pairs, per-head RMSNorm (Qwen3), LayerNorm and GELU as ggml computes them (GPT-2).
+#include "base/rng.h"
+#include "ops/ops.h"
+#include "quant/fp16.h"
+
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <math.h>
+#include <string.h>
+
+#define UNIT 0x1p-24 // unit roundoff of f32 (half an ulp of 1)
+
+static mint_rng rng;
+
+// Values spread like activations: uniform in (-scale, scale) (the twins are exact whatever the
+// distribution; the spread only has to exercise signs and magnitudes).
+static void fill(float *x, int64_t n, double scale) {
+    for (int64_t i = 0; i < n; i++) x[i] = (float)(scale * (2.0 * mint_rng_uniform(&rng) - 1.0));
+}
+
+static int same_bits(float a, float b) {
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+// NEOX with no factors at base b equals NORMAL on the same numbers regrouped: pair i moves from
+// (2i, 2i+1) to (i, i + hd/2), bit for bit (the same angles, the same two FMAs).
+Test(ops_arch, rope_neox_is_normal_regrouped) {
+    enum { HD = 64, HEADS = 2, N = HD * HEADS };
+    float x[N], normal[N], neox[N];
+    mint_rng_seed(&rng, 5);
+    fill(x, N, 1.0);
+    for (int h = 0; h < HEADS; h++)
+        for (int i = 0; i < HD / 2; i++) {
+            normal[h * HD + 2 * i] = neox[h * HD + i] = x[h * HD + 2 * i];
+            normal[h * HD + 2 * i + 1] = neox[h * HD + i + HD / 2] = x[h * HD + 2 * i + 1];
+        }
+    const mint_rope_cfg c_normal = {HD, 10000.0f, 1.0f, NULL, false};
+    const mint_rope_cfg c_neox = {HD, 10000.0f, 1.0f, NULL, true};
+    mint_rope_row(normal, HEADS, HD, &c_normal, 123);
+    mint_rope_row(neox, HEADS, HD, &c_neox, 123);
+    for (int h = 0; h < HEADS; h++)
+        for (int i = 0; i < HD / 2; i++) {
+            cr_assert(same_bits(normal[h * HD + 2 * i], neox[h * HD + i]));
+            cr_assert(same_bits(normal[h * HD + 2 * i + 1], neox[h * HD + i + HD / 2]));
+        }
+}
+
+// Per-head RMSNorm (Qwen3's q/k norms) against a double twin: each head's mean square over its
+// own head_dim, times the weight. Budget 4 * 2^-24 relative to the largest |y| of the head
+// (ops/norm.c: squares in double, one f32 scale, two rounded products).
+Test(ops_arch, rms_norm_heads_matches_double) {
+    enum { HD = 64, HEADS = 3, N = HD * HEADS, ROWS = 3 };
+    static float x[ROWS * N], w[HD];
+    mint_rng_seed(&rng, 6);
+    fill(x, ROWS * N, 1.0);
+    fill(w, HD, 1.0);
+    for (int i = 0; i < HD; i++) x[N + i] *= 1e3f; // one head of row 1 far larger than the others
+    static float orig[ROWS * N];
+    memcpy(orig, x, sizeof x);
+    mint_rms_norm_heads(x, N * sizeof(float), w, HEADS, HD, 1e-6f, 0, ROWS);
+    for (int r = 0; r < ROWS; r++)
+        for (int h = 0; h < HEADS; h++) {
+            const float *v = orig + r * N + h * HD;
+            double ss = 0, ymax = 0, yref[HD];
+            for (int i = 0; i < HD; i++) ss += (double)v[i] * v[i];
+            const double scale = 1.0 / sqrt(ss / HD + 1e-6);
+            for (int i = 0; i < HD; i++) {
+                yref[i] = v[i] * scale * w[i];
+                ymax = fmax(ymax, fabs(yref[i]));
+            }
+            for (int i = 0; i < HD; i++)
+                cr_assert(fabs(x[r * N + h * HD + i] - yref[i]) <= 4 * UNIT * ymax,
+                          "row %d head %d [%d]: %.9g vs %.9g", r, h, i, x[r * N + h * HD + i],
+                          yref[i]);
+        }
+}
+
+// LayerNorm (GPT-2) against a double twin: (x - mean) / sqrt(var + eps) * w. Budget relative to
+// the largest |y| of the row: 8 * 2^-24 for the variance, the scale and the two products, plus
+// what the f32 mean costs a row far from zero. Rows with a large offset (mean 100, spread 1)
+// check that the deviation is taken before squaring.
+Test(ops_arch, layer_norm_matches_double) {
+    enum { N = 768, ROWS = 4 };
+    static float x[ROWS * N], y[ROWS * N], w[N];
+    mint_rng_seed(&rng, 8);
+    fill(x, ROWS * N, 1.0);
+    fill(w, N, 1.0);
+    for (int i = 0; i < N; i++) x[N + i] += 100.0f, x[3 * N + i] *= 1e-3f;
+    mint_layer_norm(x, N * sizeof(float), w, y, N * sizeof(float), N, 1e-5f, 0, ROWS);
+    double worst = 0;
+    for (int r = 0; r < ROWS; r++) {
+        const float *v = x + r * N;
+        double mean = 0, var = 0, ymax = 0, ref[N];
+        for (int i = 0; i < N; i++) mean += v[i];
+        mean /= N;
+        for (int i = 0; i < N; i++) var += (v[i] - mean) * (v[i] - mean);
+        var /= N;
+        for (int i = 0; i < N; i++) {
+            ref[i] = (v[i] - mean) / sqrt(var + 1e-5) * w[i];
+            ymax = fmax(ymax, fabs(ref[i]));
+        }
+        // The f32 mean (ggml's too) is off by up to 2 roundings of |mean|, which moves every
+        // x - mean alike: 2 |mean| / std in units of the output, doubled for margin.
+        const double budget = (8 + 4 * fabs(mean) / sqrt(var)) * UNIT;
+        for (int i = 0; i < N; i++) {
+            const double d = fabs(y[r * N + i] - ref[i]) / ymax;
+            worst = fmax(worst, d / budget);
+            cr_assert_leq(d, budget, "row %d [%d]: %.9g vs %.9g", r, i, y[r * N + i], ref[i]);
+        }
+    }
+    cr_log_info("layer norm: max error / budget %.3f", worst);
+}
+
+// GELU against a double twin of what llama.cpp computes: the tanh form at x rounded to f16, in
+// double, rounded to f16. mint evaluates the form in f32 (as ggml fills its table), so the two
+// can land on either side of an f16 rounding boundary: within one f16 ulp (2^-10 relative), or,
+// where f32's 1 + tanh cancels (x well below 0), within |x| 2^-22. Every f16 value in [-10, 10] is
+// tried, and the ends: 0 at or below -10, x at or above 10, as ggml's vector GELU does before its
+// table.
+Test(ops_arch, gelu_matches_double) {
+    int exact = 0, total = 0;
+    for (uint32_t hb = 0; hb < 0x10000; hb++) {
+        const float x = mint_f16_to_f32((uint16_t)hb);
+        if (!(x > -10.0f && x < 10.0f)) continue;
+        const double g = 0.5 * x * (1.0 + tanh(sqrt(2.0 / M_PI) * x * (1.0 + 0.044715 * x * x)));
+        const float ref = mint_f16_to_f32(mint_f32_to_f16((float)g));
+        const float got = mint_gelu_one(x);
+        total++;
+        exact += got == ref;
+        // f32's 1 + tanh(z) cancels for negative x: an absolute error of about |x| 2^-24.
+        cr_assert_leq(fabs((double)got - ref), fmax(fabs(ref) * 0x1p-10, fabs(x) * 0x1p-22),
+                      "x %g: %g vs %g", (double)x, (double)got, (double)ref);
+    }
+    cr_assert_eq(mint_gelu_one(-10.0f), 0.0f);
+    cr_assert_eq(mint_gelu_one(-1e30f), 0.0f);
+    cr_assert_eq(mint_gelu_one(10.0f), 10.0f);
+    cr_assert_eq(mint_gelu_one(12.5f), 12.5f);
+    // Inputs that round to one f16 value give one output: the table's property.
+    cr_assert_eq(mint_gelu_one(1.0f), mint_gelu_one(1.0f + 0x1p-13f));
+    cr_log_info("gelu: %d of %d f16 inputs give the double twin's f16 exactly, the rest one ulp",
+                exact, total);
+}
