@@ -719,13 +719,14 @@ typedef struct mint_synth_params {
                         // GQA), "mha" (128 wide, 2 layers, 4 heads each with its own KV, context
                         // 2048), or an architecture with two shapes: "llama3" (Llama-3.2-1B),
                         // "qwen2" (Qwen2.5-0.5B), "qwen3" (Qwen3-0.6B), "phi3" (Phi-3-mini),
-                        // "gpt2" (GPT-2 124M)
+                        // "gpt2" (GPT-2 124M), "gemma2" (Gemma-2-2B), "gemma3" (Gemma-3-1B)
     const char *ftype;  // file type as llama-quantize names it: "F32", "F16", "Q4_0", "Q4_K_M", ...
     const char *vocab;  // a GGUF whose tokenizer.* entries to copy, or a SentencePiece
                         // tokenizer.model; NULL: a built-in byte + letters vocabulary
     uint64_t seed;      // weights are a pure function of (seed, tensor name, index)
     int n_threads;      // threads quantizing rows (0 = all online CPUs)
-    const char *shape;  // "real" (NULL: the named model's shapes) or "tiny" (2 layers, 256 wide)
+    const char *shape;  // "real" (NULL: the named model's shapes), "tiny" (2 layers, 256 wide) or
+                        // "micro" (1 layer, 8 wide, 259 tokens: fuzz seeds)
 } mint_synth_params;
 
 // Writes a GGUF with random weights (llama.cpp's per-tensor mix for the file type)

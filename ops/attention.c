@@ -114,11 +114,27 @@ static void block_values(const mint_vec_kernels *vk, const mint_kv_view *kv, int
     pv(hd, P, p_stride, nc, V, (size_t)kv->kv_dim, kv->block, a, o, (size_t)hd);
 }
 
-// s[0..n_keys) = softmax(s), rounded to f16 for an f16 cache; s[n_keys..len) = 0.
-static void probabilities(const mint_vec_kernels *vk, const mint_kv_view *kv, float *s,
-                          int32_t n_keys, int32_t len) {
-    mint_softmax(vk, s, n_keys);
-    if (kv->type == MINT_TYPE_F16) vk->round_f16(s, n_keys);
+// s[0..n) = c tanh(s / c), as ggml computes it: times 1/c, tanh, times c (c = 0: unchanged).
+static void soft_cap(float *s, int32_t n, float c) {
+    if (c == 0.0f) return;
+    const float inv = 1.0f / c;
+    for (int32_t j = 0; j < n; j++) s[j] = tanhf(s[j] * inv) * c;
+}
+
+// The first key a query at position p sees: p - window + 1 (0 without a window).
+static int32_t first_key(int32_t window, int32_t p) {
+    return window > 0 && p - window + 1 > 0 ? p - window + 1 : 0;
+}
+
+// s[lo..n_keys) = softmax(soft-capped s), rounded to f16 for an f16 cache; the rest of
+// s[0..len) = 0. Keys before lo are outside the window: llama.cpp masks them to -inf, whose
+// exponentials add exact zeros to the sum, so leaving them out gives the same bits.
+static void probabilities(const mint_vec_kernels *vk, const mint_kv_view *kv, float softcap,
+                          float *s, int32_t lo, int32_t n_keys, int32_t len) {
+    soft_cap(s + lo, n_keys - lo, softcap);
+    mint_softmax(vk, s + lo, n_keys - lo);
+    if (kv->type == MINT_TYPE_F16) vk->round_f16(s + lo, n_keys - lo);
+    memset(s, 0, (size_t)lo * sizeof(float));
     memset(s + n_keys, 0, (size_t)(len - n_keys) * sizeof(float));
 }
 
@@ -152,7 +168,8 @@ static void naive_item(const mint_attn_batch *b, const mint_attn_run *run, int h
     }
     for (int32_t i = 0; i < nq; i++) {
         const int32_t n_keys = run->pos0 + i + 1, len = ((n_keys - 1) / B + 1) * B;
-        probabilities(vk, kv, S + (size_t)i * L, n_keys, len);
+        probabilities(vk, kv, sh->softcap, S + (size_t)i * L, first_key(b->window, n_keys - 1),
+                      n_keys, len);
     }
     memset(O, 0, (size_t)nq * hd * sizeof(float));
     for (int32_t blk = 0; blk < n_blk; blk++) {
@@ -185,7 +202,9 @@ static void rowwise_item(const mint_attn_batch *b, const mint_attn_run *run, int
     for (int32_t blk = 0; blk < n_blk; blk++)
         block_scores(vk, kv, b->layer, blk, kvh, hd, sh->scale, Q, group, S + (size_t)blk * B,
                      (size_t)L);
-    for (int g = 0; g < group; g++) probabilities(vk, kv, S + (size_t)g * L, n_keys, L);
+    for (int g = 0; g < group; g++)
+        probabilities(vk, kv, sh->softcap, S + (size_t)g * L, first_key(b->window, n_keys - 1),
+                      n_keys, L);
     memset(O, 0, (size_t)group * hd * sizeof(float));
     for (int32_t blk = 0; blk < n_blk; blk++)
         block_values(vk, kv, b->layer, blk, kvh, hd, S + (size_t)blk * B, (size_t)L, group, NULL,
@@ -228,6 +247,16 @@ static size_t flash_bytes(size_t rows, size_t hd, size_t step) {
            round64(rows * 8);
 }
 
+// The keys of a step (positions k0 .. k0 + step - 1) that a query at position p sees, as offsets
+// into the step: [*lo, *n_valid), empty (lo == n_valid) when none.
+static void step_keys(int32_t window, int32_t p, int32_t k0, int32_t step, int32_t *lo,
+                      int32_t *n_valid) {
+    const int32_t reach = p + 1 - k0;
+    *n_valid = reach < step ? reach : step;
+    const int32_t first = first_key(window, p) - k0;
+    *lo = first < 0 ? 0 : first > *n_valid ? *n_valid : first;
+}
+
 static void flash_item(const mint_attn_batch *b, const mint_attn_run *run, int32_t t0, int32_t nq,
                        int kvh, uint8_t *scratch) {
     const mint_attn_shape *sh = b->sh;
@@ -255,19 +284,24 @@ static void flash_item(const mint_attn_batch *b, const mint_attn_run *run, int32
                          rows - rb, f.S + (size_t)rb * step + (size_t)(blk - b0) * B, (size_t)step);
         }
         for (int32_t r = r0; r < rows; r++) {
-            const int32_t reach = p_first + r / group + 1 - b0 * B; // keys of the step it sees
-            const int32_t n_valid = reach < step ? reach : step;
-            const float mx = vk->max(f.S + (size_t)r * step, n_valid, f.m[r]);
-            f.diff[r] = f.m[r] - mx; // -inf on the first step: alpha = 0
+            int32_t lo, n_valid; // keys of the step it sees: [lo, n_valid)
+            step_keys(b->window, p_first + r / group, b0 * B, step, &lo, &n_valid);
+            float *s = f.S + (size_t)r * step;
+            soft_cap(s + lo, n_valid - lo, sh->softcap);
+            // A step wholly before the window changes nothing (alpha 1), even before any key was
+            // seen (m still -inf, where m_old - m_new would be NaN).
+            const float mx = lo < n_valid ? vk->max(s + lo, n_valid - lo, f.m[r]) : f.m[r];
+            f.diff[r] = lo < n_valid ? f.m[r] - mx : 0.0f; // -inf on the first step: alpha = 0
             f.m[r] = mx;
         }
         vk->exp(f.diff + r0, f.alpha + r0, rows - r0);
         for (int32_t r = r0; r < rows; r++) {
-            const int32_t reach = p_first + r / group + 1 - b0 * B;
-            const int32_t n_valid = reach < step ? reach : step;
+            int32_t lo, n_valid;
+            step_keys(b->window, p_first + r / group, b0 * B, step, &lo, &n_valid);
             float *s = f.S + (size_t)r * step;
-            const double sum = vk->exp_sum(s, n_valid, f.m[r]);
-            if (kv->type == MINT_TYPE_F16) vk->round_f16(s, n_valid);
+            const double sum = lo < n_valid ? vk->exp_sum(s + lo, n_valid - lo, f.m[r]) : 0.0;
+            if (kv->type == MINT_TYPE_F16 && lo < n_valid) vk->round_f16(s + lo, n_valid - lo);
+            memset(s, 0, (size_t)lo * sizeof(float));
             memset(s + n_valid, 0, (size_t)(step - n_valid) * sizeof(float));
             f.l[r] = f.l[r] * (double)f.alpha[r] + sum;
         }

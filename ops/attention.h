@@ -43,6 +43,8 @@ typedef struct mint_attn_shape {
     int n_head_kv; // key/value heads (n_head % n_head_kv == 0; a KV head serves n_head / n_head_kv)
     int head_dim;  // elements per head
     float scale;   // 1 / sqrt(head_dim)
+    float softcap; // scores become softcap * tanh(score / softcap) before the softmax (Gemma 2),
+                   // or 0 for none
 } mint_attn_shape;
 
 // layer l, position pos of the sequence = (k, v), rounded to the cache type. The position's
@@ -79,6 +81,8 @@ typedef struct mint_attn_batch {
     size_t out_stride;         // bytes between output rows
     mint_attn_run *runs;       // [n_runs] the runs of the batch
     int32_t n_runs;            // number of runs
+    int32_t window;            // a query at position p sees keys p - window + 1 .. p (Gemma's
+                               // local layers), or 0: every key up to p
 } mint_attn_batch;
 
 // Cuts the batch into independent work items (sets every run's item0) and returns their count.
@@ -99,8 +103,9 @@ size_t mint_attention_scratch_bytes(mint_attn_algo algo, const mint_attn_shape *
                                     int32_t n_ctx, int32_t block);
 
 // out[0..n_keys) = the attention weights of query q (one head) over the keys of KV head kvh in
-// layer l: softmax(q . k * scale), sums in double (ops/attention_probs.c).
+// layer l: softmax(q . k * scale) over keys lo .. n_keys - 1 (0 before lo: outside a window),
+// soft-capped when sh says so, sums in double (ops/attention_probs.c).
 void mint_attention_probs(const mint_kv_view *kv, int32_t l, const mint_attn_shape *sh,
-                          const float *q, int kvh, int32_t n_keys, float *out);
+                          const float *q, int kvh, int32_t lo, int32_t n_keys, float *out);
 
 #endif // MINT_ATTENTION_H

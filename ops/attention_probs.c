@@ -8,13 +8,15 @@
 
 #include <math.h>
 
-// out[j] = softmax_j(q . k_j * scale), j < n_keys, for KV head kvh of layer l
+// out[j] = softmax_j(cap(q . k_j * scale)) for lo <= j < n_keys, and 0 for j < lo (outside a
+// window), for KV head kvh of layer l
 void mint_attention_probs(const mint_kv_view *kv, int32_t l, const mint_attn_shape *sh,
-                          const float *q, int kvh, int32_t n_keys, float *out) {
+                          const float *q, int kvh, int32_t lo, int32_t n_keys, float *out) {
     const int hd = sh->head_dim;
     const bool f16 = kv->type == MINT_TYPE_F16;
     double max = -INFINITY;
-    for (int32_t j = 0; j < n_keys; j++) {
+    for (int32_t j = 0; j < lo; j++) out[j] = 0.0f;
+    for (int32_t j = lo; j < n_keys; j++) {
         // keys are stored transposed per block: dimension i of slot s at [i * block + s]
         const uint8_t *kt = mint_kv_block_kt(kv, l, j / kv->block);
         const size_t slot = (size_t)(j % kv->block), row = (size_t)kv->block;
@@ -27,9 +29,10 @@ void mint_attention_probs(const mint_kv_view *kv, int32_t l, const mint_attn_sha
                      : (double)q[i] * ((const float *)kt)[at];
         }
         out[j] = (float)(d * sh->scale);
+        if (sh->softcap != 0.0f) out[j] = (float)(tanh(out[j] / sh->softcap) * sh->softcap);
         if (out[j] > max) max = out[j];
     }
     double sum = 0;
-    for (int32_t j = 0; j < n_keys; j++) sum += exp((double)out[j] - max);
-    for (int32_t j = 0; j < n_keys; j++) out[j] = (float)(exp((double)out[j] - max) / sum);
+    for (int32_t j = lo; j < n_keys; j++) sum += exp((double)out[j] - max);
+    for (int32_t j = lo; j < n_keys; j++) out[j] = (float)(exp((double)out[j] - max) / sum);
 }

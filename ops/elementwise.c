@@ -55,6 +55,26 @@ void mint_gelu(float *x, size_t x_stride, int64_t n, long r0, long r1) {
     }
 }
 
+// g[r] = gelu(g[r]) * u[r]   for r in [r0, r1)
+void mint_gelu_mul(float *g, size_t g_stride, const float *u, size_t u_stride, int64_t n, long r0,
+                   long r1) {
+    for (long r = r0; r < r1; r++) {
+        float *gr = (float *)((char *)g + (size_t)r * g_stride);
+        const float *ur = (const float *)((const char *)u + (size_t)r * u_stride);
+        for (int64_t i = 0; i < n; i++)
+            gr[i] = gr[i] <= -10.0f ? 0.0f : mint_gelu_one(gr[i]) * ur[i];
+    }
+}
+
+// x[r] = c tanh(x[r] / c)   for r in [r0, r1)
+void mint_softcap(float *x, size_t x_stride, float c, int64_t n, long r0, long r1) {
+    const float inv = 1.0f / c;
+    for (long r = r0; r < r1; r++) {
+        float *xr = (float *)((char *)x + (size_t)r * x_stride);
+        for (int64_t i = 0; i < n; i++) xr[i] = tanhf(xr[i] * inv) * c;
+    }
+}
+
 // s[0..n) = softmax(s)   (in place; exponentials summed in double, as ggml's soft_max)
 void mint_softmax(const mint_vec_kernels *vk, float *s, int32_t n) {
     const float max = vk->max(s, n, -INFINITY);

@@ -75,6 +75,13 @@ float mint_gelu_one(float x);
 // x[r] = gelu(x[r]) in place   for r in [r0, r1), n elements per row
 void mint_gelu(float *x, size_t x_stride, int64_t n, long r0, long r1);
 
+// g[r] = gelu(g[r]) * u[r]   for r in [r0, r1) (GeGLU; ggml's geglu: 0 where g <= -10)
+void mint_gelu_mul(float *g, size_t g_stride, const float *u, size_t u_stride, int64_t n, long r0,
+                   long r1);
+
+// x[r] = c * tanh(x[r] * (1/c))   for r in [r0, r1) (soft-capping, as ggml: scale, tanh, scale)
+void mint_softcap(float *x, size_t x_stride, float c, int64_t n, long r0, long r1);
+
 // x[r] *= s   for r in [r0, r1), n elements per row (ggml_scale)
 void mint_scale(float *x, size_t x_stride, float s, int64_t n, long r0, long r1);
 

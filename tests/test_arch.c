@@ -19,22 +19,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const arches[] = {"llama3", "qwen2", "qwen3", "phi3", "gpt2"};
-enum { N_ARCH = 5, N_CTX = 256, MAX_IDS = 128 };
+static const char *const arches[] = {"llama3", "qwen2",  "qwen3", "phi3",
+                                     "gpt2",   "gemma2", "gemma3"};
+enum { N_ARCH = 7, N_CTX = 256, MAX_IDS = 128 };
 
 #define BUDGET_LOGIT   2e-4 // docs/tolerances.md 3.1: |dlogit| of every compared logit
 #define BUDGET_LOGPROB 1e-4 // log-probability of llama.cpp's greedy token
-// GPT-2's GELU reads ggml's table at its input rounded to f16: where mint's input and
-// llama.cpp's differ by an ulp of f32 across an f16 rounding boundary, the two outputs differ by
-// an ulp of f16 (2^-11 relative), which the following layers carry to the logits
+// GPT-2's GELU (and Gemma's GeGLU) reads ggml's table at its input rounded to f16: where mint's
+// input and llama.cpp's differ by an ulp of f32 across an f16 rounding boundary, the two outputs
+// differ by an ulp of f16 (2^-11 relative), which the following layers carry to the logits
 // (docs/tolerances.md 3.9: measured 4.6e-4 on the tiny file, 6.4e-4 on GPT-2's real shape).
 #define BUDGET_GELU 2e-3
 
+static bool uses_gelu(const char *arch) {
+    return strcmp(arch, "gpt2") == 0 || strncmp(arch, "gemma", 5) == 0;
+}
 static double budget_logit(const char *arch) {
-    return strcmp(arch, "gpt2") == 0 ? BUDGET_GELU : BUDGET_LOGIT;
+    return uses_gelu(arch) ? BUDGET_GELU : BUDGET_LOGIT;
 }
 static double budget_logprob(const char *arch) {
-    return strcmp(arch, "gpt2") == 0 ? BUDGET_GELU : BUDGET_LOGPROB;
+    return uses_gelu(arch) ? BUDGET_GELU : BUDGET_LOGPROB;
 }
 
 static json_object *reference(void) {
@@ -144,7 +148,7 @@ static double check_top(const char *arch, json_object *pr, const float *l) {
 // Against llama.cpp
 
 ParameterizedTestParameters(arch, matches_llama_cpp) {
-    static int idx[N_ARCH] = {0, 1, 2, 3, 4};
+    static int idx[N_ARCH] = {0, 1, 2, 3, 4, 5, 6};
     return cr_make_param_array(int, idx, N_ARCH);
 }
 
@@ -163,10 +167,18 @@ ParameterizedTest(int *i, arch, matches_llama_cpp, .timeout = MT_HANG(120)) {
         json_object *pr = mt_jidx(prompts, p);
         int32_t ids[MAX_IDS];
         const int n = prompt_ids(m, pr, ids);
-        mint_ctx *c = new_ctx(m, 2, NULL, MINT_ATTENTION_AUTO, 0);
         mint_err err;
+        // Each attention algorithm after the prompt (Gemma's window and soft-cap live in each).
+        const mint_attention algos[] = {MINT_ATTENTION_NAIVE, MINT_ATTENTION_ROWWISE,
+                                        MINT_ATTENTION_FLASH};
+        for (int a = 0; a < 3; a++) {
+            mint_ctx *ca = new_ctx(m, 2, NULL, algos[a], 0);
+            cr_assert_eq(mint_eval(ca, ids, n, 0, false, &err), MINT_OK, "%s", err.msg);
+            worst_top = fmax(worst_top, check_top(arch, pr, mint_get_logits(ca, -1)));
+            mint_ctx_free(ca);
+        }
+        mint_ctx *c = new_ctx(m, 2, NULL, MINT_ATTENTION_AUTO, 0);
         cr_assert_eq(mint_eval(c, ids, n, 0, false, &err), MINT_OK, "%s", err.msg);
-        worst_top = fmax(worst_top, check_top(arch, pr, mint_get_logits(c, -1)));
         json_object *st = mt_jget(pr, "steps");
         for (size_t s = 0; s < json_object_array_length(st); s++, steps++) {
             const float *l = mint_get_logits(c, -1);
@@ -194,7 +206,7 @@ ParameterizedTest(int *i, arch, matches_llama_cpp, .timeout = MT_HANG(120)) {
 // Against itself
 
 ParameterizedTestParameters(arch, plain_pass_equals_the_graph) {
-    static int idx[N_ARCH] = {0, 1, 2, 3, 4};
+    static int idx[N_ARCH] = {0, 1, 2, 3, 4, 5, 6};
     return cr_make_param_array(int, idx, N_ARCH);
 }
 
@@ -232,7 +244,7 @@ ParameterizedTest(int *i, arch, plain_pass_equals_the_graph, .timeout = MT_HANG(
 }
 
 ParameterizedTestParameters(arch, bits_do_not_depend_on_threads_or_batch) {
-    static int idx[N_ARCH] = {0, 1, 2, 3, 4};
+    static int idx[N_ARCH] = {0, 1, 2, 3, 4, 5, 6};
     return cr_make_param_array(int, idx, N_ARCH);
 }
 
@@ -306,9 +318,12 @@ Test(arch, files_that_do_not_fit_their_architecture_are_refused) {
          "'blk.1.attn_qkv.weight' is missing"},
         {"gpt2", "blk.0.ffn_norm.bias", "blk.0.xfn_norm.bias", MINT_E_FORMAT,
          "'blk.0.ffn_norm.bias' is missing"},
+        {"gemma2", "blk.1.post_ffw_norm", "blk.1.xost_ffw_norm", MINT_E_FORMAT,
+         "'blk.1.post_ffw_norm.weight' is missing"},
         // general.architecture is the first string "qwen2" in the file
         {"qwen2", "qwen2", "phi99", MINT_E_UNSUPPORTED,
-         "architecture 'phi99' is not supported (mint runs llama, qwen2, qwen3, phi3, gpt2)"},
+         "architecture 'phi99' is not supported (mint runs llama, qwen2, qwen3, phi3, gpt2, "
+         "gemma2, gemma3)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         mint_err err;

@@ -439,8 +439,9 @@ Test(ops, convert_and_gemm_tile_match_double, .timeout = MT_HANG(60)) {
 
 // out[t][h] = softmax_j<=t(scale * q_th . k_j) . v_j in double. For an f16 cache, k, v and q are
 // rounded to f16 and so are the probabilities (ops/attention.c), as mint does.
-static void attention_ref(int f16, const mint_attn_shape *sh, const float *q, const float *k,
-                          const float *v, int n, double *out) {
+// Query t sees keys lo .. t, lo = t - window + 1 with a window (else 0); scores soft-capped.
+static void attention_ref(int f16, const mint_attn_shape *sh, int window, const float *q,
+                          const float *k, const float *v, int n, double *out) {
     const int hd = sh->head_dim, group = sh->n_head / sh->n_head_kv, qd = sh->n_head * hd;
     const int kvd = sh->n_head_kv * hd;
     double *s = malloc(sizeof(double) * (size_t)n);
@@ -448,17 +449,20 @@ static void attention_ref(int f16, const mint_attn_shape *sh, const float *q, co
         for (int h = 0; h < sh->n_head; h++) {
             const int off = (h / group) * hd;
             double m = -INFINITY, sum = 0;
-            for (int j = 0; j <= t; j++) {
+            const int lo = window > 0 && t - window + 1 > 0 ? t - window + 1 : 0;
+            for (int j = 0; j < lo; j++) s[j] = 0;
+            for (int j = lo; j <= t; j++) {
                 double d = 0;
                 for (int i = 0; i < hd; i++) {
                     const float qi = q[t * qd + h * hd + i], ki = k[j * kvd + off + i];
                     d += f16 ? (double)round_f16(qi) * round_f16(ki) : (double)qi * ki;
                 }
                 s[j] = d * sh->scale;
+                if (sh->softcap != 0) s[j] = tanh(s[j] / sh->softcap) * sh->softcap;
                 m = fmax(m, s[j]);
             }
-            for (int j = 0; j <= t; j++) sum += s[j] = exp(s[j] - m);
-            for (int j = 0; j <= t; j++) s[j] = f16 ? round_f16((float)(s[j] / sum)) : s[j] / sum;
+            for (int j = lo; j <= t; j++) sum += s[j] = exp(s[j] - m);
+            for (int j = lo; j <= t; j++) s[j] = f16 ? round_f16((float)(s[j] / sum)) : s[j] / sum;
             for (int i = 0; i < hd; i++) {
                 double o = 0;
                 for (int j = 0; j <= t; j++) {
@@ -532,10 +536,10 @@ static double max_err(const float *out, const double *ref, size_t len, double vm
 // N tokens in blocks of `block` positions: the batch ends partway through a block, and flash's
 // query blocks (64 rows: 16 queries of MHA, 8 of a group of 8) and steps (at least 64 positions)
 // end partway through the batch.
-static void check_attention(mint_type type, int n_head, int n_head_kv, int hd, int32_t block, int N,
-                            double budget) {
+static void check_attention_wc(mint_type type, int n_head, int n_head_kv, int hd, int32_t block,
+                               int N, double budget, int window, float softcap) {
     const int f16 = type == MINT_TYPE_F16;
-    const mint_attn_shape sh = {n_head, n_head_kv, hd, (float)(1.0 / sqrt(hd))};
+    const mint_attn_shape sh = {n_head, n_head_kv, hd, (float)(1.0 / sqrt(hd)), softcap};
     const int qd = n_head * hd, kvd = n_head_kv * hd;
     const int n_blk = (N + block - 1) / block;
     paged pc;
@@ -566,7 +570,7 @@ static void check_attention(mint_type type, int n_head, int n_head_kv, int hd, i
                       "kv_store pos %d [%d]", j, i);
             vmax = fmax(vmax, fabs(vv));
         }
-    attention_ref(f16, &sh, q, k, v, N, ref);
+    attention_ref(f16, &sh, window, q, k, v, N, ref);
 
     size_t scratch_bytes = 0;
     for (int a = 0; a < MINT_ATTN_ALGO_COUNT; a++) {
@@ -584,7 +588,8 @@ static void check_attention(mint_type type, int n_head, int n_head_kv, int hd, i
                                .out = out,
                                .out_stride = qd * sizeof(float),
                                .runs = &run0,
-                               .n_runs = 1};
+                               .n_runs = 1,
+                               .window = window};
     double worst[MINT_ATTN_ALGO_COUNT];
     for (int a = 0; a < MINT_ATTN_ALGO_COUNT; a++) {
         // (a) the whole batch against the double-precision reference
@@ -626,13 +631,18 @@ static void check_attention(mint_type type, int n_head, int n_head_kv, int hd, i
             cr_assert_eq(memcmp(out, naive, sizeof(float) * N * qd), 0,
                          "rowwise differs from naive");
     }
-    cr_log_info("attention %s %d/%d heads hd %d, %d tokens in blocks of %d: max |out - ref| / "
-                "max|v|: naive %.3g, rowwise %.3g, flash %.3g (budget %g)",
-                f16 ? "f16" : "f32", n_head, n_head_kv, hd, N, block, worst[0], worst[1], worst[2],
-                budget);
+    cr_log_info("attention %s %d/%d heads hd %d, %d tokens in blocks of %d, window %d, cap %g: "
+                "max |out - ref| / max|v|: naive %.3g, rowwise %.3g, flash %.3g (budget %g)",
+                f16 ? "f16" : "f32", n_head, n_head_kv, hd, N, block, window, (double)softcap,
+                worst[0], worst[1], worst[2], budget);
     for (int i = 0; i < n_blk; i++) free(pc.mem[i]);
     free(q), free(k), free(v), free(out), free(out1), free(naive), free(ref);
     free(scratch);
+}
+
+static void check_attention(mint_type type, int n_head, int n_head_kv, int hd, int32_t block, int N,
+                            double budget) {
+    check_attention_wc(type, n_head, n_head_kv, hd, block, N, budget, 0, 0.0f);
 }
 
 // Budgets, relative to max |v| (the output is a convex combination of values).
@@ -652,6 +662,17 @@ Test(ops, attention_f32_gqa, .timeout = MT_HANG(60)) {
 }
 Test(ops, attention_f32_odd_blocks, .timeout = MT_HANG(60)) {
     check_attention(MINT_TYPE_F32, 8, 2, 64, 7, 70, 2e-6);
+}
+// Gemma's local layers and Gemma 2's soft-cap: a window of 9 keys (shorter than a block, so
+// flash meets steps wholly outside some rows' windows) and of 100 (longer than a flash step),
+// scores capped at 50 (and at 2, where the cap bends every score); same budgets.
+Test(ops, attention_f32_window_softcap, .timeout = MT_HANG(60)) {
+    check_attention_wc(MINT_TYPE_F32, 8, 2, 64, 7, 200, 2e-6, 9, 50.0f);
+    check_attention_wc(MINT_TYPE_F32, 8, 2, 64, 32, 200, 2e-6, 100, 2.0f);
+    check_attention_wc(MINT_TYPE_F32, 4, 4, 16, 16, 70, 2e-6, 1, 0.0f);
+}
+Test(ops, attention_f16_window, .timeout = MT_HANG(60)) {
+    check_attention_wc(MINT_TYPE_F16, 8, 2, 64, 7, 200, 1e-3, 9, 50.0f);
 }
 // 200 tokens: flash's steps of ten 7-position blocks, three of them and a partial one.
 Test(ops, attention_f32_long_odd_blocks, .timeout = MT_HANG(60)) {
@@ -677,7 +698,7 @@ Test(ops, attention_f16_long_odd_blocks, .timeout = MT_HANG(60)) {
 Test(ops, attention_runs_of_several_sequences, .timeout = MT_HANG(60)) {
     enum { NA = 90, NB = 45, HEADS = 8, KVH = 2, HD = 64, BLOCK = 16, ROWS = 30 + NB + 40 };
     const int qd = HEADS * HD, kvd = KVH * HD;
-    const mint_attn_shape sh = {HEADS, KVH, HD, 0.125f};
+    const mint_attn_shape sh = {HEADS, KVH, HD, 0.125f, 0.0f};
     paged pa, pb;
     paged_init(&pa, MINT_TYPE_F32, kvd, BLOCK, (NA + BLOCK - 1) / BLOCK);
     paged_init(&pb, MINT_TYPE_F32, kvd, BLOCK, (NB + BLOCK - 1) / BLOCK);

@@ -1,6 +1,8 @@
 // test_ops_arch.c - the ops some architectures add to llama's block, each against a
 // double-precision twin (or, for NEOX RoPE, against the NORMAL RoPE of tests/test_ops.c): NEOX
-// pairs, per-head RMSNorm (Qwen3), LayerNorm and GELU as ggml computes them (GPT-2).
+// pairs, per-head RMSNorm (Qwen3), LayerNorm and GELU as ggml computes them (GPT-2), soft-capping
+// and GeGLU (Gemma). Sliding-window attention is tested with the other attention cases in
+// tests/test_ops.c.
 #include "base/rng.h"
 #include "ops/ops.h"
 #include "quant/fp16.h"
@@ -68,13 +70,26 @@ Test(ops_arch, rms_norm_heads_matches_double) {
             const double scale = 1.0 / sqrt(ss / HD + 1e-6);
             for (int i = 0; i < HD; i++) {
                 yref[i] = v[i] * scale * w[i];
-                ymax = fmax(ymax, fabs(yref[i]));
+                if (fabs(yref[i]) > ymax) ymax = fabs(yref[i]);
             }
             for (int i = 0; i < HD; i++)
                 cr_assert(fabs(x[r * N + h * HD + i] - yref[i]) <= 4 * UNIT * ymax,
                           "row %d head %d [%d]: %.9g vs %.9g", r, h, i, x[r * N + h * HD + i],
                           yref[i]);
         }
+}
+
+// The double twin's mean and variance. (Maxima in this file are taken with comparisons, not
+// fmax: gcc 12 for aarch64 stops with an internal error vectorising an fmax reduction.)
+static double mean_of(const float *v, int n) {
+    double sum = 0;
+    for (int i = 0; i < n; i++) sum += v[i];
+    return sum / n;
+}
+static double variance_of(const float *v, int n, double mean) {
+    double sum = 0;
+    for (int i = 0; i < n; i++) sum += (v[i] - mean) * (v[i] - mean);
+    return sum / n;
 }
 
 // LayerNorm (GPT-2) against a double twin: (x - mean) / sqrt(var + eps) * w. Budget relative to
@@ -92,21 +107,18 @@ Test(ops_arch, layer_norm_matches_double) {
     double worst = 0;
     for (int r = 0; r < ROWS; r++) {
         const float *v = x + r * N;
-        double mean = 0, var = 0, ymax = 0, ref[N];
-        for (int i = 0; i < N; i++) mean += v[i];
-        mean /= N;
-        for (int i = 0; i < N; i++) var += (v[i] - mean) * (v[i] - mean);
-        var /= N;
+        double ref[N], ymax = 0;
+        const double mean = mean_of(v, N), var = variance_of(v, N, mean);
         for (int i = 0; i < N; i++) {
             ref[i] = (v[i] - mean) / sqrt(var + 1e-5) * w[i];
-            ymax = fmax(ymax, fabs(ref[i]));
+            if (fabs(ref[i]) > ymax) ymax = fabs(ref[i]);
         }
         // The f32 mean (ggml's too) is off by up to 2 roundings of |mean|, which moves every
         // x - mean alike: 2 |mean| / std in units of the output, doubled for margin.
         const double budget = (8 + 4 * fabs(mean) / sqrt(var)) * UNIT;
         for (int i = 0; i < N; i++) {
             const double d = fabs(y[r * N + i] - ref[i]) / ymax;
-            worst = fmax(worst, d / budget);
+            if (d / budget > worst) worst = d / budget;
             cr_assert_leq(d, budget, "row %d [%d]: %.9g vs %.9g", r, i, y[r * N + i], ref[i]);
         }
     }
@@ -141,4 +153,37 @@ Test(ops_arch, gelu_matches_double) {
     cr_assert_eq(mint_gelu_one(1.0f), mint_gelu_one(1.0f + 0x1p-13f));
     cr_log_info("gelu: %d of %d f16 inputs give the double twin's f16 exactly, the rest one ulp",
                 exact, total);
+}
+
+// Soft-capping (Gemma 2's scores and logits) against a double twin, c tanh(x / c): within 4 ulps
+// of c (x / c rounds once, tanhf is within 2 ulps, the product rounds once), over values from
+// well inside the cap to far past it.
+Test(ops_arch, softcap_matches_double) {
+    enum { N = 4096 };
+    static float x[N];
+    mint_rng_seed(&rng, 9);
+    fill(x, N, 200.0);
+    static float y[N];
+    memcpy(y, x, sizeof x);
+    mint_softcap(y, sizeof y, 30.0f, N, 0, 1);
+    for (int i = 0; i < N; i++) {
+        const double ref = tanh((double)x[i] / 30.0) * 30.0;
+        cr_assert_leq(fabs(y[i] - ref), 4 * 30.0 * 2 * UNIT, "x %g: %.9g vs %.9g", (double)x[i],
+                      (double)y[i], ref);
+        cr_assert_leq(fabsf(y[i]), 30.0f);
+    }
+}
+
+// GeGLU (Gemma) is GELU's table value times the up projection, and 0 where the gate is at or
+// below -10, as ggml's geglu.
+Test(ops_arch, gelu_mul_is_gelu_times_up) {
+    enum { N = 1024 };
+    static float g[N], u[N], y[N];
+    mint_rng_seed(&rng, 10);
+    fill(g, N, 12.0);
+    fill(u, N, 2.0);
+    memcpy(y, g, sizeof g);
+    mint_gelu_mul(y, sizeof y, u, sizeof u, N, 0, 1);
+    for (int i = 0; i < N; i++)
+        cr_assert(same_bits(y[i], g[i] <= -10.0f ? 0.0f : mint_gelu_one(g[i]) * u[i]), "[%d]", i);
 }

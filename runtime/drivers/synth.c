@@ -60,12 +60,27 @@ static const preset presets[] = {
     {"phi3", "tiny", "phi3", 256, 768, 2, 4, 4, 64, 1024, 512, 1e4f, 1e-5f, false, false},
     {"gpt2", "real", "gpt2", 768, 3072, 12, 12, 12, 64, 1024, 50257, 1e4f, 1e-5f, false, false},
     {"gpt2", "tiny", "gpt2", 256, 1024, 2, 4, 4, 64, 1024, 512, 1e4f, 1e-5f, false, false},
+    {"gemma2", "real", "gemma2", 2304, 9216, 26, 8, 4, 256, 8192, 256000, 1e4f, 1e-6f, true, false},
+    {"gemma2", "tiny", "gemma2", 256, 768, 2, 4, 2, 128, 1024, 512, 1e4f, 1e-6f, true, false},
+    {"gemma3", "real", "gemma3", 1152, 6912, 26, 4, 1, 256, 32768, 262144, 1e6f, 1e-6f, true,
+     false},
+    {"gemma3", "tiny", "gemma3", 256, 768, 2, 4, 2, 128, 1024, 512, 1e6f, 1e-6f, true, false},
+    // micro: one 8-wide layer and the 259-token byte vocabulary, about 25 KB: the GGUF fuzz
+    // harness's seeds of each architecture (tests/fuzz/make_seeds.c)
+    {"llama3", "micro", "llama", 8, 16, 1, 2, 1, 4, 16, 259, 5e5f, 1e-5f, true, true},
+    {"qwen2", "micro", "qwen2", 8, 16, 1, 2, 1, 4, 16, 259, 1e6f, 1e-6f, true, false},
+    {"qwen3", "micro", "qwen3", 8, 16, 1, 2, 1, 8, 16, 259, 1e6f, 1e-6f, true, false},
+    {"phi3", "micro", "phi3", 8, 16, 1, 2, 2, 4, 16, 259, 1e4f, 1e-5f, false, false},
+    {"gpt2", "micro", "gpt2", 8, 16, 1, 2, 2, 4, 16, 259, 1e4f, 1e-5f, false, false},
+    {"gemma2", "micro", "gemma2", 8, 16, 2, 2, 1, 8, 16, 259, 1e4f, 1e-6f, true, false},
+    {"gemma3", "micro", "gemma3", 8, 16, 2, 2, 1, 8, 16, 259, 1e6f, 1e-6f, true, false},
 };
 
 // Whether a preset name comes in two shapes (tiny and real).
 static bool has_shapes(const char *name) {
     return strcmp(name, "llama3") == 0 || strcmp(name, "qwen2") == 0 ||
-           strcmp(name, "qwen3") == 0 || strcmp(name, "phi3") == 0 || strcmp(name, "gpt2") == 0;
+           strcmp(name, "qwen3") == 0 || strcmp(name, "phi3") == 0 || strcmp(name, "gpt2") == 0 ||
+           strncmp(name, "gemma", 5) == 0;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -161,7 +176,13 @@ static void make_tensors(synth *s) {
           out_in = 1.0f / sqrtf((float)q);
     // Tied, the embedding is also the output head: give it the head's scale, so the logits have
     // the spread of an untied model's rather than growing with sqrt(n_embd).
-    add_tensor(s, "token_embd.weight", e, p->n_vocab, 0.0f, p->tied ? 4.0f * lin : 1.0f);
+    // Gemma multiplies the embedding by sqrt(n_embd): a smaller one keeps the token's own row
+    // from outweighing every layer (which would make each next token a copy of the last).
+    const bool scaled = strncmp(arch, "gemma", 5) == 0;
+    add_tensor(s, "token_embd.weight", e, p->n_vocab, 0.0f,
+               scaled    ? lin
+               : p->tied ? 4.0f * lin
+                         : 1.0f);
     const bool gpt2 = strcmp(arch, "gpt2") == 0; // LayerNorm, learned positions, biases
     if (gpt2) add_tensor(s, "position_embd.weight", e, p->n_ctx, 0.0f, 0.1f);
     add_tensor(s, "output_norm.weight", e, 1, 1.0f, 0.05f);
@@ -196,12 +217,14 @@ static void make_tensors(synth *s) {
             T("attn_k.bias", kv, 1, 0.0f, 0.5f);
             T("attn_v.bias", kv, 1, 0.0f, 0.5f);
         }
-        if (strcmp(arch, "qwen3") == 0) {
+        if (strcmp(arch, "qwen3") == 0 || strcmp(arch, "gemma3") == 0) {
             T("attn_q_norm.weight", p->head_dim, 1, 1.0f, 0.05f);
             T("attn_k_norm.weight", p->head_dim, 1, 1.0f, 0.05f);
         }
         T("attn_output.weight", q, e, 0.0f, out_in);
         if (gpt2) T("attn_output.bias", e, 1, 0.0f, 0.1f);
+        const bool gemma = strncmp(arch, "gemma", 5) == 0; // norms after attention and FFN too
+        if (gemma) T("post_attention_norm.weight", e, 1, 1.0f, 0.05f);
         T("ffn_norm.weight", e, 1, 1.0f, 0.05f);
         if (gpt2) {
             T("ffn_norm.bias", e, 1, 0.0f, 0.05f);
@@ -218,6 +241,7 @@ static void make_tensors(synth *s) {
             T("ffn_up.weight", e, p->n_ff, 0.0f, lin);
         }
         T("ffn_down.weight", p->n_ff, e, 0.0f, down);
+        if (gemma) T("post_ffw_norm.weight", e, 1, 1.0f, 0.05f);
 #undef T
     }
 }
@@ -421,11 +445,12 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
     if (!known_name)
         return mint_fail(err, MINT_E_ARG,
                          "unknown synthetic preset '%s' (known: tinyllama, small, mha, llama3, "
-                         "qwen2, qwen3, phi3, gpt2)",
+                         "qwen2, qwen3, phi3, gpt2, gemma2, gemma3)",
                          p->preset ? p->preset : "");
     if (!pr)
         return mint_fail(err, MINT_E_ARG, "synthetic preset '%s' has no shape '%s' (%s)", p->preset,
-                         shape, has_shapes(p->preset) ? "tiny or real" : "it has one shape: real");
+                         shape,
+                         has_shapes(p->preset) ? "real, tiny or micro" : "it has one shape: real");
     mint_ftype ftype;
     mint_status st = mint_ftype_from_name(p->ftype ? p->ftype : "F32", &ftype, err);
     if (st) return st;
@@ -467,7 +492,8 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
         snprintf(key, sizeof key, "%s.%s", pr->arch, dims[i].key);
         mint_gguf_add_u32(w, key, dims[i].v);
     }
-    if (pr->head_dim * pr->n_head != pr->n_embd || strcmp(pr->arch, "qwen3") == 0) {
+    const bool gemma = strncmp(pr->arch, "gemma", 5) == 0;
+    if (pr->head_dim * pr->n_head != pr->n_embd || strcmp(pr->arch, "qwen3") == 0 || gemma) {
         snprintf(key, sizeof key, "%s.attention.key_length", pr->arch);
         mint_gguf_add_u32(w, key, (uint32_t)pr->head_dim);
         snprintf(key, sizeof key, "%s.attention.value_length", pr->arch);
@@ -476,6 +502,22 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
     if (strcmp(pr->arch, "phi3") == 0) { // as Phi-3-mini-4k's converted files have them
         mint_gguf_add_u32(w, "phi3.rope.scaling.original_context_length", (uint32_t)pr->n_ctx);
         mint_gguf_add_u32(w, "phi3.attention.sliding_window", (uint32_t)pr->n_ctx / 2 - 1);
+    }
+    if (gemma) { // the window: Gemma 2's 4096 and Gemma 3's 512 keys; a tiny model's 8, every
+                 // other layer (the pattern key llama.cpp reads), so short tests cross it
+        const bool small = strcmp(pr->shape, "real") != 0;
+        snprintf(key, sizeof key, "%s.attention.sliding_window", pr->arch);
+        mint_gguf_add_u32(w, key, small ? 8 : strcmp(pr->arch, "gemma2") == 0 ? 4096 : 512);
+        if (small) {
+            snprintf(key, sizeof key, "%s.attention.sliding_window_pattern", pr->arch);
+            mint_gguf_add_u32(w, key, 2);
+        }
+        if (strcmp(pr->arch, "gemma2") == 0) {
+            mint_gguf_add_f32(w, "gemma2.attn_logit_softcapping", 50.0f);
+            mint_gguf_add_f32(w, "gemma2.final_logit_softcapping", 30.0f);
+        } else {
+            mint_gguf_add_f32(w, "gemma3.rope.freq_base_swa", 10000.0f);
+        }
     }
     const bool gpt2 = strcmp(pr->arch, "gpt2") == 0; // no RoPE; LayerNorm's epsilon
     if (!gpt2) {

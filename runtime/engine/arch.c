@@ -22,6 +22,17 @@ static const mint_arch arches[] = {
     // with one bias, biases on every projection, a GELU feed-forward of two matrices.
     {"gpt2", .qkv_bias = MINT_REQUIRED, .out_bias = MINT_REQUIRED, .fused_qkv = true,
      .layer_norm = true, .gelu_ffn = true, .learned_pos = true},
+    // Gemma 2: GeGLU, the embedding scaled, norms after attention and feed-forward as well,
+    // soft-capped scores and logits, a 4096-key window on every other layer, queries pre-scaled;
+    // tied embeddings.
+    {"gemma2", .rope_neox = true, .q_prescale = true, .embd_scale = true, .post_norms = true,
+     .geglu = true, .swa_period = 2, .swa_window_default = 4096, .attn_softcap = 50.0f,
+     .final_softcap = 30.0f, .wide_scale_layers = 46},
+    // Gemma 3: Gemma 2's block without the soft-caps, with Qwen3's per-head q/k norms; five of
+    // every six layers windowed, those with their own RoPE base (10000).
+    {"gemma3", .rope_neox = true, .qk_norm = MINT_REQUIRED, .q_prescale = true, .embd_scale = true,
+     .post_norms = true, .geglu = true, .swa_period = 6, .rope_base_swa = 10000.0f,
+     .wide_scale_layers = 62},
 };
 
 const mint_arch *mint_arch_find(const char *name) {
@@ -31,5 +42,5 @@ const mint_arch *mint_arch_find(const char *name) {
 }
 
 const char *mint_arch_list(void) {
-    return "llama, qwen2, qwen3, phi3, gpt2";
+    return "llama, qwen2, qwen3, phi3, gpt2, gemma2, gemma3";
 }

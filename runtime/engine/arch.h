@@ -32,11 +32,27 @@ typedef struct mint_arch {
                         // SwiGLU: ffn_up/ffn_down with biases, no ffn_gate (GPT-2)
     bool learned_pos;   // position_embd.weight [n_embd, context_length] added to the embedding;
                         // no RoPE
+    // Gemma 2 and 3:
+    bool embd_scale; // the embedding is multiplied by sqrt(n_embd)
+    bool post_norms; // RMSNorm of the attention's and the feed-forward's outputs before their
+                     // residual adds (blk.N.post_attention_norm, blk.N.post_ffw_norm)
+    bool geglu;      // the feed-forward's gate goes through GELU (ggml's table), not SiLU
+    int swa_period;  // with attention.sliding_window (or swa_window_default), layers l with
+                     // l % swa_period < swa_period - 1 see only the window's last keys
+                     // (attention.sliding_window_pattern may override the period); 0: none
+    int swa_window_default; // the window when the file does not say (0: no window then)
+    float attn_softcap;     // scores = c tanh(scores / c) before the softmax
+                            // (attn_logit_softcapping overrides; 0: none)
+    float final_softcap;    // logits = c tanh(logits / c) (final_logit_softcapping; 0: none)
+    float rope_base_swa;    // RoPE base of the window layers when rope.freq_base_swa is
+                            // absent (0: the file's rope.freq_base and scale)
+    int wide_scale_layers;  // a model with this many layers scales queries by
+                            // 1/sqrt(n_embd / n_head), not 1/sqrt(head_dim) (the 27B ones)
 } mint_arch;
 
 // The row of `name`, or NULL when mint does not run it.
 const mint_arch *mint_arch_find(const char *name);
-// "llama, qwen2, qwen3, phi3, gpt2": the names of every row, for messages.
+// "llama, qwen2, qwen3, phi3, gpt2, gemma2, gemma3": the names of every row, for messages.
 const char *mint_arch_list(void);
 
 #endif // MINT_ARCH_H

@@ -120,7 +120,8 @@ static size_t round_up(size_t x, size_t a) {
 }
 
 static mint_attn_shape attn_shape(const mint_hparams *hp) {
-    return (mint_attn_shape){hp->n_head, hp->n_head_kv, hp->head_dim, hp->attn_scale};
+    return (mint_attn_shape){hp->n_head, hp->n_head_kv, hp->head_dim, hp->attn_scale,
+                             hp->attn_softcap};
 }
 
 // Auto chooses between naive and row-wise, which give the same bits (ops/attention.c), so the
@@ -179,7 +180,8 @@ mint_attn_algo mint_ctx_choose_attention(const mint_ctx *c, const mint_attn_run 
         if (runs[r].pos0 + runs[r].n > max_pos) max_pos = runs[r].pos0 + runs[r].n;
     }
     const mint_hparams *hp = &c->model->hp;
-    const mint_attn_shape sh = {hp->n_head, hp->n_head_kv, hp->head_dim, hp->attn_scale};
+    const mint_attn_shape sh = {hp->n_head, hp->n_head_kv, hp->head_dim, hp->attn_scale,
+                                hp->attn_softcap};
     const bool long_runs = rows >= AUTO_NAIVE_ROWS * n_runs;
     const bool fits = mint_attention_scratch_bytes(MINT_ATTN_ALGO_NAIVE, &sh, max_rows, max_pos,
                                                    c->params.kv_block) <=

@@ -64,7 +64,8 @@ static mint_status validate(mint_ctx *c, const mint_batch_entry *e, int32_t n, m
 }
 
 static mint_attn_shape attn_shape(const mint_hparams *hp) {
-    return (mint_attn_shape){hp->n_head, hp->n_head_kv, hp->head_dim, hp->attn_scale};
+    return (mint_attn_shape){hp->n_head, hp->n_head_kv, hp->head_dim, hp->attn_scale,
+                             hp->attn_softcap};
 }
 
 mint_status mint_decode(mint_ctx *c, const mint_batch_entry *e, int32_t n, mint_err *err) {

@@ -150,7 +150,9 @@ static void run_matmul(const mint_node *n, const mint_exec *e, int node, int ith
 
 static void run_rope(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
     const mint_hparams *hp = e->hp;
-    const mint_rope_cfg cfg = {hp->n_rot, hp->rope_base, hp->rope_freq_scale,
+    const bool local = mint_layer_windowed(hp, n->layer); // Gemma's window layers: own base
+    const mint_rope_cfg cfg = {hp->n_rot, local ? hp->rope_base_swa : hp->rope_base,
+                               local ? hp->rope_freq_scale_swa : hp->rope_freq_scale,
                                n->w ? n->w->data : NULL, hp->rope_neox};
     long lo, hi;
     mint_split(e->n_tokens, ith, nth, &lo, &hi);
@@ -194,7 +196,9 @@ static void capture_attention(const mint_node *n, const mint_exec *e, int ith, i
         if (e->seq[t] != 0 || e->pos[t] >= e->cap_max) continue;
         float *out = e->capture + (((size_t)n->layer * sh->n_head + h) * cm + e->pos[t]) * cm;
         const float *q = (const float *)row(e, n->src, t) + (size_t)h * sh->head_dim;
-        mint_attention_probs(&e->seq_kv[0], n->layer, sh, q, h / group, e->pos[t] + 1, out);
+        const int32_t w = mint_layer_windowed(e->hp, n->layer) ? e->hp->swa_window : 0;
+        const int32_t first = w > 0 && e->pos[t] - w + 1 > 0 ? e->pos[t] - w + 1 : 0;
+        mint_attention_probs(&e->seq_kv[0], n->layer, sh, q, h / group, first, e->pos[t] + 1, out);
     }
 }
 
@@ -210,6 +214,7 @@ static void run_attention(const mint_node *n, const mint_exec *e, int node, int 
         .out_stride = e->stride[n->dst],
         .runs = e->runs,
         .n_runs = e->n_runs,
+        .window = mint_layer_windowed(e->hp, n->layer) ? e->hp->swa_window : 0,
     };
     uint8_t *scratch = e->att_scratch + (size_t)ith * e->att_scratch_bytes;
     atomic_int *counter = mint_exec_counter(e, node, 0);
@@ -259,6 +264,19 @@ static void run_pos_rows(const mint_node *n, const mint_exec *e, int node, int i
                   e->buf[n->dst], e->stride[n->dst], lo, hi);
 }
 
+static void run_gelu_mul(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    long lo, hi;
+    mint_split(e->n_tokens, ith, nth, &lo, &hi);
+    mint_gelu_mul(e->buf[n->dst], e->stride[n->dst], e->buf[n->src], e->stride[n->src], n->width,
+                  lo, hi);
+}
+
+static void run_softcap(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    long lo, hi;
+    mint_split(n_rows(e, n), ith, nth, &lo, &hi);
+    mint_softcap(e->buf[n->dst], e->stride[n->dst], n->scale, n->width, lo, hi);
+}
+
 static const bind_fn bind_table[MINT_OP_COUNT] = {
     [MINT_OP_GET_ROWS] = run_get_rows,   [MINT_OP_RMS_NORM] = run_rms_norm,
     [MINT_OP_CONVERT] = run_convert,     [MINT_OP_MATMUL] = run_matmul,
@@ -268,6 +286,7 @@ static const bind_fn bind_table[MINT_OP_COUNT] = {
     [MINT_OP_ADD_BIAS] = run_add_bias,   [MINT_OP_HEAD_NORM] = run_head_norm,
     [MINT_OP_SCALE] = run_scale,         [MINT_OP_LAYER_NORM] = run_layer_norm,
     [MINT_OP_GELU] = run_gelu,           [MINT_OP_POS_ROWS] = run_pos_rows,
+    [MINT_OP_GELU_MUL] = run_gelu_mul,   [MINT_OP_SOFTCAP] = run_softcap,
 };
 
 typedef struct run {

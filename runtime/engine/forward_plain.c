@@ -84,14 +84,17 @@ static void matmul(const mint_plain *p, float *out, const float *x, const mint_w
 // half a head apart, (x[i], x[i + n_rot/2]). The angle is ggml's running product (theta *=
 // base^(-2/n_rot)), not a fresh power per pair, and the rotation is two fused multiply-adds (ggml
 // is built with FP contraction).
-static void rope(float *x, int n_heads, const mint_model *m, int32_t pos) {
+static void rope(float *x, int n_heads, const mint_model *m, int l, int32_t pos) {
     const mint_hparams *hp = &m->hp;
     const float *ff = m->rope_freqs.data;
     const int half = hp->n_rot / 2;
-    const float theta_scale = powf(hp->rope_base, -2.0f / (float)hp->n_rot);
+    const bool local = mint_layer_windowed(hp, l); // Gemma's window layers have their own base
+    const float base = local ? hp->rope_base_swa : hp->rope_base;
+    const float freq_scale = local ? hp->rope_freq_scale_swa : hp->rope_freq_scale;
+    const float theta_scale = powf(base, -2.0f / (float)hp->n_rot);
     float theta = (float)pos;
     for (int i = 0; i < half; i++) {
-        const float angle = (ff ? theta / ff[i] : theta) * hp->rope_freq_scale;
+        const float angle = (ff ? theta / ff[i] : theta) * freq_scale;
         const float c = cosf(angle), s = sinf(angle);
         for (int h = 0; h < n_heads; h++) {
             float *head = x + (size_t)h * hp->head_dim;
@@ -173,6 +176,8 @@ static void forward(mint_plain *p, int32_t token, int32_t pos, float *logits) {
                                              p->tmp, hp->n_embd);
         for (int i = 0; i < hp->n_embd; i++) p->x[i] += p->tmp[i];
     }
+    if (hp->embd_scale != 1.0f) // Gemma: times sqrt(n_embd)
+        for (int i = 0; i < hp->n_embd; i++) p->x[i] *= hp->embd_scale;
 
     for (int l = 0; l < hp->n_layer; l++) {
         const mint_layer *L = &m->layers[l];
@@ -188,8 +193,8 @@ static void forward(mint_plain *p, int32_t token, int32_t pos, float *logits) {
         head_norm(p->q, &L->q_norm, hp->n_head, hp);
         head_norm(p->k, &L->k_norm, hp->n_head_kv, hp);
         if (!hp->learned_pos) { // GPT-2 has no rotary positions
-            rope(p->q, hp->n_head, m, pos);
-            rope(p->k, hp->n_head_kv, m, pos);
+            rope(p->q, hp->n_head, m, l, pos);
+            rope(p->k, hp->n_head_kv, m, l, pos);
         }
         if (hp->q_scale != 1.0f) // Phi-3 scales the queries instead of the scores
             for (int i = 0; i < hp->n_head * hd; i++) p->q[i] *= hp->q_scale;
@@ -202,6 +207,9 @@ static void forward(mint_plain *p, int32_t token, int32_t pos, float *logits) {
 
         // Each query head attends over positions 0 .. pos of its key/value head (grouped-query
         // attention: head h reads key/value head h / group).
+        // Gemma's local layers see only the last swa_window positions: the first one is lo.
+        const int32_t w = mint_layer_windowed(hp, l) ? hp->swa_window : 0;
+        const int32_t lo = w > 0 && pos - w + 1 > 0 ? pos - w + 1 : 0;
         for (int h = 0; h < hp->n_head; h++) {
             const float *q = p->q + (size_t)h * hd;
             const int kvh = h / group;
@@ -212,9 +220,14 @@ static void forward(mint_plain *p, int32_t token, int32_t pos, float *logits) {
                 float dot = 0.0f;
                 for (int i = 0; i < hd; i++) dot = fmaf(q[i], k[i], dot);
                 p->scores[t] = dot * hp->attn_scale;
+                if (hp->attn_softcap != 0.0f) // Gemma 2: c tanh(s / c), as ggml: scale, tanh, scale
+                    p->scores[t] =
+                        tanhf(p->scores[t] * (1.0f / hp->attn_softcap)) * hp->attn_softcap;
             }
-            // The weights: softmax over the positions seen so far (this is the causal mask).
-            softmax(p, p->scores, pos + 1);
+            // The weights: softmax over the positions seen so far (this is the causal mask), or
+            // over the window's; the positions before it weigh 0.
+            softmax(p, p->scores + lo, pos + 1 - lo);
+            for (int32_t t = 0; t < lo; t++) p->scores[t] = 0.0f;
             // The output: the values weighted by them, per element one chain of fused
             // multiply-adds from +0 in position order.
             float *out = p->att + (size_t)h * hd;
@@ -230,6 +243,8 @@ static void forward(mint_plain *p, int32_t token, int32_t pos, float *logits) {
         // Project the heads back to the residual width and add to the residual stream.
         matmul(p, p->tmp, p->att, &L->wo);
         add_bias(p->tmp, &L->bo, hp->n_embd);
+        if (L->attn_post_norm.data) // Gemma normalises the output again before the residual add
+            rmsnorm(p->tmp, p->tmp, L->attn_post_norm.data, hp->n_embd, hp->rms_eps);
         for (int i = 0; i < hp->n_embd; i++) p->x[i] += p->tmp[i];
 
         // Feed-forward: normalise, gate and up, SwiGLU (silu(gate) * up), down, residual.
@@ -242,17 +257,24 @@ static void forward(mint_plain *p, int32_t token, int32_t pos, float *logits) {
         } else {
             matmul(p, p->hb, p->xb, &L->w_gate);
             matmul(p, p->hb2, p->xb, &L->w_up);
-            for (int i = 0; i < hp->n_ff; i++)
-                p->hb[i] = p->hb[i] / (1.0f + expf(-p->hb[i])) * p->hb2[i];
+            for (int i = 0; i < hp->n_ff; i++) // SwiGLU, or Gemma's GeGLU (ggml's GELU table)
+                p->hb[i] = hp->geglu
+                               ? (p->hb[i] <= -10.0f ? 0.0f : mint_gelu_one(p->hb[i]) * p->hb2[i])
+                               : p->hb[i] / (1.0f + expf(-p->hb[i])) * p->hb2[i];
         }
         matmul(p, p->tmp, p->hb, &L->w_down);
         add_bias(p->tmp, &L->b_down, hp->n_embd);
+        if (L->ffn_post_norm.data)
+            rmsnorm(p->tmp, p->tmp, L->ffn_post_norm.data, hp->n_embd, hp->rms_eps);
         for (int i = 0; i < hp->n_embd; i++) p->x[i] += p->tmp[i];
     }
 
     // The final norm and the output head: one logit per vocabulary entry.
     norm(p->xb, p->x, &m->output_norm, &m->output_norm_b, hp);
     matmul(p, logits, p->xb, &m->output);
+    if (hp->final_softcap != 0.0f) // Gemma 2: c tanh(logit / c)
+        for (int i = 0; i < hp->n_vocab; i++)
+            logits[i] = tanhf(logits[i] * (1.0f / hp->final_softcap)) * hp->final_softcap;
 }
 
 // ---------------------------------------------------------------------------------------------

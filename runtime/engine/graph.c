@@ -20,6 +20,7 @@ static const char *op_names[MINT_OP_COUNT] = {
     [MINT_OP_ADD_BIAS] = "ADD_BIAS",   [MINT_OP_HEAD_NORM] = "HEAD_NORM",
     [MINT_OP_SCALE] = "SCALE",         [MINT_OP_LAYER_NORM] = "LAYER_NORM",
     [MINT_OP_GELU] = "GELU",           [MINT_OP_POS_ROWS] = "POS_ROWS",
+    [MINT_OP_GELU_MUL] = "GELU_MUL",   [MINT_OP_SOFTCAP] = "SOFTCAP",
 };
 
 static const char *buf_names[MINT_BUF_COUNT] = {
@@ -125,11 +126,20 @@ static void add_matmuls(builder *b, mint_buf_id src, int n, const mint_weight *c
 }
 
 // A node with a weight that works in place on dst (ADD_BIAS, HEAD_NORM, ROPE), if w->data.
-static void add_in_place(builder *b, mint_op op, mint_buf_id dst, const mint_weight *w,
-                         const char *name) {
-    if (op != MINT_OP_ROPE && !w->data) return;
+static mint_node *add_in_place(builder *b, mint_op op, mint_buf_id dst, const mint_weight *w,
+                               const char *name) {
+    if (op != MINT_OP_ROPE && !w->data) return NULL;
     mint_node *n = add(b, op, dst, MINT_BUF_NONE, "%s", name);
     if (n) n->w = w->data ? w : NULL;
+    return n;
+}
+
+// dst = rmsnorm(dst) * w in place, when the layer has w (Gemma's norms after attention and
+// feed-forward, before their residual adds).
+static void add_post_norm(builder *b, mint_buf_id dst, const mint_weight *w, const char *name) {
+    if (!w->data) return;
+    mint_node *n = add(b, MINT_OP_RMS_NORM, dst, dst, "%s", name);
+    if (n) n->w = w;
 }
 
 // Whether node b may run while a is still running on other threads: two matmuls of one input
@@ -166,6 +176,10 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, mint_gr
 
     mint_node *n = add(&b, MINT_OP_GET_ROWS, MINT_BUF_X, MINT_BUF_NONE, "token_embd");
     if (n) n->w = &m->tok_embd;
+    if (hp->embd_scale != 1.0f) { // Gemma: x * sqrt(n_embd)
+        n = add(&b, MINT_OP_SCALE, MINT_BUF_X, MINT_BUF_NONE, "embd_scale");
+        if (n) n->scale = hp->embd_scale;
+    }
     if (hp->learned_pos) { // x += the row of each token's position
         n = add(&b, MINT_OP_POS_ROWS, MINT_BUF_TMP, MINT_BUF_NONE, "position_embd");
         if (n) n->w = &m->pos_embd;
@@ -195,9 +209,11 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, mint_gr
         }
         if (!hp->learned_pos) {
             snprintf(nm[4], 32, "blk.%d.rope_q", l);
-            add_in_place(&b, MINT_OP_ROPE, MINT_BUF_Q, &m->rope_freqs, nm[4]);
+            n = add_in_place(&b, MINT_OP_ROPE, MINT_BUF_Q, &m->rope_freqs, nm[4]);
+            if (n) n->layer = l; // Gemma's window layers have their own base
             snprintf(nm[4], 32, "blk.%d.rope_k", l);
-            add_in_place(&b, MINT_OP_ROPE, MINT_BUF_K, &m->rope_freqs, nm[4]);
+            n = add_in_place(&b, MINT_OP_ROPE, MINT_BUF_K, &m->rope_freqs, nm[4]);
+            if (n) n->layer = l;
         }
         if (hp->q_scale != 1.0f) {
             n = add(&b, MINT_OP_SCALE, MINT_BUF_Q, MINT_BUF_NONE, "blk.%d.q_scale", l);
@@ -218,6 +234,8 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, mint_gr
         add_matmuls(&b, MINT_BUF_ATT, 1, wo, tmp, wo_name, false);
         snprintf(nm[4], 32, "blk.%d.out_bias", l);
         add_in_place(&b, MINT_OP_ADD_BIAS, MINT_BUF_TMP, &L->bo, nm[4]);
+        snprintf(nm[4], 32, "blk.%d.attn_post_norm", l);
+        add_post_norm(&b, MINT_BUF_TMP, &L->attn_post_norm, nm[4]);
         add(&b, MINT_OP_ADD, MINT_BUF_X, MINT_BUF_TMP, "blk.%d.attn_res", l);
 
         snprintf(nm[4], 32, "blk.%d.ffn_norm", l);
@@ -238,7 +256,8 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, mint_gr
             const mint_buf_id gu_dst[2] = {MINT_BUF_HB, MINT_BUF_HB2};
             const char *gu_names[2] = {nm[0], nm[1]};
             add_matmuls(&b, MINT_BUF_XB, 2, gu, gu_dst, gu_names, false);
-            n = add(&b, MINT_OP_SILU_MUL, MINT_BUF_HB, MINT_BUF_HB2, "blk.%d.ffn_act", l);
+            n = add(&b, hp->geglu ? MINT_OP_GELU_MUL : MINT_OP_SILU_MUL, MINT_BUF_HB, MINT_BUF_HB2,
+                    "blk.%d.ffn_act", l);
         }
         snprintf(nm[2], 32, "blk.%d.ffn_down", l);
         const mint_weight *down[1] = {&L->w_down};
@@ -246,6 +265,8 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, mint_gr
         add_matmuls(&b, MINT_BUF_HB, 1, down, tmp, down_name, false);
         snprintf(nm[3], 32, "blk.%d.ffn_down_b", l);
         add_in_place(&b, MINT_OP_ADD_BIAS, MINT_BUF_TMP, &L->b_down, nm[3]);
+        snprintf(nm[3], 32, "blk.%d.ffn_post_norm", l);
+        add_post_norm(&b, MINT_BUF_TMP, &L->ffn_post_norm, nm[3]);
         add(&b, MINT_OP_ADD, MINT_BUF_X, MINT_BUF_TMP, "blk.%d.ffn_res", l);
     }
     // Only the rows whose logits are wanted go through the final norm and the output head.
@@ -256,6 +277,13 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, mint_gr
     const mint_buf_id logits[1] = {MINT_BUF_LOGITS};
     const char *out_name[1] = {"output"};
     add_matmuls(&b, MINT_BUF_XB, 1, out, logits, out_name, true);
+    if (hp->final_softcap != 0.0f) { // Gemma 2: logits = c tanh(logits / c)
+        n = add(&b, MINT_OP_SOFTCAP, MINT_BUF_LOGITS, MINT_BUF_NONE, "final_softcap");
+        if (n) {
+            n->scale = hp->final_softcap;
+            n->out_only = true;
+        }
+    }
     if (b.oom) {
         mint_graph_free(g);
         return mint_fail(err, MINT_E_NOMEM, "out of memory building the graph");

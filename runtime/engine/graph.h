@@ -15,7 +15,10 @@
 //   [q_scale    SCALE        q                  (q * 1/sqrt(head_dim): Phi-3)]
 // GPT-2 differs in three places: learned positions added after the embedding (POS_ROWS into
 // tmp, ADD), LayerNorm (LAYER_NORM then ADD_BIAS) for every norm, and no RoPE; its feed-forward
-// is ffn_up (+ bias), GELU, ffn_down (+ bias).
+// is ffn_up (+ bias), GELU, ffn_down (+ bias). Gemma scales the embedding (SCALE), normalises
+// the attention's and the feed-forward's outputs again before their residual adds (RMS_NORM in
+// place on tmp), gates with GELU (GELU_MUL), soft-caps the scores inside ATTENTION and (Gemma 2)
+// the logits (SOFTCAP), and windows the attention of its local layers.
 //   kv_store    KV_STORE     k, v  -> cache     (each row's key/value at its sequence's position)
 //   attn        ATTENTION    q, cache -> att    (causal softmax(q k / sqrt(d)) v, per head, each
 //                                               row over its own sequence)
@@ -56,6 +59,8 @@ typedef enum mint_op {
     MINT_OP_LAYER_NORM, // dst[t] = (src[t] - mean) / sqrt(var + eps) * w  (bias: an ADD_BIAS)
     MINT_OP_GELU,       // dst[t] = gelu(dst[t]) (ggml's f16 table values)
     MINT_OP_POS_ROWS,   // dst[t] = row pos[t] of the weight: learned positions (GPT-2)
+    MINT_OP_GELU_MUL,   // dst[t] = gelu(dst[t]) * src[t] (GeGLU: Gemma)
+    MINT_OP_SOFTCAP,    // dst[t] = scale * tanh(dst[t] / scale) (Gemma 2's logits)
     MINT_OP_COUNT,
 } mint_op;
 
@@ -88,7 +93,7 @@ typedef struct mint_node {
     int32_t layer;        // block index (KV_STORE, ATTENTION), else -1
     uint32_t type;        // CONVERT: target type; MATMUL: the type src was converted to
     int64_t width;        // elements per row of dst (or of src for CONVERT)
-    float scale;          // SCALE: the factor, else 0
+    float scale;          // SCALE: the factor; SOFTCAP: the cap; else 0
     bool out_only;        // runs on the n_out gathered rows whose logits are wanted (the
                           // final norm and the output head), not on every row of the batch
     bool no_barrier;      // the next node neither reads nor writes what this one writes

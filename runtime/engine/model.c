@@ -43,6 +43,65 @@ static mint_status get_float(const mint_file *f, const char *arch, const char *s
     return MINT_OK;
 }
 
+// A positive finite "<arch>.<suffix>" into *out, which keeps its value when the key is absent.
+static mint_status get_positive(const mint_file *f, const char *arch, const char *suffix,
+                                float *out, mint_err *err) {
+    float v;
+    mint_status st = get_float(f, arch, suffix, &v, err);
+    if (st == MINT_E_NOT_FOUND) return MINT_OK;
+    if (st) return st;
+    if (!(v > 0))
+        return mint_fail(err, MINT_E_FORMAT, "metadata %s.%s = %g must be > 0", arch, suffix, v);
+    *out = v;
+    return MINT_OK;
+}
+
+// What the Gemma rows add: the embedding's scale, the soft-caps, the window and its layers'
+// RoPE, from the file's keys or the row's defaults (as llama.cpp's loader has them).
+static mint_status read_gemma_hparams(mint_model *m, mint_err *err) {
+    const mint_arch *d = m->desc;
+    const mint_file *f = m->file;
+    const char *a = m->arch;
+    mint_hparams *hp = &m->hp;
+    mint_status st;
+    hp->embd_scale = d->embd_scale ? sqrtf((float)hp->n_embd) : 1.0f;
+    hp->geglu = d->geglu;
+    hp->attn_softcap = d->attn_softcap;
+    hp->final_softcap = d->final_softcap;
+    if (d->attn_softcap != 0.0f &&
+        (st = get_positive(f, a, "attn_logit_softcapping", &hp->attn_softcap, err)))
+        return st;
+    if (d->geglu && (st = get_positive(f, a, "final_logit_softcapping", &hp->final_softcap, err)))
+        return st;
+    hp->rope_base_swa = hp->rope_base;
+    hp->rope_freq_scale_swa = hp->rope_freq_scale;
+    if (d->rope_base_swa != 0.0f) { // Gemma 3: the window layers' own base, and no scaling
+        hp->rope_base_swa = d->rope_base_swa;
+        hp->rope_freq_scale_swa = 1.0f;
+    }
+    hp->swa_window = 0;
+    if (d->swa_period == 0) return MINT_OK;
+    hp->swa_window = d->swa_window_default;
+    st = get_dim(f, a, "attention.sliding_window", &hp->swa_window, err);
+    if (st != MINT_OK && st != MINT_E_NOT_FOUND) return st;
+    if (hp->swa_window == 0) return MINT_OK; // Gemma 3 without a window: every layer global
+    if (hp->swa_window > hp->n_ctx_train)
+        return mint_fail(err, MINT_E_FORMAT,
+                         "metadata %s.attention.sliding_window = %d is larger than the context "
+                         "length %d",
+                         a, hp->swa_window, hp->n_ctx_train);
+    hp->swa_period = d->swa_period;
+    st = get_dim(f, a, "attention.sliding_window_pattern", &hp->swa_period, err);
+    if (st != MINT_OK && st != MINT_E_NOT_FOUND)
+        return st == MINT_E_TYPE ? mint_fail(err, MINT_E_UNSUPPORTED,
+                                             "metadata %s.attention.sliding_window_pattern is "
+                                             "not one number (mint reads a period)",
+                                             a)
+                                 : st;
+    if ((st = get_positive(f, a, "rope.freq_base_swa", &hp->rope_base_swa, err))) return st;
+    return MINT_OK;
+}
+
 static mint_status read_hparams(mint_model *m, mint_err *err) {
     const mint_file *f = m->file;
     const char *a = m->arch;
@@ -133,6 +192,8 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
         hp->rope_freq_scale = 1.0f / factor;
     }
     hp->attn_scale = 1.0f / sqrtf((float)hp->head_dim);
+    if (hp->n_layer == m->desc->wide_scale_layers) // Gemma 27B: query_pre_attn_scalar
+        hp->attn_scale = 1.0f / sqrtf((float)(hp->n_embd / hp->n_head));
     hp->q_scale = 1.0f;
     if (m->desc->q_prescale) { // the same factor on q instead of on the scores
         hp->q_scale = hp->attn_scale;
@@ -142,6 +203,7 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
     hp->layer_norm = m->desc->layer_norm;
     hp->gelu_ffn = m->desc->gelu_ffn;
     hp->learned_pos = m->desc->learned_pos;
+    if ((st = read_gemma_hparams(m, err))) return st;
     mint_err_clear(err);
     return MINT_OK;
 }
@@ -251,6 +313,10 @@ static mint_status bind_layer_extras(mint_model *m, int l, mint_err *err) {
         {&L->attn_norm_b, a->layer_norm ? MINT_REQUIRED : MINT_ABSENT, "attn_norm.bias",
          hp->n_embd},
         {&L->ffn_norm_b, a->layer_norm ? MINT_REQUIRED : MINT_ABSENT, "ffn_norm.bias", hp->n_embd},
+        {&L->attn_post_norm, a->post_norms ? MINT_REQUIRED : MINT_ABSENT,
+         "post_attention_norm.weight", hp->n_embd},
+        {&L->ffn_post_norm, a->post_norms ? MINT_REQUIRED : MINT_ABSENT, "post_ffw_norm.weight",
+         hp->n_embd},
         {&L->bo, a->out_bias, "attn_output.bias", hp->n_embd},
         {&L->q_norm, a->qk_norm, "attn_q_norm.weight", hp->head_dim},
         {&L->k_norm, a->qk_norm, "attn_k_norm.weight", hp->head_dim},
@@ -392,25 +458,28 @@ static char *dup_str(const mint_file *f, const char *key, const char *fallback) 
     return p;
 }
 
-mint_status mint_model_open(const char *path, const mint_model_params *params, mint_model **out,
-                            mint_err *err) {
+mint_status mint_model_open_file(mint_file *f, const char *label, const mint_model_params *params,
+                                 mint_model **out, mint_err *err) {
     *out = NULL;
     mint_err_clear(err);
     mint_model *m = calloc(1, sizeof *m);
-    if (!m) return mint_fail(err, MINT_E_NOMEM, "out of memory");
+    if (!m) {
+        mint_file_close(f);
+        return mint_fail(err, MINT_E_NOMEM, "out of memory");
+    }
+    m->file = f;
     m->vocab_only = params && params->vocab_only;
-    mint_status st = mint_file_open(path, &m->file, err);
-    if (st) goto fail;
+    mint_status st;
     m->arch = dup_str(m->file, "general.architecture", NULL);
     if (!m->arch) {
-        st = mint_fail(err, MINT_E_FORMAT, "%s: metadata general.architecture is missing", path);
+        st = mint_fail(err, MINT_E_FORMAT, "%s: metadata general.architecture is missing", label);
         goto fail;
     }
     // A vocabulary alone (vocab_only) needs no graph: any architecture's tokenizer loads.
     m->desc = mint_arch_find(m->arch);
     if (!m->vocab_only && !m->desc) {
         st = mint_fail(err, MINT_E_UNSUPPORTED,
-                       "%s: architecture '%s' is not supported (mint runs %s)", path, m->arch,
+                       "%s: architecture '%s' is not supported (mint runs %s)", label, m->arch,
                        mint_arch_list());
         goto fail;
     }
@@ -429,10 +498,20 @@ mint_status mint_model_open(const char *path, const mint_model_params *params, m
     *out = m;
     return MINT_OK;
 fail_prefixed:
-    mint_err_prefix(err, "%s", path);
+    mint_err_prefix(err, "%s", label);
 fail:
     mint_model_close(m);
     return st;
+}
+
+mint_status mint_model_open(const char *path, const mint_model_params *params, mint_model **out,
+                            mint_err *err) {
+    *out = NULL;
+    mint_err_clear(err);
+    mint_file *f;
+    mint_status st = mint_file_open(path, &f, err);
+    if (st) return st;
+    return mint_model_open_file(f, path, params, out, err);
 }
 
 void mint_model_close(mint_model *m) {

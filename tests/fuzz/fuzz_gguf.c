@@ -7,12 +7,16 @@
 // mint_file_kv_format at several buffer sizes (a short buffer holds a prefix of the full text);
 // every tensor through mint_file_tensor and mint_file_find_tensor, its bytes inside the image,
 // aligned, sized as its type and shape say, and read once (a hash). Then the vocabulary loader
-// runs on the metadata, and when it accepts it, the tokenizer on a fixed text.
+// runs on the metadata, and when it accepts it, the tokenizer on a fixed text; and the model
+// binder, and for a model it accepts one token of the plain forward pass.
 #include "formats/gguf.h"
 #include "fuzz_util.h"
+#include "quant/types.h"
+#include "runtime/engine/model.h"
 #include "runtime/text/vocab.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const uint8_t *image_lo, *image_hi; // the input, for "inside the image" checks
@@ -155,6 +159,43 @@ static void try_vocab(const mint_file *f, const uint8_t *data, size_t size) {
     mint_vocab_free(v);
 }
 
+// The model binder on the same bytes (an architecture's row, its hyper-parameters and tensors:
+// runtime/engine/model.c), without the background repacking: a refusal is one line naming the
+// file; a model it accepts runs one token through the plain forward pass (reference kernels,
+// every bound tensor read), which must not read outside what was bound.
+static void try_model(const uint8_t *data, size_t size) {
+    mint_file *f = NULL;
+    mint_err err;
+    if (mint_gguf_parse(data, size, "fuzz.gguf", &f, &err) != MINT_OK) return;
+    mint_model_params mp = {.no_repack = true};
+    mint_model *m = NULL;
+    mint_status st = mint_model_open_file(f, "fuzz.gguf", &mp, &m, &err);
+    if (st != MINT_OK) {
+        FUZZ_CHECK(m == NULL && err.code == st);
+        FUZZ_CHECK(strncmp(err.msg, "fuzz.gguf", 9) == 0 && !strchr(err.msg, '\n'));
+        return;
+    }
+    // One token, when the model is small enough to run at fuzzing speed and its matrices are
+    // float ones: quantized weights would round the activations to integers, and a mutated
+    // weight's NaN would make that conversion undefined behaviour (a NaN costs a float model
+    // nothing but NaN logits).
+    bool floats = true;
+    for (uint64_t i = 0; i < m->file->n_tensors; i++) {
+        const uint32_t t = m->file->t[i].type;
+        floats &= t == MINT_TYPE_F32 || t == MINT_TYPE_F16 || t == MINT_TYPE_BF16;
+    }
+    if (floats && m->weight_bytes <= (1u << 20)) {
+        mint_plain *p = NULL;
+        if (mint_plain_create(m, 4, &p, &err) == MINT_OK) {
+            float *logits = malloc((size_t)m->hp.n_vocab * sizeof *logits);
+            if (logits) FUZZ_CHECK(mint_plain_forward(p, 0, 0, logits, &err) == MINT_OK);
+            free(logits);
+            mint_plain_free(p);
+        }
+    }
+    mint_model_close(m);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     image_lo = data;
     image_hi = data + size;
@@ -192,5 +233,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         (void)mint_chat_detect(tmpl);
     try_vocab(f, data, size);
     mint_file_close(f);
+    try_model(data, size);
     return 0;
 }

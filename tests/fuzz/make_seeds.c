@@ -35,6 +35,7 @@ enum { MAX_SEED = 1 << 20 }; // larger generated seeds are skipped
 
 static const char *out_dir;
 static int n_written;
+static void gguf_architectures(void);
 
 static void write_seed(const char *name, const void *data, size_t len) {
     if (len > MAX_SEED) return;
@@ -215,8 +216,31 @@ static void seeds_gguf(const char *data_dir) {
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
         gguf_from_file(data_dir, files[i][0], files[i][1]);
     gguf_synthetic();
+    gguf_architectures();
 }
 
+// A whole model of each architecture of runtime/engine/arch.c, as small as one goes (synth.c's
+// "micro" shape: one 8-wide layer, ~25 KB), so the harness's model binder and plain forward
+// pass start from files they accept, and mutations reach the architecture-specific keys and
+// tensors (key_length, rope_freqs, the fused and bias tensors, position_embd).
+static void gguf_architectures(void) {
+    static const char *const arches[] = {"llama3", "qwen2",  "qwen3", "phi3",
+                                         "gpt2",   "gemma2", "gemma3"};
+    for (size_t i = 0; i < sizeof arches / sizeof *arches; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "micro-%s.gguf", arches[i]);
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", out_dir, name);
+        mint_synth_params p = {
+            .preset = arches[i], .ftype = "F32", .seed = 1, .n_threads = 1, .shape = "micro"};
+        mint_err err;
+        if (mint_synth_write(&p, path, &err) != MINT_OK) {
+            fprintf(stderr, "fuzz_make_seeds: %s\n", err.msg);
+            exit(1);
+        }
+        n_written++;
+    }
+}
 // ---------------------------------------------------------------------------------------------
 // Tokenizer texts
 

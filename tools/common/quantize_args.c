@@ -7,7 +7,7 @@
 
 // llama-quantize's names (and its short names for the _M mixes) of the file types mint can make.
 // Q2_K_S is not here: llama.cpp makes it only with an importance matrix, which mint does not take.
-static const char *const quantize_shapes[] = {"real", "tiny", NULL};
+static const char *const quantize_shapes[] = {"real", "tiny", "micro", NULL};
 
 const char *const quantize_ftypes[] = {"F32",    "F16",    "BF16",   "Q8_0",   "Q4_0",   "Q4_1",
                                        "Q5_0",   "Q5_1",   "Q2_K",   "Q3_K_S", "Q3_K_M", "Q3_K_L",
@@ -52,11 +52,12 @@ static const opt opts[] = {
     {.kind = OPT_SECTION,
      .help = "synthetic model (random weights, real shapes; its text is noise):"},
     {"--synthetic", OPT_STRING, F(preset), "PRESET",
-     .help = "tinyllama (TinyLlama-1.1B shapes), small, mha; llama3, qwen2, qwen3, phi3, gpt2 "
-             "(see --shape)"},
+     .help = "tinyllama (TinyLlama-1.1B shapes), small, mha; llama3, qwen2, qwen3, phi3, gpt2, "
+             "gemma2, gemma3 (see --shape)"},
     {"--shape", OPT_CHOICE, F(shape), "SHAPE", .names = quantize_shapes, .noun = "shape",
-     .help = "llama3, qwen2, qwen3, phi3, gpt2: real (Llama-3.2-1B, Qwen2.5-0.5B, Qwen3-0.6B, "
-             "Phi-3-mini, GPT-2 124M; default) or tiny"},
+     .help = "for the architectures: real (Llama-3.2-1B, Qwen2.5-0.5B, Qwen3-0.6B, Phi-3-mini, "
+             "GPT-2 124M, Gemma-2-2B, Gemma-3-1B; default), tiny (2 layers, 256 wide) or micro "
+             "(1 layer, 8 wide)"},
     {"--type", OPT_CHOICE, F(synth_type), "TYPE", .names = quantize_ftypes,
      .help = "file type (default F32), one of TYPE's"},
     {"--vocab", OPT_STRING, F(vocab), "FILE",

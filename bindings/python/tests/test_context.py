@@ -126,7 +126,7 @@ def test_repacked_and_file_layout_give_the_same_bits(tmp_path):
             assert bits(a.logits()) == bits(b.logits())
 
 
-@pytest.mark.parametrize("arch", ["llama3", "qwen2", "qwen3", "phi3", "gpt2"])
+@pytest.mark.parametrize("arch", ["llama3", "qwen2", "qwen3", "phi3", "gpt2", "gemma2", "gemma3"])
 def test_every_architecture_runs_from_python(tmp_path, arch):
     # A tiny synthetic file of each architecture of the table: it opens, says what it is, and
     # its logits do not depend on the batch shape.
