@@ -26,6 +26,9 @@ typedef struct unit_case {
 // (messages = unit_msgs, add_generation_prompt = True, bos "<s>", eos "</s>").
 static const unit_case unit_cases[] = {
     {"a\n  {% if true %}\n  b\n  {% endif %}\nc", "a\n  b\nc", false},
+    // Methods that would change a dict or list are undefined (jinja2's sandbox), printed as
+    // nothing; fuzz_jinja found the dict message built with its arguments swapped (a crash).
+    {"[{{ messages[0].pop }}|{{ {}.update }}|{{ [].append }}]", "[||]", false},
     {"a  {%- if true -%}  b  {%- endif -%}  c", "abc", false},
     {"x {{- ' y ' -}} z", "x y z", false},
     {"{# comment #}\nA{#- c -#}  B", "AB", false},

@@ -185,6 +185,18 @@ static jj_value undef_msg(jj_ctx *c, const char *fmt, const char *a, jj_str name
     return u;
 }
 
+// jinja2's sandbox message for a method that would change a dict or list. (Its own function: the
+// name comes before the type here, the other way round from undef_msg's formats; passing it
+// through undef_msg read the type's pointer as a length, found by fuzz_jinja.)
+static jj_value unsafe_msg(jj_ctx *c, jj_str name, const char *type) {
+    char m[300];
+    snprintf(m, sizeof m, "access to attribute '%.*s' of '%s' object is unsafe.", (int)name.n,
+             name.p, type);
+    jj_value u = jj_strn(c, m, strlen(m));
+    u.t = JV_UNDEF;
+    return u;
+}
+
 static jj_value bound(jj_ctx *c, jj_value self, const char *name) {
     jj_value *s = jj_alloc(c, sizeof *s);
     *s = self;
@@ -226,9 +238,7 @@ jj_value jj_getattr(jj_env *e, jj_value obj, jj_str name, int line) {
         jj_fail(c, "template line %d: a value is undefined", line);
     case JV_DICT: {
         if (!obj.d->ns && (m = find_name(dict_methods, name)) != NULL) {
-            if (find_name(unsafe_methods, name))
-                return undef_msg(c, "access to attribute '%.*s' of '%s' object is unsafe.", "dict",
-                                 name);
+            if (find_name(unsafe_methods, name)) return unsafe_msg(c, name, "dict");
             return bound(c, obj, m);
         }
         jj_value *v = jj_dict_get(obj.d, (jj_value){.t = JV_STR, .s = name});
@@ -241,14 +251,7 @@ jj_value jj_getattr(jj_env *e, jj_value obj, jj_str name, int line) {
         return undef_msg(c, "'%s' has no attribute '%.*s'", "str object", name);
     case JV_LIST:
         if (obj.l->kind == JL_LIST && (m = find_name(list_methods, name)) != NULL) {
-            if (find_name(unsafe_methods, name)) {
-                char msg[200];
-                snprintf(msg, sizeof msg, "access to attribute '%.*s' of 'list' object is unsafe.",
-                         (int)name.n, name.p);
-                jj_value u = jj_strn(c, msg, strlen(msg));
-                u.t = JV_UNDEF;
-                return u;
-            }
+            if (find_name(unsafe_methods, name)) return unsafe_msg(c, name, "list");
             return bound(c, obj, m);
         }
         return undef_msg(c, "'%s' has no attribute '%.*s'", jj_type_name(obj), name);
