@@ -331,6 +331,37 @@ Test(arch, files_that_do_not_fit_their_architecture_are_refused) {
                      "%s %s", cases[i].arch, cases[i].with);
         cr_assert(strstr(err.msg, cases[i].msg) && !strchr(err.msg, '\n'), "%s", err.msg);
     }
+    // Metadata out of range: a window longer than the context, values of another head size.
+    static const struct {
+        const char *arch, *key; // a u32 key of the tiny file
+        uint32_t value;         // written in place of its value
+        mint_status st;
+        const char *msg;
+    } keys[] = {
+        {"gemma2", "gemma2.attention.sliding_window", 5000, MINT_E_FORMAT,
+         "sliding_window = 5000 is larger than the context length 1024"},
+        {"qwen3", "qwen3.attention.value_length", 64, MINT_E_UNSUPPORTED,
+         "value_length 64 differs from key_length 128"},
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        size_t len;
+        uint8_t *b = mt_read_file(tiny_file(keys[i].arch), &len);
+        cr_assert_not_null(b);
+        uint8_t *at = memmem(b, len, keys[i].key, strlen(keys[i].key));
+        cr_assert_not_null(at, "%s", keys[i].key);
+        at += strlen(keys[i].key);
+        uint32_t type;
+        memcpy(&type, at, 4);
+        cr_assert_eq(type, 4u, "%s is not a u32", keys[i].key); // GGUF's UINT32
+        memcpy(at + 4, &keys[i].value, 4);
+        const char *bad = mt_path(mt_tmpdir(), "altered-key.gguf");
+        cr_assert(mt_write_file(bad, b, len));
+        free(b);
+        mint_model *mk = NULL;
+        mint_err err;
+        cr_assert_eq(mint_model_open(bad, NULL, &mk, &err), keys[i].st, "%s", keys[i].key);
+        cr_assert(strstr(err.msg, keys[i].msg) && !strchr(err.msg, '\n'), "%s", err.msg);
+    }
     // GPT-2 asked for more positions than it learned.
     mint_model *m = open_tiny("gpt2");
     mint_ctx_params p = mint_ctx_default_params();
