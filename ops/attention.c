@@ -114,16 +114,9 @@ static void block_values(const mint_vec_kernels *vk, const mint_kv_view *kv, int
     pv(hd, P, p_stride, nc, V, (size_t)kv->kv_dim, kv->block, a, o, (size_t)hd);
 }
 
-// s[0..n) = c tanh(s / c), as ggml computes it: times 1/c, tanh, times c (c = 0: unchanged).
+// s[0..n) = c tanh(s / c) (ops/elementwise.c: mint_softcap), unchanged when c = 0.
 static void soft_cap(float *s, int32_t n, float c) {
-    if (c == 0.0f) return;
-    const float inv = 1.0f / c;
-    for (int32_t j = 0; j < n; j++) s[j] = tanhf(s[j] * inv) * c;
-}
-
-// The first key a query at position p sees: p - window + 1 (0 without a window).
-static int32_t first_key(int32_t window, int32_t p) {
-    return window > 0 && p - window + 1 > 0 ? p - window + 1 : 0;
+    if (c != 0.0f) mint_softcap(s, 0, c, n, 0, 1);
 }
 
 // s[lo..n_keys) = softmax(soft-capped s), rounded to f16 for an f16 cache; the rest of
@@ -168,8 +161,8 @@ static void naive_item(const mint_attn_batch *b, const mint_attn_run *run, int h
     }
     for (int32_t i = 0; i < nq; i++) {
         const int32_t n_keys = run->pos0 + i + 1, len = ((n_keys - 1) / B + 1) * B;
-        probabilities(vk, kv, sh->softcap, S + (size_t)i * L, first_key(b->window, n_keys - 1),
-                      n_keys, len);
+        probabilities(vk, kv, sh->softcap, S + (size_t)i * L,
+                      mint_attn_first_key(b->window, n_keys - 1), n_keys, len);
     }
     memset(O, 0, (size_t)nq * hd * sizeof(float));
     for (int32_t blk = 0; blk < n_blk; blk++) {
@@ -203,8 +196,8 @@ static void rowwise_item(const mint_attn_batch *b, const mint_attn_run *run, int
         block_scores(vk, kv, b->layer, blk, kvh, hd, sh->scale, Q, group, S + (size_t)blk * B,
                      (size_t)L);
     for (int g = 0; g < group; g++)
-        probabilities(vk, kv, sh->softcap, S + (size_t)g * L, first_key(b->window, n_keys - 1),
-                      n_keys, L);
+        probabilities(vk, kv, sh->softcap, S + (size_t)g * L,
+                      mint_attn_first_key(b->window, n_keys - 1), n_keys, L);
     memset(O, 0, (size_t)group * hd * sizeof(float));
     for (int32_t blk = 0; blk < n_blk; blk++)
         block_values(vk, kv, b->layer, blk, kvh, hd, S + (size_t)blk * B, (size_t)L, group, NULL,
@@ -253,7 +246,7 @@ static void step_keys(int32_t window, int32_t p, int32_t k0, int32_t step, int32
                       int32_t *n_valid) {
     const int32_t reach = p + 1 - k0;
     *n_valid = reach < step ? reach : step;
-    const int32_t first = first_key(window, p) - k0;
+    const int32_t first = mint_attn_first_key(window, p) - k0;
     *lo = first < 0 ? 0 : first > *n_valid ? *n_valid : first;
 }
 

@@ -47,6 +47,12 @@ typedef struct mint_attn_shape {
                    // or 0 for none
 } mint_attn_shape;
 
+// The first key a query at position p sees under a window of `window` keys: p - window + 1, or 0
+// (also without a window, window = 0).
+static inline int32_t mint_attn_first_key(int32_t window, int32_t p) {
+    return window > 0 && p - window + 1 > 0 ? p - window + 1 : 0;
+}
+
 // layer l, position pos of the sequence = (k, v), rounded to the cache type. The position's
 // block must exist and be writable (the cache's business).
 void mint_kv_store(const mint_kv_view *kv, int32_t l, int32_t pos, const float *k, const float *v);

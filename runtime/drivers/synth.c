@@ -10,6 +10,7 @@
 #include "formats/sentencepiece.h"
 #include "quant/kernels.h"
 #include "runtime/drivers/mix.h"
+#include "runtime/engine/arch.h"
 #include "runtime/engine/pool.h"
 
 #include <inttypes.h>
@@ -76,11 +77,24 @@ static const preset presets[] = {
     {"gemma3", "micro", "gemma3", 8, 16, 2, 2, 1, 8, 16, 259, 1e6f, 1e-6f, true, false},
 };
 
-// Whether a preset name comes in two shapes (tiny and real).
+// Whether a preset name comes in several shapes (the architectures' presets have a tiny one).
 static bool has_shapes(const char *name) {
-    return strcmp(name, "llama3") == 0 || strcmp(name, "qwen2") == 0 ||
-           strcmp(name, "qwen3") == 0 || strcmp(name, "phi3") == 0 || strcmp(name, "gpt2") == 0 ||
-           strncmp(name, "gemma", 5) == 0;
+    for (size_t i = 0; i < sizeof presets / sizeof *presets; i++)
+        if (strcmp(presets[i].name, name) == 0 && strcmp(presets[i].shape, "tiny") == 0)
+            return true;
+    return false;
+}
+
+// "tinyllama, small, mha, llama3, ...": every preset name once, in the table's order.
+static void preset_names(char *buf, size_t cap) {
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof presets / sizeof *presets; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < i; j++) seen |= strcmp(presets[j].name, presets[i].name) == 0;
+        if (!seen && len < cap)
+            len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", presets[i].name);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -167,9 +181,12 @@ static void llama3_rope_freqs(float *out, int n_rot, float base) {
     }
 }
 
+// The tensors of the preset's architecture, in the order its converter writes them: llama's
+// block, and what the architecture's row (runtime/engine/arch.c) adds or fuses. Only required
+// extras are written (a llama file without biases, as Llama's are).
 static void make_tensors(synth *s) {
     const preset *p = s->pr;
-    const char *arch = p->arch;
+    const mint_arch *d = mint_arch_find(p->arch);
     int64_t e = p->n_embd, q = (int64_t)p->head_dim * p->n_head,
             kv = (int64_t)p->head_dim * p->n_head_kv;
     float lin = 1.0f / sqrtf((float)e), down = 1.0f / sqrtf((float)p->n_ff),
@@ -178,15 +195,13 @@ static void make_tensors(synth *s) {
     // the spread of an untied model's rather than growing with sqrt(n_embd).
     // Gemma multiplies the embedding by sqrt(n_embd): a smaller one keeps the token's own row
     // from outweighing every layer (which would make each next token a copy of the last).
-    const bool scaled = strncmp(arch, "gemma", 5) == 0;
     add_tensor(s, "token_embd.weight", e, p->n_vocab, 0.0f,
-               scaled    ? lin
-               : p->tied ? 4.0f * lin
-                         : 1.0f);
-    const bool gpt2 = strcmp(arch, "gpt2") == 0; // LayerNorm, learned positions, biases
-    if (gpt2) add_tensor(s, "position_embd.weight", e, p->n_ctx, 0.0f, 0.1f);
+               d->embd_scale ? lin
+               : p->tied     ? 4.0f * lin
+                             : 1.0f);
+    if (d->learned_pos) add_tensor(s, "position_embd.weight", e, p->n_ctx, 0.0f, 0.1f);
     add_tensor(s, "output_norm.weight", e, 1, 1.0f, 0.05f);
-    if (gpt2) add_tensor(s, "output_norm.bias", e, 1, 0.0f, 0.05f);
+    if (d->layer_norm) add_tensor(s, "output_norm.bias", e, 1, 0.0f, 0.05f);
     // A larger output scale makes the next-token distribution peaked, as trained models are.
     if (!p->tied) add_tensor(s, "output.weight", e, p->n_vocab, 0.0f, 4.0f * lin);
     if (p->rope_freqs) {
@@ -194,6 +209,7 @@ static void make_tensors(synth *s) {
         s->t[s->n - 1].fixed = s->rope_freqs;
         llama3_rope_freqs(s->rope_freqs, p->head_dim, p->rope_base);
     }
+    const bool qkv_bias = d->qkv_bias == MINT_REQUIRED;
     for (int l = 0; l < p->n_layer; l++) {
         char n[64];
 #define T(suffix, n_in, n_out, mean, scale)                                                        \
@@ -202,46 +218,41 @@ static void make_tensors(synth *s) {
         add_tensor(s, n, n_in, n_out, mean, scale);                                                \
     } while (0)
         T("attn_norm.weight", e, 1, 1.0f, 0.05f);
-        if (gpt2) T("attn_norm.bias", e, 1, 0.0f, 0.05f);
-        const bool phi3 = strcmp(arch, "phi3") == 0; // q/k/v fused, gate/up fused
-        if (phi3 || gpt2) {
+        if (d->layer_norm) T("attn_norm.bias", e, 1, 0.0f, 0.05f);
+        if (d->fused_qkv) {
             T("attn_qkv.weight", e, q + 2 * kv, 0.0f, lin);
-            if (gpt2) T("attn_qkv.bias", q + 2 * kv, 1, 0.0f, 0.5f);
+            if (qkv_bias) T("attn_qkv.bias", q + 2 * kv, 1, 0.0f, 0.5f);
         } else {
             T("attn_q.weight", e, q, 0.0f, lin);
             T("attn_k.weight", e, kv, 0.0f, lin);
             T("attn_v.weight", e, kv, 0.0f, lin);
+            if (qkv_bias) {
+                T("attn_q.bias", q, 1, 0.0f, 0.5f);
+                T("attn_k.bias", kv, 1, 0.0f, 0.5f);
+                T("attn_v.bias", kv, 1, 0.0f, 0.5f);
+            }
         }
-        if (strcmp(arch, "qwen2") == 0) {
-            T("attn_q.bias", q, 1, 0.0f, 0.5f);
-            T("attn_k.bias", kv, 1, 0.0f, 0.5f);
-            T("attn_v.bias", kv, 1, 0.0f, 0.5f);
-        }
-        if (strcmp(arch, "qwen3") == 0 || strcmp(arch, "gemma3") == 0) {
+        if (d->qk_norm == MINT_REQUIRED) {
             T("attn_q_norm.weight", p->head_dim, 1, 1.0f, 0.05f);
             T("attn_k_norm.weight", p->head_dim, 1, 1.0f, 0.05f);
         }
         T("attn_output.weight", q, e, 0.0f, out_in);
-        if (gpt2) T("attn_output.bias", e, 1, 0.0f, 0.1f);
-        const bool gemma = strncmp(arch, "gemma", 5) == 0; // norms after attention and FFN too
-        if (gemma) T("post_attention_norm.weight", e, 1, 1.0f, 0.05f);
+        if (d->out_bias == MINT_REQUIRED) T("attn_output.bias", e, 1, 0.0f, 0.1f);
+        if (d->post_norms) T("post_attention_norm.weight", e, 1, 1.0f, 0.05f);
         T("ffn_norm.weight", e, 1, 1.0f, 0.05f);
-        if (gpt2) {
-            T("ffn_norm.bias", e, 1, 0.0f, 0.05f);
+        if (d->layer_norm) T("ffn_norm.bias", e, 1, 0.0f, 0.05f);
+        if (d->gelu_ffn) {
             T("ffn_up.weight", e, p->n_ff, 0.0f, lin);
             T("ffn_up.bias", p->n_ff, 1, 0.0f, 0.5f);
-            T("ffn_down.weight", p->n_ff, e, 0.0f, down);
-            T("ffn_down.bias", e, 1, 0.0f, 0.1f);
-            continue;
-        }
-        if (phi3) {
+        } else if (d->fused_gate_up) {
             T("ffn_up.weight", e, 2 * p->n_ff, 0.0f, lin);
         } else {
             T("ffn_gate.weight", e, p->n_ff, 0.0f, lin);
             T("ffn_up.weight", e, p->n_ff, 0.0f, lin);
         }
         T("ffn_down.weight", p->n_ff, e, 0.0f, down);
-        if (gemma) T("post_ffw_norm.weight", e, 1, 1.0f, 0.05f);
+        if (d->gelu_ffn) T("ffn_down.bias", e, 1, 0.0f, 0.1f);
+        if (d->post_norms) T("post_ffw_norm.weight", e, 1, 1.0f, 0.05f);
 #undef T
     }
 }
@@ -442,11 +453,12 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
             known_name = true;
             if (strcmp(shape, presets[i].shape) == 0) pr = &presets[i];
         }
-    if (!known_name)
-        return mint_fail(err, MINT_E_ARG,
-                         "unknown synthetic preset '%s' (known: tinyllama, small, mha, llama3, "
-                         "qwen2, qwen3, phi3, gpt2, gemma2, gemma3)",
-                         p->preset ? p->preset : "");
+    if (!known_name) {
+        char names[256];
+        preset_names(names, sizeof names);
+        return mint_fail(err, MINT_E_ARG, "unknown synthetic preset '%s' (known: %s)",
+                         p->preset ? p->preset : "", names);
+    }
     if (!pr)
         return mint_fail(err, MINT_E_ARG, "synthetic preset '%s' has no shape '%s' (%s)", p->preset,
                          shape,
@@ -486,14 +498,14 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
                 {"attention.head_count_kv", (uint32_t)pr->n_head_kv},
                 {"rope.dimension_count", (uint32_t)pr->head_dim}};
     char key[96];
-    // GPT-2's converter writes neither head_count_kv nor a RoPE dimension.
-    const size_t n_dims = strcmp(pr->arch, "gpt2") == 0 ? 5 : sizeof dims / sizeof *dims;
+    // GPT-2's converter (learned positions) writes neither head_count_kv nor a RoPE dimension.
+    const mint_arch *d = mint_arch_find(pr->arch);
+    const size_t n_dims = d->learned_pos ? 5 : sizeof dims / sizeof *dims;
     for (size_t i = 0; i < n_dims; i++) {
         snprintf(key, sizeof key, "%s.%s", pr->arch, dims[i].key);
         mint_gguf_add_u32(w, key, dims[i].v);
     }
-    const bool gemma = strncmp(pr->arch, "gemma", 5) == 0;
-    if (pr->head_dim * pr->n_head != pr->n_embd || strcmp(pr->arch, "qwen3") == 0 || gemma) {
+    if (pr->head_dim * pr->n_head != pr->n_embd) { // Qwen3's and Gemma's heads
         snprintf(key, sizeof key, "%s.attention.key_length", pr->arch);
         mint_gguf_add_u32(w, key, (uint32_t)pr->head_dim);
         snprintf(key, sizeof key, "%s.attention.value_length", pr->arch);
@@ -503,29 +515,35 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
         mint_gguf_add_u32(w, "phi3.rope.scaling.original_context_length", (uint32_t)pr->n_ctx);
         mint_gguf_add_u32(w, "phi3.attention.sliding_window", (uint32_t)pr->n_ctx / 2 - 1);
     }
-    if (gemma) { // the window: Gemma 2's 4096 and Gemma 3's 512 keys; a tiny model's 8, every
-                 // other layer (the pattern key llama.cpp reads), so short tests cross it
+    if (d->swa_period) { // the window: Gemma 2's 4096 and Gemma 3's 512 keys; a tiny model's 8,
+                         // every other layer (the pattern key llama.cpp reads), so tests cross it
         const bool small = strcmp(pr->shape, "real") != 0;
         snprintf(key, sizeof key, "%s.attention.sliding_window", pr->arch);
-        mint_gguf_add_u32(w, key, small ? 8 : strcmp(pr->arch, "gemma2") == 0 ? 4096 : 512);
+        mint_gguf_add_u32(w, key,
+                          small                   ? 8
+                          : d->swa_window_default ? (uint32_t)d->swa_window_default
+                                                  : 512);
         if (small) {
             snprintf(key, sizeof key, "%s.attention.sliding_window_pattern", pr->arch);
             mint_gguf_add_u32(w, key, 2);
         }
-        if (strcmp(pr->arch, "gemma2") == 0) {
-            mint_gguf_add_f32(w, "gemma2.attn_logit_softcapping", 50.0f);
-            mint_gguf_add_f32(w, "gemma2.final_logit_softcapping", 30.0f);
-        } else {
-            mint_gguf_add_f32(w, "gemma3.rope.freq_base_swa", 10000.0f);
+        if (d->attn_softcap != 0.0f) { // the row's defaults, written as Gemma 2's files have them
+            snprintf(key, sizeof key, "%s.attn_logit_softcapping", pr->arch);
+            mint_gguf_add_f32(w, key, d->attn_softcap);
+            snprintf(key, sizeof key, "%s.final_logit_softcapping", pr->arch);
+            mint_gguf_add_f32(w, key, d->final_softcap);
+        }
+        if (d->rope_base_swa != 0.0f) {
+            snprintf(key, sizeof key, "%s.rope.freq_base_swa", pr->arch);
+            mint_gguf_add_f32(w, key, d->rope_base_swa);
         }
     }
-    const bool gpt2 = strcmp(pr->arch, "gpt2") == 0; // no RoPE; LayerNorm's epsilon
-    if (!gpt2) {
+    if (!d->learned_pos) { // GPT-2 has no RoPE
         snprintf(key, sizeof key, "%s.rope.freq_base", pr->arch);
         mint_gguf_add_f32(w, key, pr->rope_base);
     }
     snprintf(key, sizeof key, "%s.attention.%s", pr->arch,
-             gpt2 ? "layer_norm_epsilon" : "layer_norm_rms_epsilon");
+             d->layer_norm ? "layer_norm_epsilon" : "layer_norm_rms_epsilon");
     mint_gguf_add_f32(w, key, pr->rms_eps);
     if (!p->vocab)
         st = byte_vocab(w, pr->n_vocab, err);

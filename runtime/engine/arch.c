@@ -4,6 +4,7 @@
 // only what differs.
 #include "runtime/engine/arch.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const mint_arch arches[] = {
@@ -41,6 +42,9 @@ const mint_arch *mint_arch_find(const char *name) {
     return NULL;
 }
 
-const char *mint_arch_list(void) {
-    return "llama, qwen2, qwen3, phi3, gpt2, gemma2, gemma3";
+void mint_arch_list(char *buf, size_t cap) {
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof arches / sizeof *arches && len < cap; i++)
+        len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", arches[i].name);
 }

@@ -7,6 +7,7 @@
 #define MINT_ARCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef enum mint_tensor_need {
     MINT_ABSENT = 0, // the architecture has no such tensor: one in the file is refused
@@ -52,7 +53,7 @@ typedef struct mint_arch {
 
 // The row of `name`, or NULL when mint does not run it.
 const mint_arch *mint_arch_find(const char *name);
-// "llama, qwen2, qwen3, phi3, gpt2, gemma2, gemma3": the names of every row, for messages.
-const char *mint_arch_list(void);
+// "llama, qwen2, ...": the names of every row in the table's order, for messages, into buf.
+void mint_arch_list(char *buf, size_t cap);
 
 #endif // MINT_ARCH_H

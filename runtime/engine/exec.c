@@ -196,8 +196,7 @@ static void capture_attention(const mint_node *n, const mint_exec *e, int ith, i
         if (e->seq[t] != 0 || e->pos[t] >= e->cap_max) continue;
         float *out = e->capture + (((size_t)n->layer * sh->n_head + h) * cm + e->pos[t]) * cm;
         const float *q = (const float *)row(e, n->src, t) + (size_t)h * sh->head_dim;
-        const int32_t w = mint_layer_windowed(e->hp, n->layer) ? e->hp->swa_window : 0;
-        const int32_t first = w > 0 && e->pos[t] - w + 1 > 0 ? e->pos[t] - w + 1 : 0;
+        const int32_t first = mint_attn_first_key(mint_layer_window(e->hp, n->layer), e->pos[t]);
         mint_attention_probs(&e->seq_kv[0], n->layer, sh, q, h / group, first, e->pos[t] + 1, out);
     }
 }
@@ -214,7 +213,7 @@ static void run_attention(const mint_node *n, const mint_exec *e, int node, int 
         .out_stride = e->stride[n->dst],
         .runs = e->runs,
         .n_runs = e->n_runs,
-        .window = mint_layer_windowed(e->hp, n->layer) ? e->hp->swa_window : 0,
+        .window = mint_layer_window(e->hp, n->layer),
     };
     uint8_t *scratch = e->att_scratch + (size_t)ith * e->att_scratch_bytes;
     atomic_int *counter = mint_exec_counter(e, node, 0);

@@ -20,6 +20,7 @@
 // reading and for checking the fast path, not for speed.
 #include "base/error.h"
 #include "mint.h"
+#include "ops/attention.h"
 #include "ops/ops.h"
 #include "quant/kernels.h"
 #include "runtime/engine/model.h"
@@ -192,7 +193,7 @@ static void forward(mint_plain *p, int32_t token, int32_t pos, float *logits) {
         add_bias(p->v, &L->bv, kv_dim);
         head_norm(p->q, &L->q_norm, hp->n_head, hp);
         head_norm(p->k, &L->k_norm, hp->n_head_kv, hp);
-        if (!hp->learned_pos) { // GPT-2 has no rotary positions
+        if (!m->desc->learned_pos) { // GPT-2 has no rotary positions
             rope(p->q, hp->n_head, m, l, pos);
             rope(p->k, hp->n_head_kv, m, l, pos);
         }
@@ -208,8 +209,7 @@ static void forward(mint_plain *p, int32_t token, int32_t pos, float *logits) {
         // Each query head attends over positions 0 .. pos of its key/value head (grouped-query
         // attention: head h reads key/value head h / group).
         // Gemma's local layers see only the last swa_window positions: the first one is lo.
-        const int32_t w = mint_layer_windowed(hp, l) ? hp->swa_window : 0;
-        const int32_t lo = w > 0 && pos - w + 1 > 0 ? pos - w + 1 : 0;
+        const int32_t lo = mint_attn_first_key(mint_layer_window(hp, l), pos);
         for (int h = 0; h < hp->n_head; h++) {
             const float *q = p->q + (size_t)h * hd;
             const int kvh = h / group;
@@ -249,7 +249,7 @@ static void forward(mint_plain *p, int32_t token, int32_t pos, float *logits) {
 
         // Feed-forward: normalise, gate and up, SwiGLU (silu(gate) * up), down, residual.
         norm(p->xb, p->x, &L->ffn_norm, &L->ffn_norm_b, hp);
-        if (hp->gelu_ffn) { // GPT-2: up (+ bias), GELU, down (+ bias)
+        if (m->desc->gelu_ffn) { // GPT-2: up (+ bias), GELU, down (+ bias)
             matmul(p, p->hb, p->xb, &L->w_up);
             add_bias(p->hb, &L->b_up, hp->n_ff);
             for (int i = 0; i < hp->n_ff; i++)
@@ -257,10 +257,11 @@ static void forward(mint_plain *p, int32_t token, int32_t pos, float *logits) {
         } else {
             matmul(p, p->hb, p->xb, &L->w_gate);
             matmul(p, p->hb2, p->xb, &L->w_up);
-            for (int i = 0; i < hp->n_ff; i++) // SwiGLU, or Gemma's GeGLU (ggml's GELU table)
-                p->hb[i] = hp->geglu
-                               ? (p->hb[i] <= -10.0f ? 0.0f : mint_gelu_one(p->hb[i]) * p->hb2[i])
-                               : p->hb[i] / (1.0f + expf(-p->hb[i])) * p->hb2[i];
+            if (m->desc->geglu) // Gemma's GeGLU: ggml's GELU table (ops/elementwise.c)
+                mint_gelu_mul(p->hb, 0, p->hb2, 0, hp->n_ff, 0, 1);
+            else // SwiGLU
+                for (int i = 0; i < hp->n_ff; i++)
+                    p->hb[i] = p->hb[i] / (1.0f + expf(-p->hb[i])) * p->hb2[i];
         }
         matmul(p, p->tmp, p->hb, &L->w_down);
         add_bias(p->tmp, &L->b_down, hp->n_embd);
@@ -290,7 +291,7 @@ mint_status mint_plain_create(const mint_model *m, int32_t n_ctx, mint_plain **o
     if (n_ctx < 1 || n_ctx > MAX_PLAIN_CTX)
         return mint_fail(err, MINT_E_ARG, "context length %d is outside 1..%d", n_ctx,
                          MAX_PLAIN_CTX);
-    if (hp->learned_pos && n_ctx > hp->n_ctx_train)
+    if (m->desc->learned_pos && n_ctx > hp->n_ctx_train)
         return mint_fail(err, MINT_E_ARG,
                          "context length %d is more than the %d positions the model has learned",
                          n_ctx, hp->n_ctx_train);

@@ -65,12 +65,12 @@ static mint_status read_gemma_hparams(mint_model *m, mint_err *err) {
     mint_hparams *hp = &m->hp;
     mint_status st;
     hp->embd_scale = d->embd_scale ? sqrtf((float)hp->n_embd) : 1.0f;
-    hp->geglu = d->geglu;
     hp->attn_softcap = d->attn_softcap;
     hp->final_softcap = d->final_softcap;
     if (d->attn_softcap != 0.0f &&
         (st = get_positive(f, a, "attn_logit_softcapping", &hp->attn_softcap, err)))
         return st;
+    // Both Gemma rows (the GeGLU ones) read the logits' cap, Gemma 3 without a default.
     if (d->geglu && (st = get_positive(f, a, "final_logit_softcapping", &hp->final_softcap, err)))
         return st;
     hp->rope_base_swa = hp->rope_base;
@@ -200,9 +200,6 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
         hp->attn_scale = 1.0f;
     }
     hp->rope_neox = m->desc->rope_neox;
-    hp->layer_norm = m->desc->layer_norm;
-    hp->gelu_ffn = m->desc->gelu_ffn;
-    hp->learned_pos = m->desc->learned_pos;
     if ((st = read_gemma_hparams(m, err))) return st;
     mint_err_clear(err);
     return MINT_OK;
@@ -338,6 +335,13 @@ static void bind_view(mint_weight *w, const mint_weight *w_all, int64_t row0, in
     w->n_out = n_out;
 }
 
+// Elements [i0, i0 + n) of the F32 vector v_all as w (GPT-2's one q/k/v bias).
+static void bind_vector_view(mint_weight *w, const mint_weight *v_all, int64_t i0, int64_t n) {
+    *w = *v_all;
+    w->data = (const float *)v_all->data + i0;
+    w->n_in = n;
+}
+
 // A layer's q/k/v and gate/up, separate or fused as the architecture's row says.
 static mint_status bind_projections(mint_model *m, int l, mint_err *err) {
     const mint_hparams *hp = &m->hp;
@@ -357,12 +361,9 @@ static mint_status bind_projections(mint_model *m, int l, mint_err *err) {
         mint_weight b = {0};
         if ((st = bind_extra(m, &b, m->desc->qkv_bias, name, q + 2 * kv, err))) return st;
         if (b.data) {
-            L->bq = L->bk = L->bv = b;
-            L->bq.n_in = q;
-            L->bk.data = (const float *)b.data + q;
-            L->bk.n_in = kv;
-            L->bv.data = (const float *)b.data + q + kv;
-            L->bv.n_in = kv;
+            bind_vector_view(&L->bq, &b, 0, q);
+            bind_vector_view(&L->bk, &b, q, kv);
+            bind_vector_view(&L->bv, &b, q + kv, kv);
         }
     } else {
         static const char *const qkv[3] = {"attn_q", "attn_k", "attn_v"};
@@ -478,9 +479,11 @@ mint_status mint_model_open_file(mint_file *f, const char *label, const mint_mod
     // A vocabulary alone (vocab_only) needs no graph: any architecture's tokenizer loads.
     m->desc = mint_arch_find(m->arch);
     if (!m->vocab_only && !m->desc) {
+        char names[128];
+        mint_arch_list(names, sizeof names);
         st = mint_fail(err, MINT_E_UNSUPPORTED,
                        "%s: architecture '%s' is not supported (mint runs %s)", label, m->arch,
-                       mint_arch_list());
+                       names);
         goto fail;
     }
     m->name = dup_str(m->file, "general.name", "");

@@ -50,30 +50,26 @@ typedef struct mint_layer {
 } mint_layer;
 
 typedef struct mint_hparams {
-    int32_t n_vocab;           // vocabulary size (rows of token_embd)
-    int32_t n_ctx_train;       // llama.context_length
-    int32_t n_embd;            // residual width
-    int32_t n_ff;              // feed-forward width
-    int32_t n_layer;           // blocks
-    int32_t n_head;            // query heads
-    int32_t n_head_kv;         // key/value heads; n_head % n_head_kv == 0
-    int32_t head_dim;          // attention.key_length, else n_embd / n_head
-    int32_t n_rot;             // rotary dimensions (== head_dim for llama)
-    float rope_base;           // llama.rope.freq_base (10000)
-    float rope_freq_scale;     // 1 / llama.rope.scaling.factor for linear scaling (1)
-    float rms_eps;             // the norms' epsilon: attention.layer_norm_rms_epsilon (RMSNorm) or
-                               // attention.layer_norm_epsilon (LayerNorm)
-    float attn_scale;          // scores' factor: 1 / sqrt(head_dim), or 1 when q_scale has it
-    float q_scale;             // queries' factor after RoPE: 1, or 1 / sqrt(head_dim) (Phi-3)
-    bool rope_neox;            // NEOX RoPE pairs (the architecture's row)
-    bool layer_norm;           // LayerNorm instead of RMSNorm (the row)
-    bool gelu_ffn;             // up, GELU, down instead of SwiGLU (the row)
-    bool learned_pos;          // learned positions instead of RoPE (the row)
-    bool geglu;                // GELU-gated feed-forward (the row)
-    float embd_scale;          // factor of the embedding (sqrt(n_embd) for Gemma), or 1
-    int32_t swa_window;        // keys a window layer sees (the last swa_window), or 0: no window
-    int32_t swa_period;        // layer l is windowed when l % swa_period < swa_period - 1
-    float rope_base_swa;       // RoPE base of the window layers
+    int32_t n_vocab;       // vocabulary size (rows of token_embd)
+    int32_t n_ctx_train;   // llama.context_length
+    int32_t n_embd;        // residual width
+    int32_t n_ff;          // feed-forward width
+    int32_t n_layer;       // blocks
+    int32_t n_head;        // query heads
+    int32_t n_head_kv;     // key/value heads; n_head % n_head_kv == 0
+    int32_t head_dim;      // attention.key_length, else n_embd / n_head
+    int32_t n_rot;         // rotary dimensions (== head_dim for llama)
+    float rope_base;       // llama.rope.freq_base (10000)
+    float rope_freq_scale; // 1 / llama.rope.scaling.factor for linear scaling (1)
+    float rms_eps;         // the norms' epsilon: attention.layer_norm_rms_epsilon (RMSNorm) or
+                           // attention.layer_norm_epsilon (LayerNorm)
+    float attn_scale;      // scores' factor: 1 / sqrt(head_dim), or 1 when q_scale has it
+    float q_scale;         // queries' factor after RoPE: 1, or 1 / sqrt(head_dim) (Phi-3)
+    bool rope_neox;        // NEOX RoPE pairs (the row's; here for the executor, which sees hp only)
+    float embd_scale;      // factor of the embedding (sqrt(n_embd) for Gemma), or 1
+    int32_t swa_window;    // keys a window layer sees (the last swa_window), or 0: no window
+    int32_t swa_period;    // layer l is windowed when l % swa_period < swa_period - 1
+    float rope_base_swa;   // RoPE base of the window layers
     float rope_freq_scale_swa; // RoPE scale of the window layers
     float attn_softcap;        // scores' soft-cap c (c tanh(s / c)), or 0
     float final_softcap;       // logits' soft-cap, or 0
@@ -125,6 +121,11 @@ void mint_model_repack_stop(mint_model *m);
 // Whether layer l sees only the last hp->swa_window keys (Gemma's local layers).
 static inline bool mint_layer_windowed(const mint_hparams *hp, int l) {
     return hp->swa_window > 0 && l % hp->swa_period < hp->swa_period - 1;
+}
+
+// The window layer l's queries see (hp->swa_window), or 0 for every key.
+static inline int32_t mint_layer_window(const mint_hparams *hp, int l) {
+    return mint_layer_windowed(hp, l) ? hp->swa_window : 0;
 }
 
 // The packed rows of w, or NULL while (or when) it has none.
