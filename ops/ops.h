@@ -45,10 +45,12 @@ typedef struct mint_rope_cfg {
     const float *freq_factors; // [n_rot / 2] divisors of each pair's angle (Llama 3's
                                // rope_freqs), or NULL for none
     bool neox;                 // pairs (x[i], x[i + n_rot/2]) (NEOX) instead of (x[2i], x[2i+1])
+    float mscale;              // cos and sin are multiplied by it (rope.scaling.attn_factor, 1):
+                               // LongRoPE's sqrt(1 + ln(scale) / ln(original context))
 } mint_rope_cfg;
 
 // x[0..n_heads*head_dim) rotated in place for position pos: pair i of each head turned by
-// pos * base^(-2i/n_rot) / freq_factors[i] * freq_scale.
+// pos * base^(-2i/n_rot) / freq_factors[i] * freq_scale, and scaled by mscale.
 void mint_rope_row(float *x, int n_heads, int head_dim, const mint_rope_cfg *c, int32_t pos);
 // mint_rope_row for rows [r0, r1), row r at position pos[r].
 void mint_rope(float *x, size_t stride, const int32_t *pos, int n_heads, int head_dim,

@@ -1,8 +1,9 @@
 // rope.c - rotary position embedding (docs/formats.md 5.3). Pair i of each head turns by
 // theta_i = pos * base^(-2i/n_rot) / ff_i * freq_scale. Which dimensions form pair i is the mode:
 // NORMAL (llama) pairs (x[2i], x[2i+1]); NEOX (GPT-NeoX, Qwen, Gemma, Phi-3) pairs (x[i],
-// x[i + n_rot/2]). ff_i are Llama 3's per-pair frequency factors (the rope_freqs tensor), 1
-// when the model has none.
+// x[i + n_rot/2]). ff_i are per-pair frequency factors (Llama 3's rope_freqs tensor, Phi-3's
+// LongRoPE rope_factors_long/short), 1 when the model has none. LongRoPE also scales the pair by
+// mscale, folded into cos and sin as ggml does (1 otherwise: exact).
 #include "ops/ops.h"
 
 #include <math.h>
@@ -18,8 +19,8 @@ void mint_rope_row(float *x, int n_heads, int head_dim, const mint_rope_cfg *c, 
     float theta = (float)pos;
     for (int i = 0; i < half; i++) {
         const float t = (c->freq_factors ? theta / c->freq_factors[i] : theta) * c->freq_scale;
-        cs[2 * i] = cosf(t);
-        cs[2 * i + 1] = sinf(t);
+        cs[2 * i] = cosf(t) * c->mscale;
+        cs[2 * i + 1] = sinf(t) * c->mscale;
         theta *= theta_scale;
     }
     // Pair i is (v[i * step], v[i * step + off]).

@@ -86,11 +86,11 @@ static mint_model *open_tiny(const char *arch) {
     return m;
 }
 
-static mint_ctx *new_ctx(mint_model *m, int threads, const char *isa, mint_attention algo,
-                         int kv_block) {
+static mint_ctx *new_ctx_n(mint_model *m, int threads, const char *isa, mint_attention algo,
+                           int kv_block, int n_ctx) {
     mint_ctx_params p = mint_ctx_default_params();
     p.n_threads = threads;
-    p.n_ctx = N_CTX;
+    p.n_ctx = n_ctx;
     p.isa = isa;
     p.attention = algo;
     if (kv_block) p.kv_block = kv_block;
@@ -98,6 +98,11 @@ static mint_ctx *new_ctx(mint_model *m, int threads, const char *isa, mint_atten
     mint_err err;
     cr_assert_eq(mint_ctx_create(m, &p, &c, &err), MINT_OK, "%s", err.msg);
     return c;
+}
+
+static mint_ctx *new_ctx(mint_model *m, int threads, const char *isa, mint_attention algo,
+                         int kv_block) {
+    return new_ctx_n(m, threads, isa, algo, kv_block, N_CTX);
 }
 
 static double logprob(const float *l, int n, int id) {
@@ -152,15 +157,11 @@ ParameterizedTestParameters(arch, matches_llama_cpp) {
     return cr_make_param_array(int, idx, N_ARCH);
 }
 
-// Same ids, top-10 logits within 2e-4 (GPT-2: 2e-3), and 32 free-running greedy tokens identical
-// with their log-probabilities within 1e-4 (2e-3) (the smallest top-1/top-2 gap of these
-// references is 0.0056, phi3, 28 times its logit budget; GPT-2's is 0.012: no near tie).
-ParameterizedTest(int *i, arch, matches_llama_cpp, .timeout = MT_HANG(120)) {
-    const char *arch = arches[*i];
-    mint_model *m = open_tiny(arch);
+// The reference's prompts in contexts of n_ctx positions: the same ids, the top-10 logits after
+// the prompt with each attention algorithm, and the greedy steps with their log-probabilities.
+static void compare_prompts(const char *arch, mint_model *m, json_object *prompts, int n_ctx) {
     mint_model_desc d;
     mint_model_describe(m, &d);
-    json_object *prompts = mt_jget(mt_jget(mt_jget(reference(), "files"), arch), "prompts");
     double worst_top = 0, worst_lp = 0;
     int steps = 0;
     for (size_t p = 0; p < json_object_array_length(prompts); p++) {
@@ -172,12 +173,12 @@ ParameterizedTest(int *i, arch, matches_llama_cpp, .timeout = MT_HANG(120)) {
         const mint_attention algos[] = {MINT_ATTENTION_NAIVE, MINT_ATTENTION_ROWWISE,
                                         MINT_ATTENTION_FLASH};
         for (int a = 0; a < 3; a++) {
-            mint_ctx *ca = new_ctx(m, 2, NULL, algos[a], 0);
+            mint_ctx *ca = new_ctx_n(m, 2, NULL, algos[a], 0, n_ctx);
             cr_assert_eq(mint_eval(ca, ids, n, 0, false, &err), MINT_OK, "%s", err.msg);
             worst_top = fmax(worst_top, check_top(arch, pr, mint_get_logits(ca, -1)));
             mint_ctx_free(ca);
         }
-        mint_ctx *c = new_ctx(m, 2, NULL, MINT_ATTENTION_AUTO, 0);
+        mint_ctx *c = new_ctx_n(m, 2, NULL, MINT_ATTENTION_AUTO, 0, n_ctx);
         cr_assert_eq(mint_eval(c, ids, n, 0, false, &err), MINT_OK, "%s", err.msg);
         json_object *st = mt_jget(pr, "steps");
         for (size_t s = 0; s < json_object_array_length(st); s++, steps++) {
@@ -196,9 +197,61 @@ ParameterizedTest(int *i, arch, matches_llama_cpp, .timeout = MT_HANG(120)) {
         }
         mint_ctx_free(c);
     }
-    cr_log_info("arch %s: top-10 logits within %.3g, %d greedy steps identical, log-probs within "
-                "%.3g",
-                arch, worst_top, steps, worst_lp);
+    cr_log_info("arch %s, context %d: top-10 logits within %.3g, %d greedy steps identical, "
+                "log-probs within %.3g",
+                arch, n_ctx, worst_top, steps, worst_lp);
+}
+
+// Same ids, top-10 logits within 2e-4 (GPT-2: 2e-3), and 32 free-running greedy tokens identical
+// with their log-probabilities within 1e-4 (2e-3) (the smallest top-1/top-2 gap of these
+// references is 0.0056, phi3, 28 times its logit budget; GPT-2's is 0.012: no near tie).
+ParameterizedTest(int *i, arch, matches_llama_cpp, .timeout = MT_HANG(120)) {
+    const char *arch = arches[*i];
+    mint_model *m = open_tiny(arch);
+    compare_prompts(arch, m, mt_jget(mt_jget(mt_jget(reference(), "files"), arch), "prompts"),
+                    N_CTX);
+    mint_model_close(m);
+}
+
+// Phi-3's LongRoPE: the tiny file's original context is 256 positions, so the contexts above (256)
+// take its short factors and one of 512 its long ones, as llama.cpp chooses; both scale cos and
+// sin by the file's attn_factor. Against llama.cpp in a 512-position context, and the plain pass
+// in one as well; the two sets of factors give different logits.
+Test(arch, phi3_long_context_takes_long_factors, .timeout = MT_HANG(120)) {
+    mint_model *m = open_tiny("phi3");
+    json_object *lng = mt_jget(mt_jget(mt_jget(reference(), "files"), "phi3"), "long_context");
+    const int n_ctx = json_object_get_int(mt_jget(lng, "n_ctx"));
+    cr_assert_eq(n_ctx, 2 * N_CTX);
+    compare_prompts("phi3", m, mt_jget(lng, "prompts"), n_ctx);
+    mint_model_desc d;
+    mint_model_describe(m, &d);
+    json_object *pr = mt_jidx(mt_jget(lng, "prompts"), 0);
+    int32_t ids[MAX_IDS];
+    const int n = prompt_ids(m, pr, ids);
+    mint_plain *plain;
+    mint_err err;
+    cr_assert_eq(mint_plain_create(m, n_ctx, &plain, &err), MINT_OK, "%s", err.msg);
+    float *lp = malloc((size_t)d.n_vocab * sizeof *lp);
+    for (int pos = 0; pos < n; pos++)
+        cr_assert_eq(mint_plain_forward(plain, ids[pos], pos, lp, &err), MINT_OK, "%s", err.msg);
+    check_top("phi3", pr, lp);
+    mint_ctx *c = new_ctx(m, 2, NULL, MINT_ATTENTION_AUTO, 0); // 256: the short factors
+    cr_assert(
+        strstr(mint_ctx_graph_text(c), "(NEOX pairs, LongRoPE short factors, cos/sin x 1.118)"),
+        "%s", mint_ctx_graph_text(c));
+    mint_ctx *c_long = new_ctx_n(m, 1, NULL, MINT_ATTENTION_AUTO, 0, n_ctx);
+    cr_assert(strstr(mint_ctx_graph_text(c_long), "LongRoPE long factors"), "%s",
+              mint_ctx_graph_text(c_long));
+    mint_ctx_free(c_long);
+    cr_assert_eq(mint_eval(c, ids, n, 0, false, &err), MINT_OK, "%s", err.msg);
+    double diff = 0;
+    for (int v = 0; v < d.n_vocab; v++)
+        diff = fmax(diff, fabs((double)mint_get_logits(c, -1)[v] - lp[v]));
+    cr_assert_gt(diff, 1e-2, "the long and short factors gave the same logits (%g)", diff);
+    cr_log_info("phi3: long and short factors differ by up to %.3g in the logits", diff);
+    mint_ctx_free(c);
+    free(lp);
+    mint_plain_free(plain);
     mint_model_close(m);
 }
 
@@ -285,6 +338,141 @@ ParameterizedTest(int *i, arch, bits_do_not_depend_on_threads_or_batch, .timeout
     mint_model_close(m);
 }
 
+ParameterizedTestParameters(arch, decoding_features_work) {
+    static int idx[N_ARCH] = {0, 1, 2, 3, 4, 5, 6};
+    return cr_make_param_array(int, idx, N_ARCH);
+}
+
+typedef struct sink {
+    int32_t tok[64]; // tokens received
+    int n;           // how many
+} sink;
+
+static bool collect(void *user, int32_t token) {
+    sink *s = user;
+    if (s->n < 64) s->tok[s->n++] = token;
+    return true;
+}
+
+// The decoding features over the paged cache, on the third prompt and llama.cpp's greedy tokens
+// after it: a sequence forked from another, both a token further in one batch, and a sequence
+// that takes the prompt's blocks from the prefix cache (blocks of 8 positions: Gemma's tiny
+// window crosses them) give the bits of one fresh context; one beam, and speculative decoding by
+// prompt lookup, give llama.cpp's greedy continuation.
+ParameterizedTest(int *i, arch, decoding_features_work, .timeout = MT_HANG(120)) {
+    enum { N_GEN = 16 };
+    const char *arch = arches[*i];
+    mint_model *m = open_tiny(arch);
+    mint_model_desc d;
+    mint_model_describe(m, &d);
+    json_object *pr = mt_jidx(mt_jget(mt_jget(mt_jget(reference(), "files"), arch), "prompts"), 2);
+    int32_t ids[MAX_IDS + 1], want[N_GEN];
+    const int n = prompt_ids(m, pr, ids);
+    for (int s = 0; s < N_GEN; s++)
+        want[s] = json_object_get_int(mt_jidx(mt_jidx(mt_jget(pr, "steps"), s), 0));
+    ids[n] = want[0];
+    const size_t bytes = (size_t)d.n_vocab * sizeof(float);
+    mint_err err;
+    mint_ctx *c = new_ctx(m, 2, NULL, MINT_ATTENTION_AUTO, 8); // blocks as below: the same sums
+    cr_assert_eq(mint_eval(c, ids, n + 1, 0, false, &err), MINT_OK, "%s", err.msg);
+    float *fresh = malloc(bytes);
+    memcpy(fresh, mint_get_logits(c, -1), bytes);
+    mint_ctx_free(c);
+
+    mint_ctx_params p = mint_ctx_default_params();
+    p.n_threads = 2;
+    p.n_ctx = N_CTX;
+    p.n_seq_max = 3;
+    p.kv_block = 8;
+    cr_assert_eq(mint_ctx_create(m, &p, &c, &err), MINT_OK, "%s", err.msg);
+    cr_assert_eq(mint_eval(c, ids, n, 0, false, &err), MINT_OK, "%s", err.msg);
+    cr_assert_eq(mint_seq_fork(c, 0, 1, &err), MINT_OK, "%s", err.msg);
+    const mint_batch_entry two[2] = {{want[0], n, 0, true}, {want[0], n, 1, true}};
+    cr_assert_eq(mint_decode(c, two, 2, &err), MINT_OK, "%s", err.msg);
+    for (int r = 0; r < 2; r++)
+        cr_assert(memcmp(mint_get_logits(c, r), fresh, bytes) == 0, "%s: sequence %d", arch, r);
+    cr_assert_eq(mint_seq_truncate(c, 0, 0, &err), MINT_OK);
+    cr_assert_eq(mint_seq_truncate(c, 1, 0, &err), MINT_OK);
+    int32_t held = 0;
+    cr_assert_eq(mint_seq_prefix(c, 2, ids, n + 1, &held, &err), MINT_OK, "%s", err.msg);
+    cr_assert_geq(held, 8, "%s: %d positions from the prefix cache", arch, held);
+    mint_batch_entry rest[MAX_IDS + 1];
+    for (int t = held; t <= n; t++) rest[t - held] = (mint_batch_entry){ids[t], t, 2, t == n};
+    cr_assert_eq(mint_decode(c, rest, n + 1 - held, &err), MINT_OK, "%s", err.msg);
+    cr_assert(memcmp(mint_get_logits(c, 0), fresh, bytes) == 0, "%s: prefix cache", arch);
+    mint_ctx_free(c);
+    free(fresh);
+
+    c = new_ctx(m, 2, NULL, MINT_ATTENTION_AUTO, 0);
+    mint_beam_params bp = mint_beam_default_params();
+    bp.n_beams = 1;
+    bp.max_tokens = N_GEN;
+    bp.ignore_eos = true;
+    int32_t out[N_GEN], n_out;
+    double lp;
+    cr_assert_eq(mint_beam_search(c, ids, n, &bp, out, N_GEN, &n_out, &lp, &err), MINT_OK, "%s",
+                 err.msg);
+    cr_assert_eq(n_out, N_GEN);
+    cr_assert(memcmp(out, want, sizeof want) == 0, "%s: one beam is not llama.cpp's greedy", arch);
+    mint_ctx_free(c);
+
+    c = new_ctx(m, 2, NULL, MINT_ATTENTION_AUTO, 0);
+    mint_sampler_params sp = mint_sampler_default_params();
+    sp.temp = 0;
+    mint_sampler *s;
+    cr_assert_eq(mint_sampler_create(&sp, d.n_vocab, &s, &err), MINT_OK);
+    sink got = {.n = 0};
+    mint_spec_params sq = mint_spec_default_params();
+    sq.max_tokens = N_GEN;
+    sq.ignore_eos = true;
+    sq.on_token = collect;
+    sq.user = &got;
+    mint_spec_stats st;
+    cr_assert_eq(mint_speculative(c, s, ids, n, &sq, &st, &err), MINT_OK, "%s", err.msg);
+    cr_assert_eq(got.n, N_GEN);
+    cr_assert(memcmp(got.tok, want, sizeof want) == 0, "%s: speculative is not greedy", arch);
+    mint_sampler_free(s);
+    mint_ctx_free(c);
+    mint_model_close(m);
+}
+
+// What the report's heatmap draws (mint_ctx_capture_attention) shows Gemma's window: in the tiny
+// Gemma 2 (a window of 8 keys on layer 0, none on layer 1) the keys more than 7 positions before
+// a row get weight 0 on layer 0 and more than 0 on layer 1; each row's weights sum to 1.
+Test(arch, captured_attention_shows_the_window, .timeout = MT_HANG(60)) {
+    mint_model *m = open_tiny("gemma2");
+    mint_model_desc d;
+    mint_model_describe(m, &d);
+    json_object *pr =
+        mt_jidx(mt_jget(mt_jget(mt_jget(reference(), "files"), "gemma2"), "prompts"), 2);
+    int32_t ids[MAX_IDS];
+    const int n = prompt_ids(m, pr, ids);
+    cr_assert_gt(n, 12);
+    mint_ctx *c = new_ctx(m, 2, NULL, MINT_ATTENTION_AUTO, 0);
+    const size_t per_head = (size_t)n * n;
+    float *w = calloc((size_t)d.n_layer * d.n_head * per_head, sizeof *w);
+    mint_err err;
+    cr_assert_eq(mint_ctx_capture_attention(c, w, n, &err), MINT_OK, "%s", err.msg);
+    cr_assert_eq(mint_eval(c, ids, n, 0, false, &err), MINT_OK, "%s", err.msg);
+    for (int l = 0; l < 2; l++)
+        for (int h = 0; h < d.n_head; h++)
+            for (int pos = 0; pos < n; pos++) {
+                const float *r = w + ((size_t)l * d.n_head + h) * per_head + (size_t)pos * n;
+                double sum = 0;
+                for (int k = 0; k <= pos; k++) {
+                    sum += r[k];
+                    if (l == 0 && k < pos - 7)
+                        cr_assert(r[k] == 0.0f, "layer 0 head %d: row %d key %d", h, pos, k);
+                    else
+                        cr_assert(r[k] > 0.0f, "layer %d head %d: row %d key %d", l, h, pos, k);
+                }
+                cr_assert(fabs(sum - 1) < 1e-5, "row %d sums to %g", pos, sum);
+            }
+    free(w);
+    mint_ctx_free(c);
+    mint_model_close(m);
+}
+
 // The tiny file of `arch` with n bytes at `offset` past the first `needle` in it overwritten by
 // `bytes`, opened: returns the status, the message in *err.
 static mint_status open_altered(const char *arch, const char *needle, size_t offset,
@@ -321,6 +509,8 @@ Test(arch, files_that_do_not_fit_their_architecture_are_refused) {
          "'blk.0.ffn_norm.bias' is missing"},
         {"gemma2", "blk.1.post_ffw_norm", "blk.1.xost_ffw_norm", MINT_E_FORMAT,
          "'blk.1.post_ffw_norm.weight' is missing"},
+        {"phi3", "rope_factors_short", "rope_factors_shorx", MINT_E_FORMAT,
+         "rope_factors_short.weight is missing (LongRoPE needs both"},
         // general.architecture is the first string "qwen2" in the file
         {"qwen2", "qwen2", "phi99", MINT_E_UNSUPPORTED,
          "architecture 'phi99' is not supported (mint runs llama, qwen2, qwen3, phi3, gpt2, "
@@ -335,8 +525,8 @@ Test(arch, files_that_do_not_fit_their_architecture_are_refused) {
     }
     // Metadata out of range: a window longer than the context, values of another head size.
     static const struct {
-        const char *arch, *key; // a u32 key of the tiny file
-        uint32_t value;         // written in place of its value
+        const char *arch, *key; // a u32 (or f32) key of the tiny file
+        uint32_t value;         // written in place of its value (the bits of a float for f32)
         mint_status st;
         const char *msg;
     } keys[] = {
@@ -344,9 +534,12 @@ Test(arch, files_that_do_not_fit_their_architecture_are_refused) {
          "sliding_window = 5000 is larger than the context length 1024"},
         {"qwen3", "qwen3.attention.value_length", 64, MINT_E_UNSUPPORTED,
          "value_length 64 differs from key_length 128"},
+        // a FLOAT32 key: -1.0f's bits
+        {"phi3", "phi3.rope.scaling.attn_factor", 0xbf800000u, MINT_E_FORMAT,
+         "phi3.rope.scaling.attn_factor = -1 must be > 0"},
     };
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-        // A u32 key is its name, its type (4 bytes: UINT32) and its value.
+        // A u32 or f32 key is its name, its type (4 bytes) and its value.
         mint_err err;
         cr_assert_eq(open_altered(keys[i].arch, keys[i].key, strlen(keys[i].key) + 4,
                                   &keys[i].value, 4, &err),

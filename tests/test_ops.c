@@ -116,15 +116,15 @@ static void pair_of(bool neox, int hd, int i, int *a, int *b) {
 
 // The double twin: pair i turned by pos * base^(-2i/hd) / ff[i] * fs.
 static void rope_ref(const float *x, double *y, int n_heads, int hd, int32_t pos, double base,
-                     double fs, const float *ff, bool neox) {
+                     double fs, const float *ff, bool neox, double ms) {
     for (int h = 0; h < n_heads; h++)
         for (int i = 0; i < hd / 2; i++) {
             int a, b;
             pair_of(neox, hd, i, &a, &b);
             const double x0 = x[h * hd + a], x1 = x[h * hd + b];
             const double th = pos * pow(base, -2.0 * i / hd) / (ff ? ff[i] : 1.0) * fs;
-            y[h * hd + a] = x0 * cos(th) - x1 * sin(th);
-            y[h * hd + b] = x0 * sin(th) + x1 * cos(th);
+            y[h * hd + a] = ms * (x0 * cos(th) - x1 * sin(th));
+            y[h * hd + b] = ms * (x0 * sin(th) + x1 * cos(th));
         }
 }
 
@@ -139,7 +139,8 @@ static void rope_ref(const float *x, double *y, int n_heads, int hd, int32_t pos
 // to an angle it makes smaller. A rotation turns an angle error into the same relative
 // displacement of the pair. The constant covers cosf, sinf (< 1 ulp each) and the two FMAs. At
 // pos 4095 that is 2e-3; at pos 1, 1e-6. Both pairings (NORMAL, NEOX) are checked, with and
-// without factors.
+// without factors, and with LongRoPE's mscale (Phi-3.5-mini's 1.19: the error and the pair's
+// length are then measured against |x| * mscale; its product with cos and sin adds one rounding).
 Test(ops, rope_matches_double) {
     const int hds[] = {8, 64};
     const int32_t positions[] = {0, 1, 17, 511, 4095};
@@ -158,27 +159,30 @@ Test(ops, rope_matches_double) {
                         const int hd = hds[hi], n = HEADS * hd;
                         const int32_t pos = positions[pi];
                         const bool neox = mode & 1;
-                        const mint_rope_cfg cfg = {hd, 10000.0f, fss[fi], mode & 2 ? factors : NULL,
-                                                   neox};
+                        const float ms = rep == 2 ? 1.19f : 1.0f;
+                        const mint_rope_cfg cfg = {
+                            hd, 10000.0f, fss[fi], mode & 2 ? factors : NULL, neox, ms};
                         fill(x, n, rep == 3 ? 1e3 : 1.0);
                         memcpy(y, x, sizeof(float) * (size_t)n);
                         mint_rope_row(y, HEADS, hd, &cfg, pos);
-                        rope_ref(x, ref, HEADS, hd, pos, 10000.0, fss[fi], cfg.freq_factors, neox);
+                        rope_ref(x, ref, HEADS, hd, pos, 10000.0, fss[fi], cfg.freq_factors, neox,
+                                 ms);
                         const double budget = (8.0 * pos * fss[fi] + 8.0) * UNIT;
                         for (int h = 0; h < HEADS; h++)
                             for (int i = 0; i < hd / 2; i++) {
                                 int a, b;
                                 pair_of(neox, hd, i, &a, &b);
                                 a += h * hd, b += h * hd;
-                                if (pos == 0) // the identity, exactly: cos 0 = 1 and sin 0 = 0
+                                if (pos == 0 && ms == 1.0f) // the identity: cos 0 = 1, sin 0 = 0
                                     cr_assert(y[a] == x[a] && y[b] == x[b], "pos 0 moved [%d]", a);
-                                const double nx = hypot(x[a], x[b]), ny = hypot(y[a], y[b]);
+                                const double nx = ms * hypot(x[a], x[b]), ny = hypot(y[a], y[b]);
                                 const double d = hypot(y[a] - ref[a], y[b] - ref[b]) / nx;
                                 cr_assert(d <= budget,
                                           "mode %d hd %d pos %d fs %g pair %d: %.3g > %.3g", mode,
                                           hd, pos, (double)fss[fi], i, d, budget);
-                                // A rotation keeps the pair's length: f32 cos^2 + sin^2 = 1 to
-                                // ~2^-23, and the two FMAs round once each. Budget 1e-6.
+                                // A rotation keeps the pair's length (times mscale): f32 cos^2 +
+                                // sin^2 = 1 to ~2^-23, and the two FMAs round once each (and the
+                                // product with mscale). Budget 1e-6.
                                 cr_assert(fabs(ny - nx) <= 1e-6 * nx,
                                           "norm of pair %d changed: %.9g vs %.9g", i, ny, nx);
                                 worst_rel[pi] = fmax(worst_rel[pi], d);
@@ -201,7 +205,7 @@ Test(ops, rope_rows_use_their_positions) {
     mint_rng_seed(&rng, 4);
     fill(x, ROWS * S, 1.0);
     memcpy(orig, x, sizeof x);
-    const mint_rope_cfg cfg = {HD, 10000.0f, 1.0f, NULL, false};
+    const mint_rope_cfg cfg = {HD, 10000.0f, 1.0f, NULL, false, 1.0f};
     mint_rope(x, S * sizeof(float), pos, HEADS, HD, &cfg, 1, 4);
     for (int r = 0; r < ROWS; r++) {
         memcpy(row, orig + r * S, sizeof row);

@@ -117,6 +117,30 @@ Test(report, compare_model_marks_disagreements, .timeout = MT_HANG(180)) {
     expect_renders(html, "report-compare.png");
 }
 
+// A Gemma 2 run's page: the tiny synthetic Gemma 2 (a window of 8 keys on layer 0; its text is
+// noise) renders with its heatmap, which holds the window (test_arch checks the weights it draws).
+Test(report, gemma2_page_renders_in_chromium, .timeout = MT_HANG(180)) {
+    const char *model = keep(mt_path(mt_tmpdir(), "gemma2-tiny.gguf"));
+    mint_synth_params p = {
+        .preset = "gemma2", .ftype = "Q8_0", .seed = 1, .n_threads = 2, .shape = "tiny"};
+    mint_err e;
+    cr_assert_eq(mint_synth_write(&p, model, &e), MINT_OK, "%s", e.msg);
+    const char *html = keep(mt_path(mt_tmpdir(), "gemma2.html"));
+    char *out, *err;
+    int rc = run_tool(&out, &err, "mint-run",
+                      "-m '%s' -p 'one day a little girl named Lily found a needle' -n 16 --temp 0 "
+                      "-t 1 --report '%s'",
+                      model, html);
+    cr_assert_eq(rc, 0, "%s", err);
+    free(out);
+    free(err);
+    char *page = read_text(html);
+    cr_assert(strstr(page, "\"arch\":\"gemma2\"") && strstr(page, "\"att\":{\"layers\":2"),
+              "the data block lacks the architecture or the attention");
+    free(page);
+    expect_renders(html, "report-gemma2.png");
+}
+
 Test(report, mint_perplexity_page_renders_in_chromium, .timeout = MT_HANG(180)) {
     const char *model = keep(mt_synth("small", "F32"));
     char text[4200];

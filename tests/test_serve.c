@@ -207,6 +207,64 @@ Test(serve, completions_equal_mint_run_one_body_and_streamed, .timeout = MT_HANG
     cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
 }
 
+// The text as a JSON string carries it (tools/serve/reply.h): each byte that does not begin a valid
+// UTF-8 character (shortest form, at most U+10FFFF, no surrogate) becomes U+FFFD.
+static char *as_json_text(const char *s) {
+    const unsigned char *u = (const unsigned char *)s;
+    const size_t n = strlen(s);
+    char *out = malloc(3 * n + 1), *o = out;
+    for (size_t i = 0; i < n;) {
+        size_t k = u[i] < 0x80                    ? 1
+                   : u[i] >= 0xC2 && u[i] <= 0xDF ? 2
+                   : u[i] >= 0xE0 && u[i] <= 0xEF ? 3
+                   : u[i] >= 0xF0 && u[i] <= 0xF4 ? 4
+                                                  : 0;
+        if (k > n - i) k = 0;
+        for (size_t j = 1; j < k; j++)
+            if ((u[i + j] & 0xC0) != 0x80) k = 0;
+        if (k == 3 && ((u[i] == 0xE0 && u[i + 1] < 0xA0) || (u[i] == 0xED && u[i + 1] >= 0xA0)))
+            k = 0;
+        if (k == 4 && ((u[i] == 0xF0 && u[i + 1] < 0x90) || (u[i] == 0xF4 && u[i + 1] >= 0x90)))
+            k = 0;
+        if (k) {
+            memcpy(o, u + i, k);
+            o += k, i += k;
+        } else {
+            memcpy(o, "\xEF\xBF\xBD", 3);
+            o += 3, i++;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+// Every architecture of the table behind mint-serve: a tiny synthetic file of each (random weights,
+// the built-in vocabulary, whose byte tokens make text that is not always UTF-8) answers a
+// temperature-0 completion with mint-run's text, as JSON carries it.
+Test(serve, every_architecture_answers_as_mint_run_does, .timeout = MT_HANG(300)) {
+    static const char *const arches[] = {"llama3", "qwen2",  "qwen3", "phi3",
+                                         "gpt2",   "gemma2", "gemma3"};
+    for (size_t i = 0; i < sizeof arches / sizeof *arches; i++) {
+        char name[64], model[4096];
+        snprintf(name, sizeof name, "serve-%s-tiny.gguf", arches[i]);
+        snprintf(model, sizeof model, "%s", mt_path(mt_tmpdir(), name));
+        mint_synth_params p = {
+            .preset = arches[i], .ftype = "Q8_0", .seed = 1, .n_threads = 2, .shape = "tiny"};
+        mint_err e;
+        cr_assert_eq(mint_synth_write(&p, model, &e), MINT_OK, "%s", e.msg);
+        char *raw = mint_run_text(model, "Once upon a time", 12), *want = as_json_text(raw);
+        free(raw);
+        mt_server s;
+        mt_server_start(&s, "-m '%s' --chat-template zephyr -t 1", model);
+        char *got = completion_text(&s, "Once upon a time", 12);
+        cr_assert_str_eq(got, want, "%s: the server and mint-run differ: [%s] [%s]", arches[i], got,
+                         want);
+        cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+        free(got);
+        free(want);
+    }
+}
+
 Test(serve, chat_equals_mint_run_cnv_one_body_and_streamed, .timeout = MT_HANG(180)) {
     const char *model = stories();
     char *out, *err;

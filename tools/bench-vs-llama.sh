@@ -5,8 +5,10 @@
 #
 #   tools/bench-vs-llama.sh LLAMA_BIN_DIR MODELS_DIR [options] > table.md
 #
-# MODELS_DIR holds tinyllama-<TYPE>.gguf (mint-quantize --synthetic tinyllama --type TYPE
-# --vocab tokenizer.model --seed 1). Per model, llama-bench and mint-bench alternate (-p 512
+# MODELS_DIR holds NAME-<TYPE>.gguf for each NAME of --names (default tinyllama: mint-quantize
+# --synthetic tinyllama --type TYPE --vocab tokenizer.model --seed 1; the type is also looked
+# up in lower case, as in llama3-real-q4_k_m.gguf). Per model, llama-bench (with -mmp 0: on
+# these VMs its mmap-backed weights slow down within a run) and mint-bench alternate (-p 512
 # -n 128 -t 1,2, f16 KV cache for both, as llama-bench's default) for --rounds rounds of -r
 # repetitions each; a cell is the median of the per-round medians. mint-bench measures the
 # machine's read bandwidth at each thread count in the same process, and reports the bytes a
@@ -22,8 +24,9 @@
 # --chunks 4 -t 2, wall time with load).
 #
 # Options: -r N (repetitions per round, default 5), --rounds N (default 1), --types "Q4_0 ..."
-# (default Q4_0 Q4_K_M Q5_K_M Q6_K Q8_0 F16), --ttft-runs N (default 5), --ppl TEXT,
-# --no-ttft. Needs python3 (standard library only). Progress goes to stderr.
+# (default Q4_0 Q4_K_M Q5_K_M Q6_K Q8_0 F16), --names "llama3-real qwen2-real ..." (default
+# tinyllama; with more than one, the first table gains a model column), --ttft-runs N (default
+# 5), --ppl TEXT, --no-ttft. Needs python3 (standard library only). Progress goes to stderr.
 set -eu
 if [ $# -lt 2 ]; then
     sed -n '2,/^set -eu/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
@@ -44,6 +47,7 @@ llama_bin, models_dir, mint_bin = sys.argv[1:4]
 args = sys.argv[4:]
 reps, rounds, ttft_runs, ppl, do_ttft = 5, 1, 5, None, True
 types = "Q4_0 Q4_K_M Q5_K_M Q6_K Q8_0 F16".split()
+names = ["tinyllama"]
 i = 0
 while i < len(args):
     a = args[i]
@@ -57,6 +61,7 @@ while i < len(args):
     if a == "-r": reps = int(v)
     elif a == "--rounds": rounds = int(v)
     elif a == "--types": types = v.split()
+    elif a == "--names": names = v.split()
     elif a == "--ttft-runs": ttft_runs = int(v)
     elif a == "--ppl": ppl = v
     else: sys.exit("bench-vs-llama: unknown option " + a)
@@ -96,25 +101,33 @@ def run_rss(cmd):
 llama_bench = os.path.join(llama_bin, "llama-bench")
 mint_bench = os.path.join(mint_bin, "mint-bench")
 common = ["-p", "512", "-n", "128", "-t", "1,2", "-r", str(reps)]
+no_mmap = ["-mmp", "0"]
 
-rows = []   # one per (type, threads, test)
-extra = []  # ttft / rss per type
-for t in types:
-    model = os.path.join(models_dir, "tinyllama-%s.gguf" % t)
-    if not os.path.exists(model):
-        log("skipping %s (no %s)" % (t, model))
+def model_path(name, t):
+    for cand in ("%s-%s.gguf" % (name, t), "%s-%s.gguf" % (name, t.lower())):
+        if os.path.exists(os.path.join(models_dir, cand)):
+            return os.path.join(models_dir, cand)
+    return None
+
+rows = []   # one per (model, type, threads, test)
+extra = []  # ttft / rss per model and type
+for name, t in [(n, t) for n in names for t in types]:
+    model = model_path(name, t)
+    if model is None:
+        log("skipping %s %s (no %s-%s.gguf in %s)" % (name, t, name, t, models_dir))
         continue
+    tag = t if len(names) == 1 else "%s %s" % (name, t)
     size = os.path.getsize(model)
     lm = {}   # (threads, test) -> [round medians]
     mm = {}
     info = {}
     for r in range(rounds):
-        log("%s round %d/%d: llama-bench" % (t, r + 1, rounds))
-        out, _ = run([llama_bench, "-m", model, "-o", "json"] + common)
+        log("%s round %d/%d: llama-bench" % (tag, r + 1, rounds))
+        out, _ = run([llama_bench, "-m", model, "-o", "json"] + no_mmap + common)
         for e in json.loads(out):
             test = ("pp%d" % e["n_prompt"]) if e["n_gen"] == 0 else ("tg%d" % e["n_gen"])
             lm.setdefault((e["n_threads"], test), []).append(statistics.median(e["samples_ts"]))
-        log("%s round %d/%d: mint-bench" % (t, r + 1, rounds))
+        log("%s round %d/%d: mint-bench" % (tag, r + 1, rounds))
         out, _ = run([mint_bench, "-m", model, "-o", "json", "--kv-type", "f16"] + common)
         for e in json.loads(out):
             key = (e["threads"], e["test"])
@@ -124,7 +137,7 @@ for t in types:
         th, test = key
         l = statistics.median(lm.get(key, [float("nan")]))
         m = statistics.median(mm[key])
-        row = {"type": t, "size": size, "threads": th, "test": test, "llama": l, "mint": m}
+        row = {"name": name, "type": t, "size": size, "threads": th, "test": test, "llama": l, "mint": m}
         if test.startswith("tg"):
             es = info[key]
             row["bytes"] = statistics.median(e["bytes_per_token"] for e in es)
@@ -134,16 +147,16 @@ for t in types:
     if do_ttft:
         cmds = {
             "llama": [llama_bench, "-m", model, "-p", "16", "-n", "0", "-r", "1", "--no-warmup",
-                      "-t", "2"],
+                      "-t", "2"] + no_mmap,
             "mint": [mint_bench, "-m", model, "-p", "16", "-n", "0", "-r", "1", "--no-warmup",
                      "-t", "2", "--membw-gib", "0", "--no-repack-wait"],
         }
         rss_cmds = {
-            "llama": [llama_bench, "-m", model, "-p", "0", "-n", "128", "-r", "1", "-t", "2"],
+            "llama": [llama_bench, "-m", model, "-p", "0", "-n", "128", "-r", "1", "-t", "2"] + no_mmap,
             "mint": [mint_bench, "-m", model, "-p", "0", "-n", "128", "-r", "1", "-t", "2",
                      "--membw-gib", "0", "--kv-type", "f16"],
         }
-        log("%s: time to first token (%d runs each) and resident memory" % (t, ttft_runs))
+        log("%s: time to first token (%d runs each) and resident memory" % (tag, ttft_runs))
         walls = {"llama": [], "mint": []}
         for k in range(ttft_runs + 1):
             for who in ("llama", "mint"):
@@ -151,15 +164,17 @@ for t in types:
                 if k > 0:
                     walls[who].append(w)
         rss = {who: run_rss(rss_cmds[who])[1] for who in ("llama", "mint")}
-        kvpos = next((r["kvpos"] for r in rows if r["type"] == t and "kvpos" in r), 0)
-        extra.append({"type": t, "size": size, "ttft": {w: statistics.median(v) for w, v in walls.items()},
+        kvpos = next((r["kvpos"] for r in rows
+                      if r["name"] == name and r["type"] == t and "kvpos" in r), 0)
+        extra.append({"type": tag, "size": size, "ttft": {w: statistics.median(v) for w, v in walls.items()},
                       "rss": rss, "kv": kvpos * 128})
 
 def fmt_ratio(m, l):
     return "%.2f×" % (m / l) if l == l and l > 0 else "-"
 
-print("| type | file | test | threads | llama.cpp t/s | mint t/s | mint / llama.cpp | bound t/s (bw GB/s) | llama.cpp: GB/s, share | mint: GB/s, share |")
-print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+multi = len(names) > 1
+print("| %stype | file | test | threads | llama.cpp t/s | mint t/s | mint / llama.cpp | bound t/s (bw GB/s) | llama.cpp: GB/s, share | mint: GB/s, share |" % ("model | " if multi else ""))
+print("|%s---|---:|---|---:|---:|---:|---:|---:|---:|---:|" % ("---|" if multi else ""))
 for r in rows:
     cells = ["", "", ""]
     if "bytes" in r:
@@ -170,8 +185,8 @@ for r in rows:
                  "%.1f, %.0f%%" % (r["mint"] * b / 1e9, 100 * r["mint"] / bound)]
     else:
         cells = ["-", "-", "-"]
-    print("| %s | %.2f GiB | %s | %d | %.2f | %.2f | %s | %s | %s | %s |" % (
-        r["type"], r["size"] / 2**30, r["test"], r["threads"], r["llama"], r["mint"],
+    print("| %s%s | %.2f GiB | %s | %d | %.2f | %.2f | %s | %s | %s | %s |" % (
+        (r["name"] + " | ") if multi else "", r["type"], r["size"] / 2**30, r["test"], r["threads"], r["llama"], r["mint"],
         fmt_ratio(r["mint"], r["llama"]), cells[0], cells[1], cells[2]))
 
 if extra:
@@ -185,15 +200,15 @@ if extra:
             e["rss"]["mint"] / 2**20, over / 2**20))
 
 if ppl:
-    model = os.path.join(models_dir, "tinyllama-Q4_K_M.gguf")
+    model = model_path(names[0], "Q4_K_M")
     lp = os.path.join(llama_bin, "llama-perplexity")
     mp = os.path.join(mint_bin, "mint-perplexity")
-    if os.path.exists(model) and os.path.exists(lp):
+    if model and os.path.exists(lp):
         log("perplexity: 3 runs each")
         walls = {"llama": [], "mint": []}
         for k in range(3):
             walls["llama"].append(run([lp, "-m", model, "-f", ppl, "-c", "512", "--chunks", "4",
-                                       "-t", "2"])[1])
+                                       "-t", "2", "--no-mmap"])[1])
             walls["mint"].append(run([mp, "-m", model, "-f", ppl, "-c", "512", "--chunks", "4",
                                       "-t", "2"])[1])
         l, m = statistics.median(walls["llama"]), statistics.median(walls["mint"])

@@ -22,21 +22,23 @@
 #include <xxhash.h>
 
 typedef struct preset {
-    const char *name;  // --synthetic NAME: "tinyllama", "small", "mha", "llama3", "qwen2", ...
-    const char *shape; // --shape: "real" (the named model's shapes) or "tiny" (for tests)
-    const char *arch;  // general.architecture, and the prefix of the metadata keys
-    int32_t n_embd;    // residual width
-    int32_t n_ff;      // feed-forward width
-    int32_t n_layer;   // blocks
-    int32_t n_head;    // query heads
-    int32_t n_head_kv; // key/value heads
-    int32_t head_dim;  // head size (attention.key_length; may differ from n_embd / n_head)
-    int32_t n_ctx;     // training context
-    int32_t n_vocab;   // vocabulary size of the built-in vocabulary
-    float rope_base;   // rope frequency base
-    float rms_eps;     // attention.layer_norm_rms_epsilon
-    bool tied;         // no output.weight: the output head is token_embd
-    bool rope_freqs;   // Llama 3's rope_freqs.weight (factor 32, low 1, high 4, 8192 original)
+    const char *name;   // --synthetic NAME: "tinyllama", "small", "mha", "llama3", "qwen2", ...
+    const char *shape;  // --shape: "real" (the named model's shapes) or "tiny" (for tests)
+    const char *arch;   // general.architecture, and the prefix of the metadata keys
+    int32_t n_embd;     // residual width
+    int32_t n_ff;       // feed-forward width
+    int32_t n_layer;    // blocks
+    int32_t n_head;     // query heads
+    int32_t n_head_kv;  // key/value heads
+    int32_t head_dim;   // head size (attention.key_length; may differ from n_embd / n_head)
+    int32_t n_ctx;      // training context
+    int32_t n_vocab;    // vocabulary size of the built-in vocabulary
+    float rope_base;    // rope frequency base
+    float rms_eps;      // attention.layer_norm_rms_epsilon
+    bool tied;          // no output.weight: the output head is token_embd
+    bool rope_freqs;    // Llama 3's rope_freqs.weight (factor 32, low 1, high 4, 8192 original)
+    int32_t n_ctx_orig; // LongRoPE's original context (rope_factors_long/short, attn_factor), as
+                        // Phi-3-mini-128k and Phi-3.5-mini have it; 0: none
 } preset;
 
 // TinyLlama-1.1B (its config.json), a small model with 256-aligned shapes, so every K-quant
@@ -46,35 +48,41 @@ typedef struct preset {
 // size that is not n_embd / n_head.
 static const preset presets[] = {
     {"tinyllama", "real", "llama", 2048, 5632, 22, 32, 4, 64, 2048, 32000, 1e4f, 1e-5f, false,
-     false},
-    {"small", "real", "llama", 256, 768, 4, 4, 2, 64, 512, 512, 1e4f, 1e-5f, false, false},
+     false, 0},
+    {"small", "real", "llama", 256, 768, 4, 4, 2, 64, 512, 512, 1e4f, 1e-5f, false, false, 0},
     // multi-head attention (as many KV heads as query heads) and a long context: the attention
     // tests' other layout
-    {"mha", "real", "llama", 128, 384, 2, 4, 4, 32, 2048, 512, 1e4f, 1e-5f, false, false},
-    {"llama3", "real", "llama", 2048, 8192, 16, 32, 8, 64, 131072, 128256, 5e5f, 1e-5f, true, true},
-    {"llama3", "tiny", "llama", 256, 768, 2, 4, 2, 64, 1024, 512, 5e5f, 1e-5f, true, true},
-    {"qwen2", "real", "qwen2", 896, 4864, 24, 14, 2, 64, 32768, 151936, 1e6f, 1e-6f, true, false},
-    {"qwen2", "tiny", "qwen2", 256, 768, 2, 4, 2, 64, 1024, 512, 1e6f, 1e-6f, true, false},
-    {"qwen3", "real", "qwen3", 1024, 3072, 28, 16, 8, 128, 40960, 151936, 1e6f, 1e-6f, true, false},
-    {"qwen3", "tiny", "qwen3", 256, 768, 2, 4, 2, 128, 1024, 512, 1e6f, 1e-6f, true, false},
-    {"phi3", "real", "phi3", 3072, 8192, 32, 32, 32, 96, 4096, 32064, 1e4f, 1e-5f, false, false},
-    {"phi3", "tiny", "phi3", 256, 768, 2, 4, 4, 64, 1024, 512, 1e4f, 1e-5f, false, false},
-    {"gpt2", "real", "gpt2", 768, 3072, 12, 12, 12, 64, 1024, 50257, 1e4f, 1e-5f, false, false},
-    {"gpt2", "tiny", "gpt2", 256, 1024, 2, 4, 4, 64, 1024, 512, 1e4f, 1e-5f, false, false},
-    {"gemma2", "real", "gemma2", 2304, 9216, 26, 8, 4, 256, 8192, 256000, 1e4f, 1e-6f, true, false},
-    {"gemma2", "tiny", "gemma2", 256, 768, 2, 4, 2, 128, 1024, 512, 1e4f, 1e-6f, true, false},
-    {"gemma3", "real", "gemma3", 1152, 6912, 26, 4, 1, 256, 32768, 262144, 1e6f, 1e-6f, true,
-     false},
-    {"gemma3", "tiny", "gemma3", 256, 768, 2, 4, 2, 128, 1024, 512, 1e6f, 1e-6f, true, false},
+    {"mha", "real", "llama", 128, 384, 2, 4, 4, 32, 2048, 512, 1e4f, 1e-5f, false, false, 0},
+    {"llama3", "real", "llama", 2048, 8192, 16, 32, 8, 64, 131072, 128256, 5e5f, 1e-5f, true, true,
+     0},
+    {"llama3", "tiny", "llama", 256, 768, 2, 4, 2, 64, 1024, 512, 5e5f, 1e-5f, true, true, 0},
+    {"qwen2", "real", "qwen2", 896, 4864, 24, 14, 2, 64, 32768, 151936, 1e6f, 1e-6f, true, false,
+     0},
+    {"qwen2", "tiny", "qwen2", 256, 768, 2, 4, 2, 64, 1024, 512, 1e6f, 1e-6f, true, false, 0},
+    {"qwen3", "real", "qwen3", 1024, 3072, 28, 16, 8, 128, 40960, 151936, 1e6f, 1e-6f, true, false,
+     0},
+    {"qwen3", "tiny", "qwen3", 256, 768, 2, 4, 2, 128, 1024, 512, 1e6f, 1e-6f, true, false, 0},
+    {"phi3", "real", "phi3", 3072, 8192, 32, 32, 32, 96, 4096, 32064, 1e4f, 1e-5f, false, false, 0},
+    // the tiny Phi-3 has Phi-3.5-mini's LongRoPE: a context of 256 positions or fewer takes the
+    // short factors, a longer one the long factors
+    {"phi3", "tiny", "phi3", 256, 768, 2, 4, 4, 64, 1024, 512, 1e4f, 1e-5f, false, false, 256},
+    {"gpt2", "real", "gpt2", 768, 3072, 12, 12, 12, 64, 1024, 50257, 1e4f, 1e-5f, false, false, 0},
+    {"gpt2", "tiny", "gpt2", 256, 1024, 2, 4, 4, 64, 1024, 512, 1e4f, 1e-5f, false, false, 0},
+    {"gemma2", "real", "gemma2", 2304, 9216, 26, 8, 4, 256, 8192, 256000, 1e4f, 1e-6f, true, false,
+     0},
+    {"gemma2", "tiny", "gemma2", 256, 768, 2, 4, 2, 128, 1024, 512, 1e4f, 1e-6f, true, false, 0},
+    {"gemma3", "real", "gemma3", 1152, 6912, 26, 4, 1, 256, 32768, 262144, 1e6f, 1e-6f, true, false,
+     0},
+    {"gemma3", "tiny", "gemma3", 256, 768, 2, 4, 2, 128, 1024, 512, 1e6f, 1e-6f, true, false, 0},
     // micro: one 8-wide layer and the 259-token byte vocabulary, about 25 KB: the GGUF fuzz
     // harness's seeds of each architecture (tests/fuzz/make_seeds.c)
-    {"llama3", "micro", "llama", 8, 16, 1, 2, 1, 4, 16, 259, 5e5f, 1e-5f, true, true},
-    {"qwen2", "micro", "qwen2", 8, 16, 1, 2, 1, 4, 16, 259, 1e6f, 1e-6f, true, false},
-    {"qwen3", "micro", "qwen3", 8, 16, 1, 2, 1, 8, 16, 259, 1e6f, 1e-6f, true, false},
-    {"phi3", "micro", "phi3", 8, 16, 1, 2, 2, 4, 16, 259, 1e4f, 1e-5f, false, false},
-    {"gpt2", "micro", "gpt2", 8, 16, 1, 2, 2, 4, 16, 259, 1e4f, 1e-5f, false, false},
-    {"gemma2", "micro", "gemma2", 8, 16, 2, 2, 1, 8, 16, 259, 1e4f, 1e-6f, true, false},
-    {"gemma3", "micro", "gemma3", 8, 16, 2, 2, 1, 8, 16, 259, 1e6f, 1e-6f, true, false},
+    {"llama3", "micro", "llama", 8, 16, 1, 2, 1, 4, 16, 259, 5e5f, 1e-5f, true, true, 0},
+    {"qwen2", "micro", "qwen2", 8, 16, 1, 2, 1, 4, 16, 259, 1e6f, 1e-6f, true, false, 0},
+    {"qwen3", "micro", "qwen3", 8, 16, 1, 2, 1, 8, 16, 259, 1e6f, 1e-6f, true, false, 0},
+    {"phi3", "micro", "phi3", 8, 16, 1, 2, 2, 4, 16, 259, 1e4f, 1e-5f, false, false, 8},
+    {"gpt2", "micro", "gpt2", 8, 16, 1, 2, 2, 4, 16, 259, 1e4f, 1e-5f, false, false, 0},
+    {"gemma2", "micro", "gemma2", 8, 16, 2, 2, 1, 8, 16, 259, 1e4f, 1e-6f, true, false, 0},
+    {"gemma3", "micro", "gemma3", 8, 16, 2, 2, 1, 8, 16, 259, 1e6f, 1e-6f, true, false, 0},
 };
 
 // Whether a preset name comes in several shapes (the architectures' presets have a tiny one).
@@ -140,12 +148,13 @@ typedef struct stensor {
 } stensor;
 
 typedef struct synth {
-    const preset *pr;      // shapes
-    float rope_freqs[256]; // [head_dim / 2] Llama 3's frequency factors, when the preset has them
-    stensor *t;            // [n] tensors in file order
-    size_t n;              // number of tensors
-    mint_pool *pool;       // quantizes rows in parallel
-    uint64_t seed;         // user seed
+    const preset *pr;       // shapes
+    float rope_freqs[256];  // [head_dim / 2] Llama 3's frequency factors, when the preset has them
+    float longrope[2][256]; // [2][head_dim / 2] LongRoPE's long and short factors, when it has them
+    stensor *t;             // [n] tensors in file order
+    size_t n;               // number of tensors
+    mint_pool *pool;        // quantizes rows in parallel
+    uint64_t seed;          // user seed
 } synth;
 
 static void add_tensor(synth *s, const char *name, int64_t n_in, int64_t n_out, float mean,
@@ -181,6 +190,16 @@ static void llama3_rope_freqs(float *out, int n_rot, float base) {
     }
 }
 
+// LongRoPE's factors in the shape of Phi-3.5-mini's: rising from 1 for the fast pairs to about 3
+// (short) and 60 (long) for the slow ones, with a ripple so that no two pairs share a factor.
+static void longrope_factors(float *lng, float *shrt, int half) {
+    for (int i = 0; i < half; i++) {
+        const double t = half > 1 ? (double)i / (half - 1) : 0, ripple = 0.02 * sin(3.0 * i);
+        lng[i] = (float)(1.0 + 59.0 * t * t * t + ripple);
+        shrt[i] = (float)(1.0 + 2.0 * t * t + ripple);
+    }
+}
+
 // The tensors of the preset's architecture, in the order its converter writes them: llama's
 // block, and what the architecture's row (runtime/engine/arch.c) adds or fuses. Only required
 // extras are written (a llama file without biases, as Llama's are).
@@ -208,6 +227,13 @@ static void make_tensors(synth *s) {
         add_tensor(s, "rope_freqs.weight", p->head_dim / 2, 1, 0.0f, 0.0f);
         s->t[s->n - 1].fixed = s->rope_freqs;
         llama3_rope_freqs(s->rope_freqs, p->head_dim, p->rope_base);
+    }
+    if (p->n_ctx_orig) {
+        add_tensor(s, "rope_factors_long.weight", p->head_dim / 2, 1, 0.0f, 0.0f);
+        s->t[s->n - 1].fixed = s->longrope[0];
+        add_tensor(s, "rope_factors_short.weight", p->head_dim / 2, 1, 0.0f, 0.0f);
+        s->t[s->n - 1].fixed = s->longrope[1];
+        longrope_factors(s->longrope[0], s->longrope[1], p->head_dim / 2);
     }
     const bool qkv_bias = d->qkv_bias == MINT_REQUIRED;
     for (int l = 0; l < p->n_layer; l++) {
@@ -470,7 +496,7 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
     preset local = *pr;
     s.pr = &local;
     mint_gguf_writer *w = mint_gguf_writer_create();
-    s.t = calloc((size_t)(6 + 14 * pr->n_layer), sizeof *s.t);
+    s.t = calloc((size_t)(8 + 14 * pr->n_layer), sizeof *s.t);
     if (!w || !s.t) {
         st = mint_fail(err, MINT_E_NOMEM, "out of memory");
         goto done;
@@ -511,9 +537,15 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
         snprintf(key, sizeof key, "%s.attention.value_length", pr->arch);
         mint_gguf_add_u32(w, key, (uint32_t)pr->head_dim);
     }
-    if (strcmp(pr->arch, "phi3") == 0) { // as Phi-3-mini-4k's converted files have them
-        mint_gguf_add_u32(w, "phi3.rope.scaling.original_context_length", (uint32_t)pr->n_ctx);
+    if (strcmp(pr->arch, "phi3") == 0) { // as Phi-3-mini's converted files have them
+        mint_gguf_add_u32(w, "phi3.rope.scaling.original_context_length",
+                          (uint32_t)(pr->n_ctx_orig ? pr->n_ctx_orig : pr->n_ctx));
         mint_gguf_add_u32(w, "phi3.attention.sliding_window", (uint32_t)pr->n_ctx / 2 - 1);
+    }
+    if (pr->n_ctx_orig) { // LongRoPE's scale of cos and sin, as Phi-3's converter computes it
+        const double ratio = (double)pr->n_ctx / pr->n_ctx_orig;
+        snprintf(key, sizeof key, "%s.rope.scaling.attn_factor", pr->arch);
+        mint_gguf_add_f32(w, key, (float)sqrt(1.0 + log(ratio) / log((double)pr->n_ctx_orig)));
     }
     if (d->swa_period) { // the window: Gemma 2's 4096 and Gemma 3's 512 keys; a tiny model's 8,
                          // every other layer (the pattern key llama.cpp reads), so tests cross it

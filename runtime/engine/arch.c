@@ -16,9 +16,11 @@ static const mint_arch arches[] = {
     {"qwen2", .rope_neox = true, .qkv_bias = MINT_REQUIRED},
     // Qwen3 (dense): no biases; q and k RMS-normalised per head before RoPE; NEOX RoPE.
     {"qwen3", .rope_neox = true, .qk_norm = MINT_REQUIRED},
-    // Phi-3 (mini, medium): q/k/v in one matrix, gate and up in another; NEOX RoPE; queries
-    // pre-scaled. Its files' attention.sliding_window is ignored, as llama.cpp does.
-    {"phi3", .rope_neox = true, .fused_qkv = true, .fused_gate_up = true, .q_prescale = true},
+    // Phi-3 (mini, medium) and Phi-3.5-mini: q/k/v in one matrix, gate and up in another; NEOX
+    // RoPE; queries pre-scaled; the 128k files' LongRoPE factors. Its files'
+    // attention.sliding_window is ignored, as llama.cpp does.
+    {"phi3", .rope_neox = true, .fused_qkv = true, .fused_gate_up = true, .q_prescale = true,
+     .longrope = MINT_OPTIONAL},
     // GPT-2 (and the pattern of OPT): LayerNorm, learned positions instead of RoPE, q/k/v fused
     // with one bias, biases on every projection, a GELU feed-forward of two matrices.
     {"gpt2", .qkv_bias = MINT_REQUIRED, .out_bias = MINT_REQUIRED, .fused_qkv = true,

@@ -22,6 +22,9 @@ typedef struct mint_arch {
     mint_tensor_need out_bias; // blk.N.attn_output.bias [n_embd]
     mint_tensor_need qk_norm;  // blk.N.attn_q_norm/attn_k_norm.weight [head_dim], RMSNorm per head
     mint_tensor_need rope_freqs; // rope_freqs.weight [n_rot / 2]: divisors of each pair's angle
+    mint_tensor_need longrope;   // rope_factors_long/short.weight [n_rot / 2]: LongRoPE's two sets
+                                 // of divisors, chosen by the context's length (Phi-3 128k,
+                                 // Phi-3.5)
     bool fused_qkv;     // q, k, v are row ranges of one blk.N.attn_qkv.weight [n_embd, q+2kv]
     bool fused_gate_up; // gate and up are the two halves of blk.N.ffn_up.weight [n_embd, 2 n_ff]
     bool q_prescale;    // queries are scaled by 1/sqrt(head_dim) before attention, which then

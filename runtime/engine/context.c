@@ -247,7 +247,7 @@ mint_status mint_ctx_create(mint_model *m, const mint_ctx_params *params, mint_c
     if (st) goto fail;
     c->k = params && params->isa ? mint_kernels_for((mint_isa)mint_isa_from_name(params->isa))
                                  : mint_kernels_get();
-    if ((st = mint_graph_build(m, c->k, &c->graph, err))) goto fail;
+    if ((st = mint_graph_build(m, c->k, c->params.n_ctx, &c->graph, err))) goto fail;
     if ((st = plan_memory(c, err))) goto fail;
     const mint_hparams *hp = &m->hp;
     const mint_ctx_params *p = &c->params;

@@ -151,9 +151,12 @@ static void run_matmul(const mint_node *n, const mint_exec *e, int node, int ith
 static void run_rope(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
     const mint_hparams *hp = e->hp;
     const bool local = mint_layer_windowed(hp, n->layer); // Gemma's window layers: own base
-    const mint_rope_cfg cfg = {hp->n_rot, local ? hp->rope_base_swa : hp->rope_base,
+    const mint_rope_cfg cfg = {hp->n_rot,
+                               local ? hp->rope_base_swa : hp->rope_base,
                                local ? hp->rope_freq_scale_swa : hp->rope_freq_scale,
-                               n->w ? n->w->data : NULL, hp->rope_neox};
+                               n->w ? n->w->data : NULL,
+                               hp->rope_neox,
+                               hp->rope_mscale};
     long lo, hi;
     mint_split(e->n_tokens, ith, nth, &lo, &hi);
     mint_rope(e->buf[n->dst], e->stride[n->dst], e->pos, (int)(n->width / hp->head_dim),

@@ -33,23 +33,24 @@ enum { MAX_PLAIN_CTX = 4096 }; // default and largest n_ctx (the KV arrays are a
 
 // The run state (llama2.c's RunState): activations of the one token being computed, and the cache.
 struct mint_plain {
-    const mint_model *m;     // the weights and hyper-parameters (not owned)
-    const mint_kernels *ref; // the scalar reference kernels (quant/kernels_ref.c)
-    int32_t n_ctx;           // positions the KV arrays hold
-    int32_t n_past;          // positions 0 .. n_past-1 hold keys and values
-    float *x;                // [n_embd] the residual stream
-    float *xb;               // [n_embd] the residual, normalised
-    float *q;                // [n_head * head_dim] queries
-    float *k;                // [n_head_kv * head_dim] this position's keys
-    float *v;                // [n_head_kv * head_dim] this position's values
-    float *att;              // [n_head * head_dim] attention output, head after head
-    float *hb;               // [n_ff] ffn gate, then silu(gate) * up
-    float *hb2;              // [n_ff] ffn up
-    float *tmp;              // [n_embd] a projection's output before the residual add
-    float *scores;           // [n_ctx] one head's scores, then its attention weights
-    void *xq;                // [4 * widest row] bytes: a matmul's input in its vec_dot_type
-    float *key_cache;        // [n_layer][n_ctx][n_head_kv * head_dim]
-    float *value_cache;      // [n_layer][n_ctx][n_head_kv * head_dim]
+    const mint_model *m;       // the weights and hyper-parameters (not owned)
+    const mint_kernels *ref;   // the scalar reference kernels (quant/kernels_ref.c)
+    int32_t n_ctx;             // positions the KV arrays hold
+    const float *rope_factors; // [n_rot / 2] RoPE divisors for this n_ctx, or NULL (none)
+    int32_t n_past;            // positions 0 .. n_past-1 hold keys and values
+    float *x;                  // [n_embd] the residual stream
+    float *xb;                 // [n_embd] the residual, normalised
+    float *q;                  // [n_head * head_dim] queries
+    float *k;                  // [n_head_kv * head_dim] this position's keys
+    float *v;                  // [n_head_kv * head_dim] this position's values
+    float *att;                // [n_head * head_dim] attention output, head after head
+    float *hb;                 // [n_ff] ffn gate, then silu(gate) * up
+    float *hb2;                // [n_ff] ffn up
+    float *tmp;                // [n_embd] a projection's output before the residual add
+    float *scores;             // [n_ctx] one head's scores, then its attention weights
+    void *xq;                  // [4 * widest row] bytes: a matmul's input in its vec_dot_type
+    float *key_cache;          // [n_layer][n_ctx][n_head_kv * head_dim]
+    float *value_cache;        // [n_layer][n_ctx][n_head_kv * head_dim]
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -81,13 +82,14 @@ static void matmul(const mint_plain *p, float *out, const float *x, const mint_w
 
 // x[0..n_heads*head_dim) rotated in place for position pos (docs/formats.md 5.3). Pair i of a
 // head turns by pos * base^(-2i/n_rot) / ff_i * freq_scale, where ff_i is Llama 3's frequency
-// factor (1 without rope_freqs). Llama's pairs are adjacent, (x[2i], x[2i+1]); NEOX's (Qwen) are
-// half a head apart, (x[i], x[i + n_rot/2]). The angle is ggml's running product (theta *=
-// base^(-2/n_rot)), not a fresh power per pair, and the rotation is two fused multiply-adds (ggml
-// is built with FP contraction).
-static void rope(float *x, int n_heads, const mint_model *m, int l, int32_t pos) {
-    const mint_hparams *hp = &m->hp;
-    const float *ff = m->rope_freqs.data;
+// factor or LongRoPE's for this context's length (1 without either), and cos and sin are scaled
+// by rope.scaling.attn_factor (1 but for LongRoPE). Llama's pairs are adjacent, (x[2i], x[2i+1]);
+// NEOX's (Qwen) are half a head apart, (x[i], x[i + n_rot/2]). The angle is ggml's running product
+// (theta *= base^(-2/n_rot)), not a fresh power per pair, and the rotation is two fused
+// multiply-adds (ggml is built with FP contraction).
+static void rope(float *x, int n_heads, const mint_plain *p, int l, int32_t pos) {
+    const mint_hparams *hp = &p->m->hp;
+    const float *ff = p->rope_factors;
     const int half = hp->n_rot / 2;
     const bool local = mint_layer_windowed(hp, l); // Gemma's window layers have their own base
     const float base = local ? hp->rope_base_swa : hp->rope_base;
@@ -96,7 +98,7 @@ static void rope(float *x, int n_heads, const mint_model *m, int l, int32_t pos)
     float theta = (float)pos;
     for (int i = 0; i < half; i++) {
         const float angle = (ff ? theta / ff[i] : theta) * freq_scale;
-        const float c = cosf(angle), s = sinf(angle);
+        const float c = cosf(angle) * hp->rope_mscale, s = sinf(angle) * hp->rope_mscale;
         for (int h = 0; h < n_heads; h++) {
             float *head = x + (size_t)h * hp->head_dim;
             float *a = hp->rope_neox ? head + i : head + 2 * i;
@@ -194,8 +196,8 @@ static void forward(mint_plain *p, int32_t token, int32_t pos, float *logits) {
         head_norm(p->q, &L->q_norm, hp->n_head, hp);
         head_norm(p->k, &L->k_norm, hp->n_head_kv, hp);
         if (!m->desc->learned_pos) { // GPT-2 has no rotary positions
-            rope(p->q, hp->n_head, m, l, pos);
-            rope(p->k, hp->n_head_kv, m, l, pos);
+            rope(p->q, hp->n_head, p, l, pos);
+            rope(p->k, hp->n_head_kv, p, l, pos);
         }
         if (hp->q_scale != 1.0f) // Phi-3 scales the queries instead of the scores
             for (int i = 0; i < hp->n_head * hd; i++) p->q[i] *= hp->q_scale;
@@ -304,6 +306,7 @@ mint_status mint_plain_create(const mint_model *m, int32_t n_ctx, mint_plain **o
     p->m = m;
     p->ref = ref;
     p->n_ctx = n_ctx;
+    p->rope_factors = mint_model_rope_factors(m, n_ctx)->data;
     const size_t q_dim = (size_t)hp->n_head * hp->head_dim;
     const size_t kv_dim = (size_t)hp->n_head_kv * hp->head_dim;
     size_t widest = (size_t)hp->n_embd; // a converted row takes at most 4 bytes per element

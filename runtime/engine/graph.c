@@ -155,8 +155,8 @@ static bool independent(const mint_node *a, const mint_node *b) {
     return false;
 }
 
-mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, mint_graph *g,
-                             mint_err *err) {
+mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, int32_t n_ctx,
+                             mint_graph *g, mint_err *err) {
     memset(g, 0, sizeof *g);
     const mint_hparams *hp = &m->hp;
     int64_t q_dim = (int64_t)hp->n_head * hp->head_dim,
@@ -173,6 +173,7 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, mint_gr
     g->width[MINT_BUF_LOGITS] = hp->n_vocab;
     g->width[MINT_BUF_XQ] = 0; // grown by add_matmuls
     builder b = {g, 0, false, k};
+    const mint_weight *rope_factors = mint_model_rope_factors(m, n_ctx);
 
     mint_node *n = add(&b, MINT_OP_GET_ROWS, MINT_BUF_X, MINT_BUF_NONE, "token_embd");
     if (n) n->w = &m->tok_embd;
@@ -209,10 +210,10 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, mint_gr
         }
         if (!m->desc->learned_pos) {
             snprintf(nm[4], 32, "blk.%d.rope_q", l);
-            n = add_in_place(&b, MINT_OP_ROPE, MINT_BUF_Q, &m->rope_freqs, nm[4]);
+            n = add_in_place(&b, MINT_OP_ROPE, MINT_BUF_Q, rope_factors, nm[4]);
             if (n) n->layer = l; // Gemma's window layers have their own base
             snprintf(nm[4], 32, "blk.%d.rope_k", l);
-            n = add_in_place(&b, MINT_OP_ROPE, MINT_BUF_K, &m->rope_freqs, nm[4]);
+            n = add_in_place(&b, MINT_OP_ROPE, MINT_BUF_K, rope_factors, nm[4]);
             if (n) n->layer = l;
         }
         if (hp->q_scale != 1.0f) {
@@ -320,12 +321,20 @@ char *mint_graph_describe(const mint_graph *g, const mint_model *m) {
             snprintf(wt, sizeof wt, "  W %s [%" PRId64 ", %" PRId64 "]", mint_type_name(n->w->type),
                      n->w->n_in, n->w->n_out);
         const char *dst = n->op == MINT_OP_KV_STORE ? "kv_cache" : mint_buf_name(n->dst);
-        char type[48] = "";
+        char type[96] = "";
         if (n->op == MINT_OP_CONVERT || n->op == MINT_OP_MATMUL)
             snprintf(type, sizeof type, "  (act %s)", mint_type_name(n->type));
-        if (n->op == MINT_OP_ROPE) // which pairs turn, and whether the angles have factors
-            snprintf(type, sizeof type, "  (%s pairs%s)", m->hp.rope_neox ? "NEOX" : "NORMAL",
-                     n->w ? ", rope_freqs factors" : "");
+        if (n->op == MINT_OP_ROPE) { // which pairs turn, with which factors and scale
+            const char *ff = !n->w                    ? ""
+                             : n->w == &m->rope_long  ? ", LongRoPE long factors"
+                             : n->w == &m->rope_short ? ", LongRoPE short factors"
+                                                      : ", rope_freqs factors";
+            char ms[32] = "";
+            if (m->hp.rope_mscale != 1.0f)
+                snprintf(ms, sizeof ms, ", cos/sin x %.4g", m->hp.rope_mscale);
+            snprintf(type, sizeof type, "  (%s pairs%s%s)", m->hp.rope_neox ? "NEOX" : "NORMAL", ff,
+                     ms);
+        }
         OUT("%4d  %-9s %-20s %s -> %s [%" PRId64 "]%s%s%s%s\n", i, mint_op_name(n->op), n->name, in,
             dst, n->width, wt, type, n->out_only ? "  (wanted rows only)" : "",
             n->no_barrier ? "  (no barrier)" : "");

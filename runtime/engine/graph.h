@@ -106,10 +106,11 @@ typedef struct mint_graph {
     int64_t width[MINT_BUF_COUNT]; // elements (XQ: bytes) per row of each buffer
 } mint_graph;
 
-// Builds the graph for a model; activations are converted to the vec_dot_type of each weight in
-// the kernel table k.
-mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, mint_graph *g,
-                             mint_err *err);
+// Builds the graph for a model in a context of n_ctx positions per sequence (which picks
+// LongRoPE's factors); activations are converted to the vec_dot_type of each weight in the kernel
+// table k.
+mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, int32_t n_ctx,
+                             mint_graph *g, mint_err *err);
 void mint_graph_free(mint_graph *g);
 
 // Writes the graph as text (one node per line: index, op, name, inputs -> output with shapes,

@@ -191,6 +191,14 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
             return mint_fail(err, MINT_E_FORMAT, "rope scaling factor %g must be > 0", factor);
         hp->rope_freq_scale = 1.0f / factor;
     }
+    // RoPE's cos and sin are scaled by rope.scaling.attn_factor (llama.cpp reads it for every
+    // architecture; Phi-3's 128k converters put LongRoPE's sqrt(1 + ln s / ln n_orig) there), and
+    // a context longer than the original one takes LongRoPE's long factors.
+    hp->rope_mscale = 1.0f;
+    if ((st = get_positive(f, a, "rope.scaling.attn_factor", &hp->rope_mscale, err))) return st;
+    hp->n_ctx_orig = hp->n_ctx_train;
+    st = get_dim(f, a, "rope.scaling.original_context_length", &hp->n_ctx_orig, err);
+    if (st != MINT_OK && st != MINT_E_NOT_FOUND) return st;
     hp->attn_scale = 1.0f / sqrtf((float)hp->head_dim);
     if (hp->n_layer == m->desc->wide_scale_layers) // Gemma 27B: query_pre_attn_scalar
         hp->attn_scale = 1.0f / sqrtf((float)(hp->n_embd / hp->n_head));
@@ -425,8 +433,24 @@ static mint_status bind_weights(mint_model *m, mint_err *err) {
     if (m->desc->learned_pos &&
         (st = bind(m, &m->pos_embd, "position_embd.weight", e, hp->n_ctx_train, err)))
         return st;
-    return bind_extra(m, &m->rope_freqs, m->desc->rope_freqs, "rope_freqs.weight", hp->n_rot / 2,
-                      err);
+    if ((st = bind_extra(m, &m->rope_freqs, m->desc->rope_freqs, "rope_freqs.weight", hp->n_rot / 2,
+                         err)) ||
+        (st = bind_extra(m, &m->rope_long, m->desc->longrope, "rope_factors_long.weight",
+                         hp->n_rot / 2, err)) ||
+        (st = bind_extra(m, &m->rope_short, m->desc->longrope, "rope_factors_short.weight",
+                         hp->n_rot / 2, err)))
+        return st;
+    if (!m->rope_long.data != !m->rope_short.data)
+        return mint_fail(err, MINT_E_FORMAT,
+                         "tensor %s.weight is missing (LongRoPE needs both "
+                         "rope_factors_long and rope_factors_short)",
+                         m->rope_long.data ? "rope_factors_short" : "rope_factors_long");
+    return MINT_OK;
+}
+
+const mint_weight *mint_model_rope_factors(const mint_model *m, int32_t n_ctx) {
+    if (m->rope_freqs.data || !m->rope_long.data) return &m->rope_freqs;
+    return n_ctx > m->hp.n_ctx_orig ? &m->rope_long : &m->rope_short;
 }
 
 // "F32x9 Q4_Kx25 Q6_Kx5": how many bound matrices/vectors of each type.

@@ -61,6 +61,9 @@ typedef struct mint_hparams {
     int32_t n_rot;         // rotary dimensions (== head_dim for llama)
     float rope_base;       // llama.rope.freq_base (10000)
     float rope_freq_scale; // 1 / llama.rope.scaling.factor for linear scaling (1)
+    float rope_mscale;     // rope.scaling.attn_factor: RoPE's cos and sin times it (1)
+    int32_t n_ctx_orig;    // rope.scaling.original_context_length (n_ctx_train): a context
+                           // longer than it takes LongRoPE's long factors
     float rms_eps;         // the norms' epsilon: attention.layer_norm_rms_epsilon (RMSNorm) or
                            // attention.layer_norm_epsilon (LayerNorm)
     float attn_scale;      // scores' factor: 1 / sqrt(head_dim), or 1 when q_scale has it
@@ -86,6 +89,8 @@ struct mint_model {
     mint_weight output;      // [n_embd, n_vocab] (token_embd when tied)
     mint_layer *layers;      // [n_layer]
     mint_weight rope_freqs;  // [n_rot / 2] F32 RoPE frequency divisors (Llama 3), data NULL if none
+    mint_weight rope_long;   // [n_rot / 2] F32 LongRoPE divisors for contexts > n_ctx_orig (Phi-3)
+    mint_weight rope_short;  // [n_rot / 2] F32 LongRoPE divisors otherwise; both or neither
     mint_weight output_norm_b; // [n_embd] F32 LayerNorm bias of the final norm (GPT-2), or none
     mint_weight pos_embd;      // [n_embd, n_ctx_train] learned positions (GPT-2), data NULL if none
     const mint_arch *desc;     // the architecture's row (NULL for a vocabulary-only model)
@@ -103,6 +108,11 @@ struct mint_model {
     size_t packed_bytes;       // bytes of packed matrices in it
     mint_repack *repack;       // background packing state (runtime/engine/repack.c), or NULL
 };
+
+// The RoPE frequency divisors a context of n_ctx positions (per sequence) uses (data NULL for
+// none): rope_freqs, else LongRoPE's long factors when n_ctx exceeds n_ctx_orig and its short ones
+// otherwise (llama.cpp's choice).
+const mint_weight *mint_model_rope_factors(const mint_model *m, int32_t n_ctx);
 
 // mint_model_open on a file already opened (or parsed from memory: the GGUF fuzz harness), which
 // the model then owns, closing it on failure too; `label` names it in messages.

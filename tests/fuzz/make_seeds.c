@@ -222,7 +222,8 @@ static void seeds_gguf(const char *data_dir) {
 // A whole model of each architecture of runtime/engine/arch.c, as small as one goes (synth.c's
 // "micro" shape: one 8-wide layer, ~25 KB), so the harness's model binder and plain forward
 // pass start from files they accept, and mutations reach the architecture-specific keys and
-// tensors (key_length, rope_freqs, the fused and bias tensors, position_embd).
+// tensors (key_length, rope_freqs, LongRoPE's factors and attn_factor, the fused and bias
+// tensors, position_embd).
 static void gguf_architectures(void) {
     static const char *const arches[] = {"llama3", "qwen2",  "qwen3", "phi3",
                                          "gpt2",   "gemma2", "gemma3"};
