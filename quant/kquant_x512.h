@@ -356,24 +356,51 @@ X512_ALWAYS_INLINE const uint8_t *kpk_rest(ktype T, const uint8_t *g, int64_t nb
     return T.bs % 4 ? g + mint_pack_rest_at(kpk_nd(T), nb, b) : NULL;
 }
 
-// One token over packed rows (w: the first group, gb bytes per group): kgemv's steps with the
-// levels loaded as they are, each group one sequential stream.
+// Columns c0 .. c0 + C - 1 (C <= 8, fixed at compile time) of one packed 16-row group g: each
+// super-block's scales are decoded once and its levels loaded as they are, for every column (in
+// steps of up to 4, whose sums fit the registers). Per column these are the steps of one token
+// (kstep), so each column gets the bits it would get alone.
+X512_ALWAYS_INLINE void kgroup_pass(ktype T, int C, const uint8_t *g, int64_t nb, const uint8_t *a,
+                                    size_t a_stride, int c0, float *y, size_t y_stride,
+                                    __mmask16 rm) {
+    const mint_block_q8_K *ar[8];
+    __m512 acc[8];
+    X512_UNROLL for (int c = 0; c < C; c++) {
+        ar[c] = (const mint_block_q8_K *)(a + (size_t)(c0 + c) * a_stride);
+        acc[c] = _mm512_setzero_ps();
+    }
+    for (int64_t b = 0; b < nb; b++) {
+        const __m512i *sbp = kpk_body(T, g, nb, b);
+        x512_prefetch_ahead(sbp, (size_t)kpk_nd(T) * 64 + (T.bs % 4 ? 32 : 0));
+        kpanel p; // scales only: the levels come from the packed vectors
+        kscales(T, &p, sbp, 0, kpk_rest(T, g, nb, b));
+        X512_UNROLL for (int c = 0; c < C; c += 4)
+            kstep(T, C - c < 4 ? C - c : 4, &p, sbp, 0, ar + c, b, acc + c);
+    }
+    X512_UNROLL for (int c = 0; c < C; c++)
+        _mm512_mask_storeu_ps(y + (size_t)(c0 + c) * y_stride, rm, acc[c]);
+}
+
+// One token, or a few (nc <= KSMALL_COLS: a step of several sequences, a speculative check), over
+// packed rows (w: the first group, gb bytes per group), each group one sequential stream read
+// once for all the columns, in passes of 8, 4, 2 and 1 columns that find the group in L1/L2.
+enum { KSMALL_COLS = 16 };
 X512_ALWAYS_INLINE void kgemv_packed(ktype T, int64_t n, const uint8_t *w, size_t gb, int nr,
-                                     const void *a, float *y) {
+                                     const uint8_t *a, size_t a_stride, int nc, float *y,
+                                     size_t y_stride) {
     const int64_t nb = n / MINT_QK_K;
-    const mint_block_q8_K *ar[1] = {a};
     for (int r0 = 0; r0 < nr; r0 += 16) {
         const int rows = nr - r0 < 16 ? nr - r0 : 16;
-        __m512 acc[1] = {_mm512_setzero_ps()};
+        const __mmask16 rm = x512_mask16(rows);
         const uint8_t *g = w + (size_t)(r0 / 16) * gb;
-        for (int64_t b = 0; b < nb; b++) {
-            const __m512i *sbp = kpk_body(T, g, nb, b);
-            x512_prefetch_ahead(sbp, (size_t)kpk_nd(T) * 64 + (T.bs % 4 ? 32 : 0));
-            kpanel p; // scales only: the levels come from the packed vectors
-            kscales(T, &p, sbp, 0, kpk_rest(T, g, nb, b));
-            kstep(T, 1, &p, sbp, 0, ar, b, acc);
+        float *yr = y + r0;
+        int c0 = 0;
+        for (; nc - c0 >= 4; c0 += 4) kgroup_pass(T, 4, g, nb, a, a_stride, c0, yr, y_stride, rm);
+        if (nc - c0 >= 2) {
+            kgroup_pass(T, 2, g, nb, a, a_stride, c0, yr, y_stride, rm);
+            c0 += 2;
         }
-        _mm512_mask_storeu_ps(y + r0, x512_mask16(rows), acc[0]);
+        if (nc - c0 >= 1) kgroup_pass(T, 1, g, nb, a, a_stride, c0, yr, y_stride, rm);
     }
 }
 
@@ -396,18 +423,21 @@ X512_ALWAYS_INLINE void kmicro(ktype T, int C, const kpanel *pan, int nk, const 
     }
 }
 
-// The gemm contract: one token goes to kgemv; a batch is cut into K chunks of KSB super-blocks;
-// each 16-row group's panels are built once per chunk and 6 columns at a time run against them.
-// With `packed`, w holds packed groups and w_stride is the bytes of one group.
+// The gemm contract: one token goes to kgemv (kgemv_packed, which also takes up to KSMALL_COLS
+// tokens over packed rows: panels do not repay their building for a few columns); a batch is cut
+// into K chunks of KSB super-blocks; each 16-row group's panels are built once per chunk and 6
+// columns at a time run against them. With `packed`, w holds packed groups and w_stride is the
+// bytes of one group.
 X512_ALWAYS_INLINE void kgemm(ktype T, int packed, int64_t n, const void *vw, size_t w_stride,
                               int nr, const void *va, size_t a_stride, int nc, float *y,
                               size_t y_stride) {
     const uint8_t *w = vw, *a = va;
-    if (nc == 1) {
-        if (packed)
-            kgemv_packed(T, n, w, w_stride, nr, a, y);
-        else
-            kgemv(T, n, w, w_stride, nr, a, y);
+    if (nc == 1 && !packed) {
+        kgemv(T, n, w, w_stride, nr, a, y);
+        return;
+    }
+    if (packed && nc <= KSMALL_COLS) {
+        kgemv_packed(T, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);
         return;
     }
     const int64_t nb = n / MINT_QK_K;

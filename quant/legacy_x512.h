@@ -373,53 +373,110 @@ X512_ALWAYS_INLINE void gemv(ltype T, int64_t n, const uint8_t *w, size_t w_stri
     }
 }
 
-// One token over packed rows (w: the first group, gb bytes per group): the same block steps as
-// gemv, with every 64-byte load already lanes = rows and the groups one sequential stream.
-X512_ALWAYS_INLINE void gemv_packed(ltype T, int64_t n, const uint8_t *w, size_t gb, int nr,
-                                    const uint8_t *a, float *y) {
-    const int64_t nb = n / MINT_QK;
+// The block steps of C columns (C <= 8, fixed at compile time) against one packed 16-row group
+// g over blocks k0 .. k0 + nk - 1: each block is loaded and unpacked once and its dot products
+// with the C columns follow (ar[c]: column c's activation row; info entries j * cw + c0 + c).
+// Per column these are exactly the steps of one token, so a column's sums, and the float order
+// of its accumulator acc[c], do not depend on C or on the other columns.
+X512_ALWAYS_INLINE void group_cols(ltype T, int C, const uint8_t *g, int64_t nb, int64_t k0, int nk,
+                                   const uint8_t *const *ar, const act_info *info, int cw, int c0,
+                                   __m512 *acc) {
     const int nd = pk_nd(T), qd = (T.q_off - pk_off(T)) / 4;
+    const int hi16 = HI16 && !T.wide && !T.h_off;
+    for (int j = 0; j < nk; j++) {
+        const int64_t b = k0 + j;
+        const __m512i *bb = pk_body(T, g, nb, b);
+        const uint8_t *rest = pk_rest(T, g, nb, b);
+        x512_prefetch_ahead(bb, (size_t)(nd * 64 + (pk_off(T) ? 32 : 0)));
+        panel p;
+        __m512i lo[4], hi[4];
+        if (hi16) {
+            // Low nibbles as they are, high ones in place as 16 * level, shifted back once.
+            X512_UNROLL for (int m = 0; m < 4; m++) {
+                const __m512i v = _mm512_load_si512(bb + qd + m);
+                lo[m] = x512_lo4(v);
+                hi[m] = _mm512_and_si512(v, _mm512_set1_epi8((char)0xF0));
+            }
+            if (pk_off(T)) {
+                p.d = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)rest));
+                p.m = _mm512_setzero_ps();
+            } else {
+                p.d = x512_f16_lo(bb[0]);
+                p.m = T.m_off ? x512_f16_hi(bb[0]) : _mm512_setzero_ps();
+            }
+        } else {
+            make_panel_packed(T, bb, rest, &p);
+        }
+        X512_UNROLL for (int c = 0; c < C; c++) {
+            const int e = j * cw + c0 + c;
+            __m512i s = _mm512_set1_epi32(info->off[e]);
+            if (hi16) {
+                __m512i s16 = _mm512_setzero_si512();
+                X512_UNROLL for (int m = 0; m < 4; m++) {
+                    s = x512_dot_u8s8(s, lo[m], x512_bcast32(act_q(T, ar[c], b, m)));
+                    s16 = x512_dot_u8s8(s16, hi[m], x512_bcast32(act_q(T, ar[c], b, 4 + m)));
+                }
+                s = _mm512_add_epi32(s, _mm512_srai_epi32(s16, 4));
+            } else {
+                X512_UNROLL for (int k = 0; k < 8; k++) s =
+                    dot_w(T, s, p.q[k], x512_bcast32(act_q(T, ar[c], b, k)));
+            }
+            acc[c] = block_float(T, s, &p, &info->d[e], &info->s[e], acc[c]);
+        }
+    }
+}
+
+// Columns c0 .. c0 + C - 1 of one group's rows r0 .. r0 + rows - 1 over one K chunk: the
+// accumulators start at 0 (first chunk) or from y (lossless), and go back to y.
+X512_ALWAYS_INLINE void group_pass(ltype T, int C, const uint8_t *g, int64_t nb, int64_t k0, int nk,
+                                   const uint8_t *a, size_t a_stride, const act_info *info, int cw,
+                                   int c0, float *y, size_t y_stride, __mmask16 rm) {
+    const uint8_t *ar[8];
+    __m512 acc[8];
+    X512_UNROLL for (int c = 0; c < C; c++) {
+        ar[c] = a + (size_t)(c0 + c) * a_stride;
+        float *yc = y + (size_t)(c0 + c) * y_stride;
+        acc[c] = k0 == 0 ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(rm, yc);
+    }
+    group_cols(T, C, g, nb, k0, nk, ar, info, cw, c0, acc);
+    X512_UNROLL for (int c = 0; c < C; c++)
+        _mm512_mask_storeu_ps(y + (size_t)(c0 + c) * y_stride, rm, acc[c]);
+}
+
+// One token, or a few (nc <= SMALL_COLS: a step of several sequences, a speculative check), over
+// packed rows (w: the first group, gb bytes per group), the groups one sequential stream: every
+// weight block is read and unpacked once per group and K chunk, and its dot products with all
+// the columns follow, in passes of 8, 4, 2 and 1 columns that find the group in L1. Each column
+// gets the bits of one token alone (group_cols).
+enum { SMALL_COLS = 16 };
+X512_ALWAYS_INLINE void gemv_packed(ltype T, int64_t n, const uint8_t *w, size_t gb, int nr,
+                                    const uint8_t *a, size_t a_stride, int nc, float *y,
+                                    size_t y_stride) {
+    const int64_t nb = n / MINT_QK;
+    if (nc < 1) return;
+    const int64_t kb = GEMV_KB / nc; // info holds every column's entries of a chunk
     act_info info;
-    for (int64_t k0 = 0; k0 < nb; k0 += GEMV_KB) {
-        const int nk = (int)(nb - k0 < GEMV_KB ? nb - k0 : GEMV_KB);
-        fill_act_info(T, &info, 1, 1, a, 0, 1, k0, nk);
+    for (int64_t k0 = 0; k0 < nb; k0 += kb) {
+        const int nk = (int)(nb - k0 < kb ? nb - k0 : kb);
+        fill_act_info(T, &info, nc, nc, a, a_stride, nc, k0, nk);
         for (int r0 = 0; r0 < nr; r0 += 16) {
             const int rows = nr - r0 < 16 ? nr - r0 : 16;
             const __mmask16 rm = x512_mask16(rows);
-            __m512 acc = k0 == 0 ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(rm, y + r0);
             const uint8_t *g = w + (size_t)(r0 / 16) * gb;
-            for (int j = 0; j < nk; j++) {
-                const int64_t b = k0 + j;
-                const __m512i *bb = pk_body(T, g, nb, b);
-                const uint8_t *rest = pk_rest(T, g, nb, b);
-                x512_prefetch_ahead(bb, (size_t)(nd * 64 + (pk_off(T) ? 32 : 0)));
-                panel p;
-                __m512i s = _mm512_set1_epi32(info.off[j]);
-                if (HI16 && !T.wide && !T.h_off) {
-                    // Low nibbles as they are, high ones as 16 * level, shifted back once.
-                    __m512i s16 = _mm512_setzero_si512();
-                    X512_UNROLL for (int m = 0; m < 4; m++) {
-                        const __m512i v = _mm512_load_si512(bb + qd + m);
-                        s = x512_dot_u8s8(s, x512_lo4(v), x512_bcast32(act_q(T, a, b, m)));
-                        s16 = x512_dot_u8s8(s16, _mm512_and_si512(v, _mm512_set1_epi8((char)0xF0)),
-                                            x512_bcast32(act_q(T, a, b, 4 + m)));
-                    }
-                    s = _mm512_add_epi32(s, _mm512_srai_epi32(s16, 4));
-                    if (pk_off(T)) {
-                        p.d = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)rest));
-                        p.m = _mm512_setzero_ps();
-                    } else {
-                        p.d = x512_f16_lo(bb[0]);
-                        p.m = T.m_off ? x512_f16_hi(bb[0]) : _mm512_setzero_ps();
-                    }
-                } else {
-                    make_panel_packed(T, bb, rest, &p);
-                    X512_UNROLL for (int k = 0; k < 8; k++) s =
-                        dot_w(T, s, p.q[k], x512_bcast32(act_q(T, a, b, k)));
-                }
-                acc = block_float(T, s, &p, &info.d[j], &info.s[j], acc);
+            float *yr = y + r0;
+            int c0 = 0;
+            for (; nc - c0 >= 8; c0 += 8)
+                group_pass(T, 8, g, nb, k0, nk, a, a_stride, &info, nc, c0, yr, y_stride, rm);
+            if (nc - c0 >= 4) {
+                group_pass(T, 4, g, nb, k0, nk, a, a_stride, &info, nc, c0, yr, y_stride, rm);
+                c0 += 4;
             }
-            _mm512_mask_storeu_ps(y + r0, rm, acc);
+            if (nc - c0 >= 2) {
+                group_pass(T, 2, g, nb, k0, nk, a, a_stride, &info, nc, c0, yr, y_stride, rm);
+                c0 += 2;
+            }
+            if (nc - c0 >= 1)
+                group_pass(T, 1, g, nb, k0, nk, a, a_stride, &info, nc, c0, yr, y_stride, rm);
         }
     }
 }
@@ -472,7 +529,9 @@ X512_ALWAYS_INLINE void micro(ltype T, int G, int C, const panel *const *pan, in
     }
 }
 
-// The gemm contract for one type: one token goes to gemv; a batch is cut into K chunks of KB
+// The gemm contract for one type: one token goes to gemv (gemv_packed, which also takes up to
+// SMALL_COLS tokens over packed rows: the panels below do not repay their building for a few
+// columns); a larger batch is cut into K chunks of KB
 // blocks and column chunks of CC activation rows; per chunk the activation block data is
 // gathered once, the panels of each pair of 16-row groups are built once, and 4 columns at a
 // time run against the pair (8 against a lone last group).
@@ -483,9 +542,13 @@ X512_ALWAYS_INLINE void gemm(ltype T, int packed, int64_t n, const void *vw, siz
     const uint8_t *w = vw, *a = va;
     if (nc == 1) {
         if (packed)
-            gemv_packed(T, n, w, w_stride, nr, a, y);
+            gemv_packed(T, n, w, w_stride, nr, a, a_stride, 1, y, y_stride);
         else
             gemv(T, n, w, w_stride, nr, a, y);
+        return;
+    }
+    if (packed && nc <= SMALL_COLS) {
+        gemv_packed(T, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);
         return;
     }
     const int64_t nb = n / MINT_QK;

@@ -1,7 +1,8 @@
 // test_pack.c - the repacked weight layout (quant/pack.h) and the kernels that read it: packing
 // is a permutation of the file's bytes (unpacking gives them back), and every level's
 // gemm_packed over packed rows equals its gemm over the file's rows bit for bit, for one token
-// and for tiles, on row counts that are not multiples of the 16-row group.
+// and for tiles, on row counts that are not multiples of the 16-row group; and a few columns
+// together give each column the bits of that column alone.
 #include "helpers/hang.h"
 #include "mint.h"
 #include "quant/kernels.h"
@@ -177,4 +178,54 @@ Test(pack, gemm_packed_on_rows_of_128k_elements, .timeout = MT_HANG(120)) {
             release(&m);
         }
     }
+}
+
+// The small-batch path (a step of several sequences, a speculative check): gemm_packed over nc
+// columns gives every column the bits of the one-token call (nc = 1) on that column alone, for
+// every nc up to past the small-batch limit (16) and rows long enough to take several K chunks
+// of the 32-element kernels, so batch = each sequence alone stays exact.
+Test(pack, small_batches_equal_one_token_per_column, .timeout = MT_HANG(240)) {
+    int pairs = 0;
+    for (int isa = 0; isa < MINT_ISA_COUNT; isa++) {
+        const mint_kernels *k = mint_kernels_for((mint_isa)isa);
+        if (!k) continue;
+        for (size_t ti = 0; ti < N_PACKABLE; ti++) {
+            const mint_type t = packable[ti];
+            const mint_type_kernels *tk = &k->t[t];
+            if (!tk->gemm_packed) continue;
+            pairs++;
+            const int64_t widths[] = {2048, 5632, 73728 + 256};
+            for (size_t wi = 0; wi < sizeof widths / sizeof *widths; wi++) {
+                const int rows = wi == 2 ? 19 : 37, cols = wi == 2 ? 9 : 18;
+                mats m = make(t, widths[wi], rows, cols);
+                float *one = malloc(sizeof(float) * (size_t)rows * (size_t)cols);
+                for (int c = 0; c < cols; c++)
+                    tk->gemm_packed(m.n, m.packed, m.gb, rows, m.a + (size_t)c * m.a_stride,
+                                    m.a_stride, 1, one + (size_t)c * rows, (size_t)rows);
+                const size_t ys = (size_t)rows + 3;
+                float *y = malloc(sizeof(float) * ys * (size_t)cols);
+                for (int nc = 2; nc <= cols; nc++) {
+                    for (size_t i = 0; i < ys * (size_t)cols; i++) y[i] = NAN;
+                    tk->gemm_packed(m.n, m.packed, m.gb, rows, m.a, m.a_stride, nc, y, ys);
+                    for (int c = 0; c < cols; c++)
+                        for (int r = 0; r < (int)ys; r++) {
+                            const float v = y[(size_t)c * ys + (size_t)r];
+                            if (c >= nc || r >= rows) {
+                                cr_assert(isnan(v), "%s %s nc=%d wrote outside", k->name,
+                                          mint_type_name(t), nc);
+                                continue;
+                            }
+                            const float o = one[(size_t)c * rows + (size_t)r];
+                            cr_assert(memcmp(&v, &o, sizeof v) == 0,
+                                      "%s %s n=%lld nc=%d column %d row %d: %.9g, alone %.9g",
+                                      k->name, mint_type_name(t), (long long)m.n, nc, c, r, v, o);
+                        }
+                }
+                free(y);
+                free(one);
+                release(&m);
+            }
+        }
+    }
+    cr_log_info("small batches checked on %d level x type pairs", pairs);
 }

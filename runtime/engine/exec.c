@@ -21,17 +21,14 @@
 // activation rows are reused against them.
 enum { ROW_BLOCK = 64, TOKEN_BLOCK = 64 };
 
-// Up to SMALL_BATCH tokens, a matmul runs the one-token kernel token by token over chunks of rows
-// that stay in L2, rather than the batch tiles: the tiles pay for unpacking each weight block once
-// per tile whatever its width, which a few tokens do not repay. Measured (TinyLlama Q4_0, 2
-// threads, 128 positions cached; tokens/s of one pass, tiles -> token by token): 2 tokens
-// 25 -> 75, 3: 40 -> 89, 5: 53 -> 114, 9: 85 -> 142, 12: 104 -> 141, 16: 152 -> 146; Q4_K_M
-// 4: 52 -> 88, 8: 77 -> 81, 12: 110 -> 97; Q8_0 8: 68 -> 56-59 (noisy). Eight covers a step of
-// eight sequences and a speculative check of up to seven drafted tokens. Bits are the same
-// either way (every gemm equals the one-token kernel per element, quant/kernels.h). Only for
-// repacked matrices, where it was measured: elsewhere (float types, levels without packed
-// kernels: AVX2, NEON) the tiles serve as before.
-enum { SMALL_BATCH = 8 };
+// Up to SMALL_BATCH tokens (a step of several sequences, a speculative check), a matmul over
+// repacked rows is split like one token's (each thread one stream through its share of the
+// weights), and the kernel takes all the tokens against each block it unpacks: the batch tiles
+// below build panels per tile, which a few tokens do not repay. Only for repacked matrices, where
+// the kernels have that path (AVX-512); elsewhere (float types, AVX2 and NEON, whose tiles take
+// up to 8 tokens against each weight block) the tiles serve. Bits are the same either way
+// (every gemm equals the one-token kernel per element, quant/kernels.h).
+enum { SMALL_BATCH = 16 };
 
 // Row r of buffer b.
 static inline void *row(const mint_exec *e, mint_buf_id b, int64_t r) {
@@ -104,14 +101,13 @@ static void run_matmul(const mint_node *n, const mint_exec *e, int node, int ith
     float *y = e->buf[n->dst];
     const size_t y_stride = e->stride[n->dst] / sizeof(float);
 
+    if (n_tok == 0) return; // the output of a batch that wants no logits
     if (n_tok == 1 || (n_tok <= SMALL_BATCH && packed_rows(tk, w))) {
         // Each thread owns a contiguous share of the 16-row groups (the packed layout's unit),
         // one stream through the weights, and takes it in about 8 chunks from its own counter;
         // a thread done with its share takes what is left of the others' (on a shared or busy
         // machine one thread is often descheduled for a while: the other goes on with its work
-        // instead of waiting at the barrier). A few tokens (a step of several sequences, a
-        // speculative verification) take the one-token kernel token by token over each chunk:
-        // the chunk comes from memory once and from L2 for the next tokens.
+        // instead of waiting at the barrier).
         const long groups = (long)((w->n_out + MINT_PACK_ROWS - 1) / MINT_PACK_ROWS);
         const long share = (groups + nth - 1) / nth;
         const long cg = share / 8 > 1 ? share / 8 : 1;
@@ -126,9 +122,7 @@ static void run_matmul(const mint_node *n, const mint_exec *e, int node, int ith
                 const long r0 = g0 * MINT_PACK_ROWS;
                 const long r1 =
                     g1 * MINT_PACK_ROWS < w->n_out ? g1 * MINT_PACK_ROWS : (long)w->n_out;
-                for (int64_t c = 0; c < n_tok; c++)
-                    matmul_tile(tk, w, r0, (int)(r1 - r0), a + (size_t)c * a_stride, a_stride, 1,
-                                y + (size_t)c * y_stride + r0, y_stride);
+                matmul_tile(tk, w, r0, (int)(r1 - r0), a, a_stride, (int)n_tok, y + r0, y_stride);
             }
         }
         return;
