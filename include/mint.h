@@ -320,6 +320,11 @@ typedef struct mint_ctx_params {
                               // "avx512vnni", "neon", "neondot"); NULL = the process's choice
                               // (the best the CPU has, or MINT_ISA). A level the CPU lacks is
                               // an error.
+    uint64_t prefix_cache_bytes; // memory for KV blocks beyond those the sequences can hold
+                                 // (default 0): blocks of finished prompts stay in the prefix
+                                 // cache up to this budget, least recently used given back
+                                 // first, so a prompt seen before starts from its cached
+                                 // blocks (llama-server's --cache-ram; mint-serve's too)
 } mint_ctx_params;
 
 MINT_API mint_ctx_params mint_ctx_default_params(void);

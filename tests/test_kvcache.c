@@ -262,6 +262,56 @@ Test(kvcache, least_recently_used_blocks_are_evicted, .timeout = MT_HANG(60)) {
     mint_model_close(m);
 }
 
+// The prefix cache's budget (mint_ctx_params.prefix_cache_bytes, mint-serve's --cache-ram):
+// the same pool as above plus room for four more blocks, so that the prompt before keeps its
+// blocks, and a repeat of it starts from them with the bits of a cold evaluation; the pool
+// grows only as blocks are used, and never past the budget.
+Test(kvcache, prefix_cache_budget_keeps_prompts_beyond_the_pool, .timeout = MT_HANG(60)) {
+    mint_model *m = mt_synth_model("small", "F32");
+    mint_ctx_params p = mint_ctx_default_params();
+    p.n_threads = 2;
+    p.n_ctx = 128;
+    p.kv_block = 16;
+    p.kv_size = 64;
+    mint_ctx *c;
+    mint_err err;
+    cr_assert_eq(mint_ctx_create(m, &p, &c, &err), MINT_OK, "%s", err.msg);
+    mint_cache_info info;
+    mint_ctx_cache_info(c, &info);
+    const uint64_t bb = info.bytes_block;
+    const int32_t own = info.blocks_max;
+    mint_ctx_free(c);
+    p.prefix_cache_bytes = 4 * bb + bb / 2; // four blocks and a half: four
+    cr_assert_eq(mint_ctx_create(m, &p, &c, &err), MINT_OK, "%s", err.msg);
+    mint_ctx_cache_info(c, &info);
+    cr_assert_eq(info.blocks_max, own + 4, "%d blocks, %d without the budget", info.blocks_max,
+                 own);
+    cr_assert_eq(info.bytes_alloc, 0, "nothing allocated before use");
+    int32_t a[64], b[64];
+    tokens(a, 64, 6);
+    tokens(b, 64, 7);
+    feed(c, 0, a, 64, NULL);
+    cr_assert_eq(mint_seq_truncate(c, 0, 0, &err), MINT_OK);
+    feed(c, 0, b, 64, NULL); // the budget's blocks: nothing of a is evicted
+    mint_ctx_cache_info(c, &info);
+    cr_assert_eq(info.evictions, 0, "%" PRIu64 " evictions", info.evictions);
+    cr_assert(info.bytes_alloc <= (uint64_t)info.blocks_max * bb);
+    cr_assert_eq(mint_seq_truncate(c, 0, 0, &err), MINT_OK);
+    int32_t held;
+    cr_assert_eq(mint_seq_prefix(c, 0, a, 64, &held, &err), MINT_OK, "%s", err.msg);
+    cr_assert_eq(held, 63, "a repeated prompt starts from its cached blocks (%d held)", held);
+    float got[NV], want[NV];
+    feed(c, 0, a + held, 64 - held, got);
+    cold_b(m, a, 64, 16, want);
+    same(want, got, "a prompt from the budget's blocks");
+    mint_ctx_free(c);
+    // A budget beyond the machine is refused in one line before anything is allocated.
+    p.prefix_cache_bytes = UINT64_MAX / 2;
+    cr_assert_eq(mint_ctx_create(m, &p, &c, &err), MINT_E_LIMIT);
+    cr_assert(strstr(err.msg, "prefix cache"), "%s", err.msg);
+    mint_model_close(m);
+}
+
 Test(kvcache, bad_batches_change_nothing, .timeout = MT_HANG(60)) {
     mint_model *m = mt_synth_model("small", "F32");
     mint_ctx *c = ctx_of(m, 2, 128, 16, 96);

@@ -670,3 +670,45 @@ Test(serve, api_key_guards_all_but_health_and_page, .timeout = MT_HANG(120)) {
     mt_resp_free(&r);
     cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
 }
+
+// The prompt cache beyond the slots (--cache-ram): one slot of 64 positions in blocks of 16 (a
+// pool of 5 blocks), three distinct prompts of about 40 tokens, then the first again. Without the
+// budget the others evicted its blocks and it is evaluated from scratch (but BOS); with it, it
+// starts from its cached blocks (usage.prompt_tokens_details.cached_tokens), and the answer is the
+// same.
+static int repeat_after_others(const char *extra, char **text) {
+    mt_server s;
+    mt_server_start(&s, "-m '%s' -t 1 --parallel 1 -c 64 --kv-block 16 %s",
+                    mt_synth("small", "F32"), extra);
+    static const char *const words[] = {"red", "cat", "dog"};
+    int cached = -1;
+    for (int i = 0; i < 4; i++) {
+        char body[1024] = "{\"max_tokens\":4,\"temperature\":0,\"ignore_eos\":true,\"prompt\":\"";
+        for (int k = 0; k < 9; k++) {
+            strcat(body, words[i % 3]);
+            strcat(body, k % 2 ? " of " : " and ");
+        }
+        strcat(body, "\"}");
+        json_object *o = mt_post_json(&s, "/v1/completions", body);
+        cr_assert_gt(geti(o, "usage.prompt_tokens"), 33, "the prompt fills more than 2 blocks");
+        if (i == 0) *text = strdup(gets_(o, "choices.0.text"));
+        if (i == 3) {
+            cached = geti(o, "usage.prompt_tokens_details.cached_tokens");
+            cr_assert_str_eq(gets_(o, "choices.0.text"), *text, "the same answer from the cache");
+        }
+        json_object_put(o);
+    }
+    cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+    return cached;
+}
+
+Test(serve, cache_ram_keeps_prompts_beyond_the_slots, .timeout = MT_HANG(120)) {
+    char *a = NULL, *b = NULL;
+    const int without = repeat_after_others("--cache-ram 0", &a);
+    const int with = repeat_after_others("--cache-ram 64", &b);
+    cr_assert_leq(without, 1, "without the budget only BOS is shared with the slot (%d)", without);
+    cr_assert_geq(with, 32, "with it the prompt starts from its cached blocks (%d)", with);
+    cr_assert_str_eq(a, b);
+    free(a);
+    free(b);
+}

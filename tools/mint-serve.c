@@ -59,6 +59,8 @@ static const opt opts[] = {
     {"--kv-type", OPT_ENUM, F(kv_f16), .names = kv_types, .def = "f32", .help = "KV cache storage"},
     {"--kv-block", OPT_INT, F(kv_block), "N", 1, 4096,
      .help = "positions per KV block (default 32)"},
+    {"--cache-ram", OPT_INT, F(cache_ram), "MIB", 0, 1 << 24, .def = "1024",
+     .help = "memory for cached prompts beyond the slots, MiB (0: none)"},
     {"-v --verbose", OPT_FLAG, F(verbose), .help = "a line per request on stderr"},
     {"-h --help", OPT_HELP, .help = "this help"},
 };

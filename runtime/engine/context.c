@@ -192,9 +192,12 @@ mint_attn_algo mint_ctx_choose_attention(const mint_ctx *c, const mint_attn_run 
 }
 
 // The KV pool's blocks: the positions asked for, plus one block per sequence for a partly
-// filled last block and its copy on write.
-static int64_t kv_blocks(const mint_ctx_params *p) {
-    return ((int64_t)p->kv_size + p->kv_block - 1) / p->kv_block + p->n_seq_max;
+// filled last block and its copy on write, plus what the prefix-cache budget buys (bb bytes a
+// block); all within the pool's int32 block ids.
+static int64_t kv_blocks(const mint_ctx_params *p, uint64_t bb) {
+    const int64_t own = ((int64_t)p->kv_size + p->kv_block - 1) / p->kv_block + p->n_seq_max;
+    const uint64_t extra = bb ? p->prefix_cache_bytes / bb : 0;
+    return extra > (uint64_t)(INT32_MAX - own) ? INT32_MAX : own + (int64_t)extra;
 }
 
 // Sizes every buffer from the graph and checks the total against the machine's memory before
@@ -205,7 +208,9 @@ static mint_status plan_memory(mint_ctx *c, mint_err *err) {
     uint64_t bb = mint_kv_block_bytes(p->kv_type, hp->n_layer,
                                       (int64_t)hp->n_head_kv * hp->head_dim, p->kv_block),
              total;
-    if (bb == 0 || __builtin_mul_overflow(bb, (uint64_t)kv_blocks(p), &total))
+    if (bb == 0) return mint_fail(err, MINT_E_LIMIT, "KV cache size overflows");
+    c->kv_blocks = (int32_t)kv_blocks(p, bb);
+    if (__builtin_mul_overflow(bb, (uint64_t)c->kv_blocks, &total))
         return mint_fail(err, MINT_E_LIMIT, "KV cache size overflows");
     for (int b = 0; b < MINT_BUF_COUNT; b++) {
         uint64_t w = (uint64_t)c->graph.width[b];
@@ -226,10 +231,11 @@ static mint_status plan_memory(mint_ctx *c, mint_err *err) {
     uint64_t mem = p->max_memory ? p->max_memory : phys_mem();
     if (total > mem)
         return mint_fail(err, MINT_E_LIMIT,
-                         "context needs %.2f GiB (KV cache for %d positions + buffers for a "
+                         "context needs %.2f GiB (KV cache for %d positions%s + buffers for a "
                          "batch of %d), more than the %.2f GiB %s; lower -c or -b",
-                         total / 1073741824.0, p->kv_size, p->n_batch, mem / 1073741824.0,
-                         p->max_memory ? "allowed" : "of the machine's memory");
+                         total / 1073741824.0, p->kv_size,
+                         p->prefix_cache_bytes ? " and the prefix cache's budget" : "", p->n_batch,
+                         mem / 1073741824.0, p->max_memory ? "allowed" : "of the machine's memory");
     return MINT_OK;
 }
 
@@ -252,7 +258,7 @@ mint_status mint_ctx_create(mint_model *m, const mint_ctx_params *params, mint_c
     const mint_hparams *hp = &m->hp;
     const mint_ctx_params *p = &c->params;
     if ((st = mint_kv_init(&c->kv, p->kv_type, hp->n_layer, (int64_t)hp->n_head_kv * hp->head_dim,
-                           p->kv_block, p->n_ctx, p->n_seq_max, (int32_t)kv_blocks(p), err)))
+                           p->kv_block, p->n_ctx, p->n_seq_max, c->kv_blocks, err)))
         goto fail;
     for (int b = 0; b < MINT_BUF_COUNT; b++) {
         size_t bytes = c->stride[b] * (size_t)p->n_batch;

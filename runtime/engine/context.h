@@ -24,6 +24,8 @@ struct mint_ctx {
     size_t stride[MINT_BUF_COUNT]; // bytes per row (rounded up to 64)
     uint8_t *att_scratch;          // [n_threads][att_scratch_bytes] attention work space
     size_t att_scratch_bytes;      // bytes per thread
+    int32_t kv_blocks;             // physical KV blocks at most: the sequences' own, plus the
+                                   // prefix-cache budget's (params.prefix_cache_bytes)
     atomic_int *chunk;             // [n_nodes] dynamic work counters
     int32_t *ids;                  // [n_batch] token of each row of a batch
     int32_t *pos;                  // [n_batch] position of each row

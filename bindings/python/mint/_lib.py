@@ -172,6 +172,7 @@ class mint_ctx_params(Struct):
         ("attention", c_enum),
         ("max_memory", c_uint64),
         ("isa", c_char_p),
+        ("prefix_cache_bytes", c_uint64),
     ]
 
 

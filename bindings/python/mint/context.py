@@ -44,7 +44,8 @@ class Context(_util.Closable):
     """One inference session over a model. Prefer Model.context(...), which fills in the
     model's defaults. Every argument left as None takes mint's default (mint_ctx_default_params):
     n_ctx the model's training context (at most 4096), n_threads the online CPUs, n_batch 512,
-    n_seq_max 1, kv_block 32, kv_size n_ctx * n_seq_max, kv_type "f32", attention "auto"."""
+    n_seq_max 1, kv_block 32, kv_size n_ctx * n_seq_max, kv_type "f32", attention "auto",
+    prefix_cache_bytes 0 (memory for prefix-cache blocks beyond the sequences' own)."""
 
     def __init__(
         self,
@@ -59,6 +60,7 @@ class Context(_util.Closable):
         attention=None,
         max_memory=None,
         isa=None,
+        prefix_cache_bytes=None,
     ):
         self._h = None
         self._capture = None
@@ -86,6 +88,10 @@ class Context(_util.Closable):
             p.max_memory = _util.as_int(max_memory, "max_memory", 0, 2**64 - 1)
         if isa is not None:
             p.isa = _lib.name_bytes(isa, "isa")
+        if prefix_cache_bytes is not None:
+            p.prefix_cache_bytes = _util.as_int(
+                prefix_cache_bytes, "prefix_cache_bytes", 0, 2**64 - 1
+            )
         h = ctypes.c_void_p()
         e = _util.err()
         check(L.mint_ctx_create(model._handle(), byref(p), byref(h), byref(e)), e)
