@@ -285,8 +285,12 @@ MINT_API void mint_plain_free(mint_plain *p);
 typedef struct mint_ctx mint_ctx;
 
 typedef enum mint_kv_type {
-    MINT_KV_F32 = 0, // K and V kept in f32 (matches llama.cpp's f32kv runs)
-    MINT_KV_F16 = 1, // K and V rounded to f16 when stored (half the memory)
+    MINT_KV_F32 = 0,  // K and V kept in f32 (matches llama.cpp's f32kv runs)
+    MINT_KV_F16 = 1,  // K and V rounded to f16 when stored (half the memory)
+    MINT_KV_Q8_0 = 2, // K and V rows quantized to Q8_0 (llama.cpp's -ctk/-ctv q8_0: 34 bytes per 32
+                      // elements, 0.27 of f32); needs head_dim a multiple of 32
+    MINT_KV_Q4_0 = 3, // K and V rows quantized to Q4_0 (-ctk/-ctv q4_0: 18 bytes per 32 elements,
+                      // 0.14 of f32); needs head_dim a multiple of 32
 } mint_kv_type;
 
 // Attention algorithms; all three give the same result to rounding (about 1e-7 relative with an

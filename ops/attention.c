@@ -19,6 +19,17 @@
 // Naive and row-wise run the same steps on every row, so they give the same bits, and a batch
 // may use either (the context's "auto" does, runtime/engine/context.c).
 //
+// A quantized cache (Q8_0, Q4_0 rows, ops/attention_quant.c) follows llama.cpp's CPU flash
+// attention: each query head is converted to Q8_0 once (the kernel table's from_float, the same
+// bytes on every level), a score is the type's vec_dot of the key row's head segment with it
+// (integer sums inside each 32-element block) times the scale, and a block's values are
+// dequantized (exactly: d times a small integer) into f32 scratch and weighed by mint_pv_fn's
+// f32 kernel, in the same fixed order as an f32 cache. The probabilities and flash's weights stay
+// f32 (llama.cpp rounds them to f16 only with an f16 V, the VKQ16 path). A score is then still
+// one call for one (query, key) pair whatever the batch, and a block's part of P.V the same
+// chain, so everything below holds for it too; only the vec_dot's float sum over blocks may
+// differ between kernel levels (quant/kernels.h), not between batches or threads.
+//
 // Why a query gets the same bits whether it comes alone, in a batch, or beside other sequences:
 // every score is its own chain of length head_dim, the same whatever other rows share the tile;
 // the softmax of a row depends only on that row; each block's part of P.V is a chain over the
@@ -29,6 +40,7 @@
 // split, nor where the blocks lie in memory changes a result.
 #include "ops/attention.h"
 
+#include "ops/attention_quant.h"
 #include "ops/ops.h"
 #include "quant/fp16.h"
 
@@ -41,13 +53,17 @@ const char *mint_attn_algo_name(mint_attn_algo a) {
     return a >= 0 && a < MINT_ATTN_ALGO_COUNT ? algo_names[a] : "?";
 }
 
-// (k, v) of position pos: k a column of the block's transposed keys, v a row of its values
+// (k, v) of position pos: k a column of the block's transposed keys, v a row of its values; in a
+// quantized cache both a quantized row
 void mint_kv_store(const mint_kv_view *kv, int32_t l, int32_t pos, const float *k, const float *v) {
     const int32_t b = pos / kv->block, slot = pos % kv->block;
     uint8_t *kt = mint_kv_block_kt(kv, l, b);
-    uint8_t *vd = mint_kv_block_v(kv, l, b) + (size_t)slot * (size_t)kv->kv_dim * kv->elem;
+    uint8_t *vd = mint_kv_value_row(kv, l, pos);
     const size_t krow = (size_t)kv->block; // elements between key rows
-    if (kv->type == MINT_TYPE_F32) {
+    if (mint_kv_quantized(kv)) {
+        mint_kvq_store_row(kv->type, k, mint_kv_key_row(kv, l, pos), kv->kv_dim);
+        mint_kvq_store_row(kv->type, v, vd, kv->kv_dim);
+    } else if (kv->type == MINT_TYPE_F32) {
         for (int64_t i = 0; i < kv->kv_dim; i++) ((float *)kt)[(size_t)i * krow + slot] = k[i];
         memcpy(vd, v, (size_t)kv->kv_dim * sizeof(float));
     } else {
@@ -88,27 +104,45 @@ static float *output(const mint_attn_batch *b, int32_t row, int h) {
     return (float *)((char *)b->out + (size_t)row * b->out_stride) + (size_t)h * b->sh->head_dim;
 }
 
-// dst = q, rounded to f16 (and kept as f32) for an f16 cache.
-static void put_query(const mint_vec_kernels *vk, const mint_kv_view *kv, const float *q,
-                      float *dst, int hd) {
+// dst = q, rounded to f16 (and kept as f32) for an f16 cache; converted to Q8_0 (bytes in dst's
+// hd floats' room) for a quantized one.
+static void put_query(const mint_kernels *K, const mint_kv_view *kv, const float *q, float *dst,
+                      int hd) {
+    if (mint_kv_quantized(kv)) {
+        mint_kvq_put_query(K, q, dst, hd);
+        return;
+    }
     memcpy(dst, q, (size_t)hd * sizeof(float));
-    if (kv->type == MINT_TYPE_F16) vk->round_f16(dst, hd);
+    if (kv->type == MINT_TYPE_F16) K->vec.round_f16(dst, hd);
 }
 
 // s[c * s_stride + j] = scale * q_c . k_j for the keys of logical block blk, KV head kvh, c < nc.
-static void block_scores(const mint_vec_kernels *vk, const mint_kv_view *kv, int32_t l, int32_t blk,
+static void block_scores(const mint_kernels *K, const mint_kv_view *kv, int32_t l, int32_t blk,
                          int kvh, int hd, float scale, const float *Q, int nc, float *s,
                          size_t s_stride) {
+    const mint_vec_kernels *vk = &K->vec;
+    if (mint_kv_quantized(kv)) {
+        mint_kvq_block_scores(K, kv, l, blk, kvh, hd, scale, (const uint8_t *)Q,
+                              (size_t)hd * sizeof(float), nc, s, s_stride);
+        return;
+    }
     const uint8_t *Kt = mint_kv_block_kt(kv, l, blk) + (size_t)kvh * hd * kv->block * kv->elem;
     const mint_qk_fn qk = kv->type == MINT_TYPE_F16 ? vk->qk_f16 : vk->qk_f32;
     qk(hd, Q, (size_t)hd, nc, Kt, (size_t)kv->block, kv->block, scale, s, s_stride);
 }
 
 // o[c * hd + i] = o[c * hd + i] * a[c] + sum_j P[c][j] * v_j[i] over the positions of logical
-// block blk, KV head kvh (a == NULL: o + the sum).
-static void block_values(const mint_vec_kernels *vk, const mint_kv_view *kv, int32_t l, int32_t blk,
+// block blk, KV head kvh (a == NULL: o + the sum). A quantized cache's values are dequantized
+// into deq ([block][hd] f32) first, then weighed as an f32 cache's.
+static void block_values(const mint_kernels *K, const mint_kv_view *kv, int32_t l, int32_t blk,
                          int kvh, int hd, const float *P, size_t p_stride, int nc, const float *a,
-                         float *o) {
+                         float *o, float *deq) {
+    const mint_vec_kernels *vk = &K->vec;
+    if (mint_kv_quantized(kv)) {
+        mint_kvq_block_values(K, kv, l, blk, kvh, hd, deq);
+        vk->pv_f32(hd, P, p_stride, nc, deq, (size_t)hd, kv->block, a, o, (size_t)hd);
+        return;
+    }
     const uint8_t *V = mint_kv_block_v(kv, l, blk) + (size_t)kvh * hd * kv->elem;
     const mint_pv_fn pv = kv->type == MINT_TYPE_F16 ? vk->pv_f16 : vk->pv_f32;
     pv(hd, P, p_stride, nc, V, (size_t)kv->kv_dim, kv->block, a, o, (size_t)hd);
@@ -148,15 +182,16 @@ static void naive_item(const mint_attn_batch *b, const mint_attn_run *run, int h
     const int hd = sh->head_dim, kvh = h / (sh->n_head / sh->n_head_kv);
     const int32_t B = kv->block, nq = run->n;
     const int32_t n_blk = (run->pos0 + nq - 1) / B + 1, L = n_blk * B;
-    float *Q = (float *)scratch;                                      // [nq][hd]
-    float *S = (float *)(scratch + round64((size_t)nq * hd * 4));     // [nq][L]
-    float *O = (float *)((uint8_t *)S + round64((size_t)nq * L * 4)); // [nq][hd]
+    float *Q = (float *)scratch;                                       // [nq][hd]
+    float *S = (float *)(scratch + round64((size_t)nq * hd * 4));      // [nq][L]
+    float *O = (float *)((uint8_t *)S + round64((size_t)nq * L * 4));  // [nq][hd]
+    float *D = (float *)((uint8_t *)O + round64((size_t)nq * hd * 4)); // [B][hd] dequantized V
 
     for (int32_t i = 0; i < nq; i++)
-        put_query(vk, kv, query(b, run->row0 + i, h), Q + (size_t)i * hd, hd);
+        put_query(b->k, kv, query(b, run->row0 + i, h), Q + (size_t)i * hd, hd);
     for (int32_t blk = 0; blk < n_blk; blk++) {
         const int32_t r0 = first_row(blk, B, run->pos0);
-        block_scores(vk, kv, b->layer, blk, kvh, hd, sh->scale, Q + (size_t)r0 * hd, nq - r0,
+        block_scores(b->k, kv, b->layer, blk, kvh, hd, sh->scale, Q + (size_t)r0 * hd, nq - r0,
                      S + (size_t)r0 * L + (size_t)blk * B, (size_t)L);
     }
     for (int32_t i = 0; i < nq; i++) {
@@ -167,8 +202,8 @@ static void naive_item(const mint_attn_batch *b, const mint_attn_run *run, int h
     memset(O, 0, (size_t)nq * hd * sizeof(float));
     for (int32_t blk = 0; blk < n_blk; blk++) {
         const int32_t r0 = first_row(blk, B, run->pos0);
-        block_values(vk, kv, b->layer, blk, kvh, hd, S + (size_t)r0 * L + (size_t)blk * B,
-                     (size_t)L, nq - r0, NULL, O + (size_t)r0 * hd);
+        block_values(b->k, kv, b->layer, blk, kvh, hd, S + (size_t)r0 * L + (size_t)blk * B,
+                     (size_t)L, nq - r0, NULL, O + (size_t)r0 * hd, D);
     }
     for (int32_t i = 0; i < nq; i++)
         memcpy(output(b, run->row0 + i, h), O + (size_t)i * hd, (size_t)hd * sizeof(float));
@@ -186,22 +221,23 @@ static void rowwise_item(const mint_attn_batch *b, const mint_attn_run *run, int
     const int hd = sh->head_dim, group = sh->n_head / sh->n_head_kv;
     const int32_t B = kv->block, n_keys = run->pos0 + i + 1, n_blk = (n_keys - 1) / B + 1;
     const int32_t L = n_blk * B;
-    float *Q = (float *)scratch;                                         // [group][hd]
-    float *S = (float *)(scratch + round64((size_t)group * hd * 4));     // [group][L]
-    float *O = (float *)((uint8_t *)S + round64((size_t)group * L * 4)); // [group][hd]
+    float *Q = (float *)scratch;                                          // [group][hd]
+    float *S = (float *)(scratch + round64((size_t)group * hd * 4));      // [group][L]
+    float *O = (float *)((uint8_t *)S + round64((size_t)group * L * 4));  // [group][hd]
+    float *D = (float *)((uint8_t *)O + round64((size_t)group * hd * 4)); // [B][hd] deq. V
 
     for (int g = 0; g < group; g++)
-        put_query(vk, kv, query(b, run->row0 + i, kvh * group + g), Q + (size_t)g * hd, hd);
+        put_query(b->k, kv, query(b, run->row0 + i, kvh * group + g), Q + (size_t)g * hd, hd);
     for (int32_t blk = 0; blk < n_blk; blk++)
-        block_scores(vk, kv, b->layer, blk, kvh, hd, sh->scale, Q, group, S + (size_t)blk * B,
+        block_scores(b->k, kv, b->layer, blk, kvh, hd, sh->scale, Q, group, S + (size_t)blk * B,
                      (size_t)L);
     for (int g = 0; g < group; g++)
         probabilities(vk, kv, sh->softcap, S + (size_t)g * L,
                       mint_attn_first_key(b->window, n_keys - 1), n_keys, L);
     memset(O, 0, (size_t)group * hd * sizeof(float));
     for (int32_t blk = 0; blk < n_blk; blk++)
-        block_values(vk, kv, b->layer, blk, kvh, hd, S + (size_t)blk * B, (size_t)L, group, NULL,
-                     O);
+        block_values(b->k, kv, b->layer, blk, kvh, hd, S + (size_t)blk * B, (size_t)L, group, NULL,
+                     O, D);
     for (int g = 0; g < group; g++)
         memcpy(output(b, run->row0 + i, kvh * group + g), O + (size_t)g * hd,
                (size_t)hd * sizeof(float));
@@ -220,6 +256,7 @@ typedef struct flash_space {
     float *alpha; // [rows] e^(m_old - m_new) of the step
     float *diff;  // [rows] m_old - m_new
     double *l;    // [rows] running sums
+    float *D;     // [block][hd] one block's dequantized values (a quantized cache)
 } flash_space;
 
 static flash_space flash_layout(uint8_t *scratch, size_t rows, size_t hd, size_t step) {
@@ -231,7 +268,8 @@ static flash_space flash_layout(uint8_t *scratch, size_t rows, size_t hd, size_t
     f.m = (float *)p, p += round64(rows * 4);
     f.alpha = (float *)p, p += round64(rows * 4);
     f.diff = (float *)p, p += round64(rows * 4);
-    f.l = (double *)p;
+    f.l = (double *)p, p += round64(rows * 8);
+    f.D = (float *)p;
     return f;
 }
 
@@ -262,7 +300,7 @@ static void flash_item(const mint_attn_batch *b, const mint_attn_run *run, int32
     const flash_space f = flash_layout(scratch, (size_t)rows, (size_t)hd, (size_t)step);
 
     for (int32_t r = 0; r < rows; r++) {
-        put_query(vk, kv, query(b, run->row0 + t0 + r / group, kvh * group + r % group),
+        put_query(b->k, kv, query(b, run->row0 + t0 + r / group, kvh * group + r % group),
                   f.Q + (size_t)r * hd, hd);
         f.m[r] = -INFINITY;
         f.l[r] = 0.0;
@@ -273,7 +311,7 @@ static void flash_item(const mint_attn_batch *b, const mint_attn_run *run, int32
         const int32_t r0 = first_row(b0, B, p_first) * group; // rows reaching the step
         for (int32_t blk = b0; blk < b1; blk++) {
             const int32_t rb = first_row(blk, B, p_first) * group;
-            block_scores(vk, kv, b->layer, blk, kvh, hd, sh->scale, f.Q + (size_t)rb * hd,
+            block_scores(b->k, kv, b->layer, blk, kvh, hd, sh->scale, f.Q + (size_t)rb * hd,
                          rows - rb, f.S + (size_t)rb * step + (size_t)(blk - b0) * B, (size_t)step);
         }
         for (int32_t r = r0; r < rows; r++) {
@@ -300,9 +338,9 @@ static void flash_item(const mint_attn_batch *b, const mint_attn_run *run, int32
         }
         for (int32_t blk = b0; blk < b1; blk++) {
             const int32_t rb = first_row(blk, B, p_first) * group;
-            block_values(vk, kv, b->layer, blk, kvh, hd,
+            block_values(b->k, kv, b->layer, blk, kvh, hd,
                          f.S + (size_t)rb * step + (size_t)(blk - b0) * B, (size_t)step, rows - rb,
-                         blk == b0 ? f.alpha + rb : NULL, f.O + (size_t)rb * hd);
+                         blk == b0 ? f.alpha + rb : NULL, f.O + (size_t)rb * hd, f.D);
         }
     }
     for (int32_t r = 0; r < rows; r++) {
@@ -371,14 +409,15 @@ size_t mint_attention_scratch_bytes(mint_attn_algo algo, const mint_attn_shape *
                                     int32_t n_ctx, int32_t block) {
     const size_t L = ((size_t)n_ctx + (size_t)block - 1) / (size_t)block * (size_t)block;
     const size_t hd = (size_t)sh->head_dim, group = (size_t)(sh->n_head / sh->n_head_kv);
+    const size_t deq = round64((size_t)block * hd * 4); // a block of dequantized values
     switch (algo) {
     case MINT_ATTN_ALGO_NAIVE:
-        return round64((size_t)n_rows * hd * 4) * 2 + round64((size_t)n_rows * L * 4) + 64;
+        return round64((size_t)n_rows * hd * 4) * 2 + round64((size_t)n_rows * L * 4) + deq + 64;
     case MINT_ATTN_ALGO_ROWWISE:
-        return round64(group * hd * 4) * 2 + round64(group * L * 4) + 64;
+        return round64(group * hd * 4) * 2 + round64(group * L * 4) + deq + 64;
     default: {
         const size_t rows = (size_t)flash_queries((int)group) * group;
-        return flash_bytes(rows, hd, (size_t)(flash_step_blocks(block) * block)) + 64;
+        return flash_bytes(rows, hd, (size_t)(flash_step_blocks(block) * block)) + deq + 64;
     }
     }
 }

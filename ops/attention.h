@@ -7,7 +7,10 @@
 // dimension, one column per position) and then the values one row per position. Both products of
 // attention then read contiguous rows and put independent results in the vector lanes: the
 // scores q.k take a dimension's `block` keys at a time, "probabilities times V" takes a
-// position's value row at a time (quant/kernels.h: mint_qk_fn, mint_pv_fn). ops/attention.c says
+// position's value row at a time (quant/kernels.h: mint_qk_fn, mint_pv_fn). A quantized cache
+// (Q8_0, Q4_0: llama.cpp's -ctk/-ctv) keeps the keys as rows too, one quantized row per position
+// ([block][kv_dim], quantized along the row in 32-element blocks, as llama.cpp's cache), since a
+// score is then one block dot product per head (ops/attention_quant.c). ops/attention.c says
 // why all three algorithms give a query the same bits whether it comes alone, in a batch, or in a
 // batch of several sequences.
 #ifndef MINT_ATTENTION_H
@@ -20,8 +23,9 @@
 
 // A sequence's keys and values, for any layer.
 typedef struct mint_kv_view {
-    mint_type type;       // MINT_TYPE_F32 or MINT_TYPE_F16 elements
-    size_t elem;          // bytes per element (4 or 2)
+    mint_type type;       // MINT_TYPE_F32, F16, Q8_0 or Q4_0
+    size_t elem;          // bytes per element of a float cache (4 or 2), 0 for a quantized one
+    size_t row_bytes;     // bytes of one position's keys (or values): mint_row_size(type, kv_dim)
     int64_t kv_dim;       // elements per position (n_head_kv * head_dim)
     int32_t block;        // positions per block
     size_t layer_bytes;   // bytes of one layer in a block: transposed keys, then values
@@ -29,13 +33,26 @@ typedef struct mint_kv_view {
     const int32_t *table; // [logical block] physical block of this sequence
 } mint_kv_view;
 
-// Transposed keys of logical block b in layer l: [kv_dim][block].
+// Whether the cache holds quantized rows (Q8_0, Q4_0) rather than f32 / f16 elements.
+static inline int mint_kv_quantized(const mint_kv_view *kv) {
+    return kv->elem == 0;
+}
+// Keys of logical block b in layer l: transposed, [kv_dim][block] elements, in a float cache;
+// [block] rows of row_bytes in a quantized one.
 static inline uint8_t *mint_kv_block_kt(const mint_kv_view *kv, int32_t l, int32_t b) {
     return kv->mem[kv->table[b]] + (size_t)l * kv->layer_bytes;
 }
-// Values of logical block b in layer l: [block][kv_dim].
+// Values of logical block b in layer l: [block] rows of row_bytes ([block][kv_dim] elements).
 static inline uint8_t *mint_kv_block_v(const mint_kv_view *kv, int32_t l, int32_t b) {
-    return mint_kv_block_kt(kv, l, b) + (size_t)kv->block * (size_t)kv->kv_dim * kv->elem;
+    return mint_kv_block_kt(kv, l, b) + (size_t)kv->block * kv->row_bytes;
+}
+// A quantized cache: the key row of position pos in layer l (row_bytes).
+static inline uint8_t *mint_kv_key_row(const mint_kv_view *kv, int32_t l, int32_t pos) {
+    return mint_kv_block_kt(kv, l, pos / kv->block) + (size_t)(pos % kv->block) * kv->row_bytes;
+}
+// The value row of position pos in layer l (row_bytes), for any cache type.
+static inline uint8_t *mint_kv_value_row(const mint_kv_view *kv, int32_t l, int32_t pos) {
+    return mint_kv_block_v(kv, l, pos / kv->block) + (size_t)(pos % kv->block) * kv->row_bytes;
 }
 
 typedef struct mint_attn_shape {
@@ -53,7 +70,8 @@ static inline int32_t mint_attn_first_key(int32_t window, int32_t p) {
     return window > 0 && p - window + 1 > 0 ? p - window + 1 : 0;
 }
 
-// layer l, position pos of the sequence = (k, v), rounded to the cache type. The position's
+// layer l, position pos of the sequence = (k, v), rounded to the cache type (a quantized cache:
+// each row quantized as llama.cpp's CPU backend copies f32 into such a cache). The position's
 // block must exist and be writable (the cache's business).
 void mint_kv_store(const mint_kv_view *kv, int32_t l, int32_t pos, const float *k, const float *v);
 
@@ -104,13 +122,16 @@ void mint_attention_item(const mint_attn_batch *b, int32_t i, uint8_t *scratch);
 //            of one head;
 //   rowwise: the same for the heads of one KV head and one query;
 //   flash:   per query row of the item (at most 64), its query, one step of scores, its output,
-//            running maximum and sum.
+//            running maximum and sum;
+// and for all three, one block of one head's values dequantized (used by a quantized cache).
 size_t mint_attention_scratch_bytes(mint_attn_algo algo, const mint_attn_shape *sh, int32_t n_rows,
                                     int32_t n_ctx, int32_t block);
 
 // out[0..n_keys) = the attention weights of query q (one head) over the keys of KV head kvh in
 // layer l: softmax(q . k * scale) over keys lo .. n_keys - 1 (0 before lo: outside a window),
-// soft-capped when sh says so, sums in double (ops/attention_probs.c).
+// soft-capped when sh says so, sums in double (ops/attention_probs.c). A quantized cache: q is
+// converted to Q8_0 first, and head_dim must be at most MINT_ATTN_PROBS_MAX_HD.
+#define MINT_ATTN_PROBS_MAX_HD 1024
 void mint_attention_probs(const mint_kv_view *kv, int32_t l, const mint_attn_shape *sh,
                           const float *q, int kvh, int32_t lo, int32_t n_keys, float *out);
 

@@ -315,7 +315,7 @@ Test(mint_run, bad_arguments_are_one_line_errors) {
         {"-m '%s' stray", "unexpected argument 'stray'"},
         {"-m '%s' -n", "-n needs a value"},
         {"-m '%s' -p", "-p needs a value"},
-        {"-m '%s' --kv-type f8", "--kv-type expects f32 or f16"},
+        {"-m '%s' --kv-type f8", "--kv-type expects f32, f16, q8_0 or q4_0"},
         {"-m '%s' -p hi --prompt-ids 1", "only one of"},
         {"-m '%s' --prompt-ids 1,x", "--prompt-ids expects"},
         {"-m '%s' --prompt-ids 1,512 -n 1", "token id 512 is outside 0..511"},

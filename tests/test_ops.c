@@ -498,6 +498,7 @@ static void paged_init(paged *pc, mint_type type, int kvd, int32_t block, int n_
     }
     pc->kv = (mint_kv_view){.type = type,
                             .elem = elem,
+                            .row_bytes = (size_t)kvd * elem,
                             .kv_dim = kvd,
                             .block = block,
                             .layer_bytes = (size_t)block * (size_t)kvd * 2 * elem,

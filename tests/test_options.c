@@ -255,10 +255,10 @@ Test(options, program_tables) {
     cr_assert_float_eq(r.temp, 0.8f, 0);
     cr_assert_float_eq(r.top_p, 0.95f, 0);
     cr_assert_float_eq(r.min_p, 0.05f, 0);
-    cr_assert(!r.kv_f16 && r.attention == 0 && r.draft_n == 8 && !r.chat);
+    cr_assert(r.kv_type == 0 && r.attention == 0 && r.draft_n == 8 && !r.chat);
     char *chat[] = {"mint-run", "-m", "m", "--conversation", "--kv-type", "f16", NULL};
     cr_assert_eq(opt_parse(&run_program, 6, chat, &r, err_line, sizeof err_line), OPT_OK);
-    cr_assert(r.chat && r.kv_f16, "--conversation is -cnv's llama.cpp alias");
+    cr_assert(r.chat && r.kv_type == MINT_KV_F16, "--conversation is -cnv's llama.cpp alias");
     quantize_options q;
     char *qa[] = {"mint-quantize", "in", "out", "q4_k_m", "3", "--tensor-type", "x=Q8_0", NULL};
     cr_assert_eq(opt_parse(&quantize_program, 7, qa, &q, err_line, sizeof err_line), OPT_OK, "%s",
@@ -337,7 +337,7 @@ Test(programs, bad_combinations_and_values_exit_2) {
         {"mint-quantize", "--synthetic small --compare F16 -o x", "only one of"},
         {"mint-bench", "-m x --attention naive,bogus", "--attention expects"},
         {"mint-inspect", "a b", "more than one file given ('a' and 'b')"},
-        {"mint-perplexity", "-m x -f y --kv-type q8", "--kv-type expects f32 or f16"},
+        {"mint-perplexity", "-m x -f y --kv-type q8", "--kv-type expects f32, f16, q8_0 or q4_0"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char *out, *err;

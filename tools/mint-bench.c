@@ -38,7 +38,7 @@ typedef struct options {
     int kv_block;        // --kv-block (0 = the library's default)
     int reps;            // -r
     bool json;           // -o json (index 1 of md, json)
-    bool kv_f16;         // --kv-type f16
+    int kv_type;         // --kv-type: a mint_kv_type (the index in kv_types)
     double membw_gib;    // --membw-gib (0 = skip the probe)
     bool no_warmup;      // --no-warmup
     bool no_repack_wait; // --no-repack-wait
@@ -47,7 +47,9 @@ typedef struct options {
 #define F(member) OPT_FIELD(options, member)
 
 static const char *const formats[] = {"md", "json", NULL};
-static const char *const kv_types[] = {"f32", "f16", NULL};
+static const char *const kv_types[] = {"f32", "f16", "q8_0", "q4_0", NULL}; // mint_kv_type order
+// Bytes per element of each --kv-type (a Q8_0 block: 34 bytes per 32, Q4_0: 18 per 32).
+static const double kv_elem_bytes[] = {4.0, 2.0, 34.0 / 32, 18.0 / 32};
 // In mint_attention's order: the index is the enum value.
 static const char *const attentions[] = {"auto", "naive", "rowwise", "flash", NULL};
 
@@ -74,8 +76,8 @@ static const opt opts[] = {
      .help = "positions per KV block (default: the library's, 32)"},
     {"-o --output", OPT_ENUM, F(json), "FMT", .names = formats, .def = "md",
      .help = "output format"},
-    {"--kv-type", OPT_ENUM, F(kv_f16), "T", .names = kv_types, .def = "f32",
-     .help = "KV cache storage"},
+    {"--kv-type", OPT_ENUM, F(kv_type), "T", .names = kv_types, .def = "f32",
+     .help = "KV cache storage (q8_0, q4_0: quantized rows, as llama.cpp's quantized cache)"},
     {"--membw-gib", OPT_FLOAT, F(membw_gib), "G", .fmin = 0, .fmax = 64, .def = "1",
      .help = "buffer size of the bandwidth probe (0 = skip)"},
     {"--no-warmup", OPT_FLAG, F(no_warmup), .help = "skip the warm-up run"},
@@ -211,7 +213,7 @@ typedef struct bench {
 // positions it attends to (d + i + 1 for token i, d + (n + 1) / 2 on average).
 static double tg_bytes_per_token(const bench *b, int d, int n) {
     const mint_model_desc *m = b->d;
-    const double kv_row = (double)m->n_head_kv * m->head_dim * (b->o->kv_f16 ? 2 : 4);
+    const double kv_row = (double)m->n_head_kv * m->head_dim * kv_elem_bytes[b->o->kv_type];
     return (double)m->bytes_per_token + 2.0 * m->n_layer * kv_row * (d + (n + 1) / 2.0);
 }
 
@@ -323,7 +325,7 @@ static bool bench_model(const options *o, const char *path, result *res, int *n_
             cp.n_batch = max_len > max_seq ? max_len : max_seq;
             cp.n_seq_max = max_seq;
             cp.kv_block = o->kv_block;
-            cp.kv_type = o->kv_f16 ? MINT_KV_F16 : MINT_KV_F32;
+            cp.kv_type = (mint_kv_type)o->kv_type;
             cp.attention = (mint_attention)o->attn.v[ai];
             mint_ctx *ctx;
             if (mint_ctx_create(m, &cp, &ctx, &err) != MINT_OK) {

@@ -26,12 +26,12 @@ typedef struct options {
     int n_chunks;         // --chunks (0 = all)
     int n_threads;        // -t (0 = all online CPUs)
     int n_batch;          // -b: accepted for llama-perplexity, unused (a chunk is one batch)
-    bool kv_f16;          // --kv-type f16
+    int kv_type;          // --kv-type: a mint_kv_type (the index in kv_types)
 } options;
 
 #define F(member) OPT_FIELD(options, member)
 
-static const char *const kv_types[] = {"f32", "f16", NULL};
+static const char *const kv_types[] = {"f32", "f16", "q8_0", "q4_0", NULL}; // mint_kv_type order
 static const char *const attentions[] = {"auto", "naive", "rowwise", "flash", NULL};
 
 static const opt opts[] = {
@@ -43,7 +43,8 @@ static const opt opts[] = {
      .help = "threads (default all online CPUs)"},
     {"-b --batch-size", OPT_INT, F(n_batch), "N", 1, 1 << 20,
      .help = "accepted for llama-perplexity; a chunk is one batch"},
-    {"--kv-type", OPT_ENUM, F(kv_f16), .names = kv_types, .def = "f32", .help = "KV cache type"},
+    {"--kv-type", OPT_ENUM, F(kv_type), .names = kv_types, .def = "f32",
+     .help = "KV cache storage (q8_0, q4_0: quantized rows, as llama.cpp's quantized cache)"},
     {"--kl-divergence-base", OPT_STRING, F(kld_base), "F",
      .help = "without --kl-divergence: save the model's\n"
              "log-probabilities to F (llama.cpp's format)"},
@@ -157,7 +158,7 @@ static int write_report(const options *o, mint_model *m, const char *text, size_
     cp.n_threads = o->n_threads;
     cp.n_ctx = n;
     cp.n_batch = n;
-    cp.kv_type = o->kv_f16 ? MINT_KV_F16 : MINT_KV_F32;
+    cp.kv_type = (mint_kv_type)o->kv_type;
     cp.attention = (mint_attention)o->attention;
     mint_ctx *ctx = NULL;
     report r = {.tool = TOOL, .model_path = o->model, .desc = d};
@@ -253,7 +254,7 @@ int main(int argc, char **argv) {
     p.n_ctx = o.n_ctx;
     p.n_chunks = o.n_chunks;
     p.n_threads = o.n_threads;
-    p.kv_type = o.kv_f16 ? MINT_KV_F16 : MINT_KV_F32;
+    p.kv_type = (mint_kv_type)o.kv_type;
     if (o.kld)
         p.kld_base_in = o.kld_base;
     else

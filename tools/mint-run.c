@@ -67,7 +67,7 @@ int main(int argc, char **argv) {
     cp.n_threads = o.n_threads;
     cp.n_ctx = o.n_ctx;
     cp.n_batch = o.n_batch;
-    cp.kv_type = o.kv_f16 ? MINT_KV_F16 : MINT_KV_F32;
+    cp.kv_type = (mint_kv_type)o.kv_type;
     cp.attention = (mint_attention)o.attention;
     cp.kv_block = o.kv_block;
     cp.n_seq_max = o.beams > 1 ? o.beams : o.n_parallel > 1 ? o.n_parallel : 1;

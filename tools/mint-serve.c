@@ -21,7 +21,7 @@
 
 #define F(member) OPT_FIELD(serve_config, member)
 
-static const char *const kv_types[] = {"f32", "f16", NULL};
+static const char *const kv_types[] = {"f32", "f16", "q8_0", "q4_0", NULL}; // mint_kv_type order
 static const char *const chat_templates[] = {"zephyr", "llama2", "chatml", NULL};
 
 static const opt opts[] = {
@@ -56,7 +56,8 @@ static const opt opts[] = {
      .help = "the chat template (default: from the model)"},
     {"--chat-template-file", OPT_STRING, F(chat_template_file), "FILE",
      .help = "a Jinja chat template from a file"},
-    {"--kv-type", OPT_ENUM, F(kv_f16), .names = kv_types, .def = "f32", .help = "KV cache storage"},
+    {"--kv-type", OPT_ENUM, F(kv_type), .names = kv_types, .def = "f32",
+     .help = "KV cache storage (q8_0, q4_0: quantized rows, as llama.cpp's quantized cache)"},
     {"--kv-block", OPT_INT, F(kv_block), "N", 1, 4096,
      .help = "positions per KV block (default 32)"},
     {"--cache-ram", OPT_INT, F(cache_ram), "MIB", 0, 1 << 24, .def = "1024",

@@ -91,9 +91,19 @@ static mint_status resolve_params(const mint_model *m, const mint_ctx_params *in
     if (p->n_batch < 1 || p->n_batch > MAX_CTX)
         return mint_fail(err, MINT_E_ARG, "batch size %d is outside 1..%d", p->n_batch, MAX_CTX);
     if (p->n_batch > all) p->n_batch = (int32_t)all;
-    if (p->kv_type != MINT_KV_F32 && p->kv_type != MINT_KV_F16)
-        return mint_fail(err, MINT_E_ARG, "KV cache type %d is neither f32 (0) nor f16 (1)",
+    if (p->kv_type < MINT_KV_F32 || p->kv_type > MINT_KV_Q4_0)
+        return mint_fail(err, MINT_E_ARG,
+                         "KV cache type %d is none of f32 (0), f16 (1), q8_0 (2), q4_0 (3)",
                          (int)p->kv_type);
+    // A quantized cache quantizes each head's keys and values in blocks of 32 (a score is one
+    // block dot product per head), as llama.cpp requires of a quantized K in flash attention.
+    if ((p->kv_type == MINT_KV_Q8_0 || p->kv_type == MINT_KV_Q4_0) &&
+        (m->hp.head_dim % 32 != 0 || m->hp.head_dim > MINT_ATTN_PROBS_MAX_HD))
+        return mint_fail(err, MINT_E_UNSUPPORTED,
+                         "a %s KV cache needs a head size that is a multiple of 32 (up to %d); "
+                         "this model's is %d",
+                         p->kv_type == MINT_KV_Q8_0 ? "q8_0" : "q4_0", MINT_ATTN_PROBS_MAX_HD,
+                         (int)m->hp.head_dim);
     if (p->attention < MINT_ATTENTION_AUTO || p->attention > MINT_ATTENTION_FLASH)
         return mint_fail(err, MINT_E_ARG,
                          "attention algorithm %d is none of auto (0), naive (1), rowwise (2), "

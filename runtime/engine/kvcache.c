@@ -3,17 +3,34 @@
 #include "runtime/engine/kvcache.h"
 
 #include "base/error.h"
+#include "quant/types.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+mint_type mint_kv_elem_type(mint_kv_type type) {
+    switch (type) {
+    case MINT_KV_F16:
+        return MINT_TYPE_F16;
+    case MINT_KV_Q8_0:
+        return MINT_TYPE_Q8_0;
+    case MINT_KV_Q4_0:
+        return MINT_TYPE_Q4_0;
+    default:
+        return MINT_TYPE_F32;
+    }
+}
+
 uint64_t mint_kv_block_bytes(mint_kv_type type, int32_t n_layer, int64_t kv_dim, int32_t block) {
-    uint64_t n, elem = type == MINT_KV_F16 ? 2 : 4;
+    uint64_t n;
+    const mint_type t = mint_kv_elem_type(type);
     if (n_layer < 1 || kv_dim < 1 || block < 1) return 0;
-    // keys and transposed values of every layer
-    if (__builtin_mul_overflow((uint64_t)kv_dim, (uint64_t)block, &n) ||
-        __builtin_mul_overflow(n, elem * 2, &n) || __builtin_mul_overflow(n, (uint64_t)n_layer, &n))
+    if (mint_type_get(t)->blck > 1 && kv_dim % mint_type_get(t)->blck) return 0;
+    const uint64_t row = mint_row_size(t, kv_dim); // one position's keys (or values)
+    // keys and values of every layer
+    if (__builtin_mul_overflow(row, (uint64_t)block, &n) || __builtin_mul_overflow(n, 2, &n) ||
+        __builtin_mul_overflow(n, (uint64_t)n_layer, &n))
         return 0;
     return n;
 }
@@ -33,7 +50,8 @@ mint_status mint_kv_init(mint_kvcache *kv, mint_kv_type type, int32_t n_layer, i
                          "blocks of %d, %d blocks)",
                          n_layer, kv_dim, block, max_blocks);
     kv->type = type;
-    kv->elem = type == MINT_KV_F16 ? 2 : 4;
+    kv->elem = type == MINT_KV_F16 ? 2 : type == MINT_KV_F32 ? 4 : 0;
+    kv->row_bytes = (size_t)mint_row_size(mint_kv_elem_type(type), kv_dim);
     kv->n_layer = n_layer;
     kv->kv_dim = kv_dim;
     kv->block = block;
@@ -98,8 +116,9 @@ void mint_kv_free(mint_kvcache *kv) {
 
 mint_kv_view mint_kv_seq_view(const mint_kvcache *kv, int32_t seq) {
     return (mint_kv_view){
-        .type = kv->type == MINT_KV_F16 ? MINT_TYPE_F16 : MINT_TYPE_F32,
+        .type = mint_kv_elem_type(kv->type),
         .elem = kv->elem,
+        .row_bytes = kv->row_bytes,
         .kv_dim = kv->kv_dim,
         .block = kv->block,
         .layer_bytes = kv->layer_bytes,

@@ -56,8 +56,9 @@ typedef struct mint_kv_stats {
 } mint_kv_stats;
 
 typedef struct mint_kvcache {
-    mint_kv_type type;      // MINT_KV_F32 or MINT_KV_F16
-    size_t elem;            // bytes per element (4 or 2)
+    mint_kv_type type;      // MINT_KV_F32, F16, Q8_0 or Q4_0
+    size_t elem;            // bytes per element of a float cache (4 or 2), 0 for a quantized one
+    size_t row_bytes;       // bytes of one position's keys (or values) in one layer
     int32_t n_layer;        // layers
     int64_t kv_dim;         // elements per position (n_head_kv * head_dim)
     int32_t block;          // positions per block
@@ -84,7 +85,10 @@ typedef struct mint_kvcache {
     mint_kv_stats stats;    // counters (the block counts are filled by mint_kv_get_stats)
 } mint_kvcache;
 
-// Bytes of one block, and the metadata bound for `max_blocks`; 0 when the sizes overflow.
+// The element type of a cache type (MINT_KV_Q8_0 -> MINT_TYPE_Q8_0, ...).
+mint_type mint_kv_elem_type(mint_kv_type type);
+// Bytes of one block (0 also when kv_dim is not a multiple of a quantized type's block), and the
+// metadata bound for `max_blocks`; 0 when the sizes overflow.
 uint64_t mint_kv_block_bytes(mint_kv_type type, int32_t n_layer, int64_t kv_dim, int32_t block);
 
 mint_status mint_kv_init(mint_kvcache *kv, mint_kv_type type, int32_t n_layer, int64_t kv_dim,

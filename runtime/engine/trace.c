@@ -19,7 +19,7 @@ static int32_t busy(int64_t n, int nth) {
 void mint_trace_fill(mint_ctx *c, const mint_exec *x) {
     const mint_graph *g = &c->graph;
     const int nth = c->params.n_threads;
-    const size_t kv_row = (size_t)c->kv.kv_dim * c->kv.elem;
+    const size_t kv_row = (size_t)c->kv.row_bytes;
     uint64_t kv_bytes = 0; // keys and values one attention node reads
     for (int32_t r = 0; r < x->n_runs; r++)
         kv_bytes += (uint64_t)(x->runs[r].pos0 + x->runs[r].n) * kv_row * 2;

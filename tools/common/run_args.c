@@ -7,7 +7,7 @@
 
 #define F(member) OPT_FIELD(run_options, member)
 
-static const char *const kv_types[] = {"f32", "f16", NULL};
+static const char *const kv_types[] = {"f32", "f16", "q8_0", "q4_0", NULL}; // mint_kv_type order
 // In mint_attention's order: the index is the enum value.
 static const char *const attentions[] = {"auto", "naive", "rowwise", "flash", NULL};
 // The templates mint_chat_from_name knows.
@@ -30,7 +30,8 @@ static const opt opts[] = {
      .help = "threads (default: all online CPUs)"},
     {"-b --batch-size", OPT_INT, F(n_batch), "N", 1, 1 << 20,
      .help = "prompt tokens evaluated per batch (default 512)"},
-    {"--kv-type", OPT_ENUM, F(kv_f16), .names = kv_types, .def = "f32", .help = "KV cache storage"},
+    {"--kv-type", OPT_ENUM, F(kv_type), .names = kv_types, .def = "f32",
+     .help = "KV cache storage (q8_0, q4_0: quantized rows, as llama.cpp's quantized cache)"},
     {"--no-kv-cache", OPT_FLAG, F(no_kv_cache),
      .help = "naive mode: recompute the whole sequence at every step,\n"
              "then re-time it with the cache and report both speeds"},

@@ -31,7 +31,7 @@ typedef struct run_options {
     const char *chat_template_file; // --chat-template-file FILE.jinja
     const char *system;             // --system TEXT
     bool no_kv_cache;               // --no-kv-cache: recompute the whole sequence every step
-    bool kv_f16;                    // --kv-type f16
+    int kv_type;                    // --kv-type: a mint_kv_type (the index in kv_types)
     bool json;                      // --json: one object per generated token
     int n_probs;                    // --n-probs K: alternatives in --json
     bool dump_graph;                // --dump-graph

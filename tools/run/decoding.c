@@ -93,7 +93,7 @@ int run_speculative(session *s) {
         mint_ctx_params cp = mint_ctx_default_params();
         cp.n_threads = mint_ctx_n_threads(s->ctx);
         cp.n_ctx = mint_ctx_n_ctx(s->ctx);
-        cp.kv_type = o->kv_f16 ? MINT_KV_F16 : MINT_KV_F32;
+        cp.kv_type = (mint_kv_type)o->kv_type;
         if (mint_ctx_create(dm, &cp, &dc, &err) != MINT_OK) {
             mint_model_close(dm);
             return run_fail(err.msg);

@@ -348,7 +348,7 @@ mint_status sched_start(const serve_config *cfg, mint_model *m, serve_metrics *m
     cp.n_ctx = cfg->n_ctx;
     cp.n_seq_max = cfg->parallel;
     cp.kv_block = cfg->kv_block;
-    cp.kv_type = cfg->kv_f16 ? MINT_KV_F16 : MINT_KV_F32;
+    cp.kv_type = (mint_kv_type)cfg->kv_type;
     cp.prefix_cache_bytes = (uint64_t)cfg->cache_ram << 20;
     mint_status st = mint_ctx_create(m, &cp, &e->ctx, err);
     if (st) {

@@ -42,7 +42,7 @@ typedef struct serve_config {
     const char *api_key;       // --api-key (Bearer), or NULL
     const char *chat_template; // --chat-template, or NULL (the model's)
     int kv_block;              // --kv-block (0 = default)
-    bool kv_f16;               // --kv-type f16
+    int kv_type;               // --kv-type: a mint_kv_type (the index in kv_types)
     int cache_ram;             // --cache-ram: MiB of KV blocks kept for the prompt cache beyond
                                // the slots' own (mint_ctx_params.prefix_cache_bytes)
     bool verbose;              // -v: a line per request

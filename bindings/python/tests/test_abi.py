@@ -118,7 +118,8 @@ def test_enum_values_match_the_header(c_api, tmp_path):
     out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
     got = {k: int(v) for k, v in (line.split() for line in out.splitlines())}
     assert got == _lib.ENUM_VALUES
-    assert _lib.KV_TYPES == {"f32": got["MINT_KV_F32"], "f16": got["MINT_KV_F16"]}
+    assert _lib.KV_TYPES == {"f32": got["MINT_KV_F32"], "f16": got["MINT_KV_F16"],
+                            "q8_0": got["MINT_KV_Q8_0"], "q4_0": got["MINT_KV_Q4_0"]}
     assert _lib.ATTENTION["flash"] == got["MINT_ATTENTION_FLASH"]
 
 
