@@ -65,8 +65,8 @@ class Model(OpenAIMixin, _util.ModelBase):
     """A model file opened for inference: GGUF, safetensors, or a Hugging Face folder.
     A Model and its contexts are for one thread at a time (use a Model per thread).
 
-    n_ctx, n_threads, n_batch, kv_type ("f32" / "f16") and attention ("auto", "naive",
-    "rowwise", "flash") are the defaults of the contexts this model makes (None: mint's own,
+    n_ctx, n_threads, n_batch, kv_type ("f32" / "f16" / "q8_0" / "q4_0") and attention ("auto",
+    "naive", "rowwise", "flash") are the defaults of the contexts this model makes (None: mint's own,
     e.g. n_ctx the model's training context up to 4096, n_threads every online CPU). A context
     manager; close() frees the weights and every context made from the model."""
 
