@@ -18,12 +18,16 @@
 #include <unistd.h>
 
 mint_status mint_file_open(const char *path, mint_file **out, mint_err *err) {
+    return mint_file_open_opt(path, false, out, err);
+}
+
+mint_status mint_file_open_opt(const char *path, bool no_mmap, mint_file **out, mint_err *err) {
     *out = NULL;
     mint_err_clear(err);
     struct stat st;
     if (stat(path, &st) != 0)
         return mint_fail(err, MINT_E_IO, "%s: cannot open: %s", path, strerror(errno));
-    if (S_ISDIR(st.st_mode)) return mint_hf_open(path, out, err);
+    if (S_ISDIR(st.st_mode)) return mint_hf_open(path, no_mmap, out, err);
     // Checked before open(): opening a FIFO would block until a writer appears.
     if (!S_ISREG(st.st_mode)) return mint_fail(err, MINT_E_IO, "%s: not a regular file", path);
     // A file is GGUF unless its first bytes say safetensors (no "GGUF" magic, '{' after the
@@ -37,6 +41,6 @@ mint_status mint_file_open(const char *path, mint_file **out, mint_err *err) {
         close(fd);
     }
     if (n == (ssize_t)sizeof head && mint_safetensors_sniff(head, sizeof head))
-        return mint_safetensors_open(path, out, err);
-    return mint_gguf_open(path, out, err);
+        return mint_safetensors_open(path, no_mmap, out, err);
+    return mint_gguf_open(path, no_mmap, out, err);
 }

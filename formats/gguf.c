@@ -571,10 +571,10 @@ mint_status mint_gguf_parse(const void *data, size_t size, const char *name, min
     return MINT_OK;
 }
 
-mint_status mint_gguf_open(const char *path, mint_file **out, mint_err *err) {
+mint_status mint_gguf_open(const char *path, bool no_mmap, mint_file **out, mint_err *err) {
     *out = NULL;
     mint_mapped_file map;
-    mint_status st = mint_mapped_file_open(path, &map, err);
+    mint_status st = mint_mapped_file_load(path, no_mmap, &map, err);
     if (st != MINT_OK) {
         mint_err_one_line(err); // names from the file may hold control bytes
         return st;
@@ -593,6 +593,7 @@ mint_status mint_gguf_open(const char *path, mint_file **out, mint_err *err) {
     }
     f->maps[0] = map;
     f->n_maps = 1;
+    f->no_mmap = no_mmap;
     *out = f;
     return MINT_OK;
 }

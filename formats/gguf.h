@@ -16,9 +16,10 @@
 #define MINT_GGUF_MAGIC             0x46554747u // "GGUF" read as a little-endian u32
 #define MINT_GGUF_DEFAULT_ALIGNMENT 32u
 
-// Maps and validates a GGUF file (every check of docs/formats.md 1.8, once). On failure *out is
-// NULL and err names the field, the value, the limit and the byte offset.
-mint_status mint_gguf_open(const char *path, mint_file **out, mint_err *err);
+// Maps (or, when no_mmap, reads into memory: formats/mapped_file.h) and validates a GGUF file
+// (every check of docs/formats.md 1.8, once). On failure *out is NULL and err names the field,
+// the value, the limit and the byte offset.
+mint_status mint_gguf_open(const char *path, bool no_mmap, mint_file **out, mint_err *err);
 
 // Validates a GGUF image already in memory; the file keeps pointers into `data`, which must
 // outlive it. `name` is used in messages.

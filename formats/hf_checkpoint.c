@@ -193,7 +193,7 @@ static mint_status load_shard(mint_file *f, const char *dir, const char *file, i
                               mint_err *err) {
     char path[PATH_MAX];
     mint_status st = join(dir, file, path, err);
-    if (st == MINT_OK) st = mint_mapped_file_open(path, &f->maps[i], err);
+    if (st == MINT_OK) st = mint_mapped_file_load(path, f->no_mmap, &f->maps[i], err);
     if (st != MINT_OK) return st;
     f->n_maps = i + 1;
     const mint_mapped_file *m = &f->maps[i];
@@ -461,10 +461,11 @@ static mint_status open_folder(const char *dir, mint_file *f, mint_err *err) {
     return st;
 }
 
-mint_status mint_hf_open(const char *dir, mint_file **out, mint_err *err) {
+mint_status mint_hf_open(const char *dir, bool no_mmap, mint_file **out, mint_err *err) {
     *out = NULL;
     mint_file *f = mint_file_new(MINT_FORMAT_HF_DIR);
     if (!f) return mint_fail(err, MINT_E_NOMEM, "%s: out of memory", dir);
+    f->no_mmap = no_mmap; // every shard is read into memory instead of mapped
     mint_status st = open_folder(dir, f, err);
     if (st != MINT_OK) {
         mint_err_prefix(err, "hf checkpoint %s", dir);

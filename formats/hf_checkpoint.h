@@ -36,8 +36,9 @@
 // Opens the checkpoint folder `dir` as format MINT_FORMAT_HF_DIR. MINT_E_UNSUPPORTED for another
 // architecture, a rope_scaling type other than linear, tensors that are not Llama's, pickle
 // weights or a tokenizer.json mint cannot read; MINT_E_FORMAT (naming file, field, value and
-// limit) for malformed or inconsistent files; MINT_E_IO when a needed file cannot be read.
-mint_status mint_hf_open(const char *dir, mint_file **out, mint_err *err);
+// limit) for malformed or inconsistent files; MINT_E_IO when a needed file cannot be read. The
+// shards are mapped, or read into memory when no_mmap (formats/mapped_file.h).
+mint_status mint_hf_open(const char *dir, bool no_mmap, mint_file **out, mint_err *err);
 
 // Adds the tokenizer.* metadata of the folder to f (hf_tokenizer.c): tokens, scores and types
 // padded to n_vocab like convert_hf_to_gguf.py, special ids, add_bos/eos, chat template. Nothing

@@ -367,10 +367,10 @@ mint_status mint_safetensors_parse(const void *data, size_t size, const char *na
     return MINT_OK;
 }
 
-mint_status mint_safetensors_open(const char *path, mint_file **out, mint_err *err) {
+mint_status mint_safetensors_open(const char *path, bool no_mmap, mint_file **out, mint_err *err) {
     *out = NULL;
     mint_mapped_file map;
-    mint_status st = mint_mapped_file_open(path, &map, err);
+    mint_status st = mint_mapped_file_load(path, no_mmap, &map, err);
     if (st != MINT_OK) return st;
     mint_file *f = NULL;
     st = mint_safetensors_parse(map.data ? map.data : (const uint8_t *)"", map.size, path, &f, err);
@@ -386,6 +386,7 @@ mint_status mint_safetensors_open(const char *path, mint_file **out, mint_err *e
     }
     f->maps[0] = map;
     f->n_maps = 1;
+    f->no_mmap = no_mmap;
     *out = f;
     return MINT_OK;
 }

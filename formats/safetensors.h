@@ -60,8 +60,8 @@ mint_status mint_safetensors_parse_into(mint_file *f, const uint8_t *data, size_
 mint_status mint_safetensors_parse(const void *data, size_t size, const char *name, mint_file **out,
                                    mint_err *err);
 
-// Maps and validates a .safetensors file.
-mint_status mint_safetensors_open(const char *path, mint_file **out, mint_err *err);
+// Maps (or, when no_mmap, reads into memory) and validates a .safetensors file.
+mint_status mint_safetensors_open(const char *path, bool no_mmap, mint_file **out, mint_err *err);
 
 // ---------------------------------------------------------------------------------------------
 // Writer. Tensors are written in the reference writer's order (larger elements first, then by

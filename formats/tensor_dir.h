@@ -75,7 +75,13 @@ struct mint_file {
     mint_arena arena;       // owns keys, names, strings, arrays and converted tensor data
     void **owned;           // [n_owned] malloc'd buffers freed with the file (large data)
     int n_owned;            // number of owned buffers
+    bool no_mmap;           // maps[] were read into anonymous memory (mint_file_open_opt), not
+                            // mapped from the files
 };
+
+// mint_file_open (mint.h), with the files' bytes read into anonymous memory instead of mapped
+// when no_mmap (formats/mapped_file.h). Defined in file_open.c.
+mint_status mint_file_open_opt(const char *path, bool no_mmap, mint_file **out, mint_err *err);
 
 // Allocates an empty file of the given format. NULL when out of memory.
 mint_file *mint_file_new(mint_file_format format);

@@ -32,7 +32,7 @@ static mint_file *open_data_file(const char *name) {
     snprintf(path, sizeof path, "%s/%s", dir, name);
     mint_file *f = NULL;
     mint_err err;
-    return mint_gguf_open(path, &f, &err) == MINT_OK ? f : NULL;
+    return mint_gguf_open(path, false, &f, &err) == MINT_OK ? f : NULL;
 }
 
 // The 256 byte characters (ids 0..255), merges that build " the", "hello" and "\n\n", a control

@@ -38,7 +38,7 @@ static mint_file *open_data_file(const char *name) {
     snprintf(path, sizeof path, "%s/%s", dir, name);
     mint_file *f = NULL;
     mint_err err;
-    return mint_gguf_open(path, &f, &err) == MINT_OK ? f : NULL;
+    return mint_gguf_open(path, false, &f, &err) == MINT_OK ? f : NULL;
 }
 
 // A small "llama" vocabulary: <unk> <s> </s>, the 256 byte tokens, letters and digits, merges

@@ -116,7 +116,7 @@ static void gguf_from_file(const char *data_dir, const char *rel, const char *ta
     const char *path = data_path(data_dir, rel);
     mint_file *f = NULL;
     mint_err err;
-    if (!path || mint_gguf_open(path, &f, &err) != MINT_OK) return;
+    if (!path || mint_gguf_open(path, false, &f, &err) != MINT_OK) return;
     char name[256];
     uint8_t *buf;
     size_t len;
@@ -285,7 +285,7 @@ static void st_from_gguf(const char *data_dir, const char *rel, const char *tag)
     const char *path = data_path(data_dir, rel);
     mint_file *f = NULL;
     mint_err err;
-    if (!path || mint_gguf_open(path, &f, &err) != MINT_OK) return;
+    if (!path || mint_gguf_open(path, false, &f, &err) != MINT_OK) return;
     mint_st_writer *w = mint_st_writer_create();
     mint_st_writer_add_meta(w, "format", "pt");
     int kept = 0;
