@@ -200,6 +200,15 @@ typedef struct mint_model_params {
     bool vocab_only; // load only the tokenizer (a vocab-only GGUF has no tensors)
     bool no_repack;  // keep only the file's layout (no background repacking of the matrices
                      // for the kernels; also the environment variable MINT_REPACK=0)
+    bool no_mmap;    // read the file (every shard) with read(2) into anonymous memory instead
+                     // of mapping it (llama.cpp's --no-mmap): the weights then never go back to
+                     // the page cache, where mapped pages slow down within a run; costs the
+                     // read at open, and that copy stays besides the repacked one (up to twice
+                     // the weights' memory; no_repack keeps one)
+    bool mlock;      // lock the weights in RAM (mlock(2): the file's memory, mapped or read,
+                     // and the repacked matrices), so they are never paged out (llama.cpp's
+                     // --mlock). Every page is brought in at open. Not being allowed to lock
+                     // (RLIMIT_MEMLOCK) does not fail the open: mint_model_desc says so
 } mint_model_params;
 
 typedef struct mint_model_desc {
@@ -225,6 +234,10 @@ typedef struct mint_model_desc {
                                // and one embedding row): the memory traffic that bounds generation
     const char *chat_template; // tokenizer.chat_template, or NULL
     const char *types;         // per-type tensor counts, e.g. "F32x9 Q4_Kx25 Q6_Kx5"
+    bool locked;               // mlock was asked and every byte of the weights is locked
+    const char *lock_error;    // mlock was asked and (some of) the weights could not be locked:
+                               // one line saying how much, why and what to raise (the model
+                               // works, unlocked); NULL otherwise. Programs print it as a warning
 } mint_model_desc;
 
 // Opens a model file (see mint_file_open), reads the llama hyper-parameters and binds every

@@ -521,6 +521,8 @@ mint_status mint_model_open_file(mint_file *f, const char *label, const mint_mod
     }
     if ((st = read_hparams(m, err))) goto fail_prefixed;
     if ((st = bind_weights(m, err))) goto fail_prefixed;
+    m->mlock = params && params->mlock;
+    mint_model_lock_file(m); // before repacking, which locks its buffer as it makes it
     if ((st = mint_model_repack(m, params, err))) goto fail_prefixed;
     *out = m;
     return MINT_OK;
@@ -536,7 +538,7 @@ mint_status mint_model_open(const char *path, const mint_model_params *params, m
     *out = NULL;
     mint_err_clear(err);
     mint_file *f;
-    mint_status st = mint_file_open(path, &f, err);
+    mint_status st = mint_file_open_opt(path, params && params->no_mmap, &f, err);
     if (st) return st;
     return mint_model_open_file(f, path, params, out, err);
 }
@@ -585,6 +587,8 @@ void mint_model_describe(const mint_model *m, mint_model_desc *d) {
     d->bytes_per_token = m->weight_bytes - (tied ? 0 : embd) + m->tok_embd.row_bytes;
     d->chat_template = m->chat_template;
     d->types = m->types;
+    d->locked = m->mlock && m->lock_failed_bytes == 0;
+    d->lock_error = m->lock_failed_bytes ? m->lock_error : NULL;
 }
 
 // ---------------------------------------------------------------------------------------------

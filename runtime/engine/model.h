@@ -107,6 +107,9 @@ struct mint_model {
     size_t packed_map_bytes;   // its length
     size_t packed_bytes;       // bytes of packed matrices in it
     mint_repack *repack;       // background packing state (runtime/engine/repack.c), or NULL
+    bool mlock;                // params->mlock: weight memory is locked as it is made
+    size_t lock_failed_bytes;  // bytes of it mlock refused (0: all that was asked is locked)
+    char lock_error[320];      // why, when lock_failed_bytes > 0 (mint_model_desc.lock_error)
 };
 
 // The RoPE frequency divisors a context of n_ctx positions (per sequence) uses (data NULL for
@@ -127,6 +130,12 @@ mint_status mint_model_open_file(mint_file *f, const char *label, const mint_mod
 mint_status mint_model_repack(mint_model *m, const mint_model_params *params, mint_err *err);
 // Stops the background packing after the matrix in progress and frees its state (model close).
 void mint_model_repack_stop(mint_model *m);
+
+// Locks [p, p + n) in RAM when m->mlock (runtime/engine/residency.c); a refusal is recorded in
+// m->lock_failed_bytes and m->lock_error, and is not an error.
+void mint_model_lock(mint_model *m, const void *p, size_t n);
+// Locks the file's memory as opened (every map) and tensor data it holds outside its maps.
+void mint_model_lock_file(mint_model *m);
 
 // Whether layer l sees only the last hp->swa_window keys (Gemma's local layers).
 static inline bool mint_layer_windowed(const mint_hparams *hp, int l) {

@@ -23,7 +23,8 @@
 // once it is packed (MADV_DONTNEED: they stay in the page cache, not in this process). The map
 // stays the plain twin: the token embedding is read from it, and so is every matrix by a
 // context of a level without packed kernels (MINT_ISA=ref, tests); the kernel maps the pages
-// back in on demand.
+// back in on demand. A file read into memory instead (no_mmap) keeps all its pages: up to twice
+// the file's size (drop_mapped says why).
 #include "runtime/engine/model.h"
 
 #include "base/error.h"
@@ -68,13 +69,24 @@ static int matrices(mint_model *m, mint_weight **out) {
 
 // Drops this process's pages of [p, p + n) when the range lies in one of the file's maps
 // (never memory the model owns: that would lose its contents).
+//
+// Not when the file was read into anonymous memory (no_mmap): there MADV_DONTNEED does not give
+// pages back to the page cache, it discards the only copy, and the next read sees zeros. And the
+// file's layout is still read after packing: the token embedding (the output matrix's bytes when
+// they are tied), every matrix by a context of a level without packed kernels (MINT_ISA=ref, a
+// context's isa "ref") and by the plain pass (mint_plain_forward). So no_mmap keeps both copies.
+// With mlock the range is unlocked first (locked pages cannot be dropped): the packed copy is the
+// one the kernels read, and it is locked.
 static void drop_mapped(const mint_model *m, const void *p, size_t n) {
     const uintptr_t a = (uintptr_t)p, e = a + n, page = (uintptr_t)sysconf(_SC_PAGESIZE);
     for (int i = 0; i < m->file->n_maps; i++) {
         const uintptr_t ms = (uintptr_t)m->file->maps[i].data, me = ms + m->file->maps[i].size;
         if (a < ms || e > me) continue;
+        if (m->file->maps[i].anonymous) return; // the only copy: see above
         const uintptr_t lo = (a + page - 1) / page * page, hi = e / page * page;
-        if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+        if (hi <= lo) return;
+        if (m->mlock) (void)munlock((void *)lo, hi - lo);
+        (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
         return;
     }
 }
@@ -159,6 +171,9 @@ mint_status mint_model_repack(mint_model *m, const mint_model_params *params, mi
     }
     uint8_t *buf = (uint8_t *)(((uintptr_t)map + HUGE - 1) / HUGE * HUGE);
     (void)madvise(buf, bytes, MADV_HUGEPAGE);
+    // mlock: locked (and so zeroed) now, on this thread, so that mint_model_describe says
+    // right after the open whether everything is locked (runtime/engine/residency.c).
+    mint_model_lock(m, buf, bytes);
     size_t off = 0;
     for (int i = 0; i < r->n; i++) {
         r->dst[i] = buf + off;
