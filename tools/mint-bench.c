@@ -14,6 +14,7 @@
 // use: on a shared machine one slow repetition moves the mean.
 #include "cli.h"
 #include "mint.h"
+#include "model_load.h"
 #include "options.h"
 
 #include <inttypes.h>
@@ -42,6 +43,8 @@ typedef struct options {
     double membw_gib;    // --membw-gib (0 = skip the probe)
     bool no_warmup;      // --no-warmup
     bool no_repack_wait; // --no-repack-wait
+    int mmap;            // -mmp: 1 maps the model, 0 reads it into memory (llama-bench's -mmp)
+    load_options load;   // --no-mmap (the same as -mmp 0), --mlock
 } options;
 
 #define F(member) OPT_FIELD(options, member)
@@ -80,6 +83,9 @@ static const opt opts[] = {
      .help = "KV cache storage (q8_0, q4_0: quantized rows, as llama.cpp's quantized cache)"},
     {"--membw-gib", OPT_FLOAT, F(membw_gib), "G", .fmin = 0, .fmax = 64, .def = "1",
      .help = "buffer size of the bandwidth probe (0 = skip)"},
+    {"-mmp --mmap", OPT_INT, F(mmap), "0|1", 0, 1, .def = "1",
+     .help = "1: map the model; 0: read it into memory (= --no-mmap)"},
+    LOAD_OPTS(options, load),
     {"--no-warmup", OPT_FLAG, F(no_warmup), .help = "skip the warm-up run"},
     {"--no-repack-wait", OPT_FLAG, F(no_repack_wait),
      .help = "time from the moment the model is open, while its\n"
@@ -289,7 +295,9 @@ static bool bench_model(const options *o, const char *path, result *res, int *n_
                         const double *membw) {
     mint_err err;
     mint_model *m;
-    if (mint_model_open(path, NULL, &m, &err) != MINT_OK) {
+    load_options lo = o->load;
+    lo.no_mmap = lo.no_mmap || o->mmap == 0;
+    if (load_model(TOOL, path, &lo, &m, &err) != MINT_OK) {
         fprintf(stderr, TOOL ": %s\n", err.msg);
         return false;
     }
@@ -300,9 +308,10 @@ static bool bench_model(const options *o, const char *path, result *res, int *n_
     uint64_t fsize = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
     if (!o->json)
         fprintf(stderr,
-                TOOL ": %s: %.2f GiB file, %.3f B params, types %s, kernels %s, %.1f MB read per "
-                     "generated token\n",
-                path, fsize / 1073741824.0, d.n_params / 1e9, d.types, mint_isa_name(),
+                TOOL ": %s: %.2f GiB file (%s%s), %.3f B params, types %s, kernels %s, %.1f MB "
+                     "read per generated token\n",
+                path, fsize / 1073741824.0, lo.no_mmap ? "read into memory" : "mapped",
+                d.locked ? ", locked" : "", d.n_params / 1e9, d.types, mint_isa_name(),
                 d.bytes_per_token / 1e6);
     const int max_len = max_of(o->pp.v, o->pp.n, max_of(o->tg.v, o->tg.n, 1));
     const int max_seq = o->n_seq.n ? max_of(o->n_seq.v, o->n_seq.n, 1) : 1;

@@ -6,6 +6,7 @@
 //   mint-perplexity -m QUANT --kl-divergence-base BASE.kld --kl-divergence
 #include "cli.h"
 #include "mint.h"
+#include "model_load.h"
 #include "options.h"
 #include "report.h"
 
@@ -27,6 +28,7 @@ typedef struct options {
     int n_threads;        // -t (0 = all online CPUs)
     int n_batch;          // -b: accepted for llama-perplexity, unused (a chunk is one batch)
     int kv_type;          // --kv-type: a mint_kv_type (the index in kv_types)
+    load_options load;    // --no-mmap, --mlock
 } options;
 
 #define F(member) OPT_FIELD(options, member)
@@ -51,6 +53,7 @@ static const opt opts[] = {
     {"--kl-divergence", OPT_FLAG, F(kld), .help = "compare with the base file F (no -f needed)"},
     {"--attention", OPT_ENUM, F(attention), "NAME", .names = attentions, .def = "auto",
      .help = "attention algorithm"},
+    LOAD_OPTS(options, load),
     {"--report", OPT_STRING, F(report), "FILE.html",
      .help = "a page: the first chunk token by token (coloured\n"
              "by probability, alternatives, attention), the\n"
@@ -236,7 +239,7 @@ int main(int argc, char **argv) {
     if (done >= 0) return done;
     mint_err err;
     mint_model *m;
-    if (mint_model_open(o.model, NULL, &m, &err) != MINT_OK) {
+    if (load_model(TOOL, o.model, &o.load, &m, &err) != MINT_OK) {
         fprintf(stderr, TOOL ": %s\n", err.msg);
         return 1;
     }

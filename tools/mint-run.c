@@ -48,7 +48,7 @@ int main(int argc, char **argv) {
     session s = {.o = &o};
     mint_err err;
     double t0 = cli_now();
-    if (mint_model_open(o.model, NULL, &s.m, &err) != MINT_OK) return run_fail(err.msg);
+    if (load_model(TOOL, o.model, &o.load, &s.m, &err) != MINT_OK) return run_fail(err.msg);
     s.st.t_load = cli_now() - t0;
     mint_model_desc d;
     mint_model_describe(s.m, &d);

@@ -62,6 +62,7 @@ static const opt opts[] = {
      .help = "positions per KV block (default 32)"},
     {"--cache-ram", OPT_INT, F(cache_ram), "MIB", 0, 1 << 24, .def = "1024",
      .help = "memory for cached prompts beyond the slots, MiB (0: none)"},
+    LOAD_OPTS(serve_config, load),
     {"-v --verbose", OPT_FLAG, F(verbose), .help = "a line per request on stderr"},
     {"-h --help", OPT_HELP, .help = "this help"},
 };
@@ -115,7 +116,7 @@ int main(int argc, char **argv) {
 
     mint_err err;
     mint_model *m;
-    if (mint_model_open(cfg.model_path, NULL, &m, &err) != MINT_OK) {
+    if (load_model(SERVE_TOOL, cfg.model_path, &cfg.load, &m, &err) != MINT_OK) {
         fprintf(stderr, SERVE_TOOL ": %s\n", err.msg);
         return 1;
     }

@@ -21,6 +21,7 @@ static const opt opts[] = {
     {"-f --file", OPT_STRING, F(prompt_file), "FILE", .help = "read the prompt from a file"},
     {"--prompt-ids", OPT_STRING, F(prompt_ids), "LIST",
      .help = "token ids instead of text, e.g. 1,15,200"},
+    LOAD_OPTS(run_options, load),
     {.kind = OPT_SECTION, .help = "generation:"},
     {"-n --n-predict", OPT_INT, F(n_predict), "N", -1, 1 << 24, .def = "-1",
      .help = "tokens to generate (-1: until EOS or the context is full)"},

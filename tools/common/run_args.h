@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "model_load.h"
 #include "options.h"
 
 typedef struct run_options {
@@ -49,6 +50,7 @@ typedef struct run_options {
     const char *trace_json;    // --trace-json FILE: the same as JSON lines
     const char *report;        // --report FILE.html: a self-contained page about the run
     const char *compare_model; // --compare-model FILE: a second model scored on the same tokens
+    load_options load;         // --no-mmap, --mlock: how the weights are loaded (every model)
 } run_options;
 
 // mint-run's table, usage and combination rules: opt_parse(&run_program, ...) fills a

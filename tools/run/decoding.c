@@ -82,7 +82,7 @@ int run_speculative(session *s) {
     mint_model *dm = NULL;
     mint_ctx *dc = NULL;
     if (o->draft) { // the draft model, with the target's context length and threads
-        if (mint_model_open(o->draft, NULL, &dm, &err) != MINT_OK) return run_fail(err.msg);
+        if (load_model(TOOL, o->draft, &o->load, &dm, &err) != MINT_OK) return run_fail(err.msg);
         if (mint_vocab_compatible(s->m, dm, &err) != MINT_OK) {
             char msg[700];
             snprintf(msg, sizeof msg, "--draft %s: its vocabulary differs from the model's: %s",

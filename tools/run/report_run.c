@@ -68,7 +68,7 @@ int run_report_open(session *s, run_report **out) {
         return run_fail(err.msg);
     }
     if (o->compare_model) {
-        if (mint_model_open(o->compare_model, NULL, &rr->cmp, &err) != MINT_OK ||
+        if (load_model(TOOL, o->compare_model, &o->load, &rr->cmp, &err) != MINT_OK ||
             mint_vocab_compatible(s->m, rr->cmp, &err) != MINT_OK) {
             char msg[700];
             snprintf(msg, sizeof msg, "--compare-model %s: %s", o->compare_model, err.msg);

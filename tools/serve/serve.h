@@ -14,6 +14,7 @@
 #define MINT_SERVE_H
 
 #include "mint.h"
+#include "model_load.h"
 #include "serve_request.h"
 
 #include <pthread.h>
@@ -48,6 +49,7 @@ typedef struct serve_config {
     bool verbose;              // -v: a line per request
     // --chat-template-file: a Jinja chat template to read, or NULL
     const char *chat_template_file;
+    load_options load; // --no-mmap, --mlock: how the weights are loaded
 } serve_config;
 
 // One token as a job's client sees it.
