@@ -128,7 +128,12 @@ class mint_kv_info(Struct):
 
 class mint_model_params(Struct):
     _c_name_ = "mint_model_params"
-    _fields_ = [("vocab_only", c_bool), ("no_repack", c_bool)]
+    _fields_ = [
+        ("vocab_only", c_bool),
+        ("no_repack", c_bool),
+        ("no_mmap", c_bool),
+        ("mlock", c_bool),
+    ]
 
 
 class mint_model_desc(Struct):
@@ -156,6 +161,8 @@ class mint_model_desc(Struct):
         ("bytes_per_token", c_uint64),
         ("chat_template", c_char_p),
         ("types", c_char_p),
+        ("locked", c_bool),
+        ("lock_error", c_char_p),
     ]
 
 

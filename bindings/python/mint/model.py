@@ -16,6 +16,7 @@ generate_many() are mint-run's --beams, --lookup/--draft and --n-parallel.
 import codecs
 import dataclasses
 import os
+import warnings
 from collections import namedtuple
 
 from . import _generate, _lib, _util
@@ -59,6 +60,8 @@ class ModelInfo:
     bytes_per_token: int
     chat_template: str
     types: str
+    locked: bool  # mlock=True was asked and every byte of the weights is locked in RAM
+    lock_error: str  # mlock=True could not lock (some of) the weights: why; else None
 
 
 class Model(OpenAIMixin, _util.ModelBase):
@@ -68,7 +71,12 @@ class Model(OpenAIMixin, _util.ModelBase):
     n_ctx, n_threads, n_batch, kv_type ("f32" / "f16" / "q8_0" / "q4_0") and attention ("auto",
     "naive", "rowwise", "flash") are the defaults of the contexts this model makes (None: mint's own,
     e.g. n_ctx the model's training context up to 4096, n_threads every online CPU). A context
-    manager; close() frees the weights and every context made from the model."""
+    manager; close() frees the weights and every context made from the model.
+
+    no_mmap=True reads the file into memory instead of mapping it (mint-run --no-mmap: mapped
+    weights can slow down within a run); mlock=True locks the weights in RAM (--mlock). When
+    they cannot be locked (RLIMIT_MEMLOCK) the model still opens, info.locked is False and a
+    RuntimeWarning says why."""
 
     def __init__(
         self,
@@ -80,6 +88,8 @@ class Model(OpenAIMixin, _util.ModelBase):
         n_batch=None,
         vocab_only=False,
         repack=True,
+        no_mmap=False,
+        mlock=False,
     ):
         self._h = None
         self._contexts = set()
@@ -99,6 +109,8 @@ class Model(OpenAIMixin, _util.ModelBase):
         mp = _lib.mint_model_params(
             vocab_only=_util.as_bool(vocab_only, "vocab_only"),
             no_repack=not _util.as_bool(repack, "repack"),
+            no_mmap=_util.as_bool(no_mmap, "no_mmap"),
+            mlock=_util.as_bool(mlock, "mlock"),
         )
         h = _lib.ctypes.c_void_p()
         e = _util.err()
@@ -113,6 +125,8 @@ class Model(OpenAIMixin, _util.ModelBase):
             v = getattr(d, name)
             fields[name] = _lib.cstr(v) if isinstance(v, bytes) else v
         self.info = ModelInfo(path=self.path, **fields)
+        if self.info.lock_error:
+            warnings.warn("mlock: " + self.info.lock_error, RuntimeWarning, stacklevel=2)
 
     # -- lifetime -------------------------------------------------------------------------------
 
