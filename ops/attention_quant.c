@@ -10,6 +10,8 @@
 // mint_quantizer_ref(MINT_TYPE_Q4_0).
 #include "ops/attention_quant.h"
 
+#include "ops/ops.h"
+
 #include "quant/types.h"
 
 void mint_kvq_store_row(mint_type type, const float *x, void *dst, int64_t n) {
@@ -32,15 +34,13 @@ static size_t head_offset(const mint_kv_view *kv, int kvh, int hd) {
 void mint_kvq_block_scores(const mint_kernels *k, const mint_kv_view *kv, int32_t l, int32_t blk,
                            int kvh, int hd, float scale, const uint8_t *q, size_t q_stride, int nc,
                            float *s, size_t s_stride) {
-    const mint_vec_dot_fn dot = k->t[kv->type].vec_dot;
+    // One gemm over the block's keys (rows) and the queries (columns): each element is the
+    // type's vec_dot bit for bit (quant/kernels.h), without a call per key.
     const size_t head = head_offset(kv, kvh, hd);
     const uint8_t *K = mint_kv_block_kt(kv, l, blk) + head;
+    mint_gemm_tile(&k->t[kv->type], hd, K, kv->row_bytes, kv->block, q, q_stride, nc, s, s_stride);
     for (int c = 0; c < nc; c++)
-        for (int32_t j = 0; j < kv->block; j++) {
-            float d;
-            dot(hd, &d, K + (size_t)j * kv->row_bytes, q + (size_t)c * q_stride);
-            s[(size_t)c * s_stride + (size_t)j] = d * scale;
-        }
+        for (int32_t j = 0; j < kv->block; j++) s[(size_t)c * s_stride + (size_t)j] *= scale;
 }
 
 void mint_kvq_block_values(const mint_kernels *k, const mint_kv_view *kv, int32_t l, int32_t blk,
