@@ -23,12 +23,13 @@
 // attention: each query head is converted to Q8_0 once (the kernel table's from_float, the same
 // bytes on every level), a score is the type's vec_dot of the key row's head segment with it
 // (integer sums inside each 32-element block) times the scale, and a block's values are
-// dequantized (exactly: d times a small integer) into f32 scratch and weighed by mint_pv_fn's
-// f32 kernel, in the same fixed order as an f32 cache. The probabilities and flash's weights stay
-// f32 (llama.cpp rounds them to f16 only with an f16 V, the VKQ16 path). A score is then still
-// one call for one (query, key) pair whatever the batch, and a block's part of P.V the same
-// chain, so everything below holds for it too; only the vec_dot's float sum over blocks may
-// differ between kernel levels (quant/kernels.h), not between batches or threads.
+// dequantized (exactly: d times a small integer) as the pv kernel reads them (pv_q8_0, pv_q4_0)
+// and weighed in the same fixed order as an f32 cache, with the bits of dequantize-then-pv_f32. The
+// probabilities and flash's weights stay f32 (llama.cpp rounds them to f16 only with an f16 V, the
+// VKQ16 path). A score is then still one call for one (query, key) pair whatever the batch, and a
+// block's part of P.V the same chain, so everything below holds for it too; only the vec_dot's
+// float sum over blocks may differ between kernel levels (quant/kernels.h), not between batches or
+// threads.
 //
 // Why a query gets the same bits whether it comes alone, in a batch, or beside other sequences:
 // every score is its own chain of length head_dim, the same whatever other rows share the tile;
@@ -132,15 +133,14 @@ static void block_scores(const mint_kernels *K, const mint_kv_view *kv, int32_t 
 }
 
 // o[c * hd + i] = o[c * hd + i] * a[c] + sum_j P[c][j] * v_j[i] over the positions of logical
-// block blk, KV head kvh (a == NULL: o + the sum). A quantized cache's values are dequantized
-// into deq ([block][hd] f32) first, then weighed as an f32 cache's.
+// block blk, KV head kvh (a == NULL: o + the sum). A quantized cache's values are weighed as
+// their dequantized f32 rows, bit for bit.
 static void block_values(const mint_kernels *K, const mint_kv_view *kv, int32_t l, int32_t blk,
                          int kvh, int hd, const float *P, size_t p_stride, int nc, const float *a,
-                         float *o, float *deq) {
+                         float *o) {
     const mint_vec_kernels *vk = &K->vec;
     if (mint_kv_quantized(kv)) {
-        mint_kvq_block_values(K, kv, l, blk, kvh, hd, deq);
-        vk->pv_f32(hd, P, p_stride, nc, deq, (size_t)hd, kv->block, a, o, (size_t)hd);
+        mint_kvq_block_values(K, kv, l, blk, kvh, hd, P, p_stride, nc, a, o);
         return;
     }
     const uint8_t *V = mint_kv_block_v(kv, l, blk) + (size_t)kvh * hd * kv->elem;
@@ -182,10 +182,9 @@ static void naive_item(const mint_attn_batch *b, const mint_attn_run *run, int h
     const int hd = sh->head_dim, kvh = h / (sh->n_head / sh->n_head_kv);
     const int32_t B = kv->block, nq = run->n;
     const int32_t n_blk = (run->pos0 + nq - 1) / B + 1, L = n_blk * B;
-    float *Q = (float *)scratch;                                       // [nq][hd]
-    float *S = (float *)(scratch + round64((size_t)nq * hd * 4));      // [nq][L]
-    float *O = (float *)((uint8_t *)S + round64((size_t)nq * L * 4));  // [nq][hd]
-    float *D = (float *)((uint8_t *)O + round64((size_t)nq * hd * 4)); // [B][hd] dequantized V
+    float *Q = (float *)scratch;                                      // [nq][hd]
+    float *S = (float *)(scratch + round64((size_t)nq * hd * 4));     // [nq][L]
+    float *O = (float *)((uint8_t *)S + round64((size_t)nq * L * 4)); // [nq][hd]
 
     for (int32_t i = 0; i < nq; i++)
         put_query(b->k, kv, query(b, run->row0 + i, h), Q + (size_t)i * hd, hd);
@@ -203,7 +202,7 @@ static void naive_item(const mint_attn_batch *b, const mint_attn_run *run, int h
     for (int32_t blk = 0; blk < n_blk; blk++) {
         const int32_t r0 = first_row(blk, B, run->pos0);
         block_values(b->k, kv, b->layer, blk, kvh, hd, S + (size_t)r0 * L + (size_t)blk * B,
-                     (size_t)L, nq - r0, NULL, O + (size_t)r0 * hd, D);
+                     (size_t)L, nq - r0, NULL, O + (size_t)r0 * hd);
     }
     for (int32_t i = 0; i < nq; i++)
         memcpy(output(b, run->row0 + i, h), O + (size_t)i * hd, (size_t)hd * sizeof(float));
@@ -221,10 +220,9 @@ static void rowwise_item(const mint_attn_batch *b, const mint_attn_run *run, int
     const int hd = sh->head_dim, group = sh->n_head / sh->n_head_kv;
     const int32_t B = kv->block, n_keys = run->pos0 + i + 1, n_blk = (n_keys - 1) / B + 1;
     const int32_t L = n_blk * B;
-    float *Q = (float *)scratch;                                          // [group][hd]
-    float *S = (float *)(scratch + round64((size_t)group * hd * 4));      // [group][L]
-    float *O = (float *)((uint8_t *)S + round64((size_t)group * L * 4));  // [group][hd]
-    float *D = (float *)((uint8_t *)O + round64((size_t)group * hd * 4)); // [B][hd] deq. V
+    float *Q = (float *)scratch;                                         // [group][hd]
+    float *S = (float *)(scratch + round64((size_t)group * hd * 4));     // [group][L]
+    float *O = (float *)((uint8_t *)S + round64((size_t)group * L * 4)); // [group][hd]
 
     for (int g = 0; g < group; g++)
         put_query(b->k, kv, query(b, run->row0 + i, kvh * group + g), Q + (size_t)g * hd, hd);
@@ -237,7 +235,7 @@ static void rowwise_item(const mint_attn_batch *b, const mint_attn_run *run, int
     memset(O, 0, (size_t)group * hd * sizeof(float));
     for (int32_t blk = 0; blk < n_blk; blk++)
         block_values(b->k, kv, b->layer, blk, kvh, hd, S + (size_t)blk * B, (size_t)L, group, NULL,
-                     O, D);
+                     O);
     for (int g = 0; g < group; g++)
         memcpy(output(b, run->row0 + i, kvh * group + g), O + (size_t)g * hd,
                (size_t)hd * sizeof(float));
@@ -256,7 +254,6 @@ typedef struct flash_space {
     float *alpha; // [rows] e^(m_old - m_new) of the step
     float *diff;  // [rows] m_old - m_new
     double *l;    // [rows] running sums
-    float *D;     // [block][hd] one block's dequantized values (a quantized cache)
 } flash_space;
 
 static flash_space flash_layout(uint8_t *scratch, size_t rows, size_t hd, size_t step) {
@@ -268,8 +265,7 @@ static flash_space flash_layout(uint8_t *scratch, size_t rows, size_t hd, size_t
     f.m = (float *)p, p += round64(rows * 4);
     f.alpha = (float *)p, p += round64(rows * 4);
     f.diff = (float *)p, p += round64(rows * 4);
-    f.l = (double *)p, p += round64(rows * 8);
-    f.D = (float *)p;
+    f.l = (double *)p;
     return f;
 }
 
@@ -340,7 +336,7 @@ static void flash_item(const mint_attn_batch *b, const mint_attn_run *run, int32
             const int32_t rb = first_row(blk, B, p_first) * group;
             block_values(b->k, kv, b->layer, blk, kvh, hd,
                          f.S + (size_t)rb * step + (size_t)(blk - b0) * B, (size_t)step, rows - rb,
-                         blk == b0 ? f.alpha + rb : NULL, f.O + (size_t)rb * hd, f.D);
+                         blk == b0 ? f.alpha + rb : NULL, f.O + (size_t)rb * hd);
         }
     }
     for (int32_t r = 0; r < rows; r++) {
@@ -409,15 +405,14 @@ size_t mint_attention_scratch_bytes(mint_attn_algo algo, const mint_attn_shape *
                                     int32_t n_ctx, int32_t block) {
     const size_t L = ((size_t)n_ctx + (size_t)block - 1) / (size_t)block * (size_t)block;
     const size_t hd = (size_t)sh->head_dim, group = (size_t)(sh->n_head / sh->n_head_kv);
-    const size_t deq = round64((size_t)block * hd * 4); // a block of dequantized values
     switch (algo) {
     case MINT_ATTN_ALGO_NAIVE:
-        return round64((size_t)n_rows * hd * 4) * 2 + round64((size_t)n_rows * L * 4) + deq + 64;
+        return round64((size_t)n_rows * hd * 4) * 2 + round64((size_t)n_rows * L * 4) + 64;
     case MINT_ATTN_ALGO_ROWWISE:
-        return round64(group * hd * 4) * 2 + round64(group * L * 4) + deq + 64;
+        return round64(group * hd * 4) * 2 + round64(group * L * 4) + 64;
     default: {
         const size_t rows = (size_t)flash_queries((int)group) * group;
-        return flash_bytes(rows, hd, (size_t)(flash_step_blocks(block) * block)) + deq + 64;
+        return flash_bytes(rows, hd, (size_t)(flash_step_blocks(block) * block)) + 64;
     }
     }
 }

@@ -44,10 +44,9 @@ void mint_kvq_block_scores(const mint_kernels *k, const mint_kv_view *kv, int32_
 }
 
 void mint_kvq_block_values(const mint_kernels *k, const mint_kv_view *kv, int32_t l, int32_t blk,
-                           int kvh, int hd, float *v) {
-    const mint_to_float_fn to_float = k->t[kv->type].to_float;
-    const size_t head = head_offset(kv, kvh, hd);
-    const uint8_t *V = mint_kv_block_v(kv, l, blk) + head;
-    for (int32_t j = 0; j < kv->block; j++)
-        to_float(V + (size_t)j * kv->row_bytes, v + (size_t)j * hd, hd);
+                           int kvh, int hd, const float *P, size_t p_stride, int nc, const float *a,
+                           float *o) {
+    const uint8_t *V = mint_kv_block_v(kv, l, blk) + head_offset(kv, kvh, hd);
+    const mint_pv_fn pv = kv->type == MINT_TYPE_Q8_0 ? k->vec.pv_q8_0 : k->vec.pv_q4_0;
+    pv(hd, P, p_stride, nc, V, kv->row_bytes, kv->block, a, o, (size_t)hd);
 }

@@ -2,7 +2,7 @@
 // rows, ops/attention.h), as llama.cpp's CPU flash attention does it
 // (ggml-cpu/ops.cpp: ggml_compute_forward_flash_attn_ext_f16_one_chunk): the query converted to
 // K's vec_dot_type (Q8_0) once, each score the type's block dot product times the scale, each
-// value row dequantized to f32.
+// value row dequantized to f32 (here inside the product, quant/attn_elem.h).
 #ifndef MINT_ATTENTION_QUANT_H
 #define MINT_ATTENTION_QUANT_H
 
@@ -17,8 +17,11 @@ void mint_kvq_put_query(const mint_kernels *k, const float *q, void *dst, int hd
 void mint_kvq_block_scores(const mint_kernels *k, const mint_kv_view *kv, int32_t l, int32_t blk,
                            int kvh, int hd, float scale, const uint8_t *q, size_t q_stride, int nc,
                            float *s, size_t s_stride);
-// v[j * hd + i] = value i of head kvh at slot j of logical block blk, dequantized, j < block.
+// o[c * hd + i] = fma(o[c * hd + i], a[c], sum_j P[c * p_stride + j] * deq(v_j)[i]) for c < nc,
+// i < hd, over the values v_j (head kvh, slot j < block) of logical block blk of layer l: the
+// pv product of the dequantized rows, read in place (quant/kernels.h: pv_q8_0, pv_q4_0).
 void mint_kvq_block_values(const mint_kernels *k, const mint_kv_view *kv, int32_t l, int32_t blk,
-                           int kvh, int hd, float *v);
+                           int kvh, int hd, const float *P, size_t p_stride, int nc, const float *a,
+                           float *o);
 
 #endif // MINT_ATTENTION_QUANT_H

@@ -1,7 +1,8 @@
-// attn_tile.h - attention's two products (quant/kernels.h: mint_qk_fn, mint_pv_fn) over an f32 or
-// f16 cache, written once for every SIMD level: a level's attn_tile_<level>.c defines its vector
-// primitives and tile sizes, then includes this header, which defines the four entry points
-// MINT_LEVEL_NAME(attn_qk_f32), (attn_qk_f16), (attn_pv_f32), (attn_pv_f16).
+// attn_tile.h - attention's two products (quant/kernels.h: mint_qk_fn, mint_pv_fn) over an f32,
+// f16 or quantized cache, written once for every SIMD level: a level's attn_tile_<level>.c defines
+// its vector primitives and tile sizes, then includes this header, which defines the entry points
+// MINT_LEVEL_NAME(attn_qk_f32), (attn_qk_f16), (attn_pv_f32), (attn_pv_f16), (attn_pv_q8_0) and
+// (attn_pv_q4_0).
 //
 // Both products have one shape: y[r][c] = last(sum_{k < depth} x[r][k] * m[k][c]), where m's
 // rows are contiguous along the output columns c:
@@ -27,8 +28,15 @@
 //   ATTN_FULL               the mask of all lanes;
 //   attn_zero(), attn_set1(x), attn_mul(u, v), attn_fma(acc, u, v) = acc + u * v rounded once,
 //   attn_load(f16, p, i, m) = elements p[i ..] (f32 or f16) as f32, lanes outside m zero and
-//   not read, attn_load_out(y, m), attn_store(y, m, v), and attn_mask_first(n) if ATTN_MASKED.
-#include "quant/fp16.h"
+//   not read, attn_load_out(y, m), attn_store(y, m, v), and attn_mask_first(n) if ATTN_MASKED;
+//   for quantized values: attn_half(p) = the f16 at p as f32, attn_load_q8(q, m) = the int8
+//   q[0 ..] as f32, attn_load_q4(q, hi, m) = the low (hi = 0) or high nibbles of q[0 ..] minus 8
+//   as f32 (lanes outside m not read).
+//
+// A quantized row's vector of ATTN_LANES (at most 16) columns from a multiple of ATTN_LANES lies
+// in one half of one 32-element block, so it is one load and one product by the block's scale:
+// the dequantized vector with to_float's bits (quant/attn_elem.h), without a row written out.
+#include "quant/attn_elem.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -45,17 +53,30 @@ enum attn_kind { ATTN_SCORES, ATTN_VALUES };
 
 // One call's operands (see the top of the file).
 typedef struct attn_job {
-    int f16;         // 1: m holds f16, 0: f32
-    int64_t depth;   // length of every chain: d (scores) or nk (values)
-    const float *x;  // row r at x + r * x_stride: q or p, depth elements
-    size_t x_stride; // floats between rows of x
-    const void *m;   // row k at element k * m_stride: kt or v, one element per output column
-    size_t m_stride; // elements between rows of m
-    float scale;     // scores: the factor of every sum
-    const float *a;  // values: a[r] multiplies the old output row r (NULL: 1)
-    float *y;        // output row r at y + r * y_stride: s or o
-    size_t y_stride; // floats between output rows
+    mint_attn_elem elem; // what m holds
+    int64_t depth;       // length of every chain: d (scores) or nk (values)
+    const float *x;      // row r at x + r * x_stride: q or p, depth elements
+    size_t x_stride;     // floats between rows of x
+    const void *m;       // row k at element k * m_stride: kt or v, one element per output column
+    size_t m_stride;     // elements between rows of m (bytes for quantized rows)
+    float scale;         // scores: the factor of every sum
+    const float *a;      // values: a[r] multiplies the old output row r (NULL: 1)
+    float *y;            // output row r at y + r * y_stride: s or o
+    size_t y_stride;     // floats between output rows
 } attn_job;
+
+// Columns c .. c + ATTN_LANES - 1 of row k of m (lanes outside mask zero or unread).
+ATTN_INLINE attn_vec attn_get(const attn_job *job, int64_t k, size_t c, attn_mask mask) {
+    const mint_attn_elem e = job->elem;
+    if (e == MINT_ATTN_F32 || e == MINT_ATTN_F16)
+        return attn_load(e == MINT_ATTN_F16, job->m, (size_t)k * job->m_stride + c, mask);
+    const uint8_t *blk = (const uint8_t *)job->m + (size_t)k * job->m_stride +
+                         c / 32 * (e == MINT_ATTN_Q8_0 ? 34 : 18);
+    const size_t i = c % 32;
+    const attn_vec q = e == MINT_ATTN_Q8_0 ? attn_load_q8(blk + 2 + i, mask)
+                                           : attn_load_q4(blk + 2 + i % 16, i >= 16, mask);
+    return attn_mul(q, attn_set1(attn_half(blk)));
+}
 
 // Rows x vectors of the tile of a product.
 ATTN_INLINE int attn_rows_max(const int kind) {
@@ -68,7 +89,6 @@ ATTN_INLINE int attn_vecs_max(const int kind) {
 // Rows r0 .. r0 + R - 1 x columns c0 .. c0 + ATTN_LANES * NV - 1 (the last vector under mlast).
 ATTN_INLINE void attn_tile(const int kind, const int R, const int NV, const attn_job *job, int r0,
                            size_t c0, attn_mask mlast) {
-    const int f16 = job->f16;
     const float *x = job->x + (size_t)r0 * job->x_stride;
     attn_vec acc[8][4];
     ATTN_UNROLL for (int r = 0; r < R; r++) {
@@ -77,8 +97,7 @@ ATTN_INLINE void attn_tile(const int kind, const int R, const int NV, const attn
     for (int64_t k = 0; k < job->depth; k++) {
         attn_vec mk[4];
         ATTN_UNROLL for (int v = 0; v < NV; v++) mk[v] =
-            attn_load(f16, job->m, (size_t)k * job->m_stride + c0 + ATTN_LANES * (size_t)v,
-                      v == NV - 1 ? mlast : ATTN_FULL);
+            attn_get(job, k, c0 + ATTN_LANES * (size_t)v, v == NV - 1 ? mlast : ATTN_FULL);
         ATTN_UNROLL for (int r = 0; r < R; r++) {
             const attn_vec xb = attn_set1(x[(size_t)r * job->x_stride + (size_t)k]);
             ATTN_UNROLL for (int v = 0; v < NV; v++) acc[r][v] = attn_fma(acc[r][v], xb, mk[v]);
@@ -136,12 +155,9 @@ ATTN_INLINE void attn_product(const int kind, const attn_job *job, int nr, size_
     for (int r = 0; r < nr; r++)
         for (size_t cc = c; cc < ncols; cc++) {
             float acc = 0.0f;
-            for (int64_t k = 0; k < job->depth; k++) {
-                const size_t i = (size_t)k * job->m_stride + cc;
-                const float mk = job->f16 ? mint_f16_to_f32(((const uint16_t *)job->m)[i])
-                                          : ((const float *)job->m)[i];
-                acc = fmaf(job->x[(size_t)r * job->x_stride + (size_t)k], mk, acc);
-            }
+            for (int64_t k = 0; k < job->depth; k++)
+                acc = fmaf(job->x[(size_t)r * job->x_stride + (size_t)k],
+                           mint_attn_elem_at(job->elem, job->m, job->m_stride, (size_t)k, cc), acc);
             float *y = job->y + (size_t)r * job->y_stride + cc;
             *y = kind == ATTN_SCORES ? acc * job->scale : fmaf(*y, job->a ? job->a[r] : 1.0f, acc);
         }
@@ -151,27 +167,41 @@ ATTN_INLINE void attn_product(const int kind, const attn_job *job, int nr, size_
 void MINT_LEVEL_NAME(attn_qk_f32)(int64_t d, const float *q, size_t q_stride, int nr,
                                   const void *kt, size_t kt_stride, int nk, float scale, float *s,
                                   size_t s_stride) {
-    const attn_job job = {0, d, q, q_stride, kt, kt_stride, scale, NULL, s, s_stride};
+    const attn_job job = {MINT_ATTN_F32, d, q, q_stride, kt, kt_stride, scale, NULL, s, s_stride};
     attn_product(ATTN_SCORES, &job, nr, (size_t)nk);
 }
 
 void MINT_LEVEL_NAME(attn_qk_f16)(int64_t d, const float *q, size_t q_stride, int nr,
                                   const void *kt, size_t kt_stride, int nk, float scale, float *s,
                                   size_t s_stride) {
-    const attn_job job = {1, d, q, q_stride, kt, kt_stride, scale, NULL, s, s_stride};
+    const attn_job job = {MINT_ATTN_F16, d, q, q_stride, kt, kt_stride, scale, NULL, s, s_stride};
     attn_product(ATTN_SCORES, &job, nr, (size_t)nk);
 }
 
 void MINT_LEVEL_NAME(attn_pv_f32)(int64_t d, const float *p, size_t p_stride, int nr, const void *v,
                                   size_t v_stride, int nk, const float *a, float *o,
                                   size_t o_stride) {
-    const attn_job job = {0, nk, p, p_stride, v, v_stride, 0.0f, a, o, o_stride};
+    const attn_job job = {MINT_ATTN_F32, nk, p, p_stride, v, v_stride, 0.0f, a, o, o_stride};
     attn_product(ATTN_VALUES, &job, nr, (size_t)d);
 }
 
 void MINT_LEVEL_NAME(attn_pv_f16)(int64_t d, const float *p, size_t p_stride, int nr, const void *v,
                                   size_t v_stride, int nk, const float *a, float *o,
                                   size_t o_stride) {
-    const attn_job job = {1, nk, p, p_stride, v, v_stride, 0.0f, a, o, o_stride};
+    const attn_job job = {MINT_ATTN_F16, nk, p, p_stride, v, v_stride, 0.0f, a, o, o_stride};
+    attn_product(ATTN_VALUES, &job, nr, (size_t)d);
+}
+
+void MINT_LEVEL_NAME(attn_pv_q8_0)(int64_t d, const float *p, size_t p_stride, int nr,
+                                   const void *v, size_t v_stride, int nk, const float *a, float *o,
+                                   size_t o_stride) {
+    const attn_job job = {MINT_ATTN_Q8_0, nk, p, p_stride, v, v_stride, 0.0f, a, o, o_stride};
+    attn_product(ATTN_VALUES, &job, nr, (size_t)d);
+}
+
+void MINT_LEVEL_NAME(attn_pv_q4_0)(int64_t d, const float *p, size_t p_stride, int nr,
+                                   const void *v, size_t v_stride, int nk, const float *a, float *o,
+                                   size_t o_stride) {
+    const attn_job job = {MINT_ATTN_Q4_0, nk, p, p_stride, v, v_stride, 0.0f, a, o, o_stride};
     attn_product(ATTN_VALUES, &job, nr, (size_t)d);
 }

@@ -4,6 +4,8 @@
 // multiple of 8 run the same chain one element at a time (fmaf is one vfmadd).
 #include "quant/simd_avx2.h"
 
+#include <string.h>
+
 #define MINT_LEVEL_NAME(name) name##_avx2
 
 typedef __m256 attn_vec;
@@ -35,6 +37,19 @@ MINT_AVX2_INLINE __m256 attn_load(int f16, const void *p, size_t i, attn_mask m)
 }
 MINT_AVX2_INLINE __m256 attn_load_out(const float *y, attn_mask m) {
     return _mm256_loadu_ps(y);
+}
+MINT_AVX2_INLINE float attn_half(const uint8_t *p) {
+    uint16_t h;
+    memcpy(&h, p, sizeof h);
+    return _cvtsh_ss(h);
+}
+MINT_AVX2_INLINE __m256 attn_load_q8(const uint8_t *q, attn_mask m) {
+    return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)q)));
+}
+MINT_AVX2_INLINE __m256 attn_load_q4(const uint8_t *q, int hi, attn_mask m) {
+    const __m256i b = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)q));
+    const __m256i n = hi ? _mm256_srli_epi32(b, 4) : _mm256_and_si256(b, _mm256_set1_epi32(15));
+    return _mm256_cvtepi32_ps(_mm256_sub_epi32(n, _mm256_set1_epi32(8)));
 }
 MINT_AVX2_INLINE void attn_store(float *y, attn_mask m, __m256 v) {
     _mm256_storeu_ps(y, v);

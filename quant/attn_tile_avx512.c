@@ -4,6 +4,8 @@
 // last vector is masked, so no element is computed one at a time.
 #include "quant/simd_avx512.h"
 
+#include <string.h>
+
 #define MINT_LEVEL_NAME(name) name##_avx512
 
 typedef __m512 attn_vec;
@@ -44,6 +46,19 @@ X512_ALWAYS_INLINE __m512 attn_load(int f16, const void *p, size_t i, __mmask16 
 }
 X512_ALWAYS_INLINE __m512 attn_load_out(const float *y, __mmask16 m) {
     return _mm512_maskz_loadu_ps(m, y);
+}
+X512_ALWAYS_INLINE float attn_half(const uint8_t *p) {
+    uint16_t h;
+    memcpy(&h, p, sizeof h);
+    return _cvtsh_ss(h);
+}
+X512_ALWAYS_INLINE __m512 attn_load_q8(const uint8_t *q, __mmask16 m) {
+    return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, q)));
+}
+X512_ALWAYS_INLINE __m512 attn_load_q4(const uint8_t *q, int hi, __mmask16 m) {
+    const __m512i b = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, q));
+    const __m512i n = hi ? _mm512_srli_epi32(b, 4) : _mm512_and_si512(b, _mm512_set1_epi32(15));
+    return _mm512_cvtepi32_ps(_mm512_sub_epi32(n, _mm512_set1_epi32(8)));
 }
 X512_ALWAYS_INLINE void attn_store(float *y, __mmask16 m, __m512 v) {
     _mm512_mask_storeu_ps(y, m, v);

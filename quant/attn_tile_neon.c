@@ -4,6 +4,8 @@
 // columns past the last multiple of 4 run the same chain one element at a time (fmaf is FMADD).
 #include "quant/simd_neon.h"
 
+#include <string.h>
+
 #define MINT_LEVEL_NAME(name) name##_neon
 
 typedef float32x4_t attn_vec;
@@ -35,6 +37,27 @@ MINT_NEON_INLINE float32x4_t attn_load(int f16, const void *p, size_t i, attn_ma
 }
 MINT_NEON_INLINE float32x4_t attn_load_out(const float *y, attn_mask m) {
     return vld1q_f32(y);
+}
+MINT_NEON_INLINE float attn_half(const uint8_t *p) {
+    uint16_t h;
+    memcpy(&h, p, sizeof h);
+    return vgetq_lane_f32(vcvt_f32_f16(vreinterpret_f16_u16(vdup_n_u16(h))), 0);
+}
+// Four bytes at q, widened to four 32-bit lanes (signed or not).
+MINT_NEON_INLINE int32x4_t attn_bytes4(const uint8_t *q, int is_signed) {
+    uint32_t u;
+    memcpy(&u, q, sizeof u);
+    const uint8x8_t b = vcreate_u8((uint64_t)u);
+    if (is_signed) return vmovl_s16(vget_low_s16(vmovl_s8(vreinterpret_s8_u8(b))));
+    return vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(vmovl_u8(b))));
+}
+MINT_NEON_INLINE float32x4_t attn_load_q8(const uint8_t *q, attn_mask m) {
+    return vcvtq_f32_s32(attn_bytes4(q, 1));
+}
+MINT_NEON_INLINE float32x4_t attn_load_q4(const uint8_t *q, int hi, attn_mask m) {
+    const int32x4_t b = attn_bytes4(q, 0);
+    const int32x4_t n = hi ? vshrq_n_s32(b, 4) : vandq_s32(b, vdupq_n_s32(15));
+    return vcvtq_f32_s32(vsubq_s32(n, vdupq_n_s32(8)));
 }
 MINT_NEON_INLINE void attn_store(float *y, attn_mask m, float32x4_t v) {
     vst1q_f32(y, v);

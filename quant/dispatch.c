@@ -150,6 +150,8 @@ static void apply(mint_kernels *k, const mint_kernels *own) {
     TAKE(k, own, vec.qk_f16);
     TAKE(k, own, vec.pv_f32);
     TAKE(k, own, vec.pv_f16);
+    TAKE(k, own, vec.pv_q8_0);
+    TAKE(k, own, vec.pv_q4_0);
     k->isa = own->isa;
     k->name = own->name;
 }

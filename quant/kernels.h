@@ -80,7 +80,8 @@ typedef void (*mint_qk_fn)(int64_t d, const float *q, size_t q_stride, int nr, c
 //   o[r * o_stride + i] = fma(o[r * o_stride + i], a[r], sum_{j < nk} p[r * p_stride + j] *
 //   v[j * v_stride + i])
 // for r < nr, i < d; the sum is one chain of fused multiply-adds in j order from +0; a == NULL
-// means a[r] = 1 (o + sum, exactly). Strides in elements; v holds f32 or f16.
+// means a[r] = 1 (o + sum, exactly). Strides in elements; v holds f32 or f16, or quantized rows
+// (v_stride then in bytes) whose elements are the type's to_float (quant/attn_elem.h).
 typedef void (*mint_pv_fn)(int64_t d, const float *p, size_t p_stride, int nr, const void *v,
                            size_t v_stride, int nk, const float *a, float *o, size_t o_stride);
 
@@ -90,8 +91,10 @@ typedef struct mint_vec_kernels {
     mint_vexp_sum_fn exp_sum;
     mint_vscale_fn scale;
     mint_vround_fn round_f16;
-    mint_qk_fn qk_f32, qk_f16; // keys of an f32 / f16 cache
-    mint_pv_fn pv_f32, pv_f16; // values of an f32 / f16 cache
+    mint_qk_fn qk_f32, qk_f16;   // keys of an f32 / f16 cache
+    mint_pv_fn pv_f32, pv_f16;   // values of an f32 / f16 cache
+    mint_pv_fn pv_q8_0, pv_q4_0; // values of a Q8_0 / Q4_0 cache: v_stride in bytes, d a
+                                 // multiple of 32 (quant/attn_elem.h)
 } mint_vec_kernels;
 
 typedef enum mint_isa {
@@ -177,6 +180,10 @@ extern const mint_kernels mint_kernels_neondot;    // quant/kernels_neondot.c, a
     void attn_pv_f32_##level(int64_t d, const float *p, size_t p_stride, int nr, const void *v,    \
                              size_t v_stride, int nk, const float *a, float *o, size_t o_stride);  \
     void attn_pv_f16_##level(int64_t d, const float *p, size_t p_stride, int nr, const void *v,    \
-                             size_t v_stride, int nk, const float *a, float *o, size_t o_stride);
+                             size_t v_stride, int nk, const float *a, float *o, size_t o_stride);  \
+    void attn_pv_q8_0_##level(int64_t d, const float *p, size_t p_stride, int nr, const void *v,   \
+                              size_t v_stride, int nk, const float *a, float *o, size_t o_stride); \
+    void attn_pv_q4_0_##level(int64_t d, const float *p, size_t p_stride, int nr, const void *v,   \
+                              size_t v_stride, int nk, const float *a, float *o, size_t o_stride);
 
 #endif // MINT_QUANT_KERNELS_H

@@ -44,5 +44,7 @@ const mint_kernels mint_kernels_neon = {
             .qk_f32 = attn_qk_f32_neon,
             .qk_f16 = attn_qk_f16_neon,
             .pv_f32 = attn_pv_f32_neon,
-            .pv_f16 = attn_pv_f16_neon},
+            .pv_f16 = attn_pv_f16_neon,
+            .pv_q8_0 = attn_pv_q8_0_neon,
+            .pv_q4_0 = attn_pv_q4_0_neon},
 };

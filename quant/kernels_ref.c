@@ -71,7 +71,9 @@ const mint_kernels mint_kernels_ref = {
             .qk_f32 = attn_qk_f32_ref,
             .qk_f16 = attn_qk_f16_ref,
             .pv_f32 = attn_pv_f32_ref,
-            .pv_f16 = attn_pv_f16_ref},
+            .pv_f16 = attn_pv_f16_ref,
+            .pv_q8_0 = attn_pv_q8_0_ref,
+            .pv_q4_0 = attn_pv_q4_0_ref},
 };
 
 mint_quantize_row_fn mint_quantizer_ref(mint_type t) {

@@ -121,5 +121,9 @@ void attn_pv_f32_ref(int64_t d, const float *p, size_t p_stride, int nr, const v
                      size_t v_stride, int nk, const float *a, float *o, size_t o_stride);
 void attn_pv_f16_ref(int64_t d, const float *p, size_t p_stride, int nr, const void *v,
                      size_t v_stride, int nk, const float *a, float *o, size_t o_stride);
+void attn_pv_q8_0_ref(int64_t d, const float *p, size_t p_stride, int nr, const void *v,
+                      size_t v_stride, int nk, const float *a, float *o, size_t o_stride);
+void attn_pv_q4_0_ref(int64_t d, const float *p, size_t p_stride, int nr, const void *v,
+                      size_t v_stride, int nk, const float *a, float *o, size_t o_stride);
 
 #endif // MINT_QUANT_REF_H

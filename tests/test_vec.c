@@ -7,6 +7,7 @@
 #include "mint.h"
 #include "quant/fp16.h"
 #include "quant/kernels.h"
+#include "quant/types.h"
 
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
@@ -394,5 +395,58 @@ Test(vec, attention_products_are_the_reference_bit_for_bit, .timeout = MT_HANG(1
             }
             free(q), free(kf), free(vf), free(kt), free(v), free(p), free(s0), free(s1);
             free(o_in), free(o0), free(o1);
+        }
+}
+
+// The values of a quantized cache: pv_q8_0 / pv_q4_0 over quantized rows (in place, a stride
+// wider than the row) give the bits of the types' to_float into f32 rows and then pv_f32, at the
+// reference and at every level. The dequantize-then-multiply path is the plain twin the fused
+// kernels replace in ops/attention_quant.c.
+Test(vec, quantized_values_are_dequantize_then_pv_f32, .timeout = MT_HANG(120)) {
+    const mint_kernels *k[MINT_ISA_COUNT];
+    const int nk = available(k);
+    const mint_kernels *kr = mint_kernels_for(MINT_ISA_REF);
+    static const tile_case qcases[] = {{64, 8, 32},  {64, 1, 32}, {128, 9, 33}, {32, 5, 7},
+                                       {96, 13, 16}, {256, 4, 1}, {64, 64, 32}};
+    static const mint_type types[] = {MINT_TYPE_Q8_0, MINT_TYPE_Q4_0};
+    for (size_t ti = 0; ti < 2; ti++)
+        for (size_t ci = 0; ci < sizeof qcases / sizeof *qcases; ci++) {
+            const mint_type t = types[ti];
+            const tile_case tc = qcases[ci];
+            const size_t row = (size_t)mint_row_size(t, tc.d), vs = row + 7; // bytes
+            const size_t ps = (size_t)tc.nk + 3, os = (size_t)tc.d + 5;
+            uint8_t *v = calloc(vs * (size_t)tc.nk, 1);
+            float *x = malloc(sizeof(float) * (size_t)tc.d);
+            float *vf = malloc(sizeof(float) * (size_t)tc.d * (size_t)tc.nk);
+            float *p = malloc(sizeof(float) * ps * (size_t)tc.nr);
+            float *o_in = malloc(sizeof(float) * os * (size_t)tc.nr);
+            float *o0 = malloc(sizeof(float) * os * (size_t)tc.nr);
+            float *o1 = malloc(sizeof(float) * os * (size_t)tc.nr);
+            float a[64];
+            for (int j = 0; j < tc.nk; j++) {
+                const double amp = j % 5 == 0 ? 1e-3 : j % 5 == 1 ? 300.0 : 2.0;
+                for (int64_t i = 0; i < tc.d; i++) x[i] = frange(-amp, amp);
+                mint_quantizer_ref(t)(x, v + (size_t)j * vs, tc.d);
+                kr->t[t].to_float(v + (size_t)j * vs, vf + (size_t)j * (size_t)tc.d, tc.d);
+            }
+            for (size_t i = 0; i < ps * (size_t)tc.nr; i++) p[i] = (float)uniform();
+            for (size_t i = 0; i < os * (size_t)tc.nr; i++) o_in[i] = frange(-1, 1);
+            for (int r = 0; r < tc.nr; r++) a[r] = r % 2 ? (float)uniform() : 1.0f;
+            for (int with_a = 0; with_a < 2; with_a++) {
+                memcpy(o0, o_in, sizeof(float) * os * (size_t)tc.nr);
+                ref()->pv_f32(tc.d, p, ps, tc.nr, vf, (size_t)tc.d, tc.nk, with_a ? a : NULL, o0,
+                              os);
+                for (int ki = -1; ki < nk; ki++) {
+                    const mint_vec_kernels *vk = ki < 0 ? ref() : &k[ki]->vec;
+                    const mint_pv_fn pv = t == MINT_TYPE_Q8_0 ? vk->pv_q8_0 : vk->pv_q4_0;
+                    memcpy(o1, o_in, sizeof(float) * os * (size_t)tc.nr);
+                    pv(tc.d, p, ps, tc.nr, v, vs, tc.nk, with_a ? a : NULL, o1, os);
+                    cr_assert_eq(memcmp(o0, o1, sizeof(float) * os * (size_t)tc.nr), 0,
+                                 "%s pv_%s d=%lld nr=%d nk=%d%s", ki < 0 ? "ref" : k[ki]->name,
+                                 mint_type_name(t), (long long)tc.d, tc.nr, tc.nk,
+                                 with_a ? " with a" : "");
+                }
+            }
+            free(v), free(x), free(vf), free(p), free(o_in), free(o0), free(o1);
         }
 }
