@@ -10,6 +10,7 @@
 #ifndef MINT_QUANT_ATTN_ELEM_H
 #define MINT_QUANT_ATTN_ELEM_H
 
+#include "quant/blocks.h"
 #include "quant/fp16.h"
 
 #include <stddef.h>
@@ -23,14 +24,20 @@ typedef enum mint_attn_elem {
                         // i >= 16 the high nibble of byte i - 16, minus 8
 } mint_attn_elem;
 
+// The block holding element (k, c) of quantized rows m (element c % 32 of it).
+static inline const uint8_t *mint_attn_block_at(mint_attn_elem e, const void *m, size_t stride,
+                                                size_t k, size_t c) {
+    const size_t bs = e == MINT_ATTN_Q8_0 ? sizeof(mint_block_q8_0) : sizeof(mint_block_q4_0);
+    return (const uint8_t *)m + k * stride + c / 32 * bs;
+}
+
 // Element (k, c) of m.
 static inline float mint_attn_elem_at(mint_attn_elem e, const void *m, size_t stride, size_t k,
                                       size_t c) {
     if (e == MINT_ATTN_F32) return ((const float *)m)[k * stride + c];
     if (e == MINT_ATTN_F16) return mint_f16_to_f32(((const uint16_t *)m)[k * stride + c]);
-    const uint8_t *row = (const uint8_t *)m + k * stride;
-    const size_t bs = e == MINT_ATTN_Q8_0 ? 34 : 18, i = c % 32;
-    const uint8_t *blk = row + (c / 32) * bs;
+    const uint8_t *blk = mint_attn_block_at(e, m, stride, k, c);
+    const size_t i = c % 32;
     const float d = mint_f16_to_f32((uint16_t)(blk[0] | blk[1] << 8));
     if (e == MINT_ATTN_Q8_0) return (float)(int8_t)blk[2 + i] * d;
     const int q = i < 16 ? (blk[2 + i] & 0x0F) : (blk[2 + i - 16] >> 4);

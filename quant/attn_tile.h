@@ -70,8 +70,7 @@ ATTN_INLINE attn_vec attn_get(const attn_job *job, int64_t k, size_t c, attn_mas
     const mint_attn_elem e = job->elem;
     if (e == MINT_ATTN_F32 || e == MINT_ATTN_F16)
         return attn_load(e == MINT_ATTN_F16, job->m, (size_t)k * job->m_stride + c, mask);
-    const uint8_t *blk = (const uint8_t *)job->m + (size_t)k * job->m_stride +
-                         c / 32 * (e == MINT_ATTN_Q8_0 ? 34 : 18);
+    const uint8_t *blk = mint_attn_block_at(e, job->m, job->m_stride, (size_t)k, c);
     const size_t i = c % 32;
     const attn_vec q = e == MINT_ATTN_Q8_0 ? attn_load_q8(blk + 2 + i, mask)
                                            : attn_load_q4(blk + 2 + i % 16, i >= 16, mask);
