@@ -413,7 +413,7 @@ Test(vec, quantized_values_are_dequantize_then_pv_f32, .timeout = MT_HANG(120)) 
         for (size_t ci = 0; ci < sizeof qcases / sizeof *qcases; ci++) {
             const mint_type t = types[ti];
             const tile_case tc = qcases[ci];
-            const size_t row = (size_t)mint_row_size(t, tc.d), vs = row + 7; // bytes
+            const size_t row = (size_t)mint_row_size(t, tc.d), vs = row + 8; // bytes, 2-aligned
             const size_t ps = (size_t)tc.nk + 3, os = (size_t)tc.d + 5;
             uint8_t *v = calloc(vs * (size_t)tc.nk, 1);
             float *x = malloc(sizeof(float) * (size_t)tc.d);
