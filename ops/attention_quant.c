@@ -39,8 +39,7 @@ void mint_kvq_block_scores(const mint_kernels *k, const mint_kv_view *kv, int32_
     const size_t head = head_offset(kv, kvh, hd);
     const uint8_t *K = mint_kv_block_kt(kv, l, blk) + head;
     mint_gemm_tile(&k->t[kv->type], hd, K, kv->row_bytes, kv->block, q, q_stride, nc, s, s_stride);
-    for (int c = 0; c < nc; c++)
-        for (int32_t j = 0; j < kv->block; j++) s[(size_t)c * s_stride + (size_t)j] *= scale;
+    for (int c = 0; c < nc; c++) k->vec.scale(s + (size_t)c * s_stride, kv->block, scale);
 }
 
 void mint_kvq_block_values(const mint_kernels *k, const mint_kv_view *kv, int32_t l, int32_t blk,
