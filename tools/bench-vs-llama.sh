@@ -23,10 +23,14 @@
 # With --ppl TEXT, a third: llama-perplexity vs mint-perplexity on the Q4_K_M file (-c 512
 # --chunks 4 -t 2, wall time with load).
 #
+# With --ik IK_BIN_DIR, ik_llama.cpp's llama-bench (its fastest CPU fork, run with -rtr 1 -mmp 0:
+# its run-time repacking, no mmap) takes its turn in every round too, and the first table gains
+# its column and mint's ratio to it.
 # Options: -r N (repetitions per round, default 5), --rounds N (default 1), --types "Q4_0 ..."
 # (default Q4_0 Q4_K_M Q5_K_M Q6_K Q8_0 F16), --names "llama3-real qwen2-real ..." (default
 # tinyllama; with more than one, the first table gains a model column), --ttft-runs N (default
-# 5), --ppl TEXT, --no-ttft. Needs python3 (standard library only). Progress goes to stderr.
+# 5), --ppl TEXT, --no-ttft, --ik DIR. Needs python3 (standard library only). Progress goes to
+# stderr.
 set -eu
 if [ $# -lt 2 ]; then
     sed -n '2,/^set -eu/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
@@ -45,7 +49,7 @@ import json, os, statistics, subprocess, sys, time
 
 llama_bin, models_dir, mint_bin = sys.argv[1:4]
 args = sys.argv[4:]
-reps, rounds, ttft_runs, ppl, do_ttft = 5, 1, 5, None, True
+reps, rounds, ttft_runs, ppl, do_ttft, ik_bin = 5, 1, 5, None, True, None
 types = "Q4_0 Q4_K_M Q5_K_M Q6_K Q8_0 F16".split()
 names = ["tinyllama"]
 i = 0
@@ -64,16 +68,17 @@ while i < len(args):
     elif a == "--names": names = v.split()
     elif a == "--ttft-runs": ttft_runs = int(v)
     elif a == "--ppl": ppl = v
+    elif a == "--ik": ik_bin = v
     else: sys.exit("bench-vs-llama: unknown option " + a)
     i += 2
 
 def log(*x):
     print("bench-vs-llama:", *x, file=sys.stderr, flush=True)
 
-def run(cmd):
+def run(cmd, env=None):
     """Runs cmd; returns (stdout, wall seconds)."""
     t0 = time.monotonic()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     out, err = p.communicate()
     wall = time.monotonic() - t0
     if p.returncode != 0:
@@ -102,6 +107,19 @@ llama_bench = os.path.join(llama_bin, "llama-bench")
 mint_bench = os.path.join(mint_bin, "mint-bench")
 common = ["-p", "512", "-n", "128", "-t", "1,2", "-r", str(reps)]
 no_mmap = ["-mmp", "0"]
+ik_bench, ik_env = None, None
+if ik_bin:
+    ik_bench = os.path.join(ik_bin, "llama-bench")
+    if not os.access(ik_bench, os.X_OK):
+        sys.exit("bench-vs-llama: %s not found" % ik_bench)
+    # ik_llama.cpp's own libllama / libggml, found from its binary's run path, not llama.cpp's.
+    ik_env = dict(os.environ)
+    ik_env["LD_LIBRARY_PATH"] = ""
+
+def llama_rows(out, into):
+    for e in json.loads(out):
+        test = ("pp%d" % e["n_prompt"]) if e["n_gen"] == 0 else ("tg%d" % e["n_gen"])
+        into.setdefault((e["n_threads"], test), []).append(statistics.median(e["samples_ts"]))
 
 def model_path(name, t):
     for cand in ("%s-%s.gguf" % (name, t), "%s-%s.gguf" % (name, t.lower())):
@@ -119,14 +137,18 @@ for name, t in [(n, t) for n in names for t in types]:
     tag = t if len(names) == 1 else "%s %s" % (name, t)
     size = os.path.getsize(model)
     lm = {}   # (threads, test) -> [round medians]
+    ik = {}
     mm = {}
     info = {}
     for r in range(rounds):
         log("%s round %d/%d: llama-bench" % (tag, r + 1, rounds))
         out, _ = run([llama_bench, "-m", model, "-o", "json"] + no_mmap + common)
-        for e in json.loads(out):
-            test = ("pp%d" % e["n_prompt"]) if e["n_gen"] == 0 else ("tg%d" % e["n_gen"])
-            lm.setdefault((e["n_threads"], test), []).append(statistics.median(e["samples_ts"]))
+        llama_rows(out, lm)
+        if ik_bench:
+            log("%s round %d/%d: ik_llama.cpp llama-bench" % (tag, r + 1, rounds))
+            out, _ = run([ik_bench, "-m", model, "-o", "json", "-rtr", "1"] + no_mmap + common,
+                         env=ik_env)
+            llama_rows(out, ik)
         log("%s round %d/%d: mint-bench" % (tag, r + 1, rounds))
         out, _ = run([mint_bench, "-m", model, "-o", "json", "--kv-type", "f16"] + common)
         for e in json.loads(out):
@@ -137,7 +159,8 @@ for name, t in [(n, t) for n in names for t in types]:
         th, test = key
         l = statistics.median(lm.get(key, [float("nan")]))
         m = statistics.median(mm[key])
-        row = {"name": name, "type": t, "size": size, "threads": th, "test": test, "llama": l, "mint": m}
+        row = {"name": name, "type": t, "size": size, "threads": th, "test": test, "llama": l, "mint": m,
+               "ik": statistics.median(ik.get(key, [float("nan")]))}
         if test.startswith("tg"):
             es = info[key]
             row["bytes"] = statistics.median(e["bytes_per_token"] for e in es)
@@ -173,8 +196,9 @@ def fmt_ratio(m, l):
     return "%.2f×" % (m / l) if l == l and l > 0 else "-"
 
 multi = len(names) > 1
-print("| %stype | file | test | threads | llama.cpp t/s | mint t/s | mint / llama.cpp | bound t/s (bw GB/s) | llama.cpp: GB/s, share | mint: GB/s, share |" % ("model | " if multi else ""))
-print("|%s---|---:|---|---:|---:|---:|---:|---:|---:|---:|" % ("---|" if multi else ""))
+ikh = " ik_llama.cpp t/s | mint / ik_llama.cpp |" if ik_bench else ""
+print("| %stype | file | test | threads | llama.cpp t/s | mint t/s | mint / llama.cpp |%s bound t/s (bw GB/s) | llama.cpp: GB/s, share | mint: GB/s, share |" % ("model | " if multi else "", ikh))
+print("|%s---|---:|---|---:|---:|---:|---:|%s---:|---:|---:|" % ("---|" if multi else "", "---:|---:|" if ik_bench else ""))
 for r in rows:
     cells = ["", "", ""]
     if "bytes" in r:
@@ -185,9 +209,10 @@ for r in rows:
                  "%.1f, %.0f%%" % (r["mint"] * b / 1e9, 100 * r["mint"] / bound)]
     else:
         cells = ["-", "-", "-"]
-    print("| %s%s | %.2f GiB | %s | %d | %.2f | %.2f | %s | %s | %s | %s |" % (
+    ikc = " %.2f | %s |" % (r["ik"], fmt_ratio(r["mint"], r["ik"])) if ik_bench else ""
+    print("| %s%s | %.2f GiB | %s | %d | %.2f | %.2f | %s |%s %s | %s | %s |" % (
         (r["name"] + " | ") if multi else "", r["type"], r["size"] / 2**30, r["test"], r["threads"], r["llama"], r["mint"],
-        fmt_ratio(r["mint"], r["llama"]), cells[0], cells[1], cells[2]))
+        fmt_ratio(r["mint"], r["llama"]), ikc, cells[0], cells[1], cells[2]))
 
 if extra:
     print()
