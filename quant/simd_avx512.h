@@ -94,8 +94,14 @@ X512_ALWAYS_INLINE void x512_transpose16(__m512i r[16]) {
 // Loads 64 bytes at offset off of each of the rows 0..nr-1 (row r at w + r * stride), only the
 // first `bytes` of them (masked: nothing past a row's end is touched), and transposes them:
 // on return t[k] lane r holds bytes 4k..4k+3 of row r's window (zero for rows >= nr).
+// A window wholly past the rows' end is zero without a transpose: short rows (a 64-element
+// head of a quantized KV cache, 68 bytes, in a window of 192) would otherwise pay for it.
 X512_ALWAYS_INLINE void x512_load_rows(__m512i t[16], const uint8_t *w, size_t stride, int nr,
                                        size_t off, int bytes) {
+    if (bytes <= 0) {
+        X512_UNROLL for (int r = 0; r < 16; r++) t[r] = _mm512_setzero_si512();
+        return;
+    }
     const __mmask64 m = bytes >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << bytes) - 1);
     X512_UNROLL for (int r = 0; r < 16; r++) t[r] =
         r < nr ? _mm512_maskz_loadu_epi8(m, w + (size_t)r * stride + off) : _mm512_setzero_si512();
