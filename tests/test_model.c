@@ -382,6 +382,13 @@ Test(model_errors, absurd_claims_are_refused_before_allocating) {
                                "llama.context_length", 1000000000u);
     cr_assert_eq(mint_model_open(p, NULL, &m, &err), MINT_E_FORMAT);
     cr_assert(strstr(err.msg, "context_length") && strstr(err.msg, "1000000000"), "%s", err.msg);
+    // A block count of 16 million (fuzz_gguf: a per-layer table of 4 GiB): more layers than
+    // tensors.
+    p = rewrite_kv(mt_synth("small", "F32"), "layers.gguf", NULL, NULL, "llama.block_count",
+                   16000000u);
+    cr_assert_eq(mint_model_open(p, NULL, &m, &err), MINT_E_FORMAT);
+    cr_assert(strstr(err.msg, "block_count = 16000000") && strstr(err.msg, "tensors"), "%s",
+              err.msg);
     // A context or batch out of range, and a KV cache larger than the memory allowed.
     fixture f = open_synth("F32");
     mint_ctx_params cp = mint_ctx_default_params();

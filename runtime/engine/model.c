@@ -112,6 +112,13 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
         (st = get_dim(f, a, "block_count", &hp->n_layer, err)) ||
         (st = get_dim(f, a, "attention.head_count", &hp->n_head, err)))
         return st;
+    // Every layer has tensors of its own (at least its norm and projections), so a block count
+    // above the file's tensor count is a lie; refusing it here keeps a hostile header from
+    // sizing the per-layer table (fuzz_gguf found a 4 GiB calloc).
+    if ((uint64_t)hp->n_layer > f->n_tensors)
+        return mint_fail(err, MINT_E_FORMAT,
+                         "metadata %s.block_count = %d but the file has only %llu tensors", a,
+                         hp->n_layer, (unsigned long long)f->n_tensors);
     st = get_dim(f, a, "context_length", &hp->n_ctx_train, err);
     if (st == MINT_E_NOT_FOUND)
         hp->n_ctx_train = 2048;
