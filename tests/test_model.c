@@ -4,6 +4,7 @@
 #include "formats/gguf.h"
 #include "helpers/helpers.h"
 #include "helpers/reference.h"
+#include "runtime/engine/context.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -163,6 +164,40 @@ Test(model_structure, logits_bit_identical_for_1_to_4_threads, .timeout = MT_HAN
             cr_assert_eq(logits_hash(f.m, t, 512), h1, "%s: %d threads", types[i], t);
         mint_model_close(f.m);
     }
+}
+
+// How often a context's workers are woken by one evaluation of n tokens at position pos.
+static unsigned long pool_runs_of(mint_ctx *c, const int32_t *ids, int n, int pos) {
+    mint_err err;
+    const unsigned long before = mint_pool_runs(c->pool);
+    cr_assert_eq(mint_eval(c, ids, n, pos, false, &err), MINT_OK, "%s", err.msg);
+    return mint_pool_runs(c->pool) - before;
+}
+
+// A one-token step of stories260K (64 wide: every node under exec.c's SERIAL_WORK) runs on the
+// caller alone, so a busy machine cannot stall it at a barrier; its prompt of 12 tokens and a
+// 256-wide model's step still wake the workers (logits_bit_identical_for_1_to_4_threads holds
+// their bits).
+Test(model_structure, small_steps_leave_the_workers_asleep, .timeout = MT_HANG(60)) {
+    mint_model *m;
+    mint_err err;
+    cr_assert_eq(mint_model_open(mt_data_path("stories260K.gguf"), NULL, &m, &err), MINT_OK, "%s",
+                 err.msg);
+    mint_ctx *c = make_ctx(m, 2, 128, 64);
+    int32_t prompt[64];
+    for (int i = 0; i < 64; i++) prompt[i] = prompt12[i % 12];
+    cr_assert_eq(pool_runs_of(c, prompt, 64, 0), 1, "a 64-token prompt is split");
+    for (int i = 0; i < 8; i++)
+        cr_assert_eq(pool_runs_of(c, &prompt[i], 1, 64 + i), 0, "step %d woke the workers", i);
+    mint_ctx_free(c);
+    mint_model_close(m);
+
+    fixture f = open_synth("F32");
+    c = make_ctx(f.m, 2, 128, 64);
+    cr_assert_eq(pool_runs_of(c, prompt12, 12, 0), 1);
+    cr_assert_eq(pool_runs_of(c, prompt12, 1, 12), 1, "a 256-wide step splits its matmuls");
+    mint_ctx_free(c);
+    mint_model_close(f.m);
 }
 
 Test(model_structure, batch_equals_token_by_token, .timeout = MT_HANG(60)) {

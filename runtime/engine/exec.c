@@ -2,6 +2,14 @@
 // the threads. Every thread walks the same node list, does its share of each node, and meets
 // the others at a barrier before the next node.
 //
+// Small nodes run on one thread. A node whose work is below SERIAL_WORK (a one-token step of a
+// model a few hundred wide: its norms, adds, RoPE, small matmuls) is run by thread 0 alone while
+// the others go straight to the next node that is worth splitting; consecutive small nodes then
+// need no barrier between them. A barrier costs far more than such a node when a thread has no
+// core (a busy machine: the thread the others wait for is descheduled for milliseconds), and a
+// graph with no node worth splitting does not wake the workers at all. Results are unchanged: a
+// node computed by one thread has the same bits as split (next paragraph).
+//
 // Splits. Row ops (norms, conversions, RoPE, adds, the KV store) give each thread a contiguous
 // range of rows. A matmul of one token gives each thread a contiguous range of weight rows, so
 // each streams its part of the weight once; a batch is cut into tiles of ROW_BLOCK weight rows
@@ -285,22 +293,65 @@ static const bind_fn bind_table[MINT_OP_COUNT] = {
     [MINT_OP_GELU_MUL] = run_gelu_mul,   [MINT_OP_SOFTCAP] = run_softcap,
 };
 
+// Work under which a node runs on one thread, in multiply-adds (or elements for row ops): about
+// 5-20 us on one core, a few barriers' worth on an idle machine. At TinyLlama's width a one-token
+// step splits its matmuls and attention and runs its row ops (2048 elements) on one thread; a
+// model 64 wide (stories260K) runs every node of a one-token step on one thread.
+enum { SERIAL_WORK = 1 << 16 };
+
+// The work of node n in this batch, saturated at SERIAL_WORK (only "below or not" matters).
+static int64_t node_work(const mint_node *n, const mint_exec *e) {
+    const int64_t rows = n_rows(e, n);
+    switch (n->op) {
+    case MINT_OP_MATMUL:
+        return rows * n->w->n_in * n->w->n_out;
+    case MINT_OP_ATTENTION: {
+        // Scores and weighted values: 2 * head_dim per key per query head.
+        const int64_t per_key = 2 * (int64_t)e->attn.n_head * e->attn.head_dim;
+        if (per_key * rows >= SERIAL_WORK) return SERIAL_WORK;
+        int64_t keys = 0;
+        for (int32_t t = 0; t < e->n_tokens; t++) keys += e->pos[t] + 1;
+        return per_key * keys;
+    }
+    default:
+        return rows * (n->width > 0 ? n->width : 1);
+    }
+}
+
+// Whether node n runs on thread 0 alone (always, when the pool has one thread).
+static bool node_serial(const mint_node *n, const mint_exec *e) {
+    return e->n_threads == 1 || node_work(n, e) < SERIAL_WORK;
+}
+
 typedef struct run {
     const mint_graph *g; // nodes
     const mint_exec *e;  // what every node reads (shared, read-only during the run)
-    mint_pool *pool;     // for the barriers
+    mint_pool *pool;     // for the barriers, or NULL when the caller runs the graph alone
 } run;
 
 static void run_graph(void *arg, int ith, int nth) {
     const run *r = arg;
+    const mint_graph *g = r->g;
     double *t = ith == 0 ? r->e->node_end : NULL;
     if (t) t[0] = mint_now_seconds();
-    for (int i = 0; i < r->g->n_nodes; i++) {
-        bind_table[r->g->nodes[i].op](&r->g->nodes[i], r->e, i, ith, nth);
-        // Nodes that read the same input as the next one (q, k, v; gate, up; the two RoPEs)
-        // skip the barrier; a traced time then ends when thread 0 finished its part.
-        if (!r->g->nodes[i].no_barrier) mint_pool_barrier(r->pool);
+    bool serial = g->n_nodes > 0 && node_serial(&g->nodes[0], r->e);
+    for (int i = 0; i < g->n_nodes; i++) {
+        const mint_node *n = &g->nodes[i];
+        const bool last = i + 1 == g->n_nodes;
+        const bool next_serial = !last && node_serial(&g->nodes[i + 1], r->e);
+        if (!serial)
+            bind_table[n->op](n, r->e, i, ith, nth);
+        else if (ith == 0)
+            bind_table[n->op](n, r->e, i, 0, 1);
+        // A split node meets the others unless the next one reads nothing it wrote (q, k and v;
+        // gate and up; the two RoPEs) and is split too (a small next node runs on thread 0
+        // alone, which must not run ahead of the others' share). A small node is followed by a
+        // barrier only before a split node: the small nodes in between are thread 0's alone,
+        // and the run's own closing barrier follows the last node.
+        const bool barrier = serial ? !last && !next_serial : !(n->no_barrier && !next_serial);
+        if (barrier && r->pool) mint_pool_barrier(r->pool);
         if (t) t[i + 1] = mint_now_seconds();
+        serial = next_serial;
     }
 }
 
@@ -308,6 +359,14 @@ void mint_exec_graph(const mint_graph *g, const mint_exec *e, mint_pool *pool) {
     const size_t n = mint_exec_counters(g->n_nodes, e->n_threads);
     for (size_t i = 0; i < n; i += MINT_CHUNK_PAD)
         atomic_store_explicit(&e->chunk[i], 0, memory_order_relaxed);
+    // A batch with no node worth splitting is the caller's alone: the workers stay asleep.
+    bool any_split = false;
+    for (int i = 0; i < g->n_nodes && !any_split; i++) any_split = !node_serial(&g->nodes[i], e);
+    if (!any_split) {
+        run r = {g, e, NULL};
+        run_graph(&r, 0, 1);
+        return;
+    }
     run r = {g, e, pool};
     mint_pool_run(pool, run_graph, &r);
 }

@@ -89,6 +89,7 @@ struct mint_pool {
     mint_task_fn fn;                   // task of the current run
     void *arg;                         // its argument
     atomic_bool stop;                  // workers exit at the next wake-up
+    atomic_ulong runs;                 // mint_pool_run calls so far
 };
 
 void mint_pool_barrier(mint_pool *p) {
@@ -129,6 +130,7 @@ mint_status mint_pool_create(int n_threads, mint_pool **out, mint_err *err) {
     gen_init(&p->bar);
     atomic_init(&p->bar_count, 0);
     atomic_init(&p->stop, false);
+    atomic_init(&p->runs, 0);
     p->workers = calloc((size_t)n_threads, sizeof *p->workers);
     if (!p->workers) {
         mint_pool_free(p);
@@ -164,7 +166,12 @@ int mint_pool_size(const mint_pool *p) {
     return p->n;
 }
 
+unsigned long mint_pool_runs(const mint_pool *p) {
+    return atomic_load_explicit(&p->runs, memory_order_relaxed);
+}
+
 void mint_pool_run(mint_pool *p, mint_task_fn fn, void *arg) {
+    atomic_fetch_add_explicit(&p->runs, 1, memory_order_relaxed);
     p->fn = fn;
     p->arg = arg;
     gen_bump(&p->run); // seq_cst: publishes fn and arg to the workers

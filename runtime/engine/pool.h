@@ -21,6 +21,9 @@ mint_status mint_pool_create(int n_threads, mint_pool **out, mint_err *err);
 // Stops and joins the workers; accepts NULL.
 void mint_pool_free(mint_pool *p);
 int mint_pool_size(const mint_pool *p);
+// Runs started since creation: how often the workers were woken (tests see that a batch too
+// small to split leaves them asleep).
+unsigned long mint_pool_runs(const mint_pool *p);
 
 // Runs fn(arg, ith, nth) on every thread and waits for all. Not reentrant.
 void mint_pool_run(mint_pool *p, mint_task_fn fn, void *arg);
