@@ -1,12 +1,14 @@
 // mint-tokenize - the token ids of a text, as llama-tokenize prints them.
 //
 //   mint-tokenize -m MODEL (-p TEXT | -f FILE | --stdin) [--ids] [--pieces] [--no-bos]
-//                 [--parse-special]
+//                 [--no-parse-special]
 //   mint-tokenize -m MODEL --messages FILE.json [--chat-template-file FILE.jinja]
 //                 [--no-generation-prompt] [--ids]
 //
 // Only the vocabulary is loaded (a vocab-only GGUF works too). One id per line by default; --ids
-// prints them as one list ([1, 15043, 3186]); --pieces adds each token's text. --messages shows
+// prints them as one list ([1, 15043, 3186]); --pieces adds each token's text. Control-token
+// text such as <|im_start|> is parsed into the token, as llama-tokenize does (--no-parse-special:
+// tokenized as plain text). --messages shows
 // what a chat model is given: the conversation (an OpenAI-shaped [{"role", "content"}] list)
 // rendered with the model's chat template (or the file's), as mint-run -cnv and mint-serve
 // render it; with --ids, the ids of that prompt as they tokenize it (control tokens parsed, BOS
@@ -30,7 +32,8 @@ typedef struct options {
     bool ids;                  // --ids: one list
     bool pieces;               // --pieces: each token's text too
     bool no_bos;               // --no-bos
-    bool parse_special;        // --parse-special
+    bool no_parse_special;     // --no-parse-special: control-token text tokenized as text
+    bool parse_special;        // --parse-special (the default; kept for older command lines)
     const char *messages_file; // --messages FILE: chat messages (JSON) to render and tokenize
     const char *template_file; // --chat-template-file FILE: a Jinja template instead of the model's
     bool no_generation_prompt; // --no-generation-prompt: no assistant header after them
@@ -53,8 +56,11 @@ static const opt opts[] = {
     {"--pieces", OPT_FLAG, F(pieces), .help = "print each token's text next to its id"},
     {"--no-bos", OPT_FLAG, F(no_bos),
      .help = "do not add BOS (even if the vocabulary asks for it)"},
+    {"--no-parse-special", OPT_FLAG, F(no_parse_special),
+     .help = "tokenize control-token text such as <|im_start|> as\n"
+             "plain text (default: into the token, as llama-tokenize)"},
     {"--parse-special", OPT_FLAG, F(parse_special),
-     .help = "turn control-token text such as </s> into the token"},
+     .help = "control-token text into the token (the default)"},
     {"-h --help", OPT_HELP, .help = "this help"},
 };
 
@@ -66,6 +72,10 @@ static bool check(void *parsed, char *err, size_t n) {
     }
     if (!!o->prompt + !!o->file + o->stdin_text + !!o->messages_file != 1) {
         snprintf(err, n, "give exactly one of -p TEXT, -f FILE, --stdin and --messages FILE");
+        return false;
+    }
+    if (o->parse_special && o->no_parse_special) {
+        snprintf(err, n, "give only one of --parse-special and --no-parse-special");
         return false;
     }
     if (!o->messages_file && (o->template_file || o->no_generation_prompt)) {
@@ -183,7 +193,7 @@ int main(int argc, char **argv) {
         mint_model_desc d;
         mint_model_describe(m, &d);
         const char *bos = d.bos >= 0 ? mint_token_text(m, d.bos) : NULL;
-        o.parse_special = true;
+        o.parse_special = true; // as mint-run -cnv and mint-serve, whatever --no-parse-special says
         o.no_bos = o.no_bos || (bos && *bos && strncmp(text, bos, strlen(bos)) == 0);
     } else if (o.file)
         text = owned = cli_read_file(o.file, &len, msg, sizeof msg);
@@ -191,6 +201,7 @@ int main(int argc, char **argv) {
         text = owned = read_stdin(&len);
     else
         len = strlen(text);
+    if (!o.messages_file) o.parse_special = !o.no_parse_special; // llama-tokenize's default
     if (!text) {
         fprintf(stderr, TOOL ": %s\n", o.file ? msg : "cannot read standard input");
         mint_model_close(m);
