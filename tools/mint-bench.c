@@ -13,6 +13,7 @@
 // over the repetitions (as llama-bench prints them) and the median, which the bandwidth columns
 // use: on a shared machine one slow repetition moves the mean.
 #include "cli.h"
+#include "compat.h"
 #include "mint.h"
 #include "model_load.h"
 #include "options.h"
@@ -91,7 +92,26 @@ static const opt opts[] = {
      .help = "time from the moment the model is open, while its\n"
              "matrices are still being repacked in the background\n"
              "(default: wait, and time the steady state)"},
+    OPT_VERSION_ROW,
     {"-h --help", OPT_HELP, .help = "this help"},
+    // llama-bench's GPU and cache flags (lists, as it takes them).
+    COMPAT_SECTION,
+    {"-ngl --n-gpu-layers", OPT_INTS, .arg = "LIST", .min = -1, .max = INT32_MAX,
+     .note = COMPAT_CPU_ONLY},
+    {"-mg --main-gpu", OPT_INTS, .arg = "LIST", .min = -1, .max = INT32_MAX,
+     .note = COMPAT_CPU_ONLY},
+    {"-sm --split-mode", OPT_NAMES, .arg = "LIST", .names = compat_split_modes,
+     .note = COMPAT_CPU_ONLY},
+    {"-ts --tensor-split", OPT_NUMS, .arg = "LIST", .fmin = 0, .fmax = 1e9,
+     .note = COMPAT_CPU_ONLY},
+    {"-nkvo --no-kv-offload", OPT_INTS, .arg = "0|1", .min = 0, .max = 1,
+     .note = "ignored: the KV cache is in RAM already"},
+    {"-fa --flash-attn", OPT_INTS, .arg = "0|1", .min = 0, .max = 1,
+     .note = "ignored: mint-bench measures each algorithm of --attention (flash among them)"},
+    {"-ctk --cache-type-k", OPT_NAMES, .arg = "LIST", .names = compat_cache_types,
+     .note = "ignored: mint-bench's --kv-type sets the K and V caches together"},
+    {"-ctv --cache-type-v", OPT_NAMES, .arg = "LIST", .names = compat_cache_types,
+     .note = "ignored: mint-bench's --kv-type sets the K and V caches together"},
 };
 
 static bool check(void *parsed, char *err, size_t errlen) {

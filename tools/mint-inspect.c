@@ -44,6 +44,7 @@ static const opt opts[] = {
     {"--verify", OPT_FLAG, F(verify),
      .help = "check every tensor against the XXH3-64 mint-quantize recorded in\n"
              "the file's metadata (exit 1 on a mismatch)"},
+    OPT_VERSION_ROW,
     {"-h --help", OPT_HELP, .help = "this help"},
 };
 

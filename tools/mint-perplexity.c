@@ -5,6 +5,7 @@
 //   mint-perplexity -m BASE -f TEXT --kl-divergence-base BASE.kld      (also prints PPL)
 //   mint-perplexity -m QUANT --kl-divergence-base BASE.kld --kl-divergence
 #include "cli.h"
+#include "compat.h"
 #include "mint.h"
 #include "model_load.h"
 #include "options.h"
@@ -17,18 +18,19 @@
 #define TOOL "mint-perplexity"
 
 typedef struct options {
-    const char *model;    // -m
-    const char *text;     // -f: the text scored
-    const char *kld_base; // --kl-divergence-base FILE
-    const char *report;   // --report FILE.html
-    int attention;        // --attention (a mint_attention)
-    bool kld;             // --kl-divergence: compare with kld_base
-    int n_ctx;            // -c: chunk length
-    int n_chunks;         // --chunks (0 = all)
-    int n_threads;        // -t (0 = all online CPUs)
-    int n_batch;          // -b: accepted for llama-perplexity, unused (a chunk is one batch)
-    int kv_type;          // --kv-type: a mint_kv_type (the index in kv_types)
-    load_options load;    // --no-mmap, --mlock
+    const char *model;     // -m
+    const char *text;      // -f: the text scored
+    const char *kld_base;  // --kl-divergence-base FILE
+    const char *report;    // --report FILE.html
+    int attention;         // --attention (a mint_attention)
+    bool kld;              // --kl-divergence: compare with kld_base
+    int n_ctx;             // -c: chunk length
+    int n_chunks;          // --chunks (0 = all)
+    int n_threads;         // -t (0 = all online CPUs)
+    int n_batch;           // -b: accepted for llama-perplexity, unused (a chunk is one batch)
+    int kv_type;           // --kv-type: a mint_kv_type (the index in kv_types)
+    load_options load;     // --no-mmap, --mlock
+    compat_options compat; // llama-perplexity's -fa, -ctk, -ctv
 } options;
 
 #define F(member) OPT_FIELD(options, member)
@@ -58,11 +60,19 @@ static const opt opts[] = {
      .help = "a page: the first chunk token by token (coloured\n"
              "by probability, alternatives, attention), the\n"
              "perplexity chunk by chunk, time per op kind"},
+    OPT_VERSION_ROW,
     {"-h --help", OPT_HELP, .help = "this help"},
+    COMPAT_SECTION,
+    COMPAT_FA_OPT(options, compat),
+    COMPAT_CACHE_OPTS(options, compat),
+    COMPAT_GPU_OPTS,
+    COMPAT_NO_WARMUP_OPT,
+    COMPAT_LOG_DISABLE_OPT,
 };
 
+// Also folds llama-perplexity's -fa, -ctk and -ctv into --attention and --kv-type.
 static bool check(void *parsed, char *err, size_t n) {
-    const struct options *o = parsed;
+    struct options *o = parsed;
     if (!o->model) {
         snprintf(err, n, "no model given: use -m MODEL (see --help)");
         return false;
@@ -79,7 +89,7 @@ static bool check(void *parsed, char *err, size_t n) {
         snprintf(err, n, "no text given: use -f FILE (see --help)");
         return false;
     }
-    return true;
+    return compat_fold(&o->compat, &o->attention, &o->kv_type, err, n);
 }
 
 static const opt_program program = {

@@ -9,6 +9,7 @@
 // tools/serve/: scheduler.c (batching), router.c (daemon, routing), handlers_*.c (the endpoints),
 // reply.c (JSON, SSE and error answers), metrics.c; tools/web/chat.html (the page).
 #include "cli.h"
+#include "compat.h"
 #include "options.h"
 #include "serve.h"
 
@@ -64,11 +65,20 @@ static const opt opts[] = {
      .help = "memory for cached prompts beyond the slots, MiB (0: none)"},
     LOAD_OPTS(serve_config, load),
     {"-v --verbose", OPT_FLAG, F(verbose), .help = "a line per request on stderr"},
+    OPT_VERSION_ROW,
     {"-h --help", OPT_HELP, .help = "this help"},
+    COMPAT_SECTION,
+    {"-fa --flash-attn", OPT_ENUM, .names = compat_auto_off_on, .bare = "on",
+     .note = "ignored: mint-serve picks the attention algorithm per batch"},
+    COMPAT_CACHE_OPTS(serve_config, compat),
+    COMPAT_GPU_OPTS,
+    COMPAT_NO_WARMUP_OPT,
+    COMPAT_LOG_DISABLE_OPT,
 };
 
+// Also folds llama-server's -ctk and -ctv into --kv-type.
 static bool check(void *options, char *err, size_t n) {
-    const serve_config *c = options;
+    serve_config *c = options;
     if (!c->model_path) {
         snprintf(err, n, "no model given: use -m MODEL (see --help)");
         return false;
@@ -81,7 +91,7 @@ static bool check(void *options, char *err, size_t n) {
         snprintf(err, n, "give only one of --chat-template and --chat-template-file");
         return false;
     }
-    return true;
+    return compat_fold(&c->compat, NULL, &c->kv_type, err, n);
 }
 
 static const opt_program program = {

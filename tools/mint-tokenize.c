@@ -61,6 +61,7 @@ static const opt opts[] = {
              "plain text (default: into the token, as llama-tokenize)"},
     {"--parse-special", OPT_FLAG, F(parse_special),
      .help = "control-token text into the token (the default)"},
+    OPT_VERSION_ROW,
     {"-h --help", OPT_HELP, .help = "this help"},
 };
 

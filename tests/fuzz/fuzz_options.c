@@ -6,7 +6,8 @@
 // Checked, for every table: a failure leaves one non-empty NUL-terminated message; parsing is
 // deterministic; after a success every field the table names holds its default or a value the
 // table allows (integers and numbers in range, enum indexes and names from the table's list,
-// lists no longer than their limit); --help is written without a fault.
+// lists no longer than their limit, optional values and number lists too); a row without a field
+// (a llama.cpp flag's note) changes nothing; --help is written without a fault.
 #include "fuzz_util.h"
 #include "options.h"
 #include "quantize_args.h"
@@ -35,6 +36,8 @@ typedef struct every {
     opt_ints ln;      // --ln (ints of names)
     opt_strs nm;      // --nm (names)
     bool f;           // -f
+    int fa;           // --fa (enum, value optional)
+    const char *ts;   // --ts (numbers)
 } every;
 
 #define F(member) OPT_FIELD(every, member)
@@ -56,6 +59,11 @@ static const opt every_opts[] = {
     {"--ln", OPT_INTS, F(ln), "LIST", .names = numbers, .help = "ints of names"},
     {"--nm", OPT_NAMES, F(nm), "LIST", .names = greek, .max = 4, .help = "names"},
     {"-f --flag", OPT_FLAG, F(f), .help = "flag"},
+    {"--fa", OPT_ENUM, F(fa), .names = greek, .bare = "beta", .help = "value optional"},
+    {"--ts", OPT_NUMS, F(ts), "LIST", .fmin = 0, .fmax = 10, .help = "numbers"},
+    {"--gpu", OPT_INT, .arg = "N", .min = -1, .max = 9, .note = "ignored"},
+    {"--sm", OPT_NAMES, .arg = "LIST", .names = numbers, .note = "ignored"},
+    OPT_VERSION_ROW,
     {"-h --help", OPT_HELP, .help = "help"},
 };
 static const opt_program every_program = {
@@ -85,6 +93,7 @@ static int count(const char *const *names) {
 
 // Every field e fills: its default (in dflt) or an allowed value.
 static void check_entry(const opt *e, const char *o, const char *dflt) {
+    if (!e->size) return; // no field: checked, stored nowhere
     const void *f = o + e->offset;
     const bool is_default = memcmp(f, dflt + e->offset, e->size) == 0;
     long long v;
@@ -142,6 +151,11 @@ static void check_table(const opt_program *p, int argc, char **argv, size_t size
     } else if (r == OPT_OK) {
         FUZZ_CHECK(memcmp(o, again, size) == 0);
         for (size_t i = 0; i < p->n_opts; i++) check_entry(&p->opts[i], o, dflt);
+    } else if (r == OPT_VERSION_ASKED) {
+        FILE *out = fopen("/dev/null", "w");
+        FUZZ_CHECK(out);
+        opt_version(p, out);
+        fclose(out);
     } else {
         FUZZ_CHECK(r == OPT_HELP_ASKED);
         FILE *out = fopen("/dev/null", "w");

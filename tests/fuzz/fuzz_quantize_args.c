@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fuzz_fields_free(&in);
         return 0;
     }
-    if (r == OPT_HELP_ASKED) {
+    if (r == OPT_HELP_ASKED || r == OPT_VERSION_ASKED) {
         fuzz_fields_free(&in);
         return 0;
     }

@@ -39,11 +39,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fuzz_fields_free(&in);
         return 0;
     }
-    if (r == OPT_HELP_ASKED) {
+    if (r == OPT_HELP_ASKED || r == OPT_VERSION_ASKED) {
         fuzz_fields_free(&in);
         return 0;
     }
     FUZZ_CHECK(r == OPT_OK && memcmp(&o, &again, sizeof o) == 0);
+    FUZZ_CHECK(o.kv_type >= 0 && o.kv_type <= 3 && !(o.escape && o.no_escape));
     FUZZ_CHECK(!o.chat_template || mint_chat_from_name(o.chat_template) != MINT_CHAT_UNKNOWN);
     FUZZ_CHECK(o.attention >= 0 && o.attention <= 3);
     const char *strs[] = {o.model,  o.prompt,     o.prompt_file, o.prompt_ids,

@@ -1,6 +1,7 @@
 // cli.c - see cli.h.
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -60,6 +61,30 @@ int32_t *cli_parse_ids(const char *flag, const char *s, size_t *n, char *err, si
     }
     *n = k;
     return ids;
+}
+
+size_t cli_unescape(char *s, size_t n) {
+    static const char from[] = "nrt'\"\\", to[] = "\n\r\t'\"\\";
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *k = i + 1 < n && s[i] == '\\' ? strchr(from, s[i + 1]) : NULL;
+        if (k && *k) {
+            s[o++] = to[k - from];
+            i++;
+        } else if (i + 3 < n && s[i] == '\\' && s[i + 1] == 'x' &&
+                   isxdigit((unsigned char)s[i + 2]) && isxdigit((unsigned char)s[i + 3])) {
+            const char hex[3] = {s[i + 2], s[i + 3], 0};
+            s[o++] = (char)strtol(hex, NULL, 16);
+            i += 3;
+        } else {
+            s[o++] = s[i];
+        }
+    }
+    return o;
+}
+
+const char *cli_plural(long long n) {
+    return n == 1 ? "" : "s";
 }
 
 // Length of the valid UTF-8 sequence at s (1..4), or 0 if the bytes there are not one.

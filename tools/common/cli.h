@@ -17,6 +17,13 @@ bool cli_parse_float(const char *flag, const char *s, double lo, double hi, doub
 // Parses "1,15,200" into a malloc'd array of ids in [0, INT32_MAX]; NULL and err on failure.
 int32_t *cli_parse_ids(const char *flag, const char *s, size_t *n, char *err, size_t errlen);
 
+// Turns the escapes llama.cpp's -e turns into bytes (\n \r \t \' \" \\ and \xHH) into them, in
+// place; any other backslash stays as typed. Returns the new length.
+size_t cli_unescape(char *s, size_t n);
+
+// "s" unless n is 1: "%d token%s" for a count of tokens.
+const char *cli_plural(long long n);
+
 // Writes s[0..n) as a JSON string literal (UTF-8 passed through, control bytes escaped, invalid
 // UTF-8 bytes written as \u00XX so the output stays valid JSON).
 void cli_json_str(FILE *out, const char *s, size_t n);

@@ -3,7 +3,9 @@
 #include "options.h"
 
 #include "cli.h"
+#include "mint.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,11 @@
 
 #define HELP_COLUMN 26 // where the help text starts in --help
 #define HELP_WIDTH  96 // where continuation lines of a list of names wrap
+
+// The commit --version names: CMake passes the one the build was configured from.
+#ifndef MINT_GIT_COMMIT
+#define MINT_GIT_COMMIT "unknown"
+#endif
 
 int opt_name_index(const char *const *names, const char *name) {
     for (int i = 0; names && names[i]; i++)
@@ -111,32 +118,65 @@ static bool store_list(const opt *e, const char *who, const char *v, void *field
     return true;
 }
 
-// Puts value v (given as `who`: the flag as typed, or a positional's name) into e's field.
+// Checks an OPT_NUMS value: numbers in [fmin, fmax] separated by ',' or '/' (llama.cpp's
+// --tensor-split "3,1").
+static bool check_nums(const opt *e, const char *who, const char *v, char *err, size_t errlen) {
+    const char *s = v;
+    do {
+        const size_t k = strcspn(s, ",/");
+        char item[64];
+        double x;
+        snprintf(item, sizeof item, "%.*s", (int)(k < sizeof item - 1 ? k : sizeof item - 1), s);
+        if (k >= sizeof item - 1 ||
+            !cli_parse_float(who, item, e->fmin, e->fmax, &x, err, errlen)) {
+            snprintf(err, errlen, "%s expects numbers in %g..%g separated by ',' or '/', got '%s'",
+                     who, e->fmin, e->fmax, v);
+            return false;
+        }
+        s += k;
+    } while (*s++);
+    return true;
+}
+
+// Puts value v (given as `who`: the flag as typed, or a positional's name) into e's field; a row
+// without one (a compatibility flag's .note) has v checked and put in scratch.
 static bool store(const opt *e, const char *who, const char *v, void *options, char *err,
                   size_t errlen) {
-    void *field = (char *)options + e->offset;
+    union {
+        opt_ints ints;
+        opt_strs strs;
+        long long ll;
+        double d;
+    } scratch = {0};
+    void *field = e->size ? (char *)options + e->offset : (void *)&scratch;
+    const size_t size = e->size ? e->size : sizeof scratch.ll;
     long long iv;
     double fv;
     int k;
     switch (e->kind) {
     case OPT_HELP:
+    case OPT_VERSION:
     case OPT_SECTION:
         return true;
     case OPT_FLAG:
-        store_int(field, e->size, 1);
+        store_int(field, size, 1);
         return true;
     case OPT_INT:
         if (!cli_parse_int(who, v, e->min, e->max, &iv, err, errlen)) return false;
-        store_int(field, e->size, iv);
+        store_int(field, size, iv);
         return true;
     case OPT_FLOAT:
         if (!cli_parse_float(who, v, e->fmin, e->fmax, &fv, err, errlen)) return false;
-        if (e->size == sizeof(float)) {
+        if (size == sizeof(float)) {
             float f = (float)fv;
             memcpy(field, &f, sizeof f);
         } else {
             memcpy(field, &fv, sizeof fv);
         }
+        return true;
+    case OPT_NUMS:
+        if (!check_nums(e, who, v, err, errlen)) return false;
+        memcpy(field, &v, sizeof v);
         return true;
     case OPT_STRING:
         memcpy(field, &v, sizeof v);
@@ -156,7 +196,7 @@ static bool store(const opt *e, const char *who, const char *v, void *options, c
         k = opt_name_index(e->names, v);
         if (k < 0) return bad_name(e, who, v, "", err, errlen);
         if (e->kind == OPT_ENUM)
-            store_int(field, e->size, k);
+            store_int(field, size, k);
         else
             memcpy(field, &e->names[k], sizeof(char *));
         return true;
@@ -175,11 +215,18 @@ static void first_flag(const opt *e, char *buf, size_t cap) {
 }
 
 static bool takes_value(const opt *e) {
-    return e->kind != OPT_HELP && e->kind != OPT_SECTION && e->kind != OPT_FLAG;
+    return e->kind != OPT_HELP && e->kind != OPT_VERSION && e->kind != OPT_SECTION &&
+           e->kind != OPT_FLAG;
 }
 
-opt_result opt_parse(const opt_program *p, int argc, char **argv, void *options, char *err,
-                     size_t errlen) {
+// Whether argv[i], a flag whose value is optional, is followed by one.
+static bool has_value(int argc, char **argv, int i) {
+    return i + 1 < argc && argv[i + 1][0] != '-';
+}
+
+// opt_parse, also noting in used[k] (when not NULL) the argv index of the last use of row k.
+static opt_result parse(const opt_program *p, int argc, char **argv, void *options, char *err,
+                        size_t errlen, int *used) {
     // Defaults: zero, then each entry's .def as if it were given.
     const opt *last = p->opts + p->n_opts;
     for (const opt *e = p->opts; e < last; e++)
@@ -202,8 +249,14 @@ opt_result opt_parse(const opt_program *p, int argc, char **argv, void *options,
                 return OPT_BAD;
             }
             if (e->kind == OPT_HELP) return OPT_HELP_ASKED;
+            if (e->kind == OPT_VERSION) return OPT_VERSION_ASKED;
+            if (used) used[e - p->opts] = i;
             if (!takes_value(e)) {
                 store(e, a, NULL, options, err, errlen);
+                continue;
+            }
+            if (e->bare && !has_value(argc, argv, i)) {
+                if (!store(e, a, e->bare, options, err, errlen)) return OPT_BAD; // a table bug
                 continue;
             }
             if (i + 1 >= argc) {
@@ -234,6 +287,11 @@ opt_result opt_parse(const opt_program *p, int argc, char **argv, void *options,
     }
     if (p->check && !p->check(options, err, errlen)) return OPT_BAD;
     return OPT_OK;
+}
+
+opt_result opt_parse(const opt_program *p, int argc, char **argv, void *options, char *err,
+                     size_t errlen) {
+    return parse(p, argc, argv, options, err, errlen, NULL);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -288,7 +346,12 @@ void opt_help(const opt_program *p, FILE *out) {
             for (const char *s = e->flags; *s && len < sizeof lead; s++)
                 len += (size_t)snprintf(lead + len, sizeof lead - len, "%s",
                                         *s == ' ' ? ", " : (char[]){*s, 0});
-            if (takes_value(e) && len < sizeof lead) {
+            if (takes_value(e) && len < sizeof lead && e->bare) {
+                for (int i = 0; e->names[i] && len < sizeof lead; i++)
+                    len += (size_t)snprintf(lead + len, sizeof lead - len, "%s%s", i ? "|" : " [",
+                                            e->names[i]);
+                if (len < sizeof lead) len += (size_t)snprintf(lead + len, sizeof lead - len, "]");
+            } else if (takes_value(e) && len < sizeof lead) {
                 if (e->arg)
                     len += (size_t)snprintf(lead + len, sizeof lead - len, " %s", e->arg);
                 else
@@ -303,7 +366,7 @@ void opt_help(const opt_program *p, FILE *out) {
             fprintf(out, "\n%*s", HELP_COLUMN, "");
         else
             fprintf(out, "%*s", (int)(HELP_COLUMN - len), "");
-        help_text(out, e->help ? e->help : "");
+        help_text(out, e->help ? e->help : e->note ? e->note : "");
         if (e->def && takes_value(e)) fprintf(out, " (default %s)", e->def);
         if (e->names && e->arg && !names_shown(p, e)) {
             fprintf(out, ":\n%*s", HELP_COLUMN, "");
@@ -314,17 +377,40 @@ void opt_help(const opt_program *p, FILE *out) {
     if (p->epilogue) fprintf(out, "\n%s", p->epilogue);
 }
 
+void opt_version(const opt_program *p, FILE *out) {
+    fprintf(out, "%s %s (commit %s, kernels %s)\n", p->name, mint_version(), MINT_GIT_COMMIT,
+            mint_isa_name());
+}
+
 int opt_main(const opt_program *p, int argc, char **argv, void *options) {
     char err[700];
-    switch (opt_parse(p, argc, argv, options, err, sizeof err)) {
-    case OPT_OK:
-        return -1;
-    case OPT_HELP_ASKED:
-        opt_help(p, stdout);
-        return fflush(stdout) == 0 ? 0 : 1;
-    case OPT_BAD:
-        break;
+    int *used = calloc(p->n_opts, sizeof *used);
+    if (!used) {
+        fprintf(stderr, "%s: out of memory\n", p->name);
+        return 1;
     }
-    fprintf(stderr, "%s: %s\n", p->name, err);
-    return 2;
+    const opt_result r = parse(p, argc, argv, options, err, sizeof err, used);
+    int rc = 2;
+    if (r == OPT_OK) {
+        // One line per compatibility flag given (its last use), in table order.
+        for (size_t k = 0; k < p->n_opts; k++) {
+            const opt *e = &p->opts[k];
+            if (!e->note || !used[k]) continue;
+            const int i = used[k];
+            const bool valued = takes_value(e) && (e->bare ? has_value(argc, argv, i) : true);
+            fprintf(stderr, "%s: %s%s%s %s\n", p->name, argv[i], valued ? " " : "",
+                    valued ? argv[i + 1] : "", e->note);
+        }
+        rc = -1;
+    } else if (r == OPT_HELP_ASKED || r == OPT_VERSION_ASKED) {
+        if (r == OPT_HELP_ASKED)
+            opt_help(p, stdout);
+        else
+            opt_version(p, stdout);
+        rc = fflush(stdout) == 0 ? 0 : 1;
+    } else {
+        fprintf(stderr, "%s: %s\n", p->name, err);
+    }
+    free(used);
+    return rc;
 }

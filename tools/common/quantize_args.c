@@ -48,6 +48,7 @@ static const opt opts[] = {
     {"--no-progress", OPT_FLAG, F(no_progress),
      .help = "no progress bar (default: shown on a terminal)"},
     {"-v --verbose", OPT_FLAG, F(verbose), .help = "print each tensor's type and why"},
+    OPT_VERSION_ROW,
     {"-h --help", OPT_HELP, .help = "this help"},
     {.kind = OPT_SECTION,
      .help = "synthetic model (random weights, real shapes; its text is noise):"},

@@ -17,7 +17,8 @@ static const opt opts[] = {
     {.kind = OPT_SECTION, .help = "input:"},
     {"-m --model", OPT_STRING, F(model), "FILE", .help = "model file (GGUF)"},
     {"-p --prompt", OPT_STRING, F(prompt), "TEXT",
-     .help = "prompt (BOS is added as the vocabulary asks)"},
+     .help = "prompt (BOS is added as the vocabulary asks); with -cnv,\n"
+             "the first user turn, answered before stdin is read"},
     {"-f --file", OPT_STRING, F(prompt_file), "FILE", .help = "read the prompt from a file"},
     {"--prompt-ids", OPT_STRING, F(prompt_ids), "LIST",
      .help = "token ids instead of text, e.g. 1,15,200"},
@@ -97,12 +98,33 @@ static const opt opts[] = {
              "the same tokens: per-token KL divergence, top-1 changes"},
     {"-v --verbose", OPT_FLAG, F(verbose),
      .help = "model description, kernel level, per-turn statistics"},
+    OPT_VERSION_ROW,
     {"-h --help", OPT_HELP, .help = "this help"},
+    COMPAT_SECTION,
+    {"-sys --system-prompt", OPT_STRING, F(system), "TEXT", .help = "the same as --system"},
+    {"-e --escape", OPT_FLAG, F(escape),
+     .help = "turn \\n \\r \\t \\' \\\" \\\\ \\xHH in -p, -f and --system into\n"
+             "the bytes (llama.cpp's default; mint's is --no-escape)"},
+    {"--no-escape", OPT_FLAG, F(no_escape), .help = "take the text as typed (mint's default)"},
+    {"--no-display-prompt", OPT_FLAG, F(no_display_prompt),
+     .help = "print only the generated text, not the prompt"},
+    {"-no-cnv --no-conversation", OPT_FLAG, F(no_chat),
+     .help = "plain generation (mint-run's default)"},
+    COMPAT_FA_OPT(run_options, compat),
+    COMPAT_CACHE_OPTS(run_options, compat),
+    COMPAT_GPU_OPTS,
+    {"-ngld --gpu-layers-draft --n-gpu-layers-draft", OPT_INT, .arg = "N", .min = -1,
+     .max = INT32_MAX, .note = COMPAT_CPU_ONLY},
+    {"-co --color", OPT_ENUM, .names = compat_auto_off_on, .bare = "on",
+     .note = "ignored: mint-run prints plain text"},
+    COMPAT_NO_WARMUP_OPT,
+    COMPAT_LOG_DISABLE_OPT,
 };
 
 // The rules between flags (each value alone was checked by the table).
+// Also folds llama-cli's -fa, -ctk and -ctv into --attention and --kv-type.
 static bool check(void *options, char *err, size_t errlen) {
-    const run_options *o = options;
+    run_options *o = options;
     if (!o->model) {
         snprintf(err, errlen, "no model given: use -m MODEL (see --help)");
         return false;
@@ -157,7 +179,15 @@ static bool check(void *options, char *err, size_t errlen) {
         snprintf(err, errlen, "--n-probs needs --json");
         return false;
     }
-    return true;
+    if (o->escape && o->no_escape) {
+        snprintf(err, errlen, "give only one of -e and --no-escape");
+        return false;
+    }
+    if (o->chat && o->no_chat) {
+        snprintf(err, errlen, "give only one of -cnv and -no-cnv");
+        return false;
+    }
+    return compat_fold(&o->compat, &o->attention, &o->kv_type, err, errlen);
 }
 
 const opt_program run_program = {
@@ -165,7 +195,8 @@ const opt_program run_program = {
     .usage = "mint-run -m MODEL [options]",
     .about = "Generates text with a llama-family GGUF model. Tokens stream to stdout as they are\n"
              "produced; a timing summary goes to stderr. Without -p, -f or --prompt-ids it\n"
-             "generates from BOS alone.",
+             "generates from BOS alone. llama-cli's GPU and display flags are accepted at the\n"
+             "end of this list: each says on stderr what mint does instead.",
     .opts = opts,
     .n_opts = sizeof opts / sizeof *opts,
     .check = check,

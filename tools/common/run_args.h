@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "compat.h"
 #include "model_load.h"
 #include "options.h"
 
@@ -51,6 +52,13 @@ typedef struct run_options {
     const char *report;        // --report FILE.html: a self-contained page about the run
     const char *compare_model; // --compare-model FILE: a second model scored on the same tokens
     load_options load;         // --no-mmap, --mlock: how the weights are loaded (every model)
+    // llama-cli's spellings (tools/common/compat.h): -fa, -ctk, -ctv; -e (escapes in -p, -f and
+    // --system, as llama.cpp processes them), --no-escape, --no-display-prompt, -no-cnv.
+    compat_options compat;
+    bool escape;            // -e
+    bool no_escape;         // --no-escape (mint's default)
+    bool no_display_prompt; // --no-display-prompt: the prompt is not echoed to stdout
+    bool no_chat;           // -no-cnv (mint's default)
 } run_options;
 
 // mint-run's table, usage and combination rules: opt_parse(&run_program, ...) fills a

@@ -62,12 +62,33 @@ void run_print_tokens(const mint_model *m, const int32_t *ids, size_t n, bool af
     fflush(stdout);
 }
 
+int run_prompt_text(const run_options *o, char **text, size_t *len) {
+    char msg[600];
+    *text = NULL;
+    *len = 0;
+    if (o->prompt_file) {
+        *text = cli_read_file(o->prompt_file, len, msg, sizeof msg);
+        if (!*text) return run_fail(msg);
+    } else if (o->prompt) {
+        *text = strdup(o->prompt);
+        if (!*text) return run_fail("out of memory");
+        *len = strlen(*text);
+    }
+    if (*text && o->escape) {
+        *len = cli_unescape(*text, *len);
+        (*text)[*len] = '\0';
+    }
+    return 0;
+}
+
 int run_read_prompt(session *s, tokens *seq) {
     const run_options *o = s->o;
     mint_err err;
     char msg[600];
     mint_model_desc d;
     mint_model_describe(s->m, &d);
+    char *text = NULL; // -p or -f: echoed as given once the prompt is known to fit
+    size_t len = 0;
     if (o->prompt_ids) {
         size_t n;
         int32_t *ids = cli_parse_ids("--prompt-ids", o->prompt_ids, &n, msg, sizeof msg);
@@ -86,43 +107,46 @@ int run_read_prompt(session *s, tokens *seq) {
             }
         }
         free(ids);
-        // Show what the ids say, as the detokenizer would (no BOS, no leading space).
-        if (!o->json && seq->n > 0) {
-            const bool bos = seq->id[0] == d.bos;
-            run_print_tokens(s->m, seq->id + bos, seq->n - bos, true);
-        }
     } else {
-        char *text = NULL;
-        size_t len = 0;
-        if (o->prompt_file) {
-            text = cli_read_file(o->prompt_file, &len, msg, sizeof msg);
-            if (!text) return run_fail(msg);
-        }
-        const char *p = text ? text : o->prompt ? o->prompt : "";
-        if (!o->prompt_file && !o->prompt) { // say what a bare -m MODEL does
+        if (run_prompt_text(o, &text, &len)) return 1;
+        if (!text) { // say what a bare -m MODEL does
             if (o->n_predict < 0)
                 fprintf(stderr, TOOL ": no prompt given: generating from BOS until EOS or the "
                                      "context is full\n");
             else
-                fprintf(stderr, TOOL ": no prompt given: generating from BOS for %d tokens\n",
-                        o->n_predict);
+                fprintf(stderr, TOOL ": no prompt given: generating from BOS for %d token%s\n",
+                        o->n_predict, cli_plural(o->n_predict));
         }
-        if (!text) len = strlen(p);
-        mint_status st = tokens_from_text(s->m, p, len, true, false, seq, &err);
-        if (st == MINT_OK && seq->n == 0 && d.bos >= 0) tokens_push(seq, d.bos);
-        if (!o->json) fwrite(p, 1, len, stdout);
-        free(text);
-        if (st != MINT_OK) return run_fail(err.msg);
+        mint_status st = tokens_from_text(s->m, text ? text : "", len, true, false, seq, &err);
+        if (st != MINT_OK) {
+            free(text);
+            return run_fail(err.msg);
+        }
+        if (seq->n == 0 && d.bos >= 0) tokens_push(seq, d.bos);
     }
-    fflush(stdout);
-    if (seq->n == 0) return run_fail("the prompt is empty and the vocabulary has no BOS token");
+    if (seq->n == 0) {
+        free(text);
+        return run_fail("the prompt is empty and the vocabulary has no BOS token");
+    }
     const int32_t n_ctx = mint_ctx_n_ctx(s->ctx);
     if ((int64_t)seq->n >= n_ctx) {
         snprintf(msg, sizeof msg,
-                 "the prompt has %zu tokens, which leaves no room in the context of %d (raise -c)",
-                 seq->n, n_ctx);
+                 "the prompt has %zu token%s, which leaves no room in the context of %d (raise -c)",
+                 seq->n, cli_plural((long long)seq->n), n_ctx);
+        free(text);
         return run_fail(msg);
     }
+    if (!o->json && !o->no_display_prompt) {
+        if (text) {
+            fwrite(text, 1, len, stdout);
+        } else if (o->prompt_ids) {
+            // Show what the ids say, as the detokenizer would (no BOS, no leading space).
+            const bool bos = seq->id[0] == d.bos;
+            run_print_tokens(s->m, seq->id + bos, seq->n - bos, true);
+        }
+        fflush(stdout);
+    }
+    free(text);
     return 0;
 }
 

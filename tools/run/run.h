@@ -51,9 +51,13 @@ size_t run_piece(const mint_model *m, int32_t id, char *buf, size_t cap);
 // Prints tokens as text: the first piece after a lone BOS loses its leading space.
 void run_print_tokens(const mint_model *m, const int32_t *ids, size_t n, bool after_bos);
 
-// The prompt from -p, -f or --prompt-ids (BOS alone when empty), echoed to stdout unless
-// --json. Returns 0, or run_fail's 1 after printing the error (2 for a --prompt-ids id outside
-// the vocabulary: a bad argument).
+// The text of -p or -f (malloc'd, escapes turned into bytes with -e) into *text and *len; *text
+// NULL when neither was given. Returns 0, or run_fail's 1 (a file that cannot be read).
+int run_prompt_text(const run_options *o, char **text, size_t *len);
+
+// The prompt from -p, -f or --prompt-ids (BOS alone when empty), echoed to stdout unless --json
+// or --no-display-prompt, once it is known to fit the context. Returns 0, or run_fail's 1 after
+// printing the error (2 for a --prompt-ids id outside the vocabulary: a bad argument).
 int run_read_prompt(session *s, tokens *seq);
 
 void run_print_rate(const char *what, double secs, uint64_t n);

@@ -13,6 +13,7 @@
 #ifndef MINT_SERVE_H
 #define MINT_SERVE_H
 
+#include "compat.h"
 #include "mint.h"
 #include "model_load.h"
 #include "serve_request.h"
@@ -49,7 +50,8 @@ typedef struct serve_config {
     bool verbose;              // -v: a line per request
     // --chat-template-file: a Jinja chat template to read, or NULL
     const char *chat_template_file;
-    load_options load; // --no-mmap, --mlock: how the weights are loaded
+    load_options load;     // --no-mmap, --mlock: how the weights are loaded
+    compat_options compat; // llama-server's -ctk, -ctv (folded into kv_type)
 } serve_config;
 
 // One token as a job's client sees it.
