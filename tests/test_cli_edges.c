@@ -1,6 +1,7 @@
 // test_cli_edges.c - the sharp edges a new user met in the programs (issue 30), as a user runs
-// them: mint-tokenize parses control-token text by default as llama-tokenize does; mint-run
-// prints nothing but the error for a prompt that does not fit, takes llama-cli's -e and
+// them: mint-tokenize parses control-token text by default as llama-tokenize does; mint-run -cnv
+// takes -p as the first user turn as llama-cli does, refuses a bad chat template before reading
+// stdin, prints nothing but the error for a prompt that does not fit, takes llama-cli's -e and
 // --no-display-prompt. (llama.cpp's flags that mean nothing on a CPU and --version:
 // tests/test_options.c.)
 #include "helpers/helpers.h"
@@ -13,6 +14,24 @@
 #include <unistd.h>
 
 #define STORIES "stories260K.gguf"
+
+static mint_model *open_stories(void) {
+    mint_model *m;
+    mint_err err;
+    cr_assert_eq(mint_model_open(mt_data_path(STORIES), NULL, &m, &err), MINT_OK, "%s", err.msg);
+    return m;
+}
+
+// The -v line of one turn: "[turn N: E new tokens evaluated, R reused from the cache]".
+static void turn_counts(const char *err, int turn, long *evaluated, long *reused) {
+    char key[32];
+    snprintf(key, sizeof key, "[turn %d: ", turn);
+    const char *l = strstr(err, key);
+    cr_assert(l, "no '%s' line:\n%s", key, err);
+    cr_assert_eq(sscanf(l + strlen(key), "%ld new tokens evaluated, %ld reused from the cache]",
+                        evaluated, reused),
+                 2, "%s", l);
+}
 
 // ---------------------------------------------------------------------------------------------
 // mint-run: prompts and counts
@@ -69,6 +88,104 @@ Test(mint_run, escape_and_display_prompt_flags) {
     free(err);
     free(typed);
     free(escaped);
+}
+
+// ---------------------------------------------------------------------------------------------
+// mint-run: chat
+
+// The number of tokens of a conversation rendered with the zephyr preset, as mint-run -cnv
+// tokenizes its first turn (BOS added: the preset does not write it).
+static long zephyr_tokens(const mint_model *m, const mint_chat_msg *msgs, size_t n) {
+    char *text = NULL;
+    mint_err err;
+    cr_assert_eq(mint_chat_apply(mint_chat_preset("zephyr"), msgs, n, true, "<s>", "</s>", &text,
+                                 NULL, &err),
+                 MINT_OK, "%s", err.msg);
+    int32_t ids[512];
+    size_t n_ids;
+    cr_assert_eq(mint_tokenize(m, text, strlen(text), true, true, ids, 512, &n_ids, &err), MINT_OK,
+                 "%s", err.msg);
+    mint_chat_free(text);
+    return (long)n_ids;
+}
+
+// -cnv -p TEXT: TEXT is the first user turn, answered before stdin is read, as llama-cli takes it
+// (-sys / --system is the system message); -p used to be ignored with -cnv.
+Test(mint_run, chat_prompt_is_the_first_turn) {
+    mint_model *m = open_stories();
+    const mint_chat_msg user = {"user", "Hello there"}, sys = {"system", "Be kind"};
+    const long alone = zephyr_tokens(m, &user, 1);
+    const mint_chat_msg both[] = {sys, user};
+    const long with_sys = zephyr_tokens(m, both, 2);
+    mint_model_close(m);
+    char args[4400];
+    snprintf(args, sizeof args,
+             "-m '%s' --chat-template zephyr -cnv -p 'Hello there' -v -n 8 --temp 0 -t 1",
+             mt_data_path(STORIES));
+    char *out, *err;
+    int rc = run_tool_stdin(&out, &err, "", "mint-run", args);
+    cr_assert_eq(rc, 0, "%s", err);
+    cr_assert_eq(count_lines(out), 1, "one reply, to -p's turn:\n%s", out);
+    long e1, r1;
+    turn_counts(err, 1, &e1, &r1);
+    cr_assert_eq(e1, alone, "turn 1 evaluated %ld tokens, 'Hello there' rendered is %ld", e1,
+                 alone);
+    cr_assert_eq(token_count(err, "generation"), 8);
+    free(out);
+    free(err);
+    // With -sys (llama-cli's spelling of --system) and a second turn from stdin.
+    snprintf(args, sizeof args,
+             "-m '%s' --chat-template zephyr -cnv -sys 'Be kind' -p 'Hello there' -v -n 8 "
+             "--temp 0 -t 1",
+             mt_data_path(STORIES));
+    rc = run_tool_stdin(&out, &err, "Tell me a story\n", "mint-run", args);
+    cr_assert_eq(rc, 0, "%s", err);
+    cr_assert_eq(count_lines(out), 2, "-p's turn, then stdin's:\n%s", out);
+    turn_counts(err, 1, &e1, &r1);
+    cr_assert_eq(e1, with_sys, "turn 1 evaluated %ld tokens, system + user rendered is %ld", e1,
+                 with_sys);
+    turn_counts(err, 2, &e1, &r1);
+    cr_assert_eq(r1, with_sys + 8, "turn 2 reuses turn 1 and its reply");
+    free(out);
+    free(err);
+}
+
+// A chat template that cannot render is refused at start-up, before stdin is read: one line,
+// exit 1, no timing block (it used to come after the first turn, followed by timings of zeros).
+Test(mint_run, bad_chat_template_stops_at_start_up) {
+    const char *bad = keep(mt_path(mt_tmpdir(), "bad.jinja"));
+    static const char src[] = "{% for m in messages %}{{ m.content }";
+    cr_assert(mt_write_file(bad, src, strlen(src)));
+    char args[4400];
+    snprintf(args, sizeof args, "-m '%s' -cnv --chat-template-file '%s' -n 4 -t 1",
+             mt_data_path(STORIES), bad);
+    char *out, *err;
+    int rc = run_tool_stdin(&out, &err, "hello\n", "mint-run", args);
+    expect_one_line_error(rc, out, err, "bad.jinja: chat template: template line 1", "bad jinja");
+    cr_assert_eq(rc, 1);
+    cr_assert_null(strstr(err, "load time"), "%s", err);
+    free(out);
+    free(err);
+    // One that raises on the conversation's start, too (here: any system message).
+    const char *strict = keep(mt_path(mt_tmpdir(), "strict.jinja"));
+    static const char src2[] = "{% if messages[0].role == 'system' %}{{ raise_exception('no "
+                               "system messages') }}{% endif %}{% for m in messages %}{{ "
+                               "m.content }}{% endfor %}";
+    cr_assert(mt_write_file(strict, src2, strlen(src2)));
+    snprintf(args, sizeof args, "-m '%s' -cnv --chat-template-file '%s' --system hi -n 4 -t 1",
+             mt_data_path(STORIES), strict);
+    rc = run_tool_stdin(&out, &err, "hello\n", "mint-run", args);
+    expect_one_line_error(rc, out, err, "no system messages", "raise_exception");
+    free(out);
+    free(err);
+    // A missing file: the same line, exit 1 (a file that cannot be opened, as everywhere).
+    snprintf(args, sizeof args, "-m '%s' -cnv --chat-template-file /nonexistent/t.jinja -n 4 -t 1",
+             mt_data_path(STORIES));
+    rc = run_tool_stdin(&out, &err, "hello\n", "mint-run", args);
+    expect_one_line_error(rc, out, err, "/nonexistent/t.jinja: cannot open", "missing template");
+    cr_assert_eq(rc, 1);
+    free(out);
+    free(err);
 }
 
 // ---------------------------------------------------------------------------------------------

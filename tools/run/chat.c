@@ -46,7 +46,9 @@ static char *render(const char *tmpl, const chat *c, const char *bos, const char
     return text;
 }
 
-char *run_chat_template(const run_options *o, const mint_model *m, char *msg, size_t cap) {
+// The template's source as --chat-template-file or the model gave it (malloc); NULL and the reason
+// in msg when there is none or the file cannot be read.
+static char *template_source(const run_options *o, const mint_model *m, char *msg, size_t cap) {
     if (o->chat_template) return strdup(mint_chat_preset(o->chat_template));
     if (o->chat_template_file) {
         size_t len;
@@ -69,6 +71,32 @@ char *run_chat_template(const run_options *o, const mint_model *m, char *msg, si
     return NULL;
 }
 
+char *run_chat_template(const run_options *o, const mint_model *m, char *msg, size_t cap) {
+    char *tmpl = template_source(o, m, msg, cap);
+    if (!tmpl) return NULL;
+    // The start of every conversation this run can have: the system message, a user turn.
+    mint_model_desc d;
+    mint_model_describe(m, &d);
+    const char *bos = d.bos >= 0 ? mint_token_text(m, d.bos) : "";
+    const char *eos = d.eos >= 0 ? mint_token_text(m, d.eos) : "";
+    mint_chat_msg probe[2];
+    size_t n = 0;
+    if (o->system) probe[n++] = (mint_chat_msg){"system", o->system};
+    probe[n++] = (mint_chat_msg){"user", "hello"};
+    char *text = NULL;
+    mint_err err;
+    if (mint_chat_apply(tmpl, probe, n, true, bos ? bos : "", eos ? eos : "", &text, NULL, &err) !=
+        MINT_OK) {
+        snprintf(msg, cap, "%s: %s",
+                 o->chat_template_file ? o->chat_template_file : "the model's chat template",
+                 err.msg);
+        free(tmpl);
+        return NULL;
+    }
+    mint_chat_free(text);
+    return tmpl;
+}
+
 int run_chat(session *s, const char *t) {
     const run_options *o = s->o;
     mint_model_desc d;
@@ -84,8 +112,25 @@ int run_chat(session *s, const char *t) {
     // with their distributions) and the last turn's rendered prompt.
     run_report *rep = NULL;
     if (run_report_open(s, &rep)) return 1;
+    // -p or -f: the first user turn, answered before stdin is read (as llama-cli does).
+    char *first = NULL;
+    size_t first_len = 0;
+    if (run_prompt_text(o, &first, &first_len)) {
+        run_report_free(rep);
+        return 1;
+    }
     chat c = {0};
-    if (o->system) chat_add(&c, "system", o->system, strlen(o->system));
+    if (o->system) {
+        char *sys = strdup(o->system);
+        const size_t n = sys && o->escape ? cli_unescape(sys, strlen(sys)) : sys ? strlen(sys) : 0;
+        if (!sys || !chat_add(&c, "system", sys, n)) {
+            free(sys);
+            free(first);
+            run_report_free(rep);
+            return run_fail("out of memory");
+        }
+        free(sys);
+    }
     char *cached = NULL; // rendered text whose tokens are in the KV cache
     size_t n_cached = 0; // tokens in the KV cache
     char *line = NULL;
@@ -94,10 +139,20 @@ int run_chat(session *s, const char *t) {
     bool tty = isatty(STDIN_FILENO);
     mint_err err;
     for (;;) {
-        if (tty) fprintf(stderr, "> ");
-        ssize_t len = getline(&line, &line_cap, stdin);
-        if (len < 0) break;
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
+        ssize_t len;
+        if (first) { // llama-cli drops one trailing newline of -f's text
+            len = (ssize_t)first_len;
+            if (len > 0 && first[len - 1] == '\n') first[--len] = '\0';
+            free(line);
+            line = first;
+            line_cap = first_len + 1;
+            first = NULL;
+        } else {
+            if (tty) fprintf(stderr, "> ");
+            len = getline(&line, &line_cap, stdin);
+            if (len < 0) break;
+            while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
+        }
         if (len == 0) continue;
         if (!chat_add(&c, "user", line, (size_t)len)) {
             rc = run_fail("out of memory");
@@ -124,8 +179,8 @@ int run_chat(session *s, const char *t) {
         if (st == MINT_OK && nt.n > 0 && (int64_t)nt.n >= mint_ctx_n_ctx(s->ctx)) {
             st = MINT_E_LIMIT;
             snprintf(err.msg, sizeof err.msg,
-                     "the conversation (%zu tokens) fills the context of %d", nt.n,
-                     mint_ctx_n_ctx(s->ctx));
+                     "the conversation (%zu token%s) fills the context of %d", nt.n,
+                     cli_plural((long long)nt.n), mint_ctx_n_ctx(s->ctx));
         }
         if (st == MINT_OK && nt.n > 0)
             st = mint_seq_prefix(s->ctx, 0, nt.id, (int32_t)nt.n, &held, &err);
@@ -149,8 +204,8 @@ int run_chat(session *s, const char *t) {
         n_cached = nt.n;
         turn++;
         if (o->verbose)
-            fprintf(stderr, "[turn %d: %zu new tokens evaluated, %d reused from the cache]\n", turn,
-                    nt.n - (size_t)held, held);
+            fprintf(stderr, "[turn %d: %zu new token%s evaluated, %d reused from the cache]\n",
+                    turn, nt.n - (size_t)held, cli_plural((long long)(nt.n - (size_t)held)), held);
         for (size_t i = (size_t)held; i < nt.n; i++) mint_sampler_accept(s->smpl, nt.id[i]);
         free(nt.id);
         // The reply.
@@ -225,6 +280,7 @@ int run_chat(session *s, const char *t) {
     for (size_t i = 0; i < c.n; i++) free(c.owned[i]);
     free(c.owned);
     free(c.msgs);
-    run_print_summary(&s->st);
+    // A failure before anything was evaluated stays the only line (no timing of zeros).
+    if (rc == 0 || turn > 0) run_print_summary(&s->st);
     return rc;
 }

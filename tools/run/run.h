@@ -94,7 +94,9 @@ void run_report_free(run_report *r);
 int run_generate(session *s);               // generate.c: plain generation, --no-kv-cache
 int run_chat(session *s, const char *tmpl); // chat.c
 // The chat template's Jinja source (malloc): --chat-template's preset, --chat-template-file's
-// text, else the model's own; NULL and the one-line reason in msg when there is none.
+// text, else the model's own, once it has rendered the conversation's start (--system and a
+// user turn); NULL and the one-line reason in msg when there is none, the file cannot be read or
+// the template fails, so a bad template stops mint-run before the first turn is read.
 char *run_chat_template(const run_options *o, const mint_model *m, char *msg, size_t cap);
 int run_beams(session *s);       // decoding.c: --beams
 int run_speculative(session *s); // decoding.c: --draft / --lookup
