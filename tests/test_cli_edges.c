@@ -2,8 +2,8 @@
 // them: mint-tokenize parses control-token text by default as llama-tokenize does; mint-run -cnv
 // takes -p as the first user turn as llama-cli does, refuses a bad chat template before reading
 // stdin, prints nothing but the error for a prompt that does not fit, takes llama-cli's -e and
-// --no-display-prompt. (llama.cpp's flags that mean nothing on a CPU and --version:
-// tests/test_options.c.)
+// --no-display-prompt; a count of one is "1 token"; --report says where it wrote the page.
+// (llama.cpp's flags that mean nothing on a CPU and --version: tests/test_options.c.)
 #include "helpers/helpers.h"
 #include "helpers/tool.h"
 
@@ -49,6 +49,35 @@ Test(mint_run, a_prompt_that_does_not_fit_prints_nothing) {
     rc = run_tool(&out, &err, "mint-run", "-m '%s' --prompt-ids 1,403,407 -c 3 -n 10 -t 1",
                   mt_data_path(STORIES));
     expect_one_line_error(rc, out, err, "the prompt has 3 tokens", "--prompt-ids, -c 3");
+    free(out);
+    free(err);
+}
+
+// A count of one is "1 token", wherever a count of tokens is printed.
+Test(mint_run, a_count_of_one_is_singular) {
+    char *out, *err;
+    int rc = run_tool(&out, &err, "mint-run", "-m '%s' -n 1 --temp 0 -t 1", mt_data_path(STORIES));
+    cr_assert_eq(rc, 0, "%s", err);
+    cr_assert(strstr(err, "mint-run: no prompt given: generating from BOS for 1 token\n"), "%s",
+              err);
+    cr_assert(strstr(err, " ms /      1 token  (    "), "the prompt eval line:\n%s", err);
+    cr_assert_eq(token_count(err, "prompt eval"), 1);
+    cr_assert_eq(token_count(err, "generation"), 1);
+    cr_assert_null(strstr(err, " 1 tokens"), "%s", err);
+    free(out);
+    free(err);
+    rc = run_tool(&out, &err, "mint-run", "-m '%s' -p '' -c 1 -n 1 -t 1", mt_data_path(STORIES));
+    expect_one_line_error(rc, out, err, "the prompt has 1 token, which leaves no room", "-c 1");
+    free(out);
+    free(err);
+    // The library's message, as mint-perplexity passes it on: an empty text is BOS alone.
+    const char *empty = keep(mt_path(mt_tmpdir(), "empty.txt"));
+    cr_assert(mt_write_file(empty, "", 0));
+    rc = run_tool(&out, &err, "mint-perplexity", "-m '%s' -f '%s' -c 8 -t 1", mt_data_path(STORIES),
+                  empty);
+    cr_assert_eq(rc, 1, "%s", err);
+    cr_assert(strstr(err, "the text has 1 token; perplexity with a context of 8 needs at least 16"),
+              "%s", err);
     free(out);
     free(err);
 }
@@ -184,6 +213,32 @@ Test(mint_run, bad_chat_template_stops_at_start_up) {
     rc = run_tool_stdin(&out, &err, "hello\n", "mint-run", args);
     expect_one_line_error(rc, out, err, "/nonexistent/t.jinja: cannot open", "missing template");
     cr_assert_eq(rc, 1);
+    free(out);
+    free(err);
+}
+
+// --report says where it wrote the page, with or without -v.
+Test(mint_run, report_says_where_it_is_written) {
+    const char *html = keep(mt_path(mt_tmpdir(), "run.html"));
+    char *out, *err;
+    int rc = run_tool(&out, &err, "mint-run", "-m '%s' -p hi -n 4 --temp 0 -t 1 --report '%s'",
+                      mt_data_path(STORIES), html);
+    cr_assert_eq(rc, 0, "%s", err);
+    char want[4400];
+    snprintf(want, sizeof want, "mint-run: report written to %s\n", html);
+    cr_assert(strstr(err, want), "wanted '%s' in:\n%s", want, err);
+    cr_assert(access(html, F_OK) == 0);
+    free(out);
+    free(err);
+    const char *html2 = keep(mt_path(mt_tmpdir(), "ppl.html"));
+    const char *text = keep(mt_data_path("tinystories_val.txt"));
+    rc = run_tool(&out, &err, "mint-perplexity",
+                  "-m '%s' -f '%s' -c 64 --chunks 2 -t 1 --report '%s'", mt_data_path(STORIES),
+                  text, html2);
+    cr_assert_eq(rc, 0, "%s", err);
+    snprintf(want, sizeof want, "mint-perplexity: report written to %s\n", html2);
+    cr_assert(strstr(err, want), "wanted '%s' in:\n%s", want, err);
+    cr_assert(access(html2, F_OK) == 0);
     free(out);
     free(err);
 }

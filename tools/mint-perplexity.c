@@ -291,8 +291,9 @@ int main(int argc, char **argv) {
         rc = 1;
     } else if (!r.has_kld) {
         printf("Final estimate: PPL = %.4f +/- %.5f\n", r.ppl, r.ppl_err);
-        fprintf(stderr, TOOL ": %d chunks of %d, %llu scored tokens, %.2f s (%.1f tokens/s)\n",
-                r.n_chunks, r.n_ctx, (unsigned long long)r.count, r.seconds,
+        fprintf(stderr, TOOL ": %d chunk%s of %d, %llu scored token%s, %.2f s (%.1f tokens/s)\n",
+                r.n_chunks, cli_plural(r.n_chunks), r.n_ctx, (unsigned long long)r.count,
+                cli_plural((long long)r.count), r.seconds,
                 r.n_chunks * (double)r.n_ctx / r.seconds);
     } else {
         printf("====== Perplexity statistics ======\n");
@@ -313,11 +314,16 @@ int main(int argc, char **argv) {
     }
     if (report_file && rc == 0) {
         rc = write_report(&o, m, text, len, &ch, &r, report_file);
-        if (rc == 0 && mint_atomic_file_commit(report_file, &err) != MINT_OK) {
-            fprintf(stderr, TOOL ": %s\n", err.msg);
-            rc = 1;
+        if (rc == 0) {
+            const mint_status st = mint_atomic_file_commit(report_file, &err);
+            report_file = NULL; // committed, or freed by the failed commit
+            if (st != MINT_OK) {
+                fprintf(stderr, TOOL ": %s\n", err.msg);
+                rc = 1;
+            } else { // a file written says where
+                fprintf(stderr, TOOL ": report written to %s\n", o.report);
+            }
         }
-        report_file = NULL;
     }
     mint_atomic_file_abort(report_file);
     free(ch.ppl);

@@ -81,8 +81,8 @@ mint_status mint_beam_search(mint_ctx *c, const int32_t *prompt, int32_t n_promp
         return mint_fail(err, MINT_E_ARG, "beam search needs a prompt and max_tokens >= 1");
     if ((int64_t)n_prompt + p.max_tokens > c->params.n_ctx)
         return mint_fail(err, MINT_E_LIMIT,
-                         "a prompt of %d and %d new tokens exceed the context length %d", n_prompt,
-                         p.max_tokens, c->params.n_ctx);
+                         "a prompt of %d and %d new token%s exceed the context length %d", n_prompt,
+                         p.max_tokens, p.max_tokens == 1 ? "" : "s", c->params.n_ctx);
     mint_status st = MINT_OK;
     beam *beams = calloc((size_t)N * 2, sizeof *beams); // live beams, then the next step's
     cand *cands = malloc((size_t)N * N * sizeof *cands);

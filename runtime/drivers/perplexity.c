@@ -327,9 +327,10 @@ mint_status mint_perplexity(mint_model *m, const char *text, size_t len, const m
         goto done;
     }
     if (n_tokens < 2 * (size_t)p.n_ctx) {
-        st = mint_fail(err, MINT_E_ARG,
-                       "the text has %zu tokens; perplexity with a context of %d needs at least %d",
-                       n_tokens, p.n_ctx, 2 * p.n_ctx);
+        st =
+            mint_fail(err, MINT_E_ARG,
+                      "the text has %zu token%s; perplexity with a context of %d needs at least %d",
+                      n_tokens, n_tokens == 1 ? "" : "s", p.n_ctx, 2 * p.n_ctx);
         goto done;
     }
     int32_t n_chunk = (int32_t)(n_tokens / (size_t)p.n_ctx);

@@ -173,7 +173,8 @@ mint_status mint_speculative(mint_ctx *t, mint_sampler *s, const int32_t *prompt
     if (n_prompt < 1 || p.max_tokens < 1)
         return mint_fail(err, MINT_E_ARG, "speculative decoding needs a prompt and max_tokens");
     if (n_prompt >= mint_ctx_n_ctx(t) || (p.draft && n_prompt >= mint_ctx_n_ctx(p.draft)))
-        return mint_fail(err, MINT_E_LIMIT, "the prompt of %d tokens fills the context", n_prompt);
+        return mint_fail(err, MINT_E_LIMIT, "the prompt of %d token%s fills the context", n_prompt,
+                         n_prompt == 1 ? "" : "s");
     spec x = {.t = t,
               .d = p.draft,
               .s = s,

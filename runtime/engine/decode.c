@@ -146,9 +146,10 @@ mint_status mint_eval(mint_ctx *c, const int32_t *ids, int32_t n, int32_t pos, b
         return mint_fail(err, MINT_E_ARG, "position %d is outside 0..%d (tokens in the cache)", pos,
                          n_past);
     if ((int64_t)pos + n > c->params.n_ctx)
-        return mint_fail(err, MINT_E_LIMIT,
-                         "context is full: %d tokens at position %d exceed the context length %d",
-                         n, pos, c->params.n_ctx);
+        return mint_fail(
+            err, MINT_E_LIMIT,
+            "context is full: %d token%s at position %d exceed%s the context length %d", n,
+            n == 1 ? "" : "s", pos, n == 1 ? "s" : "", c->params.n_ctx);
     if (all_logits && n > n_batch)
         return mint_fail(err, MINT_E_ARG,
                          "all logits requested for %d tokens, more than the batch size %d", n,
@@ -222,8 +223,9 @@ mint_status mint_seq_prefix(mint_ctx *c, int32_t seq, const int32_t *tokens, int
     mint_status st = check_seq(c, seq, "prefix", err);
     if (st) return st;
     if (n < 0 || n > c->params.n_ctx)
-        return mint_fail(err, MINT_E_ARG, "prefix: %d tokens is outside 0..%d (the context length)",
-                         n, c->params.n_ctx);
+        return mint_fail(err, MINT_E_ARG,
+                         "prefix: a length of %d is outside 0..%d (the context length)", n,
+                         c->params.n_ctx);
     *n_held = mint_kv_prefix(&c->kv, seq, tokens, n);
     return MINT_OK;
 }

@@ -336,7 +336,8 @@ mint_status mint_vocab_tokenize(const mint_vocab *v, const char *text, size_t le
     *n_out = o.n;
     if (o.n > cap)
         return mint_fail(err, MINT_E_LIMIT,
-                         "tokenize: the text needs %zu tokens, the buffer holds %zu", o.n, cap);
+                         "tokenize: the text needs %zu token%s, the buffer holds %zu", o.n,
+                         o.n == 1 ? "" : "s", cap);
     return MINT_OK;
 }
 

@@ -152,9 +152,9 @@ int run_read_prompt(session *s, tokens *seq) {
 
 void run_print_rate(const char *what, double secs, uint64_t n) {
     fprintf(stderr,
-            "%-14s = %10.2f ms / %6" PRIu64 " tokens (%8.2f ms per token, %9.2f tokens "
+            "%-14s = %10.2f ms / %6" PRIu64 " token%-1s (%8.2f ms per token, %9.2f tokens "
             "per second)\n",
-            what, secs * 1e3, n, n ? secs * 1e3 / (double)n : 0.0,
+            what, secs * 1e3, n, cli_plural((long long)n), n ? secs * 1e3 / (double)n : 0.0,
             secs > 0 ? (double)n / secs : 0.0);
 }
 

@@ -50,9 +50,10 @@ int run_beams(session *s) {
         s->st.n_gen = (uint64_t)n_out;
         if (s->o->verbose)
             fprintf(stderr,
-                    TOOL ": beam search, %d beams: best of %d tokens, log-probability %.4f, "
+                    TOOL ": beam search, %d beam%s: best of %d token%s, log-probability %.4f, "
                          "length penalty %g\n",
-                    p.n_beams, n_out, lp, (double)p.length_penalty);
+                    p.n_beams, cli_plural(p.n_beams), n_out, cli_plural(n_out), lp,
+                    (double)p.length_penalty);
         run_print_summary(&s->st);
     }
     free(out);

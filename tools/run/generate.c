@@ -74,7 +74,8 @@ static void retime_with_cache(session *s, const tokens *seq, size_t n_prompt) {
     }
     double t2 = cli_now();
     uint64_t n_gen = seq->n - n_prompt;
-    fprintf(stderr, "\nnaive (no KV cache) vs KV cache, same %" PRIu64 " tokens:\n", n_gen);
+    fprintf(stderr, "\nnaive (no KV cache) vs KV cache, same %" PRIu64 " token%s:\n", n_gen,
+            cli_plural((long long)n_gen));
     run_print_rate("naive gen", s->st.t_gen, s->st.n_gen);
     run_print_rate("kv-cache gen", t2 - t1, n_gen);
     fprintf(stderr, "speed-up       = %10.2fx\n",
@@ -152,7 +153,8 @@ int run_generate(session *s) {
             fflush(stdout);
         }
         if ((int64_t)seq.n >= n_ctx) {
-            fprintf(stderr, "\n" TOOL ": context full (%d tokens); stopping\n", n_ctx);
+            fprintf(stderr, "\n" TOOL ": context full (%d token%s); stopping\n", n_ctx,
+                    cli_plural(n_ctx));
             break;
         }
         if (out.finish != MINT_FINISH_NONE) break; // -n reached: the last token is not evaluated

@@ -221,11 +221,12 @@ int run_report_close(session *s, run_report *rr, bool ok) {
         }
         snprintf(
             r->note, sizeof r->note,
-            "Attention: the weights of the first %d of %d tokens (8-bit, at most %u MiB of "
+            "Attention: the weights of the first %d of %d token%s (8-bit, at most %u MiB of "
             "the page for all %d layers x %d heads; longer runs are cut there). Times per op "
             "kind are sums over every evaluation of the run; * attention's include computing the "
             "weights shown here (the plain double-precision loop of ops/attention_probs.c).",
-            r->att_T, r->n_tok, ATTENTION_BUDGET >> 20, r->desc.n_layer, r->desc.n_head);
+            r->att_T, r->n_tok, cli_plural(r->n_tok), ATTENTION_BUDGET >> 20, r->desc.n_layer,
+            r->desc.n_head);
         // The capture buffer is laid out for the T it was set with; report_write reads it with
         // att_T, so shrink it in place row by row when the run was shorter.
         const int T0 = report_attention_positions(r->desc.n_layer, r->desc.n_head, ATTENTION_BUDGET,
@@ -246,7 +247,10 @@ int run_report_close(session *s, run_report *rr, bool ok) {
             if (st != MINT_OK) rc = run_fail(err.msg);
         }
         if (rc == 0 && s->o->verbose)
-            fprintf(stderr, TOOL ": report written to %s (%d tokens)\n", s->o->report, r->n_tok);
+            fprintf(stderr, TOOL ": report written to %s (%d token%s)\n", s->o->report, r->n_tok,
+                    cli_plural(r->n_tok));
+        else if (rc == 0) // a file written says where
+            fprintf(stderr, TOOL ": report written to %s\n", s->o->report);
     }
     run_report_free(rr);
     return ok ? rc : 1;
