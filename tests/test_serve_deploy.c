@@ -2,8 +2,9 @@
 // Node client (tests/serve/openai_client.mjs), the chat page in headless Chromium driven by
 // playwright-core (tests/serve/page.mjs), and deploy/nginx.conf in front of two processes, one
 // of which is killed under load: every request is answered exactly once. The Node packages come
-// from tools/npm-deps.sh (outside the repository); without node, npm or nginx these tests are
-// skipped, or fail when CI is set.
+// from tools/npm-deps.sh (outside the repository), which is also tested here: installs at once
+// into one folder, and the repair of a half-finished one. Without node, npm or nginx these tests
+// are skipped, or fail when CI is set.
 #include "helpers/browser.h"
 #include "helpers/helpers.h"
 #include "helpers/server.h"
@@ -125,6 +126,75 @@ Test(serve_deploy, chat_page_works_in_chromium, .timeout = MT_HANG(600)) {
                                "\"200\"}"),
                  1);
     cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+}
+
+// Whether openai and playwright-core load from <dir>/node_modules; node's error in *err.
+static bool npm_loads(const char *dir, char **err) {
+    char cmd[4300];
+    snprintf(cmd, sizeof cmd,
+             "timeout 120 node -e 'const r = require(\"node:module\").createRequire("
+             "process.argv[1] + \"/node_modules/x.js\"); r(\"openai\"); "
+             "r(\"playwright-core\")' '%s'",
+             dir);
+    return mt_run(cmd, NULL, err) == 0;
+}
+
+// tools/npm-deps.sh into `dir` (MINT_NPM_DIR); fails the test unless it exits 0 printing `dir`.
+static void npm_deps_into(const char *dir) {
+    char cmd[8400], *out, *err;
+    snprintf(cmd, sizeof cmd, "MINT_NPM_DIR='%s' timeout 300 '%s/tools/npm-deps.sh'", dir,
+             getenv("MINT_SOURCE_DIR"));
+    cr_assert_eq(mt_run(cmd, &out, &err), 0, "%s", err);
+    cr_assert(!strncmp(out, dir, strlen(dir)) && !strcmp(out + strlen(dir), "\n"), "%s", out);
+    free(out);
+    free(err);
+}
+
+// Three installs into one fresh folder at once end as one usable install (they used to race:
+// ENOTEMPTY from npm, then "Cannot find module"); a half-finished install left behind, as a
+// killed run leaves it, is installed again by the next run instead of used.
+Test(serve_deploy, npm_deps_installs_once_and_repairs_a_broken_install, .timeout = MT_HANG(900)) {
+    npm_dir(); // skips without node, npm or a registry; fills npm's own cache
+    const char *tmp = keep(mt_tmpdir()), *dir = keep(mt_path(tmp, "npm"));
+    char cmd[8400], *out, *err;
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && for i in 1 2 3; do MINT_NPM_DIR='%s' timeout 300 "
+             "'%s/tools/npm-deps.sh' >out.$i 2>>err & pids=\"$pids $!\"; done; rc=0; "
+             "for p in $pids; do wait $p || rc=1; done; cat out.1 out.2 out.3 err; exit $rc",
+             tmp, dir, getenv("MINT_SOURCE_DIR"));
+    cr_assert_eq(mt_run(cmd, &out, NULL), 0, "%s", out);
+    char three[3 * 4200];
+    snprintf(three, sizeof three, "%s\n%s\n%s\n", dir, dir, dir);
+    cr_assert(!strncmp(out, three, strlen(three)), "%s", out);
+    free(out);
+    cr_assert(npm_loads(dir, &err), "%s", err);
+    free(err);
+
+    // The state: playwright-core without lib/bootstrap.js, and a killed run's folder.
+    snprintf(cmd, sizeof cmd,
+             "rm '%s/node_modules/playwright-core/lib/bootstrap.js' && "
+             "mkdir -p '%s/.install.killed/node_modules' && touch '%s/.install.killed/x'",
+             dir, dir, dir);
+    cr_assert_eq(mt_run(cmd, NULL, NULL), 0);
+    cr_assert(!npm_loads(dir, &err) && strstr(err, "lib/bootstrap"), "%s", err);
+    free(err);
+    npm_deps_into(dir);
+    cr_assert(npm_loads(dir, &err), "%s", err);
+    free(err);
+    snprintf(cmd, sizeof cmd, "test ! -e '%s/.install.killed'", dir);
+    cr_assert_eq(mt_run(cmd, NULL, NULL), 0, "the killed run's folder is still there");
+
+    // Killed before the marker: only the package.json files (right versions) made it.
+    snprintf(cmd, sizeof cmd,
+             "cd '%s/node_modules' && rm .mint-npm-deps && "
+             "find openai playwright-core -type f ! -path '*/package.json' -delete",
+             dir);
+    cr_assert_eq(mt_run(cmd, NULL, NULL), 0);
+    cr_assert(!npm_loads(dir, &err), "the planted install still loads");
+    free(err);
+    npm_deps_into(dir);
+    cr_assert(npm_loads(dir, &err), "%s", err);
+    free(err);
 }
 
 // Replaces the one occurrence of `from` in *s by `to` (the deploy file must still have it).
