@@ -5,9 +5,10 @@
 //   node tests/serve/page.mjs NPM_DIR URL SCREENSHOT.png
 //
 // Types a message into #input, clicks #send, waits for the assistant's reply to be done
-// (data-state="done") with text in it, checks the next-token candidate table is filled and that
-// no console error or page error happened, and saves a screenshot. Prints
-// "page: N passed, 0 failed"; exits 1 on a failure.
+// (data-state="done") with text in it, checks that hovering each reply token shows the token id
+// the server streamed for it (and marks that id among the alternatives), that the next-token
+// candidate table is filled and that no console error or page error happened, and saves a
+// screenshot. Prints "page: N passed, 0 failed"; exits 1 on a failure.
 import { createRequire } from "node:module";
 import { join } from "node:path";
 
@@ -39,13 +40,49 @@ try {
   check((await page.title()) === "mint chat", "title", await page.title());
   await page.waitForSelector("#cands tr"); // the first peek: candidates for an empty chat
   await page.fill("#input", "Tell me a story about a cat");
+  const streamed = page.waitForResponse((r) => r.url().endsWith("/v1/chat/completions"));
   await page.click("#send");
   await page.waitForSelector('.msg.user');
   const reply = await page.waitForSelector('.msg.assistant[data-state="done"]');
   const text = (await reply.textContent()).trim();
   check(text.length > 0, "the reply has text", text);
   check(!text.startsWith("error"), "the reply is not an error", text);
-  check((await reply.$$(".tok")).length > 0, "the reply's tokens are coloured spans");
+  const spans = await reply.$$(".tok");
+  check(spans.length > 0, "the reply's tokens are coloured spans");
+  // What the server streamed to the page: each token's id and its alternatives' ids.
+  const sse = await (await streamed).text();
+  const sent = [];
+  for (const ev of sse.split("\n\n")) {
+    if (!ev.startsWith("data: {")) continue;
+    const ch = JSON.parse(ev.slice(6)).choices[0];
+    for (const t of (ch && ch.logprobs && ch.logprobs.content) || [])
+      sent.push({ id: t.id, alt: t.top_logprobs.map((a) => a.id) });
+  }
+  check(sent.length === spans.length && sent.every((t) => Number.isInteger(t.id) && t.id > 0),
+        "the server streamed a non-zero id for each token", sent.map((t) => t.id));
+  // The ids are the tokens': /detokenize gives back the spans' text (less a SentencePiece space;
+  // an empty piece shows as a zero-width space).
+  const detok = await page.evaluate(async (ids) => (await (await fetch("/detokenize", {
+    method: "POST", body: JSON.stringify({ tokens: ids }) })).json()).content, sent.map((t) => t.id));
+  const spanText = (await Promise.all(spans.map((s) => s.textContent()))).join("");
+  check(detok.trim() === spanText.replace(/\u200b/g, "").trim(),
+        "the streamed ids detokenize to the reply's tokens", [detok, spanText]);
+  // Hovering each token shows its id and marks it (once) among the alternatives it was in. A
+  // line break's span has no width to hover: it gets the mouseenter event directly.
+  const shown = [], marked = [];
+  for (const s of spans) {
+    if (await s.isVisible()) await s.hover();
+    else await s.dispatchEvent("mouseenter");
+    const head = await page.textContent("#tip .tip-head");
+    const m = /\(id (\d+)\)/.exec(head || "");
+    shown.push(m ? +m[1] : null);
+    marked.push(await page.$$eval("#tip .alts tr.me", (r) => r.length));
+  }
+  const ids = sent.map((t) => t.id);
+  check(shown.length === ids.length && shown.every((id, i) => id === ids[i]),
+        "hovering each token shows the id the server sent", { shown, ids });
+  check(marked.every((n, i) => n === (sent[i] && sent[i].alt.includes(ids[i]) ? 1 : 0)),
+        "the hovered token's row among the alternatives is marked", marked);
   // After the reply the page asks /v1/next again; the table fills with candidates.
   await page.waitForFunction(() => document.querySelectorAll("#cands tr").length >= 10);
   const rows = await page.$$eval("#cands tr", (r) => r.length);

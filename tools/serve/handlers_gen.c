@@ -89,18 +89,22 @@ static json_object *token_bytes(const mint_model *m, int32_t id) {
     return a;
 }
 
-// Chat: {"content": [{token, logprob, bytes, top_logprobs: [{token, logprob, bytes}]}]}
+// Chat: {"content": [{id, token, logprob, bytes, top_logprobs: [{id, token, logprob, bytes}]}]}
+// "id" (the token id) is an extension, as in llama-server's: clients ignore it, the chat page
+// shows it.
 static json_object *chat_logprobs(const gen *g, const job *j, int from, int to) {
     const mint_model *m = sched_model(g->h->e);
     json_object *content = json_object_new_array();
     for (int t = from; t < to; t++) {
         const serve_token *k = &j->tok[t];
         json_object *o = json_object_new_object(), *top = json_object_new_array();
+        json_object_object_add(o, "id", json_object_new_int(k->id));
         json_object_object_add(o, "token", token_str(m, k->id));
         json_object_object_add(o, "logprob", json_object_new_double(k->logprob));
         json_object_object_add(o, "bytes", token_bytes(m, k->id));
         for (int a = 0; a < k->n_top; a++) {
             json_object *x = json_object_new_object();
+            json_object_object_add(x, "id", json_object_new_int(k->top_id[a]));
             json_object_object_add(x, "token", token_str(m, k->top_id[a]));
             json_object_object_add(x, "logprob", json_object_new_double(k->top_lp[a]));
             json_object_object_add(x, "bytes", token_bytes(m, k->top_id[a]));
