@@ -472,6 +472,12 @@ typedef struct mint_sampler_params {
 } mint_sampler_params;
 
 MINT_API mint_sampler_params mint_sampler_default_params(void);
+// Whether p holds values a user may ask for, the ranges mint-run accepts (mint-serve's are within
+// them): temp in [0, 1000000] (0 is greedy), top_k in [0, 2^30] (0 keeps all), top_p in (0, 1],
+// min_p in [0, 1], repeat_penalty in [0.001, 1000], repeat_last_n in [0, 2^20]. MINT_E_ARG names
+// the first value outside its range and the range. Front ends call it on what a user gave;
+// mint_sampler_create itself also takes temp < 0 (greedy) and top_k < 0 (all).
+MINT_API mint_status mint_sampler_params_check(const mint_sampler_params *p, mint_err *err);
 MINT_API mint_status mint_sampler_create(const mint_sampler_params *p, int32_t n_vocab,
                                          mint_sampler **out, mint_err *err);
 MINT_API void mint_sampler_free(mint_sampler *s);

@@ -616,3 +616,53 @@ Test(sampler_params, invalid_values_are_rejected_with_a_message) {
     p.top_p = 1.0f, p.min_p = 1.0f, p.temp = -2.0f, p.top_k = -1, p.repeat_last_n = 0;
     mint_sampler_free(make(&p, 1));
 }
+
+// Expects the user-range check to refuse p with a message containing `want`.
+static void expect_check_error(const mint_sampler_params *p, const char *want) {
+    mint_err err = {0};
+    cr_assert_eq(mint_sampler_params_check(p, &err), MINT_E_ARG, "want error \"%s\"", want);
+    cr_assert_eq(err.code, MINT_E_ARG);
+    cr_assert(strstr(err.msg, want), "message \"%s\" lacks \"%s\"", err.msg, want);
+}
+
+// The ranges mint-run's option table accepts (--temp 0..1e6, --top-k 0..2^30, --top-p, --min-p
+// 0..1, --repeat-penalty 0.001..1000, --repeat-last-n 0..2^20; top_p 0 is refused by create):
+// what every front end refuses, with the value and the range in the message.
+Test(sampler_params, the_user_ranges_are_checked_once_in_the_library) {
+    mint_sampler_params p;
+    p = mint_sampler_default_params(), p.temp = -2.0f;
+    expect_check_error(&p, "temp -2 is outside [0, 1000000]");
+    p = mint_sampler_default_params(), p.temp = 2e6f;
+    expect_check_error(&p, "temp 2e+06 is outside [0, 1000000]");
+    p = mint_sampler_default_params(), p.temp = NAN;
+    expect_check_error(&p, "temp nan");
+    p = mint_sampler_default_params(), p.temp = INFINITY;
+    expect_check_error(&p, "temp inf");
+    p = mint_sampler_default_params(), p.top_k = -1;
+    expect_check_error(&p, "top_k -1 is outside [0, 1073741824]");
+    p = mint_sampler_default_params(), p.top_p = 0.0f;
+    expect_check_error(&p, "top_p 0 is outside (0, 1]");
+    p = mint_sampler_default_params(), p.top_p = 1.5f;
+    expect_check_error(&p, "top_p 1.5 is outside (0, 1]");
+    p = mint_sampler_default_params(), p.min_p = -0.5f;
+    expect_check_error(&p, "min_p -0.5 is outside [0, 1]");
+    p = mint_sampler_default_params(), p.repeat_penalty = 0.0f;
+    expect_check_error(&p, "repeat_penalty 0 is outside [0.001, 1000]");
+    p = mint_sampler_default_params(), p.repeat_penalty = 1001.0f;
+    expect_check_error(&p, "repeat_penalty 1001 is outside [0.001, 1000]");
+    p = mint_sampler_default_params(), p.repeat_last_n = -1;
+    expect_check_error(&p, "repeat_last_n -1 is outside [0, 1048576]");
+    expect_check_error(NULL, "params is NULL");
+    // The edges pass, and everything that passes is something create takes.
+    mint_sampler_params lo = mint_sampler_default_params(), hi = lo;
+    lo.temp = 0, lo.top_k = 0, lo.top_p = 1e-6f, lo.min_p = 0, lo.repeat_penalty = 0.001f;
+    lo.repeat_last_n = 0;
+    hi.temp = 1e6f, hi.top_k = 1 << 30, hi.top_p = 1, hi.min_p = 1, hi.repeat_penalty = 1000;
+    hi.repeat_last_n = 1 << 20;
+    const mint_sampler_params ok[] = {mint_sampler_default_params(), lo, hi};
+    for (int i = 0; i < 3; i++) {
+        mint_err err = {0};
+        cr_assert_eq(mint_sampler_params_check(&ok[i], &err), MINT_OK, "%d: %s", i, err.msg);
+        mint_sampler_free(make(&ok[i], 8));
+    }
+}

@@ -306,6 +306,39 @@ static mint_status validate_params(const mint_sampler_params *p, int32_t n_vocab
     return MINT_OK;
 }
 
+// The limits of the user-facing ranges (mint-run's option table uses the same numbers).
+#define USER_MAX_TEMP    1e6f
+#define USER_MAX_TOP_K   (1 << 30)
+#define USER_MIN_PENALTY 1e-3f
+#define USER_MAX_PENALTY 1e3f
+
+mint_status mint_sampler_params_check(const mint_sampler_params *p, mint_err *err) {
+    if (!p) return mint_fail(err, MINT_E_ARG, "sampler: params is NULL");
+    // Written so that NaN fails every test.
+    if (!(p->temp >= 0.0f && p->temp <= USER_MAX_TEMP))
+        return mint_fail(err, MINT_E_ARG,
+                         "sampler: temp %g is outside [0, 1000000] (0 is greedy argmax)",
+                         (double)p->temp);
+    if (p->top_k < 0 || p->top_k > USER_MAX_TOP_K)
+        return mint_fail(err, MINT_E_ARG,
+                         "sampler: top_k %d is outside [0, 1073741824] (0 keeps all tokens)",
+                         (int)p->top_k);
+    if (!(p->top_p > 0.0f && p->top_p <= 1.0f))
+        return mint_fail(err, MINT_E_ARG, "sampler: top_p %g is outside (0, 1] (1 is off)",
+                         (double)p->top_p);
+    if (!(p->min_p >= 0.0f && p->min_p <= 1.0f))
+        return mint_fail(err, MINT_E_ARG, "sampler: min_p %g is outside [0, 1] (0 is off)",
+                         (double)p->min_p);
+    if (!(p->repeat_penalty >= USER_MIN_PENALTY && p->repeat_penalty <= USER_MAX_PENALTY))
+        return mint_fail(err, MINT_E_ARG,
+                         "sampler: repeat_penalty %g is outside [0.001, 1000] (1 is off)",
+                         (double)p->repeat_penalty);
+    if (p->repeat_last_n < 0 || p->repeat_last_n > SAMPLER_MAX_LAST_N)
+        return mint_fail(err, MINT_E_ARG, "sampler: repeat_last_n %d is outside [0, %d]",
+                         (int)p->repeat_last_n, SAMPLER_MAX_LAST_N);
+    return MINT_OK;
+}
+
 mint_status mint_sampler_create(const mint_sampler_params *params, int32_t n_vocab,
                                 mint_sampler **out, mint_err *err) {
     if (!out) return mint_fail(err, MINT_E_ARG, "sampler: out is NULL");

@@ -511,6 +511,7 @@ PROTOTYPES = {
     "mint_measure_read_bandwidth": (c_enum, [c_int, c_size_t, c_int, P(c_double), P(mint_err)]),
     # samplers
     "mint_sampler_default_params": (mint_sampler_params, []),
+    "mint_sampler_params_check": (c_enum, [P(mint_sampler_params), P(mint_err)]),
     "mint_sampler_create": (c_enum, [P(mint_sampler_params), c_int32, P(handle), P(mint_err)]),
     "mint_sampler_free": (None, [handle]),
     "mint_sampler_sample": (c_int32, [handle, P(c_float)]),

@@ -26,6 +26,20 @@ def as_int(v, what, lo=INT32_MIN, hi=INT32_MAX):
     return i
 
 
+MAX_TOKENS = 1 << 24  # mint-run's -n limit
+
+
+def max_tokens(v):
+    """A max_tokens argument as mint-run's -n takes it: None or -1 for no limit (None is
+    returned), else 0..2^24."""
+    if v is None:
+        return None
+    n = as_int(v, "max_tokens")
+    if n < -1 or n > MAX_TOKENS:
+        raise MintArgumentError(f"max_tokens {n} is outside -1..{MAX_TOKENS} (-1 or None: no limit)")
+    return None if n == -1 else n
+
+
 def opt_int(v, what, lo=INT32_MIN, hi=INT32_MAX):
     return None if v is None else as_int(v, what, lo, hi)
 

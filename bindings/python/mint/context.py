@@ -424,8 +424,10 @@ class Context(_util.Closable):
 class Sampler(_util.Closable):
     """mint's sampler chain over n_vocab logits, with its own seeded RNG. Order: repetition
     penalty (last repeat_last_n accepted tokens) -> top-k -> top-p -> min-p -> temperature ->
-    a draw; temperature <= 0 is greedy argmax (after the penalty; lowest id wins a tie). The
-    defaults are mint's (and mint-run's); seed None draws a random seed."""
+    a draw; temperature 0 is greedy argmax (after the penalty; lowest id wins a tie). The
+    defaults and the accepted ranges are mint-run's (temperature 0..1e6, top_k 0..2^30 with 0 for
+    all, top_p in (0, 1], min_p 0..1, repeat_penalty 0.001..1000, repeat_last_n 0..2^20); a value
+    outside raises ValueError naming it and its range. seed None draws a random seed."""
 
     def __init__(
         self,
@@ -451,8 +453,13 @@ class Sampler(_util.Closable):
             seed = int.from_bytes(os.urandom(8), "little")
         p.seed = _util.as_int(seed, "seed", 0, 2**64 - 1)
         self.n_vocab = _util.as_int(n_vocab, "n_vocab", 1)
-        h = ctypes.c_void_p()
         e = _util.err()
+        # The ranges mint-run accepts, checked by the library (mint_sampler_create alone would
+        # take a negative temperature as greedy and a negative top_k as all tokens).
+        if L.mint_sampler_params_check(byref(p), byref(e)):
+            msg = e.msg.decode("utf-8", "replace")
+            raise MintArgumentError(msg.replace("sampler: temp ", "sampler: temperature ", 1))
+        h = ctypes.c_void_p()
         check(L.mint_sampler_create(byref(p), self.n_vocab, byref(h), byref(e)), e)
         self._L = L
         self._h = h

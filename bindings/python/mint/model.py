@@ -292,10 +292,7 @@ class Model(OpenAIMixin, _util.ModelBase):
 
     def _run(self, prompt, max_tokens, sampling, ignore_eos, state, n_top=0, want_lp=True, stops=()):
         """A generator of _generate.Step on the model's context, holding it while it runs."""
-        if max_tokens is not None:
-            max_tokens = _util.as_int(max_tokens, "max_tokens")
-            if max_tokens < 0:
-                max_tokens = None
+        max_tokens = _util.max_tokens(max_tokens)
         ignore_eos = _util.as_bool(ignore_eos, "ignore_eos")
         ctx = self._context()
         ids = self._prompt_ids(prompt, ctx.n_ctx)
@@ -334,9 +331,10 @@ class Model(OpenAIMixin, _util.ModelBase):
     ):
         """Generates a continuation of prompt (text, or a list of token ids). Returns the new
         text, or with stream=True yields Token(id, piece, logprob) as they come. Stops at
-        end-of-generation, after max_tokens (None: none), or when the context is full. Sampler
-        arguments and defaults as mint-run's (--temp --top-k --top-p --min-p --repeat-penalty
-        --repeat-last-n -s); temperature 0 is greedy."""
+        end-of-generation, after max_tokens (None or -1: none), or when the context is full.
+        Sampler arguments, defaults and ranges as mint-run's (--temp --top-k --top-p --min-p
+        --repeat-penalty --repeat-last-n -s, -n for max_tokens); temperature 0 is greedy. A value
+        outside its range raises ValueError (mint.MintArgumentError) naming it and the range."""
         sampling = dict(
             temperature=temperature, top_k=top_k, top_p=top_p, min_p=min_p,
             repeat_penalty=repeat_penalty, repeat_last_n=repeat_last_n, seed=seed,
@@ -368,7 +366,7 @@ class Model(OpenAIMixin, _util.ModelBase):
         with self.context(n_seq_max=n) as ctx:
             ids = self._prompt_ids(prompt, ctx.n_ctx)
             room = ctx.n_ctx - len(ids)
-            mt = None if max_tokens is None else _util.as_int(max_tokens, "max_tokens")
+            mt = _util.max_tokens(max_tokens)
             n_max = mt if mt is not None and 0 <= mt < room else room
             samplers = [
                 self.sampler(
@@ -428,7 +426,7 @@ class Model(OpenAIMixin, _util.ModelBase):
         with self.context(n_seq_max=nb) as ctx:
             ids = self._prompt_ids(prompt, ctx.n_ctx)
             room = ctx.n_ctx - len(ids)
-            mt = None if max_tokens is None else _util.as_int(max_tokens, "max_tokens")
+            mt = _util.max_tokens(max_tokens)
             budget = mt if mt is not None and 0 <= mt < room else room
             if budget < 1:
                 raise MintLimitError("no room left in the context (raise n_ctx)")
@@ -466,7 +464,7 @@ class Model(OpenAIMixin, _util.ModelBase):
                                          kv_type=self._ctx_args["kv_type"])  # fmt: skip
                 ids = self._prompt_ids(prompt, ctx.n_ctx)
                 room = ctx.n_ctx - len(ids)
-                mt = None if max_tokens is None else _util.as_int(max_tokens, "max_tokens")
+                mt = _util.max_tokens(max_tokens)
                 budget = mt if mt is not None and 0 <= mt < room else room
                 if budget < 1:
                     raise MintLimitError("no room left in the context (raise n_ctx)")

@@ -3,6 +3,7 @@ token for token, in every decoding mode mint-run has (plain greedy and sampled, 
 log-probabilities, --n-parallel, --beams, --lookup, --draft, -cnv)."""
 
 import json
+import re
 
 import pytest
 
@@ -124,3 +125,62 @@ def test_the_model_context_is_reused_and_prefixes_are_kept(stories):
     assert a == b
     # The prompt's tokens were held in the cache: only the last prompt token was evaluated again.
     assert ctx.n_evaluated - before == 1 + 19
+
+
+# (Python arguments, mint-run's flags for the same values, what the message must say.)
+OUT_OF_RANGE = [
+    ({"temperature": -2}, ["--temp", -2], "temperature -2 is outside [0, 1000000]"),
+    ({"temperature": 2e6}, ["--temp", 2e6], "temperature 2e+06 is outside [0, 1000000]"),
+    ({"top_k": -1}, ["--top-k", -1], "top_k -1 is outside [0, 1073741824]"),
+    ({"top_p": 0}, ["--top-p", 0], "top_p 0 is outside (0, 1]"),
+    ({"top_p": 1.5}, ["--top-p", 1.5], "top_p 1.5 is outside (0, 1]"),
+    ({"min_p": -0.5}, ["--min-p", -0.5], "min_p -0.5 is outside [0, 1]"),
+    ({"min_p": 1.5}, ["--min-p", 1.5], "min_p 1.5 is outside [0, 1]"),
+    ({"repeat_penalty": 0}, ["--repeat-penalty", 0], "repeat_penalty 0 is outside [0.001, 1000]"),
+    ({"repeat_penalty": -1}, ["--repeat-penalty", -1], "repeat_penalty -1 is outside [0.001, 1000]"),
+    ({"repeat_penalty": 2000}, ["--repeat-penalty", 2000], "repeat_penalty 2000 is outside [0.001, 1000]"),
+    ({"repeat_last_n": -1}, ["--repeat-last-n", -1], "repeat_last_n -1 is outside [0, 1048576]"),
+    ({"max_tokens": -2}, ["-n", -2], "max_tokens -2 is outside -1..16777216"),
+    ({"max_tokens": 2**24 + 1}, ["-n", 2**24 + 1], "max_tokens 16777217 is outside -1..16777216"),
+]
+
+
+@pytest.mark.parametrize("kwargs, flags, message", OUT_OF_RANGE)
+def test_out_of_range_sampling_values_are_refused_as_mint_run_refuses_them(
+    synth, synth_path, bin_dir, kwargs, flags, message
+):
+    r = run_tool(bin_dir, "mint-run", "-m", synth_path, "--prompt-ids", "1,2", "-t", 1, *flags,
+                 check=False)  # fmt: skip
+    assert r.returncode in (1, 2), (flags, r.returncode, r.stderr)
+    for call in (
+        lambda: synth.generate("a", **kwargs),
+        lambda: synth.generate("a", stream=True, **kwargs),  # refused at the call, not later
+        lambda: synth.generate_many("a", 2, **kwargs),
+        lambda: synth.create_completion("a", **kwargs),
+    ):
+        with pytest.raises(ValueError) as e:
+            call()
+        assert isinstance(e.value, mint.MintArgumentError)
+        assert message in str(e.value), str(e.value)
+    if "max_tokens" not in kwargs:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            synth.sampler(**kwargs)
+
+
+def test_the_edges_of_the_sampling_ranges_are_accepted_as_mint_run_accepts_them(
+    synth, synth_path, bin_dir
+):
+    low = {"temperature": 0, "top_k": 0, "top_p": 1e-6, "min_p": 0, "repeat_penalty": 0.001,
+           "repeat_last_n": 0, "max_tokens": 0}  # fmt: skip
+    high = {"temperature": 1e6, "top_k": 2**30, "top_p": 1, "min_p": 1, "repeat_penalty": 1000,
+            "repeat_last_n": 2**20, "max_tokens": 4}  # fmt: skip
+    flags = {"temperature": "--temp", "top_k": "--top-k", "top_p": "--top-p", "min_p": "--min-p",
+             "repeat_penalty": "--repeat-penalty", "repeat_last_n": "--repeat-last-n",
+             "max_tokens": "-n"}  # fmt: skip
+    for kw in (low, high):
+        args = [a for k, v in kw.items() for a in (flags[k], v)]
+        run_tool(bin_dir, "mint-run", "-m", synth_path, "--prompt-ids", "1,2", "-t", 1, "-c", 64,
+                 "-s", 1, *args)  # fmt: skip
+        assert isinstance(synth.generate([1, 2], seed=1, **kw), str)
+    # -1 is no limit, as mint-run's -n -1: the generation runs to end-of-generation or a full context.
+    assert isinstance(synth.generate([1, 2], max_tokens=-1, temperature=0), str)
