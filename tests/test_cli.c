@@ -627,6 +627,79 @@ Test(mint_bench, json_has_every_test_and_thread_count) {
     free(err);
 }
 
+// The md table's cells of the row of `model` whose test column is `test`: cells[i] points into
+// a copy owned by the caller (*buf), trimmed; returns the count.
+static int table_row(const char *out, const char *model, const char *test, char **buf,
+                     char *cells[16]) {
+    char head[128];
+    snprintf(head, sizeof head, "| %s |", model);
+    for (const char *line = out; line && *line;
+         line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        if (strncmp(line, head, strlen(head)) != 0) continue;
+        size_t len = strcspn(line, "\n");
+        *buf = strndup(line, len);
+        int n = 0;
+        for (char *save, *c = strtok_r(*buf, "|", &save); c && n < 16;
+             c = strtok_r(NULL, "|", &save)) {
+            while (*c == ' ') c++;
+            char *end = c + strlen(c);
+            while (end > c && end[-1] == ' ') *--end = 0;
+            cells[n++] = c;
+        }
+        if (n > 7 && strcmp(cells[7], test) == 0) return n;
+        free(*buf);
+    }
+    cr_assert_fail("no row for %s %s in:\n%s", model, test, out);
+    return 0;
+}
+
+// Issue 30: stories260K (about 1 MB) printed "0.00 GiB", "0.00 B" and "of bw 193%". Sizes now take
+// the unit that fits, and a token whose reads fit in the last-level cache (or outrun the memory
+// probe) gets no share of memory bandwidth above 100%; the JSON flags the same rows.
+Test(mint_bench, a_tiny_model_shows_its_size_and_no_share_above_the_memory_bound) {
+    const char *model = keep(mt_data_path(STORIES));
+    char *out, *err;
+    int rc =
+        run_tool(&out, &err, "mint-bench", "-m '%s' -p 0 -n 64 -r 3 -t 1 --membw-gib 0.25", model);
+    cr_assert_eq(rc, 0, "status %d: %s", rc, err);
+    char *buf, *cells[16];
+    int n = table_row(out, STORIES, "tg64", &buf, cells);
+    cr_assert_eq(n, 12, "%s", out);
+    // The file is 1185376 bytes: 1.13 MiB. Its parameters: 292 K (llama-bench's K/M/B).
+    cr_assert_str_eq(cells[1], "1.13 MiB", "%s", out);
+    size_t pl = strlen(cells[2]);
+    cr_assert(pl > 2 && strcmp(cells[2] + pl - 2, " K") == 0 && strncmp(cells[2], "0.00", 4) != 0,
+              "params cell '%s'", cells[2]);
+    const char *share = cells[11];
+    if (strcmp(share, "fits in cache") != 0 && strcmp(share, "n/a (cache)") != 0) {
+        double pct = 0;
+        cr_assert_eq(sscanf(share, "%lf%%", &pct), 1, "share cell '%s'", share);
+        cr_assert_leq(pct, 100.0, "a share above the memory bound: %s", out);
+    } else {
+        cr_assert(strstr(err, "the weights come from cache"), "%s", err);
+    }
+    cr_assert(strstr(err, "1.13 MiB file"), "%s", err);
+    cr_assert_null(strstr(out, "0.00 GiB"), "%s", out);
+    free(buf);
+    free(out);
+    free(err);
+
+    // JSON: the same numbers as before, and in_cache wherever the share exceeds the bound.
+    rc = run_tool(&out, &err, "mint-bench", "-m '%s' -p 0 -n 64 -r 3 -t 1 --membw-gib 0.25 -o json",
+                  model);
+    cr_assert_eq(rc, 0, "status %d: %s", rc, err);
+    const char *at = strstr(out, "\"bw_share\":");
+    cr_assert_not_null(at, "%s", out);
+    double bw_share = atof(at + strlen("\"bw_share\":"));
+    cr_assert(strstr(out, "\"llc_bytes\":"), "%s", out);
+    const bool in_cache = strstr(out, "\"in_cache\":true") != NULL;
+    cr_assert(in_cache || strstr(out, "\"in_cache\":false"), "%s", out);
+    cr_assert(in_cache || bw_share <= 1.0, "share %g above the bound without in_cache: %s",
+              bw_share, out);
+    free(out);
+    free(err);
+}
+
 Test(mint_bench, bad_arguments_are_one_line_errors) {
     const char *model = keep(mt_synth("small", "F32"));
     char a[12][4400];

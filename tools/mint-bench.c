@@ -12,12 +12,20 @@
 // Each test gets one warm-up run, then -r repetitions; figures are mean +- standard deviation
 // over the repetitions (as llama-bench prints them) and the median, which the bandwidth columns
 // use: on a shared machine one slow repetition moves the mean.
+//
+// The bandwidth share compares with a probe that streams a buffer larger than the caches. When a
+// token's reads fit in cache, a share of memory bandwidth means nothing: the table says "fits in
+// cache" and the JSON carries "in_cache": true next to the same numbers. A token fits when its
+// bytes are within the last-level cache (its size from sysfs), or, where sysfs does not say, when
+// one thread reads that many bytes at least 1.5x faster than it reads the probe's buffer. A share
+// above 100% otherwise shows as "n/a (cache)". Sizes print in the unit that fits.
 #include "cli.h"
 #include "compat.h"
 #include "mint.h"
 #include "model_load.h"
 #include "options.h"
 
+#include <glob.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -151,7 +159,61 @@ typedef struct result {
     double kv_pos_bytes;   // bytes of the KV cache per position (all layers, K and V)
     double gbps;           // achieved bandwidth at the median (single-sequence tg only), GB/s
     double bw_share;       // gbps / measured read bandwidth (0 if not measured)
+    bool fits_cache;       // the token's reads stay in cache (see the top of the file)
+    bool in_cache;         // fits_cache, or bw_share > 1: the share means nothing
 } result;
+
+// Writes bytes in the binary unit that keeps it readable: "1.13 MiB", "3.80 GiB", "512 B".
+static const char *fmt_bytes(double bytes, char *buf, size_t n) {
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (bytes >= 1024 && u < 4) bytes /= 1024, u++;
+    snprintf(buf, n, u ? "%.2f %s" : "%.0f %s", bytes, units[u]);
+    return buf;
+}
+
+// Writes a count with a decimal suffix, as llama-bench's params column: "292.42 K", "7.24 B".
+static const char *fmt_count(double x, char *buf, size_t n) {
+    static const char *const units[] = {"", " K", " M", " B", " T"};
+    int u = 0;
+    while (x >= 1000 && u < 4) x /= 1000, u++;
+    snprintf(buf, n, u ? "%.2f%s" : "%.0f%s", x, units[u]);
+    return buf;
+}
+
+// Bytes of the highest-level data or unified cache cpu0 has, from sysfs; 0 when unknown.
+static uint64_t llc_bytes(void) {
+    glob_t g;
+    if (glob("/sys/devices/system/cpu/cpu0/cache/index*", 0, NULL, &g) != 0) return 0;
+    int best_level = 0;
+    uint64_t best = 0;
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        char path[512], type[32] = "", unit = 0;
+        int level = 0;
+        unsigned long long size = 0;
+        snprintf(path, sizeof path, "%s/type", g.gl_pathv[i]);
+        FILE *f = fopen(path, "r");
+        if (f) {
+            if (fscanf(f, "%31s", type) != 1) type[0] = 0;
+            fclose(f);
+        }
+        if (strcmp(type, "Data") != 0 && strcmp(type, "Unified") != 0) continue;
+        snprintf(path, sizeof path, "%s/level", g.gl_pathv[i]);
+        if ((f = fopen(path, "r"))) {
+            if (fscanf(f, "%d", &level) != 1) level = 0;
+            fclose(f);
+        }
+        snprintf(path, sizeof path, "%s/size", g.gl_pathv[i]);
+        if ((f = fopen(path, "r"))) {
+            if (fscanf(f, "%llu%c", &size, &unit) < 1) size = 0;
+            fclose(f);
+        }
+        size <<= unit == 'K' ? 10 : unit == 'M' ? 20 : unit == 'G' ? 30 : 0;
+        if (level > best_level && size > 0) best_level = level, best = size;
+    }
+    globfree(&g);
+    return best;
+}
 
 static double stddev(const double *x, int n, double mean) {
     if (n < 2) return 0;
@@ -225,11 +287,18 @@ static void summarise(result *rr, double *tps, int reps) {
     rr->median = median(tps, reps);
 }
 
+// How much faster than the memory probe a probe of a token's bytes must read for those bytes to
+// count as cache-resident (caches read 2-4x faster than memory).
+#define CACHE_SPEEDUP 1.5
+
 typedef struct bench {
     const options *o;
     const char *path;
     const mint_model_desc *d;
     const double *membw; // [threads] measured read bandwidth
+    uint64_t llc;        // last-level cache bytes (0 = unknown)
+    double cache_gbps;   // one thread reading the most bytes a token reads (0 = not measured)
+    double membw1;       // one thread reading the memory probe's buffer (0 = not measured)
     result *res;         // results so far
     int *n_res;
 } bench;
@@ -291,6 +360,9 @@ static bool bench_ctx(bench *b, int ti, int ai, mint_ctx *ctx, const int32_t *to
                     rr->kv_pos_bytes = tg_bytes_per_token(b, 1, 1) - tg_bytes_per_token(b, 0, 1);
                     rr->gbps = rr->median * rr->bytes / 1e9;
                     rr->bw_share = b->membw[ti] > 0 ? rr->gbps / b->membw[ti] : 0;
+                    rr->fits_cache = b->llc ? rr->bytes <= (double)b->llc
+                                            : b->cache_gbps > CACHE_SPEEDUP * b->membw1;
+                    rr->in_cache = rr->fits_cache || rr->bw_share > 1;
                 }
             }
         }
@@ -311,8 +383,13 @@ static bool bench_ctx(bench *b, int ti, int ai, mint_ctx *ctx, const int32_t *to
     return ok;
 }
 
+static const char *base_name(const char *path) {
+    return strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+}
+
+// Benchmarks one model; *membw1 is the one-thread memory probe, measured on first need.
 static bool bench_model(const options *o, const char *path, result *res, int *n_res,
-                        const double *membw) {
+                        const double *membw, uint64_t llc, double *membw1) {
     mint_err err;
     mint_model *m;
     load_options lo = o->load;
@@ -326,13 +403,15 @@ static bool bench_model(const options *o, const char *path, result *res, int *n_
     mint_model_describe(m, &d);
     struct stat st;
     uint64_t fsize = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+    char size[32], params[32];
+    fmt_bytes((double)fsize, size, sizeof size);
+    fmt_count((double)d.n_params, params, sizeof params);
     if (!o->json)
         fprintf(stderr,
-                TOOL ": %s: %.2f GiB file (%s%s), %.3f B params, types %s, kernels %s, %.1f MB "
-                     "read per generated token\n",
-                path, fsize / 1073741824.0, lo.no_mmap ? "read into memory" : "mapped",
-                d.locked ? ", locked" : "", d.n_params / 1e9, d.types, mint_isa_name(),
-                d.bytes_per_token / 1e6);
+                TOOL ": %s: %s file (%s%s), %s params, types %s, kernels %s, %.2f MB read per "
+                     "generated token\n",
+                path, size, lo.no_mmap ? "read into memory" : "mapped", d.locked ? ", locked" : "",
+                params, d.types, mint_isa_name(), d.bytes_per_token / 1e6);
     const int max_len = max_of(o->pp.v, o->pp.n, max_of(o->tg.v, o->tg.n, 1));
     const int max_seq = o->n_seq.n ? max_of(o->n_seq.v, o->n_seq.n, 1) : 1;
     int n_ctx = max_of(o->depth.v, o->depth.n, 0) + max_len;
@@ -344,7 +423,35 @@ static bool bench_model(const options *o, const char *path, result *res, int *n_
     uint64_t seed = 42;
     for (int i = 0; i < n_toks; i++) toks[i] = (int32_t)(next_rand(&seed) % (uint32_t)d.n_vocab);
     if (d.bos >= 0) toks[0] = d.bos;
-    bench b = {o, path, &d, membw, res, n_res};
+    bench b = {o, path, &d, membw, llc, 0, 0, res, n_res};
+    // Without the cache's size from sysfs, whether a token's reads stay in cache is measured: one
+    // thread reading the most bytes a token reads, against one thread reading the probe's buffer
+    // (more threads only add cache, and over a buffer this small they time their own wake-ups).
+    // Only for tokens well under the probe's buffer: a larger one is no cache's, and its probe
+    // would hold another copy of the weights.
+    const double probe_bytes = o->membw_gib * 1073741824.0;
+    const double tg_max =
+        tg_bytes_per_token(&b, max_of(o->depth.v, o->depth.n, 0), max_of(o->tg.v, o->tg.n, 1));
+    if (!llc && probe_bytes > 0 && 2 * tg_max <= probe_bytes && tg_max >= 4096) {
+        for (int ti = 0; ti < o->threads.n && *membw1 == 0; ti++)
+            if (o->threads.v[ti] == 1) *membw1 = membw[ti];
+        if (*membw1 == 0 &&
+            mint_measure_read_bandwidth(1, (size_t)probe_bytes, 5, membw1, &err) == MINT_OK &&
+            !o->json)
+            fprintf(stderr,
+                    TOOL ": memory read bandwidth with 1 thread (for the cache probe): "
+                         "%.1f GB/s\n",
+                    *membw1);
+        // Best of more passes for small sizes, where one pass takes microseconds.
+        const int reps = tg_max * 50 < 268435456.0  ? 50
+                         : tg_max * 5 > 268435456.0 ? 5
+                                                    : (int)(268435456.0 / tg_max);
+        if (*membw1 > 0 &&
+            mint_measure_read_bandwidth(1, (size_t)tg_max, reps, &b.cache_gbps, &err) == MINT_OK)
+            b.membw1 = *membw1;
+        else
+            b.cache_gbps = 0; // no verdict: the share stands as measured
+    }
     bool ok = toks && e;
     for (int ti = 0; ti < o->threads.n && ok; ti++)
         for (int ai = 0; ai < o->attn.n && ok; ai++) {
@@ -366,26 +473,47 @@ static bool bench_model(const options *o, const char *path, result *res, int *n_
             mint_ctx_free(ctx);
         }
     if (!o->json && ok) {
+        const result *cached = NULL; // the first row whose share does not apply
         printf(
             "\n| model | size | params | types | kernels | threads | attention | test | t/s | "
             "median | GB/s | of bw |\n|---|---:|---:|---|---|---:|---|---:|---:|---:|---:|---:|\n");
         for (int i = 0; i < *n_res; i++) {
             const result *r = &res[i];
             if (r->model != path) continue;
-            const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+            const char *base = base_name(path);
             char test[48];
             snprintf(test, sizeof test, "%s%s%.0d", r->test, r->depth ? " @ d" : "", r->depth);
-            printf("| %s | %.2f GiB | %.2f B | %s | %s | %d | %s | %s | %.2f ± %.2f | %.2f | ",
-                   base, fsize / 1073741824.0, d.n_params / 1e9, d.types, mint_isa_name(),
-                   r->threads, r->used, test, r->mean, r->sd, r->median);
+            printf("| %s | %s | %s | %s | %s | %d | %s | %s | %.2f ± %.2f | %.2f | ", base, size,
+                   params, d.types, mint_isa_name(), r->threads, r->used, test, r->mean, r->sd,
+                   r->median);
             if (r->gbps > 0)
                 printf("%.1f | ", r->gbps);
             else
                 printf("- | ");
-            if (r->bw_share > 0)
+            if (r->fits_cache)
+                printf("fits in cache |\n");
+            else if (r->in_cache)
+                printf("n/a (cache) |\n");
+            else if (r->bw_share > 0)
                 printf("%.0f%% |\n", 100 * r->bw_share);
             else
                 printf("- |\n");
+            if (r->in_cache && !cached) cached = r;
+        }
+        if (cached) {
+            char why[160];
+            if (llc)
+                snprintf(why, sizeof why, "within the %.1f MB last-level cache", llc / 1e6);
+            else if (cached->fits_cache)
+                snprintf(why, sizeof why,
+                         "which one thread reads at %.1f GB/s (from memory: %.1f GB/s)",
+                         b.cache_gbps, b.membw1);
+            else
+                snprintf(why, sizeof why, "read faster than the memory probe");
+            fprintf(stderr,
+                    TOOL ": %s: a generated token reads %.2f MB, %s: the weights come from cache, "
+                         "so a share of memory bandwidth does not apply\n",
+                    base_name(path), cached->bytes / 1e6, why);
         }
     }
     free(toks);
@@ -422,6 +550,9 @@ int main(int argc, char **argv) {
             fprintf(stderr, TOOL ": memory read bandwidth with %d thread%s: %.1f GB/s\n",
                     o.threads.v[ti], o.threads.v[ti] > 1 ? "s" : "", membw[ti]);
     }
+    const uint64_t llc = llc_bytes();
+    double membw1 = 0; // one thread's memory probe, when a cache probe needs it
+    if (!o.json && llc) fprintf(stderr, TOOL ": last-level cache: %.1f MB\n", (double)llc / 1e6);
     // Every (model, threads, attention) gets pp and tg tests per depth, and tg tests per n_seq.
     const size_t max_res = (size_t)o.models.n * o.threads.n * o.attn.n *
                            ((size_t)o.depth.n * (o.pp.n + o.tg.n) + (size_t)o.n_seq.n * o.tg.n);
@@ -429,7 +560,7 @@ int main(int argc, char **argv) {
     int n_res = 0;
     int rc = 0;
     for (int i = 0; i < o.models.n; i++)
-        if (!bench_model(&o, o.models.v[i], res, &n_res, membw)) rc = 1;
+        if (!bench_model(&o, o.models.v[i], res, &n_res, membw, llc, &membw1)) rc = 1;
     if (o.json) {
         printf("[");
         for (int i = 0; i < n_res; i++) {
@@ -442,10 +573,12 @@ int main(int argc, char **argv) {
                    "\"attention_used\":\"%s\",\"depth\":%d,\"n_seq\":%d,\"test\":\"%s\","
                    "\"tps_mean\":%.4f,\"tps_sd\":%.4f,\"tps_median\":%.4f,\"reps\":%d,"
                    "\"bytes_per_token\":%.0f,\"kv_bytes_per_position\":%.0f,\"gbps\":%.3f,"
-                   "\"membw_gbps\":%.3f,\"bw_share\":%.4f}",
+                   "\"membw_gbps\":%.3f,\"bw_share\":%.4f,\"llc_bytes\":%" PRIu64 ","
+                   "\"in_cache\":%s}",
                    mint_isa_name(), r->threads, r->attention, r->used, r->depth, r->n_seq, r->test,
                    r->mean, r->sd, r->median, o.reps, r->bytes, r->kv_pos_bytes, r->gbps,
-                   ti < o.threads.n ? membw[ti] : 0.0, r->bw_share);
+                   ti < o.threads.n ? membw[ti] : 0.0, r->bw_share, llc,
+                   r->in_cache ? "true" : "false");
         }
         printf("\n]\n");
     }
