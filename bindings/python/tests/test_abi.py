@@ -19,7 +19,8 @@ from mint import _lib
 
 
 def _header(c_api):
-    return (c_api.include_dir / "mint.h").read_text()
+    # mint.h and the file-tools header it includes at its end, read as one text.
+    return "".join((c_api.include_dir / h).read_text() for h in ("mint.h", "mint_files.h"))
 
 
 def _strip_comments(s):
