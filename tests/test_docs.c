@@ -1,9 +1,11 @@
 // test_docs.c - the documents and the comments point at code that exists: every repository
 // path, every backquoted file.c:function and every backquoted call of a bare function name (name
 // and "()") in README.md, docs/*.md or a comment of a .c/.h file resolves (the file exists; the
-// function is defined in that file, or anywhere for a bare name); docs/walkthrough.md names at
-// least 30 file:function pairs; and every docs/formats.md section the code cites is in
-// docs/formats.md.
+// function is defined in that file, or anywhere for a bare name); every relative markdown link
+// [text](target) of README.md and docs/*.md names a file or folder of the repository, and its
+// #anchor a heading of the target page; no "../" path in them leaves the repository (a reader's
+// clone has nothing beside it); docs/walkthrough.md names at least 30 file:function pairs; and
+// every docs/formats.md section the code cites is in docs/formats.md.
 #include "helpers/helpers.h"
 
 #include <criterion/criterion.h>
@@ -214,7 +216,7 @@ static bool defined_anywhere(const char *name) {
 }
 
 typedef struct ref_report {
-    int paths, functions, calls, stale;
+    int paths, functions, calls, links, anchors, stale;
     bool quiet; // count stale references without logging them (the checker's own test)
 } ref_report;
 
@@ -281,6 +283,153 @@ static void check_references(const char *from, const char *text, ref_report *r) 
     regfree(&call_re);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Links between the documents
+
+// GitHub's anchor for a heading's text: lower case; letters, digits, '-' and '_' kept (and the
+// bytes of non-ASCII characters), each space made '-', everything else (punctuation, backquotes)
+// dropped. "## Serving many users: mint-serve" -> "serving-many-users-mint-serve".
+static void heading_anchor(const char *h, size_t n, char *out, size_t cap) {
+    size_t o = 0;
+    for (size_t i = 0; i < n && o + 1 < cap; i++) {
+        const unsigned char c = (unsigned char)h[i];
+        if (isalnum(c) || c == '-' || c == '_' || c >= 0x80)
+            out[o++] = (char)tolower(c);
+        else if (c == ' ')
+            out[o++] = '-';
+    }
+    out[o] = '\0';
+}
+
+// Whether a markdown text has a heading (outside fenced code) whose anchor is `anchor`; a heading
+// repeated in one page gets GitHub's "-1", "-2", ... after its first.
+static bool has_anchor(const char *md, const char *anchor) {
+    static char seen[512][128];
+    int n_seen = 0;
+    bool fenced = false;
+    for (const char *l = md; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+        const char *eol = strchr(l, '\n');
+        const size_t len = eol ? (size_t)(eol - l) : strlen(l);
+        if (len >= 3 && strncmp(l, "```", 3) == 0) fenced = !fenced;
+        if (fenced || l[0] != '#') continue;
+        size_t h = 0;
+        while (h < len && l[h] == '#') h++;
+        if (h > 6 || h >= len || l[h] != ' ') continue;
+        char a[128];
+        heading_anchor(l + h + 1, len - h - 1, a, sizeof a);
+        int dup = 0;
+        for (int i = 0; i < n_seen; i++) dup += strcmp(seen[i], a) == 0;
+        if (n_seen < 512) snprintf(seen[n_seen++], sizeof seen[0], "%s", a);
+        char full[160];
+        if (dup)
+            snprintf(full, sizeof full, "%s-%d", a, dup);
+        else
+            snprintf(full, sizeof full, "%s", a);
+        if (strcmp(full, anchor) == 0) return true;
+    }
+    return false;
+}
+
+// `rel` (a path relative to the folder of the file `from`) made relative to the root, with "."
+// and ".." resolved; false when it climbs above the root.
+static bool resolve(const char *from, const char *rel, char *out, size_t cap) {
+    char buf[1024];
+    const char *slash = strrchr(from, '/');
+    snprintf(buf, sizeof buf, "%.*s%s%s", slash ? (int)(slash - from) : 0, from, slash ? "/" : "",
+             rel);
+    char *parts[128];
+    int n = 0;
+    for (char *save = NULL, *t = strtok_r(buf, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
+        if (strcmp(t, ".") == 0) continue;
+        if (strcmp(t, "..") == 0) {
+            if (n == 0) return false;
+            n--;
+            continue;
+        }
+        if (n < 128) parts[n++] = t;
+    }
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (i) strncat(out, "/", cap - strlen(out) - 1);
+        strncat(out, parts[i], cap - strlen(out) - 1);
+    }
+    return true;
+}
+
+static bool is_folder(const char *rel) {
+    const size_t n = strlen(rel);
+    for (int i = 0; i < g_n_files; i++)
+        if (strncmp(g_files[i].rel, rel, n) == 0 && g_files[i].rel[n] == '/') return true;
+    return n == 0; // the root itself
+}
+
+// Checks the relative links [text](target) of a markdown file outside fenced code, and that no
+// "../" path anywhere in it climbs out of the repository.
+static void check_links(const char *from, const char *text, ref_report *r) {
+    regex_t link_re, up_re;
+    cr_assert_eq(regcomp(&link_re, "\\]\\(([^()# \t\n]*)(#[^() \t\n]*)?\\)", REG_EXTENDED), 0);
+    cr_assert_eq(regcomp(&up_re, "(^|[^A-Za-z0-9_./-])((\\.\\./)+[A-Za-z0-9_.*$-][^ `'\")\n]*)",
+                         REG_EXTENDED | REG_NEWLINE),
+                 0);
+    // Fenced code blanked (line breaks kept) for the links; the "../" check reads everything.
+    char *prose = strdup(text);
+    cr_assert(prose);
+    bool fenced = false;
+    for (char *l = prose; *l;) {
+        char *eol = strchr(l, '\n');
+        const size_t len = eol ? (size_t)(eol - l) : strlen(l);
+        const bool fence = len >= 3 && strncmp(l, "```", 3) == 0;
+        if (fence || fenced) memset(l, ' ', len);
+        if (fence) fenced = !fenced;
+        if (!eol) break;
+        l = eol + 1;
+    }
+    regmatch_t m[3];
+    for (const char *p = prose; regexec(&link_re, p, 3, m, 0) == 0; p += m[0].rm_eo) {
+        char target[512], anchor[256] = "", path[1024];
+        snprintf(target, sizeof target, "%.*s", (int)(m[1].rm_eo - m[1].rm_so), p + m[1].rm_so);
+        if (m[2].rm_so >= 0)
+            snprintf(anchor, sizeof anchor, "%.*s", (int)(m[2].rm_eo - m[2].rm_so - 1),
+                     p + m[2].rm_so + 1);
+        if (strstr(target, "://") || strncmp(target, "mailto:", 7) == 0) continue;
+        const int line = line_of(prose, p + m[0].rm_so);
+        r->links++;
+        if (!target[0]) { // "#anchor": this page
+            r->anchors++;
+            if (!has_anchor(text, anchor))
+                STALE(r, "%s:%d: links to #%s, but it has no such heading", from, line, anchor);
+            continue;
+        }
+        if (!resolve(from, target, path, sizeof path)) {
+            STALE(r, "%s:%d: links to %s, outside the repository", from, line, target);
+            continue;
+        }
+        const tree_file *f = find_file(path);
+        if (!f && !is_folder(path)) {
+            STALE(r, "%s:%d: links to %s, which does not exist", from, line, target);
+            continue;
+        }
+        if (!anchor[0]) continue;
+        r->anchors++;
+        if (!f || !f->text || !has_suffix(path, ".md") || !has_anchor(f->text, anchor))
+            STALE(r, "%s:%d: links to %s#%s, but %s has no such heading", from, line, target,
+                  anchor, path);
+    }
+    for (const char *p = text; regexec(&up_re, p, 3, m, p == text ? 0 : REG_NOTBOL) == 0;
+         p += m[0].rm_eo) {
+        char rel[512], path[1024];
+        snprintf(rel, sizeof rel, "%.*s", (int)(m[2].rm_eo - m[2].rm_so), p + m[2].rm_so);
+        if (!resolve(from, rel, path, sizeof path))
+            STALE(r,
+                  "%s:%d: names %s, outside the repository (a reader's clone has nothing "
+                  "beside it)",
+                  from, line_of(text, p + m[2].rm_so), rel);
+    }
+    free(prose);
+    regfree(&link_re);
+    regfree(&up_re);
+}
+
 Test(docs, every_named_file_and_function_exists, .timeout = MT_HANG(60)) {
     load_tree();
     ref_report r = {0};
@@ -294,6 +443,7 @@ Test(docs, every_named_file_and_function_exists, .timeout = MT_HANG(60)) {
         const bool c_file = has_suffix(f->rel, ".c") || has_suffix(f->rel, ".h");
         if (top_doc) {
             check_references(f->rel, f->text, &r);
+            check_links(f->rel, f->text, &r);
             docs++;
         } else if (c_file) {
             char *c = comments_only(f->text);
@@ -303,11 +453,13 @@ Test(docs, every_named_file_and_function_exists, .timeout = MT_HANG(60)) {
         }
     }
     cr_log_info("%d documents and %d C files: %d paths, %d file:function and %d function() "
-                "references checked, %d stale",
-                docs, sources, r.paths, r.functions, r.calls, r.stale);
+                "references, %d links (%d with an anchor) checked, %d stale",
+                docs, sources, r.paths, r.functions, r.calls, r.links, r.anchors, r.stale);
     cr_assert_eq(r.stale, 0, "%d stale references (listed above)", r.stale);
     cr_assert_geq(docs, 4);
     cr_assert_geq(r.paths, 100);
+    cr_assert_geq(r.links, 30);
+    cr_assert_geq(r.anchors, 5);
     for (int i = 0; i < g_n_files; i++) {
         free(g_files[i].rel);
         free(g_files[i].text);
@@ -325,6 +477,32 @@ Test(docs, a_stale_reference_is_found) {
     free(c);
     cr_assert_eq(r.paths, 2, "the path in the string literal is not a comment");
     cr_assert_eq(r.stale, 3);
+    for (int i = 0; i < g_n_files; i++) {
+        free(g_files[i].rel);
+        free(g_files[i].text);
+    }
+}
+
+// The link checker itself: a missing page, a missing heading and a path out of the repository are
+// found; a good link, a good anchor (a repeated heading's too) and a link to a folder are not.
+Test(docs, a_broken_link_is_found) {
+    load_tree();
+    ref_report r = {.quiet = true};
+    const char *doc = "# Title\n\n## Same: heading\n\n## Same: heading\n\n"
+                      "[ok](../README.md) [ok](#same-heading-1) [ok](walkthrough.md#0-start-here-"
+                      "one-token-in-one-function) [ok](examples/) [web](https://example.com/x)\n"
+                      "[bad](no-such-page.md) [bad](#no-such-heading) [bad](../../outside.md)\n"
+                      "see ../../shared/data/file.gguf\n"
+                      "```\n[in code](not-checked.md)\n```\n";
+    check_links("docs/test.md", doc, &r);
+    cr_assert_eq(r.links, 7, "%d links", r.links);
+    cr_assert_eq(r.anchors, 3);
+    // The missing page and heading, the link out, and the two "../../" paths in the prose.
+    cr_assert_eq(r.stale, 5, "%d stale", r.stale);
+    char a[128];
+    const char *h = "Serving many users: `mint-serve`";
+    heading_anchor(h, strlen(h), a, sizeof a);
+    cr_assert_str_eq(a, "serving-many-users-mint-serve");
     for (int i = 0; i < g_n_files; i++) {
         free(g_files[i].rel);
         free(g_files[i].text);

@@ -1,10 +1,14 @@
 #!/bin/sh
 # test_readme.sh - the README's examples, run as a reader would run them from a fresh clone.
-# Every fenced block of README.md is recognised by its content and either run and checked, or
-# named with the reason it is not run here (it is the command running this test, or it needs
-# llama.cpp); a block this script does not recognise fails it, so a new example comes with its
-# check. What is checked:
+# Every fenced block of README.md and of the docs pages (docs/*.md; not docs/formats.md, whose
+# blocks are byte layouts and formulas, not commands) is recognised by its content and either run
+# and checked, or named with the reason it is not run here (it downloads a model, it is the
+# command running this test, or it needs llama.cpp); a block this script does not recognise
+# fails it, so a new example comes with its check. What is checked:
 #   - the set-up block: tools/quickstart.sh (on this build, 24 tokens) prints stories260K's text;
+#   - "Run a model you downloaded": its mint-run lines, on models/stories260K.gguf in place of the
+#     downloaded file: the -p line prints the prompt and goes on, the -cnv line answers a turn
+#     read from stdin (with the zephyr template, which stories260K lacks);
 #   - a "$ command" transcript: the command's output begins with the text shown (up to "...");
 #   - the --trace sample: mint-run --trace prints the same kinds of lines (header, kv, sample);
 #   - the mint-serve block: the server and the curl line, on a free loopback port, answer JSON;
@@ -41,32 +45,43 @@ sanitize=$(cache_get MINT_SANITIZE)
 san_flags=""
 [ -n "$sanitize" ] && san_flags="-fsanitize=$sanitize"
 
-# The blocks: $tmp/blocks/LINE.LANG, LINE the fence's line in README.md.
-mkdir -p "$tmp/blocks"
-awk -v dir="$tmp/blocks" '
-    /^```/ && !inb { inb = 1; lang = substr($0, 4); if (lang == "") lang = "text";
-                     f = sprintf("%s/%04d.%s", dir, NR, lang); printf "" > f; next }
-    /^```/ && inb { inb = 0; close(f); next }
-    inb { print > f }
-' README.md
+# The blocks: $tmp/blocks/NN/LINE.LANG, NN the page's rank (README.md first, then docs/*.md in
+# name order), LINE the fence's line in it; $tmp/blocks/NN/page holds the page's path.
+pages="README.md"
+for d in docs/*.md; do
+    case $d in docs/formats.md) ;; *) pages="$pages $d" ;; esac
+done
+n=0
+for page in $pages; do
+    n=$((n + 1))
+    dir=$(printf '%s/blocks/%02d' "$tmp" "$n")
+    mkdir -p "$dir"
+    echo "$page" >"$dir/page"
+    awk -v dir="$dir" '
+        /^```/ && !inb { inb = 1; lang = substr($0, 4); if (lang == "") lang = "text";
+                         f = sprintf("%s/%04d.%s", dir, NR, lang); printf "" > f; next }
+        /^```/ && inb { inb = 0; close(f); next }
+        inb { print > f }
+    ' "$page"
+done
 
 # tools/quickstart.sh on this build: it builds (nothing to do) and prints the default model's text.
 run_setup() {
     out=$(MINT_BUILD_DIR="$bin" MINT_BUILD_TYPE="$build_type" MINT_WERROR="${werror:-OFF}" \
         MINT_N=24 tools/quickstart.sh 2>"$tmp/qs.err") || {
         cat "$tmp/qs.err"
-        ko "README:$1 tools/quickstart.sh exits 0"
+        ko "$1 tools/quickstart.sh exits 0"
         return
     }
     if printf '%s' "$out" | head -n 1 | grep -q '^Once upon a time' &&
         grep -q "mint: model $model" "$tmp/qs.err"; then
-        ok "README:$1 tools/quickstart.sh generates from $model"
+        ok "$1 tools/quickstart.sh generates from $model"
     else
         printf '%s\n' "$out"
         cat "$tmp/qs.err"
-        ko "README:$1 tools/quickstart.sh generates from $model"
+        ko "$1 tools/quickstart.sh generates from $model"
     fi
-    skip "README:$1 tools/test.sh (the command that runs this test)"
+    skip "$1 tools/test.sh (the command that runs this test)"
 }
 
 # "$ command" then its output: the output begins with the text shown before "...", compared with
@@ -76,12 +91,49 @@ run_transcript() {
     expect=$(sed -n '2,$p' "$2" | sed '/^\.\.\.$/,$d' | tr '\n' ' ' | tr -s ' ' | sed 's/ $//')
     got=$(sh -c "$cmd" 2>/dev/null | tr '\n' ' ' | tr -s ' ')
     case $got in
-    "$expect"*) ok "README:$1 '$(head -n 1 "$2")' prints the text shown" ;;
+    "$expect"*) ok "$1 '$(head -n 1 "$2")' prints the text shown" ;;
     *)
         printf 'expected: %s\ngot:      %s\n' "$expect" "$got"
-        ko "README:$1 '$(head -n 1 "$2")' prints the text shown"
+        ko "$1 '$(head -n 1 "$2")' prints the text shown"
         ;;
     esac
+}
+
+# "Run a model you downloaded": each build/mint-run line on the tiny model instead of the file the
+# reader downloaded; the -cnv line gets a turn on stdin, and the zephyr template (the tiny model
+# has none) and a bound on the reply.
+run_downloaded() {
+    i=0
+    while IFS= read -r l; do
+        case $l in build/mint-run\ *) ;; *) continue ;; esac
+        i=$((i + 1))
+        cmd=$(printf '%s' "$l" | sed 's#^build/#'"$bin"'/#; s#-m [^ ]*\.gguf#-m '"$model"'#')
+        case $l in
+        *-cnv*)
+            got=$(echo "Tell me a story" | timeout 60 sh -c "$cmd --chat-template zephyr -n 16" 2>"$tmp/dl.err") ||
+                got=""
+            if [ -n "$(printf '%s' "$got" | tr -d '[:space:]')" ]; then
+                ok "$1 '$l' answers a turn (on $model)"
+            else
+                cat "$tmp/dl.err"
+                ko "$1 '$l' answers a turn (on $model)"
+            fi
+            ;;
+        *)
+            prompt=$(printf '%s' "$l" | sed -n 's/.* -p "\([^"]*\)".*/\1/p')
+            got=$(timeout 60 sh -c "$cmd" 2>"$tmp/dl.err") || got=""
+            case $got in
+            "$prompt"?*) ok "$1 '$l' generates (on $model)" ;;
+            *)
+                cat "$tmp/dl.err"
+                printf 'got: %s\n' "$got"
+                ko "$1 '$l' generates (on $model)"
+                ;;
+            esac
+            ;;
+        esac
+    done <"$2"
+    [ "$i" -gt 0 ] || ko "$1 a mint-run block without a build/mint-run line"
 }
 
 # The --trace sample: the same kinds of line come out of a real run.
@@ -96,9 +148,9 @@ run_trace() {
         grep -Eq "$pat" "$tmp/trace" || missing="$missing
   $pat"
     done
-    if [ -z "$missing" ]; then ok "README:$1 mint-run --trace prints the lines shown"; else
+    if [ -z "$missing" ]; then ok "$1 mint-run --trace prints the lines shown"; else
         head -n 20 "$tmp/trace"
-        ko "README:$1 mint-run --trace lacks:$missing"
+        ko "$1 mint-run --trace lacks:$missing"
     fi
 }
 
@@ -121,11 +173,11 @@ run_serve() {
     wait "$server" 2>/dev/null || true
     server=""
     if printf '%s' "$got" | python3 -c 'import json,sys; r=json.load(sys.stdin); assert r["choices"][0]["message"]["content"]' 2>/dev/null; then
-        ok "README:$1 mint-serve and the curl line answer a chat completion"
+        ok "$1 mint-serve and the curl line answer a chat completion"
     else
         cat "$tmp/serve.err"
         printf 'answer: %s\n' "$got"
-        ko "README:$1 mint-serve and the curl line answer a chat completion"
+        ko "$1 mint-serve and the curl line answer a chat completion"
     fi
 }
 
@@ -166,15 +218,15 @@ EOF
     if ! cc -std=c11 -Wall -Werror $san_flags -I include "$tmp/frag.c" -o "$tmp/frag" \
         -L"$bin" -lmint -Wl,-rpath,"$bin" 2>"$tmp/cc.err"; then
         cat "$tmp/cc.err"
-        ko "README:$1 the C fragment compiles against include/mint.h"
+        ko "$1 the C fragment compiles against include/mint.h"
         return
     fi
     # The fragments are excerpts: the decode one does not free the context it makes.
     if ASAN_OPTIONS=detect_leaks=0 "$tmp/frag" >"$tmp/frag.out" 2>"$tmp/frag.err" && grep -q '^\[fragment done\]$' "$tmp/frag.out"; then
-        ok "README:$1 the C fragment compiles and runs on $model"
+        ok "$1 the C fragment compiles and runs on $model"
     else
         cat "$tmp/frag.err"
-        ko "README:$1 the C fragment runs on $model"
+        ko "$1 the C fragment runs on $model"
         return
     fi
     # The generation loop prints the greedy continuation mint-run prints.
@@ -182,10 +234,10 @@ EOF
         text=$(sed '/^\[fragment done\]$/d' "$tmp/frag.out" | tr '\n' ' ' | tr -s ' ' | sed 's/ *$//')
         run=$("$bin/mint-run" -m "$model" -p "Once upon a time" -n 64 --temp 0 2>/dev/null | tr '\n' ' ' | tr -s ' ')
         case $run in
-        "Once upon a time$text"*) ok "README:$1 the generation loop prints mint-run's greedy text" ;;
+        "Once upon a time$text"*) ok "$1 the generation loop prints mint-run's greedy text" ;;
         *)
             printf 'loop:     %s\nmint-run: %s\n' "$text" "$run"
-            ko "README:$1 the generation loop prints mint-run's greedy text"
+            ko "$1 the generation loop prints mint-run's greedy text"
             ;;
         esac
     fi
@@ -195,7 +247,7 @@ EOF
 py_site=""
 run_py_install() {
     if [ -n "$sanitize" ]; then
-        skip "README:$1 Python install (a sanitized libmint needs its runtime preloaded into Python)"
+        skip "$1 Python install (a sanitized libmint needs its runtime preloaded into Python)"
         return
     fi
     P="$tmp/prefix"
@@ -203,52 +255,56 @@ run_py_install() {
         MINT_PREFIX=$P python3 -m pip install -q --no-index --target "$tmp/site" ./bindings/python \
             >>"$tmp/inst.log" 2>&1; then
         py_site="$tmp/site"
-        ok "README:$1 libmint and the Python package install offline (prefix and --target)"
+        ok "$1 libmint and the Python package install offline (prefix and --target)"
     else
         cat "$tmp/inst.log"
-        ko "README:$1 libmint and the Python package install offline (prefix and --target)"
+        ko "$1 libmint and the Python package install offline (prefix and --target)"
     fi
 }
 run_python() {
     if [ -z "$py_site" ]; then
-        skip "README:$1 the Python example (its install block did not run)"
+        skip "$1 the Python example (its install block did not run)"
         return
     fi
     want=$(grep -m 1 'print(m.tokenize' "$2" | sed 's/.*# *//')
     if PYTHONPATH="$py_site" timeout 120 python3 "$2" >"$tmp/py.out" 2>"$tmp/py.err" &&
         [ "$(head -n 1 "$tmp/py.out")" = "$want" ]; then
-        ok "README:$1 the Python example runs; its first line is $want"
+        ok "$1 the Python example runs; its first line is $want"
     else
         cat "$tmp/py.out" "$tmp/py.err"
-        ko "README:$1 the Python example runs; its first line is $want"
+        ko "$1 the Python example runs; its first line is $want"
     fi
 }
 
-# README.md's order: the Python example needs its install block first.
-for f in "$tmp"/blocks/*; do
+# The pages' order, and each page's: the Python example needs its install block first.
+for f in "$tmp"/blocks/*/*.*; do
     base=$(basename "$f")
     line=${base%%.*}
     line=${line#"${line%%[!0]*}"}
     lang=${base#*.}
+    where="$(cat "$(dirname "$f")/page"):$line"
     case $lang in
     sh)
-        if grep -q 'tools/quickstart.sh' "$f"; then run_setup "$line"
-        elif grep -q 'mint-serve' "$f"; then run_serve "$line" "$f"
-        elif grep -q 'pip install' "$f"; then run_py_install "$line"
+        if grep -q 'tools/quickstart.sh' "$f"; then run_setup "$where"
+        elif grep -Eq 'huggingface\.co|huggingface-cli' "$f"; then
+            skip "$where downloading a model from Hugging Face (hundreds of MB; this test runs offline, so nothing is downloaded here: the next block runs on the tiny model instead)"
+        elif grep -q 'mint-serve' "$f"; then run_serve "$where" "$f"
+        elif grep -q '^build/mint-run ' "$f"; then run_downloaded "$where" "$f"
+        elif grep -q 'pip install' "$f"; then run_py_install "$where"
         elif grep -q 'bench-vs-llama' "$f"; then
-            skip "README:$line tools/bench-vs-llama.sh (needs a llama.cpp build and its model files)"
+            skip "$where tools/bench-vs-llama.sh (needs a llama.cpp build and its model files)"
         elif grep -q 'cmake --install build' "$f" && grep -q pkg-config "$f"; then
-            skip "README:$line system-wide install (tests/test_install.c runs these lines into a temporary prefix)"
-        else ko "README:$line an sh block this test does not know: give it a check here"; fi
+            skip "$where system-wide install (tests/test_install.c runs these lines into a temporary prefix)"
+        else ko "$where an sh block this test does not know: give it a check here"; fi
         ;;
-    c) run_c "$line" "$f" ;;
-    python) run_python "$line" "$f" ;;
+    c) run_c "$where" "$f" ;;
+    python) run_python "$where" "$f" ;;
     text)
-        if head -n 1 "$f" | grep -q '^\$ '; then run_transcript "$line" "$f"
-        elif grep -q '^\[trace\]' "$f"; then run_trace "$line"
-        else ko "README:$line a block this test does not know: give it a check here"; fi
+        if head -n 1 "$f" | grep -q '^\$ '; then run_transcript "$where" "$f"
+        elif grep -q '^\[trace\]' "$f"; then run_trace "$where"
+        else ko "$where a block this test does not know: give it a check here"; fi
         ;;
-    *) ko "README:$line a $lang block this test does not know: give it a check here" ;;
+    *) ko "$where a $lang block this test does not know: give it a check here" ;;
     esac
 done
 

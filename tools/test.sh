@@ -1,6 +1,7 @@
 #!/bin/sh
 # test.sh - installs what is missing, builds, and runs the whole test suite (the README's second
-# command); it ends with the counts of Criterion cases and the skip reasons (tools/test-summary.sh).
+# command); it ends with the counts of Criterion cases and the skips grouped by what would enable
+# them, each with how (tools/test-summary.sh).
 # Tests that need real data read it from MINT_TEST_DATA; when that is unset and ../shared/data
 # exists next to the checkout, it is used.
 set -eu
@@ -15,7 +16,7 @@ fi
 if [ -n "${MINT_TEST_DATA:-}" ]; then
     echo "mint: test data from MINT_TEST_DATA=$MINT_TEST_DATA" >&2
 else
-    echo "mint: MINT_TEST_DATA is not set: tests that need real model data will be skipped" >&2
+    echo "mint: MINT_TEST_DATA is not set: the cases that need the project's test data folder will be skipped (set MINT_TEST_DATA=DIR; README, \"Tests\")" >&2
 fi
 rc=0
 # shellcheck disable=SC2086

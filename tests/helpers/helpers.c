@@ -51,13 +51,13 @@ const char *mt_data_path(const char *rel) {
         if (own) return own;
         if (getenv("CI"))
             cr_assert_fail("CI is set but MINT_TEST_DATA is not (needed for %s)", rel);
-        cr_skip_test("MINT_TEST_DATA is not set; skipping a test that needs %s", rel);
+        cr_skip_test("needs the test data: MINT_TEST_DATA is not set (this case reads %s)", rel);
     }
     char *p = rotating();
     snprintf(p, 4096, "%s/%s", dir, rel);
     if (access(p, R_OK) != 0) {
         if (getenv("CI")) cr_assert_fail("CI is set but test data file %s is missing", p);
-        cr_skip_test("test data file %s is missing", p);
+        cr_skip_test("needs a test data file: %s is missing", p);
     }
     return p;
 }
