@@ -4,7 +4,9 @@
 // Messages read "<file>: <record>: <field> <value> at byte <offset> <problem> (<limit>)", where
 // <record> is "header", "metadata entry 3", "metadata 'llama.block_count'", "tensor 7" or
 // "tensor 'blk.0.attn_k.weight'". Bytes taken from the file (keys, names) are printed with
-// control characters replaced, so a message is always one line.
+// control characters replaced, so a message is always one line. A file that ends before what
+// its header and records claim reads "file is truncated: it ends at byte <N>, inside <section>
+// (<the field's message>)"; counts and lengths above the hard limits are refused as such.
 #include "formats/gguf.h"
 
 #include "base/error.h"
@@ -22,17 +24,22 @@ typedef struct cursor {
     size_t pos;          // next byte to read
     mint_err *err;       // where failures go
     char where[128];     // the record being read, for messages ("tensor 'output.weight'")
+    bool truncated;      // the last failure was the file ending inside a field
 } cursor;
 
 static size_t remaining(const cursor *c) {
     return c->size - c->pos;
 }
 
+// Fails when fewer than n bytes remain: the file ends inside the field (parse() words that as
+// truncation, naming the section).
 static mint_status need(cursor *c, size_t n, const char *what) {
-    if (remaining(c) < n)
+    if (remaining(c) < n) {
+        c->truncated = true;
         return mint_fail(c->err, MINT_E_FORMAT,
-                         "%s: %s at byte %zu needs %zu bytes, only %zu remain (truncated file)",
-                         c->where, what, c->pos, n, remaining(c));
+                         "%s: %s at byte %zu needs %zu bytes, only %zu remain", c->where, what,
+                         c->pos, n, remaining(c));
+    }
     return MINT_OK;
 }
 
@@ -78,11 +85,13 @@ static mint_status read_str(cursor *c, const char *what, uint64_t max_len, mint_
         return mint_fail(c->err, MINT_E_FORMAT,
                          "%s: %s %" PRIu64 " at byte %zu exceeds the limit of %" PRIu64, c->where,
                          field, len, at, max_len);
-    if (len > remaining(c))
+    if (len > remaining(c)) {
+        c->truncated = true; // a length under the limit that the file ends inside
         return mint_fail(c->err, MINT_E_FORMAT,
                          "%s: %s %" PRIu64 " at byte %zu runs past the end of the file (%zu bytes "
                          "remain)",
                          c->where, field, len, at, remaining(c));
+    }
     out->p = (const char *)c->base + c->pos;
     out->len = len;
     c->pos += len;
@@ -217,12 +226,14 @@ static mint_status read_array(cursor *c, mint_file *f, mint_kv *kv) {
     // Each element takes at least its size (8 bytes for a string's length field); n <= 2^30 and
     // es <= 8, so n * es cannot overflow.
     size_t es = et == MINT_VAL_STRING ? 8 : mint_value_type_size(et);
-    if (n * es > remaining(c))
+    if (n * es > remaining(c)) {
+        c->truncated = true;
         return mint_fail(c->err, MINT_E_FORMAT,
                          "%s: array length %" PRIu64 " at byte %zu needs at least %" PRIu64
                          " bytes of %s, only %zu remain",
                          c->where, n, n_at, (uint64_t)(n * es), mint_value_type_name(et),
                          remaining(c));
+    }
     kv->elem_type = et;
     kv->n = n;
     if (et == MINT_VAL_STRING) {
@@ -400,7 +411,7 @@ static mint_status read_tensor_info(cursor *c, mint_file *f, uint64_t index, min
     return MINT_OK;
 }
 
-// (offset, tensor index) pairs sorted by offset for the overlap check.
+// (offset, tensor index) pairs sorted by offset for the range and overlap checks.
 typedef struct span {
     uint64_t offset; // tensor offset in the data section
     uint64_t index;  // tensor index
@@ -413,46 +424,63 @@ static int cmp_span(const void *a, const void *b) {
 
 // Every tensor lies inside the file, at an aligned offset, and no two share a byte. (ggml's
 // reader also demands that tensors follow each other in info order; mint accepts any order.)
+// A tensor that runs past the end where a writer would put it (packed after the one before it
+// in offset order) means the file was cut short; one anywhere else has a bad offset.
 static mint_status check_data(cursor *c, mint_file *f, uint64_t data_start) {
     uint64_t avail = c->size - data_start; // data_start <= size was checked
     for (uint64_t i = 0; i < f->n_tensors; i++) {
         mint_tdesc *t = &f->t[i];
         set_where(c, "tensor", t->name, strlen(t->name));
-        uint64_t field_at = t->file_offset;
         if (t->offset % f->alignment != 0)
             return mint_fail(c->err, MINT_E_FORMAT,
                              "%s: offset %" PRIu64 " at byte %" PRIu64 " is not a multiple of "
                              "the alignment %" PRIu32,
-                             c->where, t->offset, field_at, f->alignment);
-        if (t->offset > avail || t->nbytes > avail - t->offset)
-            return mint_fail(c->err, MINT_E_FORMAT,
-                             "%s: offset %" PRIu64 " at byte %" PRIu64 " + %" PRIu64 " bytes "
-                             "runs past the end of the data section (the data section holds "
-                             "%" PRIu64 " bytes from byte %" PRIu64 ")",
-                             c->where, t->offset, field_at, t->nbytes, avail, data_start);
-        t->file_offset = data_start + t->offset;
-        t->data = c->base + t->file_offset;
-        if (t->offset + t->nbytes > f->data_size) f->data_size = t->offset + t->nbytes;
+                             c->where, t->offset, t->file_offset, f->alignment);
     }
-    if (f->n_tensors < 2) return MINT_OK;
-    // No two tensors may share bytes: sort by offset and compare neighbours.
     span *order = malloc(f->n_tensors * sizeof *order);
     if (!order) return mint_fail(c->err, MINT_E_NOMEM, "out of memory");
     for (uint64_t i = 0; i < f->n_tensors; i++) order[i] = (span){f->t[i].offset, i};
     qsort(order, f->n_tensors, sizeof *order, cmp_span);
     mint_status st = MINT_OK;
-    for (uint64_t k = 1; k < f->n_tensors; k++) {
-        const mint_tdesc *a = &f->t[order[k - 1].index], *b = &f->t[order[k].index];
-        if (a->offset + a->nbytes > b->offset) {
+    uint64_t packed = 0; // where a writer packing the tensors in this order puts the next one
+    for (uint64_t k = 0; k < f->n_tensors && st == MINT_OK; k++) {
+        mint_tdesc *t = &f->t[order[k].index];
+        set_where(c, "tensor", t->name, strlen(t->name));
+        uint64_t field_at = t->file_offset;
+        if (t->offset > avail || t->nbytes > avail - t->offset) {
+            if (t->offset == packed)
+                st = mint_fail(c->err, MINT_E_FORMAT,
+                               "file is truncated: it ends at byte %zu, inside the data of %s "
+                               "(offset %" PRIu64 " at byte %" PRIu64 " + %" PRIu64 " bytes: "
+                               "the data section holds %" PRIu64 " bytes from byte %" PRIu64
+                               ", the file would need at least %" PRIu64 " bytes)",
+                               c->size, c->where, t->offset, field_at, t->nbytes, avail, data_start,
+                               data_start + t->offset + t->nbytes);
+            else
+                st = mint_fail(c->err, MINT_E_FORMAT,
+                               "%s: offset %" PRIu64 " at byte %" PRIu64 " + %" PRIu64 " bytes "
+                               "runs past the end of the data section (the data section holds "
+                               "%" PRIu64 " bytes from byte %" PRIu64 ")",
+                               c->where, t->offset, field_at, t->nbytes, avail, data_start);
+            break;
+        }
+        // In range, so neither sum below overflows.
+        const mint_tdesc *a = k ? &f->t[order[k - 1].index] : NULL;
+        if (a && a->offset + a->nbytes > t->offset) {
             char an[80], bn[80];
             snprintf(an, sizeof an, "%s", a->name);
-            snprintf(bn, sizeof bn, "%s", b->name);
+            snprintf(bn, sizeof bn, "%s", t->name);
             st = mint_fail(c->err, MINT_E_FORMAT,
                            "tensors '%s' (offset %" PRIu64 ", %" PRIu64 " bytes) and '%s' (offset "
                            "%" PRIu64 ", %" PRIu64 " bytes) overlap in the data section",
-                           an, a->offset, a->nbytes, bn, b->offset, b->nbytes);
+                           an, a->offset, a->nbytes, bn, t->offset, t->nbytes);
             break;
         }
+        t->file_offset = data_start + t->offset;
+        t->data = c->base + t->file_offset;
+        uint64_t end = t->offset + t->nbytes;
+        if (end > f->data_size) f->data_size = end;
+        packed = end + (f->alignment - end % f->alignment) % f->alignment;
     }
     free(order);
     return st;
@@ -460,6 +488,29 @@ static mint_status check_data(cursor *c, mint_file *f, uint64_t data_start) {
 
 // ---------------------------------------------------------------------------------------------
 // The whole file
+
+// The smallest metadata record is 8 (key length) + 1 (key) + 4 (type) + 1 (a u8) bytes; the
+// smallest tensor info is 8 (name length) + 1 + 4 (n_dims) + 8 (ne) + 4 (type) + 8 (offset).
+enum { MIN_KV = 14, MIN_TENSOR = 33 };
+
+// Refuses counts the rem bytes after the header cannot hold even as the smallest records, or
+// above the hard limits: the metadata count when it alone is too large, else the tensor count.
+static mint_status count_error(cursor *c, uint64_t n_kv, uint64_t n_tensors, uint64_t rem) {
+    uint64_t kv_limit = rem / MIN_KV < MINT_MAX_KV ? rem / MIN_KV : MINT_MAX_KV;
+    if (n_kv > kv_limit)
+        return mint_fail(c->err, MINT_E_FORMAT,
+                         "header: metadata count %" PRIu64 " at byte 16 exceeds the limit of "
+                         "%" PRIu64 " (%" PRIu64 " bytes remain, a record takes at least %d; "
+                         "hard limit %u)",
+                         n_kv, kv_limit, rem, MIN_KV, MINT_MAX_KV);
+    rem -= n_kv * MIN_KV;
+    uint64_t t_limit = rem / MIN_TENSOR < MINT_MAX_TENSORS ? rem / MIN_TENSOR : MINT_MAX_TENSORS;
+    return mint_fail(c->err, MINT_E_FORMAT,
+                     "header: tensor count %" PRIu64 " at byte 8 exceeds the limit of %" PRIu64
+                     " (%" PRIu64 " bytes remain after the smallest metadata, a tensor info "
+                     "takes at least %d; hard limit %u)",
+                     n_tensors, t_limit, rem, MIN_TENSOR, MINT_MAX_TENSORS);
+}
 
 static mint_status read_header(cursor *c, mint_file *f, uint64_t *n_tensors, uint64_t *n_kv) {
     snprintf(c->where, sizeof c->where, "header");
@@ -492,53 +543,110 @@ static mint_status read_header(cursor *c, mint_file *f, uint64_t *n_tensors, uin
     st = read_u64(c, "tensor count", n_tensors);
     if (st == MINT_OK) st = read_u64(c, "metadata count", n_kv);
     if (st != MINT_OK) return st;
-    // The smallest metadata record is 8 (key length) + 1 (key) + 4 (type) + 1 (a u8) bytes; the
-    // smallest tensor info is 8 (name length) + 1 + 4 (n_dims) + 8 (ne) + 4 (type) + 8 (offset).
-    // Both counts are checked against the bytes left before anything is allocated for them.
-    enum { MIN_KV = 14, MIN_TENSOR = 33 };
-    uint64_t rem = remaining(c);
-    uint64_t kv_limit = rem / MIN_KV < MINT_MAX_KV ? rem / MIN_KV : MINT_MAX_KV;
-    if (*n_kv > kv_limit)
-        return mint_fail(c->err, MINT_E_FORMAT,
-                         "header: metadata count %" PRIu64 " at byte 16 exceeds the limit of "
-                         "%" PRIu64 " (%" PRIu64 " bytes remain, a record takes at least %d; "
-                         "hard limit %u)",
-                         *n_kv, kv_limit, rem, MIN_KV, MINT_MAX_KV);
-    rem -= *n_kv * MIN_KV;
-    uint64_t t_limit = rem / MIN_TENSOR < MINT_MAX_TENSORS ? rem / MIN_TENSOR : MINT_MAX_TENSORS;
-    if (*n_tensors > t_limit)
-        return mint_fail(c->err, MINT_E_FORMAT,
-                         "header: tensor count %" PRIu64 " at byte 8 exceeds the limit of "
-                         "%" PRIu64 " (%" PRIu64 " bytes remain after the smallest metadata, a "
-                         "tensor info takes at least %d; hard limit %u)",
-                         *n_tensors, t_limit, rem, MIN_TENSOR, MINT_MAX_TENSORS);
+    // Counts above the hard limits are refused whatever the file's size. The ones the remaining
+    // bytes cannot hold are left to parse(): a file cut short has them too.
+    if (*n_kv > MINT_MAX_KV || *n_tensors > MINT_MAX_TENSORS)
+        return count_error(c, *n_kv, *n_tensors, remaining(c));
     return MINT_OK;
+}
+
+// The message of a failure inside a section of n records (at record i): the file ending inside
+// a field is reported as truncation; when the header's counts need more bytes than the file has
+// (too_short) any other failure is reported as the count that caused it (the records read past
+// the real ones are other bytes); else the record's own message stands.
+typedef struct section {
+    const char *name;   // "the metadata", "the tensor table"
+    const char *record; // "entry", "tensor"
+    uint64_t i, n;      // failing record, records the header claims
+    bool too_short;     // the counts need more bytes than remained after the header
+    uint64_t n_kv, n_t; // the header's counts
+    uint64_t rem;       // bytes after the header
+} section;
+
+static mint_status fail_in(cursor *c, mint_status st, const section *s) {
+    if (st != MINT_E_FORMAT) return st;
+    if (c->truncated) {
+        if (c->err) {
+            char detail[400];
+            snprintf(detail, sizeof detail, "%.399s", c->err->msg);
+            if (s)
+                mint_fail(c->err, MINT_E_FORMAT,
+                          "file is truncated: it ends at byte %zu, inside %s at %s %" PRIu64
+                          " of the %" PRIu64 " the header claims (%s)",
+                          c->size, s->name, s->record, s->i, s->n, detail);
+            else
+                mint_fail(c->err, MINT_E_FORMAT,
+                          "file is truncated: it ends at byte %zu, inside the header (%s)", c->size,
+                          detail);
+        }
+        return MINT_E_FORMAT;
+    }
+    if (s && s->too_short) return count_error(c, s->n_kv, s->n_t, s->rem);
+    return st;
+}
+
+// Fails as truncation: the bytes left (fewer than min_size, when the capacity below is used up)
+// cannot hold the smallest record of its kind.
+static mint_status short_of(cursor *c, uint64_t min_size, const char *kind) {
+    c->truncated = true;
+    return mint_fail(c->err, MINT_E_FORMAT,
+                     "%s at byte %zu: %zu bytes remain, the smallest %s takes %" PRIu64, c->where,
+                     c->pos, remaining(c), kind, min_size);
+}
+
+// Records a section holds room for: n, or fewer when the bytes left cannot hold n records of at
+// least min_size bytes (then reading ends in a failure before the last slot is used).
+static uint64_t capacity(const cursor *c, uint64_t n, uint64_t min_size) {
+    uint64_t fit = remaining(c) / min_size;
+    return n < fit ? n : fit;
 }
 
 static mint_status parse(cursor *c, mint_file *f) {
     uint64_t n_tensors, n_kv;
     mint_status st = read_header(c, f, &n_tensors, &n_kv);
-    if (st != MINT_OK) return st;
-    f->kv = calloc(n_kv ? n_kv : 1, sizeof *f->kv);
-    f->t = calloc(n_tensors ? n_tensors : 1, sizeof *f->t);
-    if (!f->kv || !f->t || mint_strmap_init(&f->kv_index, n_kv) != MINT_OK ||
-        mint_strmap_init(&f->t_index, n_tensors) != MINT_OK)
+    if (st != MINT_OK) return fail_in(c, st, NULL);
+    const uint64_t rem = remaining(c);
+    // Both counts are at most 2^20 here, so the sum cannot overflow. Arrays are sized for the
+    // records the bytes can hold, never for a count the file cannot back.
+    section s = {.too_short = n_kv * MIN_KV + n_tensors * MIN_TENSOR > rem,
+                 .n_kv = n_kv,
+                 .n_t = n_tensors,
+                 .rem = rem};
+    uint64_t cap = capacity(c, n_kv, MIN_KV);
+    f->kv = calloc(cap ? cap : 1, sizeof *f->kv);
+    if (!f->kv || mint_strmap_init(&f->kv_index, cap) != MINT_OK)
         return mint_fail(c->err, MINT_E_NOMEM, "out of memory for %" PRIu64 " metadata entries",
-                         n_kv);
+                         cap);
     f->alignment = MINT_GGUF_DEFAULT_ALIGNMENT;
+    s.name = "the metadata", s.record = "entry", s.n = n_kv;
     for (uint64_t i = 0; i < n_kv; i++) {
-        st = read_kv(c, f, i, &f->kv[i]);
-        if (st != MINT_OK) return st;
-        f->n_kv = i + 1;
-        if (strcmp(f->kv[i].key, "general.alignment") == 0) {
-            st = check_alignment_kv(c, f, &f->kv[i]);
-            if (st != MINT_OK) return st;
+        s.i = i;
+        if (i >= cap) { // fewer than MIN_KV bytes remain: no record fits
+            snprintf(c->where, sizeof c->where, "metadata entry %" PRIu64, i);
+            st = short_of(c, MIN_KV, "metadata record");
+        } else {
+            st = read_kv(c, f, i, &f->kv[i]);
+            if (st == MINT_OK) f->n_kv = i + 1;
+            if (st == MINT_OK && strcmp(f->kv[i].key, "general.alignment") == 0)
+                st = check_alignment_kv(c, f, &f->kv[i]);
         }
+        if (st != MINT_OK) return fail_in(c, st, &s);
     }
+    cap = capacity(c, n_tensors, MIN_TENSOR);
+    f->t = calloc(cap ? cap : 1, sizeof *f->t);
+    if (!f->t || mint_strmap_init(&f->t_index, cap) != MINT_OK)
+        return mint_fail(c->err, MINT_E_NOMEM, "out of memory for %" PRIu64 " tensors", cap);
+    s.name = "the tensor table", s.record = "tensor", s.n = n_tensors;
     for (uint64_t i = 0; i < n_tensors; i++) {
-        st = read_tensor_info(c, f, i, &f->t[i]);
-        if (st != MINT_OK) return st;
-        f->n_tensors = i + 1;
+        s.i = i;
+        if (i >= cap) {
+            snprintf(c->where, sizeof c->where, "tensor %" PRIu64, i);
+            st = short_of(c, MIN_TENSOR, "tensor info");
+        } else {
+            st = read_tensor_info(c, f, i, &f->t[i]);
+            if (st == MINT_OK) f->n_tensors = i + 1;
+        }
+        if (st != MINT_OK) return fail_in(c, st, &s);
     }
     f->header_size = c->pos;
     uint64_t data_start = c->pos + (f->alignment - c->pos % f->alignment) % f->alignment;
@@ -546,9 +654,9 @@ static mint_status parse(cursor *c, mint_file *f) {
     if (n_tensors == 0) return MINT_OK; // vocab-only files may end without the padding
     if (data_start > c->size)
         return mint_fail(c->err, MINT_E_FORMAT,
-                         "data section would start at byte %" PRIu64 " (header end %zu aligned "
-                         "to %" PRIu32 "), past the end of the file (%zu bytes)",
-                         data_start, c->pos, f->alignment, c->size);
+                         "file is truncated: it ends at byte %zu, before the data section, which "
+                         "would start at byte %" PRIu64 " (header end %zu aligned to %" PRIu32 ")",
+                         c->size, data_start, c->pos, f->alignment);
     return check_data(c, f, data_start);
 }
 

@@ -356,9 +356,10 @@ Test(gguf_malformed, truncated_scalar_value) {
     kv_pos p = find_kv(&m, "m.u32");
     m.len = p.value + 2;
     expect_reject(&m,
-                  fmt("metadata 'm.u32': u32 value at byte %zu needs 4 bytes, only 2 remain "
-                      "(truncated file)",
-                      p.value),
+                  fmt("file is truncated: it ends at byte %zu, inside the metadata at entry 1 of "
+                      "the 4 the header claims (metadata 'm.u32': u32 value at byte %zu needs 4 "
+                      "bytes, only 2 remain)",
+                      m.len, p.value),
                   NULL);
     free(m.p);
 }
@@ -562,10 +563,15 @@ Test(gguf_malformed, offset_plus_size_past_the_end) {
     mt_put_u64(m.p, p.offset, avail - 32); // starts inside, ends 32 bytes past the end
     expect_reject(&m, fmt("offset %" PRIu64 " at byte %zu + 64 bytes", avail - 32, p.offset), NULL);
     free(m.p);
-    // A tensor whose shape needs more bytes than the writer was given (the last one).
+    // A tensor whose shape needs more bytes than the writer was given, where a writer puts it
+    // (the first): the file ends inside its data.
     int64_t ne[2] = {64, 64};
     m = one_tensor("tensor.big", MINT_TYPE_F32, 2, ne, 64);
-    expect_reject(&m, "tensor 'tensor.big': offset 0", "+ 16384 bytes runs past the end", NULL);
+    expect_reject(&m,
+                  fmt("file is truncated: it ends at byte %zu, inside the data of tensor "
+                      "'tensor.big' (offset 0 at byte",
+                      m.len),
+                  "+ 16384 bytes: the data section holds 64 bytes", NULL);
     free(m.p);
 }
 
@@ -596,9 +602,9 @@ Test(gguf_malformed, data_section_past_the_end) {
     cr_assert_gt(data, header); // the base file has padding to cut into
     m.len = (size_t)header + 1;
     expect_reject(&m,
-                  fmt("data section would start at byte %" PRIu64 " (header end %" PRIu64
-                      " aligned to 32), past the end of the file (%zu bytes)",
-                      data, header, m.len),
+                  fmt("file is truncated: it ends at byte %zu, before the data section, which "
+                      "would start at byte %" PRIu64 " (header end %" PRIu64 " aligned to 32)",
+                      m.len, data, header),
                   NULL);
     free(m.p);
 }
@@ -616,12 +622,123 @@ Test(gguf_malformed, stories260K_cut_at_every_byte) {
         cr_assert_eq(st, MINT_E_FORMAT, "cut at %zu: status %d", n, st);
         cr_assert_gt(strlen(err.msg), 10, "cut at %zu: empty message", n);
         cr_assert_null(strchr(err.msg, '\n'));
+        // Every cut is called what it is, with where the file ends.
+        cr_assert(strstr(err.msg, fmt("file is truncated: it ends at byte %zu, ", n)),
+                  "cut at %zu: %s", n, err.msg);
         if (n < 4) cr_assert(strstr(err.msg, "magic at byte 0 needs 4 bytes"), "%s", err.msg);
         if (n >= 14152 && n < 14176)
-            cr_assert(strstr(err.msg, "data section would start at byte 14176"), "%s", err.msg);
+            cr_assert(strstr(err.msg, "before the data section, which would start at byte 14176"),
+                      "%s", err.msg);
     }
     mint_err err = {0};
     cr_assert_eq(parse_copy(file, len, &err), MINT_OK, "%s", err.msg);
+    free(file);
+}
+
+// The tensor of f whose data holds byte `at` of the file.
+static const mint_tdesc *tensor_at(const mint_file *f, uint64_t at) {
+    for (uint64_t i = 0; i < f->n_tensors; i++)
+        if (f->t[i].file_offset <= at && at < f->t[i].file_offset + f->t[i].nbytes) return &f->t[i];
+    cr_assert_fail("no tensor holds byte %" PRIu64, at);
+    return NULL;
+}
+
+// Issue 30: the first 100 bytes of a real file said "tensor count 48 at byte 8 exceeds the limit of
+// 21". A file cut in the header, the metadata, the tensor table, the padding or the data now says
+// it is truncated, where it ends and inside what; counts no complete file could hold keep the
+// limit message.
+Test(gguf_malformed, stories260K_cut_in_each_section_says_truncated_and_where) {
+    size_t len;
+    uint8_t *file = mt_read_file(mt_data_path("stories260K.gguf"), &len);
+    cr_assert_not_null(file);
+    mint_file *f;
+    mint_err err = {0};
+    cr_assert_eq(mint_gguf_parse(file, len, "stories", &f, &err), MINT_OK, "%s", err.msg);
+    const uint64_t n_kv = f->n_kv;
+    cr_assert_eq(f->n_tensors, 48);
+    image m = {file, len};
+
+    // The header: cut inside the metadata count.
+    m.len = 20;
+    expect_reject(&m,
+                  "bad.gguf: file is truncated: it ends at byte 20, inside the header (header: "
+                  "metadata count at byte 16 needs 8 bytes, only 4 remain)",
+                  NULL);
+    // The metadata: byte 100 is inside the last record that starts before it.
+    uint64_t k = 0;
+    while (k + 1 < n_kv && f->kv[k + 1].file_offset < 100) k++;
+    m.len = 100;
+    expect_reject(&m,
+                  fmt("bad.gguf: file is truncated: it ends at byte 100, inside the metadata at "
+                      "entry %" PRIu64 " of the %" PRIu64 " the header claims (metadata",
+                      k, n_kv),
+                  NULL);
+    // Inside the last metadata record.
+    m.len = (size_t)f->kv[n_kv - 1].file_offset + 30;
+    expect_reject(&m,
+                  fmt("file is truncated: it ends at byte %zu, inside the metadata at entry "
+                      "%" PRIu64 " of the %" PRIu64 " the header claims",
+                      m.len, n_kv - 1, n_kv),
+                  NULL);
+    // Right after the metadata: the tensor table has not begun.
+    mt_tinfo_pos first = mt_find_tinfo(file, len, f->t[0].name);
+    m.len = first.at;
+    expect_reject(&m,
+                  fmt("file is truncated: it ends at byte %zu, inside the tensor table at tensor 0 "
+                      "of the 48 the header claims (tensor 0 at byte %zu: 0 bytes remain, the "
+                      "smallest tensor info takes 33)",
+                      m.len, m.len),
+                  NULL);
+    // Inside one tensor info's type field.
+    uint64_t ti = 0;
+    while (strcmp(f->t[ti].name, "blk.2.attn_v.weight") != 0) ti++;
+    mt_tinfo_pos tp = mt_find_tinfo(file, len, "blk.2.attn_v.weight");
+    m.len = tp.type + 2;
+    expect_reject(&m,
+                  fmt("file is truncated: it ends at byte %zu, inside the tensor table at tensor "
+                      "%" PRIu64 " of the 48 the header claims (tensor 'blk.2.attn_v.weight': "
+                      "type at byte %zu needs 4 bytes, only 2 remain)",
+                      m.len, ti, tp.type),
+                  NULL);
+    // In the padding before the data section.
+    m.len = (size_t)f->header_size + 1;
+    expect_reject(&m,
+                  fmt("file is truncated: it ends at byte %zu, before the data section, which "
+                      "would start at byte %" PRIu64,
+                      m.len, f->data_offset),
+                  NULL);
+    // In the data: halfway, and one byte short of the end.
+    const size_t cuts[] = {len / 2, len - 1};
+    for (int i = 0; i < 2; i++) {
+        const mint_tdesc *t = tensor_at(f, cuts[i]);
+        m.len = cuts[i];
+        expect_reject(&m,
+                      fmt("file is truncated: it ends at byte %zu, inside the data of tensor '%s' "
+                          "(offset %" PRIu64 " at byte",
+                          m.len, t->name, t->file_offset - f->data_offset),
+                      NULL);
+    }
+
+    // Complete files with counts they cannot hold: the limit, not truncation.
+    m.len = len;
+    const uint64_t rem = len - 24, kv_limit = rem / 14;
+    mt_put_u64(file, 16, kv_limit + 1); // under the hard limit of 2^20, over what the bytes hold
+    expect_reject(&m,
+                  fmt("header: metadata count %" PRIu64 " at byte 16 exceeds the limit of %" PRIu64,
+                      kv_limit + 1, kv_limit),
+                  NULL);
+    mt_put_u64(file, 16, n_kv);
+    const uint64_t t_limit = (rem - n_kv * 14) / 33;
+    mt_put_u64(file, 8, t_limit + 1);
+    expect_reject(&m,
+                  fmt("header: tensor count %" PRIu64 " at byte 8 exceeds the limit of %" PRIu64,
+                      t_limit + 1, t_limit),
+                  NULL);
+    mt_put_u64(file, 8, (1u << 20) + 1); // over the hard limit
+    expect_reject(&m, "header: tensor count 1048577 at byte 8 exceeds the limit", NULL);
+    mt_put_u64(file, 8, 48);
+    expect_ok(&m);
+    mint_file_close(f);
     free(file);
 }
 
