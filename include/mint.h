@@ -448,8 +448,8 @@ MINT_API mint_status mint_ctx_capture_attention(mint_ctx *c, float *buf, int32_t
 // The nodes of the last evaluation (when tracing was on), and their number; 0 if none.
 MINT_API int32_t mint_ctx_last_trace(const mint_ctx *c, const mint_trace_node **nodes);
 
-// Measures memory read bandwidth: n_threads threads each stream their share of a `bytes`-sized
-// buffer; the best of `reps` passes (after one warm-up) in GB/s (1e9 bytes per second).
+// Memory read bandwidth as a one-token matmul reaches it (membw.c): n_threads threads stream a
+// `bytes` buffer as they stream weights; the median of `reps` passes after a warm-up, in GB/s.
 MINT_API mint_status mint_measure_read_bandwidth(int n_threads, size_t bytes, int reps,
                                                  double *gb_per_s, mint_err *err);
 

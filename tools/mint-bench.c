@@ -442,7 +442,7 @@ static bool bench_model(const options *o, const char *path, result *res, int *n_
                     TOOL ": memory read bandwidth with 1 thread (for the cache probe): "
                          "%.1f GB/s\n",
                     *membw1);
-        // Best of more passes for small sizes, where one pass takes microseconds.
+        // More passes for small sizes, where one pass takes microseconds (the median of them).
         const int reps = tg_max * 50 < 268435456.0  ? 50
                          : tg_max * 5 > 268435456.0 ? 5
                                                     : (int)(268435456.0 / tg_max);
@@ -537,18 +537,29 @@ int main(int argc, char **argv) {
         }
         mint_file_close(f);
     }
-    // The bandwidth bound, per thread count, before any model is loaded.
-    double membw[MAX_LIST] = {0};
+    // The bandwidth bound, per thread count, before any model is loaded: the median of
+    // MEMBW_PASSES probes, each on a buffer of its own (so the spread includes where the pages
+    // landed, as the weights' placement varies from load to load), and the slowest and fastest.
+    enum { MEMBW_PASSES = 5 };
+    double membw[MAX_LIST] = {0}, membw_min[MAX_LIST] = {0}, membw_max[MAX_LIST] = {0};
     for (int ti = 0; ti < o.threads.n && o.membw_gib > 0; ti++) {
         mint_err err;
         size_t bytes = (size_t)(o.membw_gib * 1073741824.0);
-        if (mint_measure_read_bandwidth(o.threads.v[ti], bytes, 5, &membw[ti], &err) != MINT_OK) {
-            fprintf(stderr, TOOL ": %s\n", err.msg);
-            return 1;
-        }
+        double pass[MEMBW_PASSES];
+        for (int k = 0; k < MEMBW_PASSES; k++)
+            if (mint_measure_read_bandwidth(o.threads.v[ti], bytes, 1, &pass[k], &err) != MINT_OK) {
+                fprintf(stderr, TOOL ": %s\n", err.msg);
+                return 1;
+            }
+        membw[ti] = median(pass, MEMBW_PASSES); // sorts pass
+        membw_min[ti] = pass[0];
+        membw_max[ti] = pass[MEMBW_PASSES - 1];
         if (!o.json)
-            fprintf(stderr, TOOL ": memory read bandwidth with %d thread%s: %.1f GB/s\n",
-                    o.threads.v[ti], o.threads.v[ti] > 1 ? "s" : "", membw[ti]);
+            fprintf(stderr,
+                    TOOL ": memory read bandwidth with %d thread%s: %.1f GB/s (median of %d "
+                         "passes, %.1f-%.1f)\n",
+                    o.threads.v[ti], o.threads.v[ti] > 1 ? "s" : "", membw[ti], MEMBW_PASSES,
+                    membw_min[ti], membw_max[ti]);
     }
     const uint64_t llc = llc_bytes();
     double membw1 = 0; // one thread's memory probe, when a cache probe needs it
@@ -573,11 +584,12 @@ int main(int argc, char **argv) {
                    "\"attention_used\":\"%s\",\"depth\":%d,\"n_seq\":%d,\"test\":\"%s\","
                    "\"tps_mean\":%.4f,\"tps_sd\":%.4f,\"tps_median\":%.4f,\"reps\":%d,"
                    "\"bytes_per_token\":%.0f,\"kv_bytes_per_position\":%.0f,\"gbps\":%.3f,"
-                   "\"membw_gbps\":%.3f,\"bw_share\":%.4f,\"llc_bytes\":%" PRIu64 ","
-                   "\"in_cache\":%s}",
+                   "\"membw_gbps\":%.3f,\"membw_min_gbps\":%.3f,\"membw_max_gbps\":%.3f,"
+                   "\"bw_share\":%.4f,\"llc_bytes\":%" PRIu64 ",\"in_cache\":%s}",
                    mint_isa_name(), r->threads, r->attention, r->used, r->depth, r->n_seq, r->test,
                    r->mean, r->sd, r->median, o.reps, r->bytes, r->kv_pos_bytes, r->gbps,
-                   ti < o.threads.n ? membw[ti] : 0.0, r->bw_share, llc,
+                   ti < o.threads.n ? membw[ti] : 0.0, ti < o.threads.n ? membw_min[ti] : 0.0,
+                   ti < o.threads.n ? membw_max[ti] : 0.0, r->bw_share, llc,
                    r->in_cache ? "true" : "false");
         }
         printf("\n]\n");
