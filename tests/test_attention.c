@@ -2,7 +2,7 @@
 // (GQA) and multi-head (MHA) attention, contexts up to 2048, a prompt as one batch and tokens one
 // at a time, naive, row-wise and flash give logits within 1e-6 of each other (relative to the
 // largest logit) and the same greedy tokens; each is batch-invariant bit for bit. The largest
-// differences are logged (the README's table quotes them).
+// differences are logged (docs/see-inside-a-run.md's table quotes them).
 #include "helpers/helpers.h"
 
 #include <criterion/criterion.h>

@@ -1,6 +1,6 @@
 #!/bin/sh
 # ppl-vs-llama.sh - mint-perplexity against llama-perplexity on the same files, and the markdown
-# rows of the README's "Architectures beyond Llama 2" perplexity table. Builds nothing.
+# rows of the perplexity table in docs/architectures.md. Builds nothing.
 #
 #   tools/ppl-vs-llama.sh LLAMA_BIN_DIR TEXT FILE... > rows.md
 #
