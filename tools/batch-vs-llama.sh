@@ -1,7 +1,8 @@
 #!/bin/sh
 # batch-vs-llama.sh - many sequences decoded together, mint against a native llama.cpp build in
-# one run: the many-sequences table of docs/many-sequences.md. Builds nothing: mint-bench comes from MINT_BIN_DIR
-# (default: build/ next to this script), llama-batched-bench from the folder given.
+# one run: the many-sequences table of docs/many-sequences.md. Builds nothing: mint-bench comes
+# from MINT_BIN_DIR (default: build/ next to this script), llama-batched-bench from the folder
+# given.
 #
 #   tools/batch-vs-llama.sh LLAMA_BIN_DIR MODELS_DIR [options] > table.md
 #
