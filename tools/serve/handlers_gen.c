@@ -4,6 +4,7 @@
 // body or as server-sent events (one chunk per token), in OpenAI's shapes. While it waits it
 // watches the client's socket: a client that leaves cancels its jobs, and the scheduler frees
 // their slots at its next step.
+#include "cli.h"
 #include "handlers.h"
 
 #include <math.h>
@@ -460,9 +461,9 @@ static enum MHD_Result generate(serve_http *h, struct MHD_Connection *c, const s
         free(ids);
         gen_free(g);
         return reply_error(c, 400, "invalid_request_error", as_chat ? "messages" : "prompt",
-                           "the prompt has %d tokens; the context holds %d (leave room for the "
-                           "reply)",
-                           n_ids, n_ctx);
+                           "the prompt has %d token%s; the context holds %d (leave room for "
+                           "the reply)",
+                           n_ids, cli_plural(n_ids), n_ctx);
     }
     const int room = n_ctx - n_ids;
     int max_tokens = g->req.max_tokens < 0 ? h->cfg->max_tokens : g->req.max_tokens;
