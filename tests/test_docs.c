@@ -85,6 +85,27 @@ Test(docs, design_and_formats_exist) {
     free(formats);
 }
 
+// A new user's first screen: the README's first 60 lines hold the two set-up commands and the one
+// command that runs a model downloaded from Hugging Face, before any measurement table.
+Test(docs, readme_starts_with_the_start) {
+    char *readme = source("README.md");
+    cr_assert(readme, "no README.md");
+    const char *p = readme;
+    for (int line = 0; line < 60 && p; line++) {
+        p = strchr(p, '\n');
+        if (p) p++;
+    }
+    const size_t n = p ? (size_t)(p - readme) : strlen(readme);
+    readme[n] = '\0';
+    static const char *const must[] = {"tools/quickstart.sh", "tools/test.sh", "huggingface.co",
+                                       "build/mint-run -m ", "-cnv"};
+    for (size_t i = 0; i < sizeof must / sizeof *must; i++)
+        cr_assert(strstr(readme, must[i]), "the README's first 60 lines lack '%s'", must[i]);
+    cr_assert_null(strstr(readme, "| type |"), "a measurement table in the first 60 lines");
+    cr_assert_null(strstr(readme, "../shared"), "a path outside the repository");
+    free(readme);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Every reference in every document and comment
 
