@@ -352,7 +352,8 @@ def synth_write(path, preset="small", ftype="F32", vocab=None, seed=1, n_threads
 
 
 def measure_read_bandwidth(n_threads=1, nbytes=64 << 20, reps=3):
-    """Memory read bandwidth in GB/s: n_threads threads streaming nbytes, best of reps."""
+    """Memory read bandwidth in GB/s: n_threads threads streaming nbytes, the median of reps
+    passes (each thread streams its share as a one-token matmul streams its weights)."""
     L = _lib.load()
     gb = ctypes.c_double()
     e = _util.err()
