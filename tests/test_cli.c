@@ -349,17 +349,6 @@ Test(mint_run, bad_arguments_are_one_line_errors) {
 // ---------------------------------------------------------------------------------------------
 // mint-run: chat
 
-// The -v line of one turn: "[turn N: E new tokens evaluated, R reused from the cache]".
-static void turn_counts(const char *err, int turn, long *evaluated, long *reused) {
-    char key[32];
-    snprintf(key, sizeof key, "[turn %d: ", turn);
-    const char *l = strstr(err, key);
-    cr_assert(l, "no '%s' line:\n%s", key, err);
-    cr_assert_eq(sscanf(l + strlen(key), "%ld new tokens evaluated, %ld reused from the cache]",
-                        evaluated, reused),
-                 2, "%s", l);
-}
-
 static size_t n_tokens(const mint_model *m, const char *text, bool add_special) {
     int32_t ids[512];
     size_t n;
@@ -391,8 +380,8 @@ Test(mint_run, chat_reuses_the_cache) {
     const long want1 = (long)n_tokens(m, turn1, true), want2 = (long)n_tokens(m, delta, false);
     mint_model_close(m);
     long e1, r1, e2, r2;
-    turn_counts(err, 1, &e1, &r1);
-    turn_counts(err, 2, &e2, &r2);
+    mt_turn_counts(err, 1, &e1, &r1);
+    mt_turn_counts(err, 2, &e2, &r2);
     cr_assert_eq(e1, want1, "turn 1 evaluated %ld tokens, expected %ld", e1, want1);
     cr_assert_eq(r1, 0);
     // Each reply is 8 tokens (-n 8; stories260K does not emit EOS), and all of turn 1's stay in

@@ -22,17 +22,6 @@ static mint_model *open_stories(void) {
     return m;
 }
 
-// The -v line of one turn: "[turn N: E new tokens evaluated, R reused from the cache]".
-static void turn_counts(const char *err, int turn, long *evaluated, long *reused) {
-    char key[32];
-    snprintf(key, sizeof key, "[turn %d: ", turn);
-    const char *l = strstr(err, key);
-    cr_assert(l, "no '%s' line:\n%s", key, err);
-    cr_assert_eq(sscanf(l + strlen(key), "%ld new tokens evaluated, %ld reused from the cache]",
-                        evaluated, reused),
-                 2, "%s", l);
-}
-
 // ---------------------------------------------------------------------------------------------
 // mint-run: prompts and counts
 
@@ -156,7 +145,7 @@ Test(mint_run, chat_prompt_is_the_first_turn) {
     cr_assert_eq(rc, 0, "%s", err);
     cr_assert_eq(count_lines(out), 1, "one reply, to -p's turn:\n%s", out);
     long e1, r1;
-    turn_counts(err, 1, &e1, &r1);
+    mt_turn_counts(err, 1, &e1, &r1);
     cr_assert_eq(e1, alone, "turn 1 evaluated %ld tokens, 'Hello there' rendered is %ld", e1,
                  alone);
     cr_assert_eq(token_count(err, "generation"), 8);
@@ -170,10 +159,10 @@ Test(mint_run, chat_prompt_is_the_first_turn) {
     rc = run_tool_stdin(&out, &err, "Tell me a story\n", "mint-run", args);
     cr_assert_eq(rc, 0, "%s", err);
     cr_assert_eq(count_lines(out), 2, "-p's turn, then stdin's:\n%s", out);
-    turn_counts(err, 1, &e1, &r1);
+    mt_turn_counts(err, 1, &e1, &r1);
     cr_assert_eq(e1, with_sys, "turn 1 evaluated %ld tokens, system + user rendered is %ld", e1,
                  with_sys);
-    turn_counts(err, 2, &e1, &r1);
+    mt_turn_counts(err, 2, &e1, &r1);
     cr_assert_eq(r1, with_sys + 8, "turn 2 reuses turn 1 and its reply");
     free(out);
     free(err);

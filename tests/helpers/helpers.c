@@ -228,3 +228,13 @@ json_object *mt_jidx(json_object *a, size_t i) {
         cr_assert_fail("JSON index %zu out of range", i);
     return json_object_array_get_idx(a, i);
 }
+
+void mt_turn_counts(const char *err, int turn, long *evaluated, long *reused) {
+    char key[32];
+    snprintf(key, sizeof key, "[turn %d: ", turn);
+    const char *l = strstr(err, key);
+    cr_assert(l, "no '%s' line:\n%s", key, err);
+    cr_assert_eq(sscanf(l + strlen(key), "%ld new tokens evaluated, %ld reused from the cache]",
+                        evaluated, reused),
+                 2, "%s", l);
+}

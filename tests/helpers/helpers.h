@@ -46,6 +46,10 @@ int mt_greedy(mint_model *m, int threads, const int32_t *prompt, int n_prompt, i
 // into malloc'd strings when the pointers are not NULL.
 int mt_run(const char *cmdline, char **out, char **err);
 
+// mint-run -v's line of one chat turn, "[turn N: E new tokens evaluated, R reused from the
+// cache]", found in err and read into *evaluated and *reused (the test fails when it is absent).
+void mt_turn_counts(const char *err, int turn, long *evaluated, long *reused);
+
 // Reads a whole file; NULL when it cannot. *len gets the size.
 uint8_t *mt_read_file(const char *path, size_t *len);
 bool mt_write_file(const char *path, const void *data, size_t len);
