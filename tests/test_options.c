@@ -430,6 +430,14 @@ Test(programs, version_of_every_program) {
                          "kernels ([a-z0-9]+)\\)\n$",
                          REG_EXTENDED),
                  0);
+    // The commit the programs name is the one they were built from (git_commit.cmake reads it at
+    // every build, not only at configure time), where the source is a git checkout.
+    char cmd[4200], *head = NULL;
+    snprintf(cmd, sizeof cmd, "git -C '%s' rev-parse --short HEAD 2>/dev/null",
+             getenv("MINT_SOURCE_DIR") ? getenv("MINT_SOURCE_DIR") : ".");
+    if (mt_run(cmd, &head, NULL) != 0 && head) head[0] = '\0';
+    cr_assert(head);
+    head[strcspn(head, "\n")] = '\0';
     for (size_t i = 0; i < sizeof programs / sizeof *programs; i++) {
         char *out, *err;
         int rc = run_tool(&out, &err, programs[i], "--version");
@@ -444,6 +452,10 @@ Test(programs, version_of_every_program) {
         cr_assert_eq((size_t)(m[4].rm_eo - m[4].rm_so), strlen(mint_isa_name()), "%s", out);
         cr_assert(strncmp(out + m[4].rm_so, mint_isa_name(), strlen(mint_isa_name())) == 0,
                   "%s: the kernel level is %s here", out, mint_isa_name());
+        if (head[0])
+            cr_assert(strncmp(out + m[3].rm_so, head, strlen(head)) == 0 &&
+                          (size_t)(m[3].rm_eo - m[3].rm_so) == strlen(head),
+                      "%s: the source is at commit %s", out, head);
         free(out);
         free(err);
         // --version wins over what follows, as --help does.
@@ -453,6 +465,7 @@ Test(programs, version_of_every_program) {
         free(out);
         free(err);
     }
+    free(head);
     regfree(&re);
 }
 

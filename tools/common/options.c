@@ -14,7 +14,11 @@
 #define HELP_COLUMN 26 // where the help text starts in --help
 #define HELP_WIDTH  96 // where continuation lines of a list of names wrap
 
-// The commit --version names: CMake passes the one the build was configured from.
+// The commit --version names: CMake writes the one the programs were built from into
+// mint_git_commit.h at every build (tools/cmake/git_commit.cmake).
+#ifdef MINT_HAVE_GIT_COMMIT_H
+#include "mint_git_commit.h"
+#endif
 #ifndef MINT_GIT_COMMIT
 #define MINT_GIT_COMMIT "unknown"
 #endif
