@@ -17,7 +17,8 @@
 // then, in f32, acc = fma(isum, d_w * d_a, acc) and acc = fma(-pair, dmin_w * d_a, acc) for the
 // types with mins; for Q3_K / Q6_K isum -= offset * pair first (offset 4 / 32) and only the first
 // fma remains. Every path (one token, tiles, vec_dot = one token on one row) runs this per element
-// in super-block order, so they agree bit for bit.
+// in super-block order, so they agree bit for bit. (Q6_K's one-token steps, kstep_q6, fold the
+// offset into the sub-block sums instead of using pairs: the same integers.)
 //
 // The including file defines MINT_LEVEL_NAME (quant/kernels.h), which names the entry points.
 #include "quant/simd_avx512.h"
@@ -316,6 +317,91 @@ X512_ALWAYS_INLINE void kstep(ktype T, int C, const kpanel *p, const __m512i *tb
     }
 }
 
+// Q6_K, one token or a few (C <= 4 columns): the levels straight from the super-block's vectors
+// tb (a transposed window or a packed body), the same exact isum as kstep in fewer instructions
+// (a memory-bound stream is limited by instructions per byte; a few columns are compute-bound):
+//   - the vectors are read in address order, each qh vector once with the two ql vectors that
+//     share its elements (levels t = 0..3 of elements l..l+3), not once per level;
+//   - the offset 32 is folded into each sub-block's start: s = -32 * bsums[sb] broadcast, then
+//     s += level . a, so sc * s = sc * sum (level - 32) * a and no scale pairs are built;
+//   - each sub-block scale is extracted next to its multiply instead of all up front in a panel,
+//     which GCC spilled.
+// Integer sums are exact in any order, so the bits are kstep's. Against kstep with the same
+// prefetch, from DRAM on one thread: 1.02 times as fast for one token, 1.1 for 2 columns, 1.17
+// for 4.
+X512_ALWAYS_INLINE void kstep_q6(int C, const __m512i *tb, __m512 d,
+                                 const mint_block_q8_K *const *ar, int64_t b, __m512 *acc) {
+    _Alignas(64) int32_t off[4][16];
+    X512_UNROLL for (int c = 0; c < C; c++) {
+        const __m512i bs =
+            _mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)ar[c][b].bsums));
+        _mm512_store_si512(off[c],
+                           _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(bs, 5)));
+    }
+    // Read back from memory (vpbroadcastd loads): kept in a register, GCC would extract each
+    // dword with shuffles instead.
+    const int32_t(*offp)[16] = off;
+    __asm__("" : "+r"(offp));
+    const __m512i m30 = _mm512_set1_epi32(0x30303030);
+    __m512i isum[4];
+    X512_UNROLL for (int c = 0; c < C; c++) isum[c] = _mm512_setzero_si512();
+    X512_UNROLL for (int h = 0; h < 2; h++) {
+        X512_UNROLL for (int half = 0; half < 2; half++) {
+            // Sub-blocks 8h + 2t + half, t = 0..3: elements 128h + 32t + 16half .. + 15.
+            __m512i s[4][4];
+            X512_UNROLL for (int t = 0; t < 4; t++) {
+                X512_UNROLL for (int c = 0; c < C; c++) s[t][c] =
+                    _mm512_set1_epi32(offp[c][8 * h + 2 * t + half]);
+            }
+            X512_UNROLL for (int j = 0; j < 4; j++) {
+                const int l8 = 4 * half + j; // dword of the 32 elements of each t
+                const __m512i l0 = tb[16 * h + l8], l1 = tb[16 * h + 8 + l8];
+                const __m512i qh = tb[32 + 8 * h + l8];
+                __m512i v[4];
+                v[0] = merge(x512_lo4(l0), _mm512_slli_epi32(qh, 4), 0x30303030);
+                v[1] = merge(x512_lo4(l1), _mm512_slli_epi32(qh, 2), 0x30303030);
+                v[2] = _mm512_ternarylogic_epi32(x512_hi4(l0), qh, m30, 0xF8);
+                v[3] = merge(x512_hi4(l1), _mm512_srli_epi32(qh, 2), 0x30303030);
+                X512_UNROLL for (int t = 0; t < 4; t++) {
+                    const int k = 32 * h + 8 * t + l8;
+                    X512_UNROLL for (int c = 0; c < C; c++) s[t][c] =
+                        x512_dot_u8s8(s[t][c], v[t], x512_bcast32(ar[c][b].qs + 4 * k));
+                }
+            }
+            X512_UNROLL for (int t = 0; t < 4; t++) {
+                const int sb = 8 * h + 2 * t + half;
+                const __m512i sc = byte_s(tb[48 + sb / 4], sb % 4);
+                X512_UNROLL for (int c = 0; c < C; c++) isum[c] =
+                    _mm512_add_epi32(isum[c], _mm512_mullo_epi32(s[t][c], sc));
+            }
+        }
+    }
+    X512_UNROLL for (int c = 0; c < C; c++) {
+        const __m512 da = x512_bcastf(&ar[c][b].d);
+        acc[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[c]), _mm512_mul_ps(d, da), acc[c]);
+    }
+}
+
+// Q6_K's d: from the packed rest, or the low f16 of dword 52 of a window.
+X512_ALWAYS_INLINE __m512 kq6_d(const __m512i *tb, const uint8_t *rest) {
+    return rest ? _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)rest)) : x512_f16_lo(tb[52]);
+}
+
+// Packed Q6_K streams: as x512_prefetch_ahead, but 12 KiB ahead (3.7 super-blocks of 16 rows)
+// instead of 2 KiB, less than one (3360 bytes), which left too little time for DRAM's latency.
+// One thread, a TinyLlama-shaped token from DRAM (huge pages, as the repacker maps them),
+// medians of interleaved rounds against the old kernel: 2 KiB 1.02-1.05 times its speed, 4 to
+// 16 KiB 1.1-1.45 (8 and 12 KiB best, within noise of each other), 24 KiB 1.1, 48 KiB 0.87;
+// the gain is largest when other processes load the machine. It stays a loop: the same 53
+// prefetches unrolled into one burst ran at 0.7-0.9 times the old speed, spread over the
+// super-block's steps at 0.9-1.0. Later passes over a group (several columns) find it in cache
+// and skip it.
+#define KQ6_PF_AHEAD 12288
+X512_ALWAYS_INLINE void kq6_prefetch(const void *p) {
+    const char *q = (const char *)p + KQ6_PF_AHEAD;
+    for (size_t o = 0; o < 52 * 64 + 32; o += 64) _mm_prefetch(q + o, _MM_HINT_T0);
+}
+
 // One token: 16 rows at a time through their windows, the sums in one register per group.
 X512_ALWAYS_INLINE void kgemv(ktype T, int64_t n, const uint8_t *w, size_t w_stride, int nr,
                               const void *a, float *y) {
@@ -335,6 +421,10 @@ X512_ALWAYS_INLINE void kgemv(ktype T, int64_t n, const uint8_t *w, size_t w_str
                 if (r0 + 16 < nr)
                     x512_prefetch_slice(wr + 16 * w_stride, 16 * w_stride, (int)(b + i), (int)nb);
                 const __m512i *sbp = tb + i * T.bs / 4;
+                if (T.kind == K_Q6) {
+                    kstep_q6(1, sbp, kq6_d(sbp, NULL), ar, b + i, acc);
+                    continue;
+                }
                 kpanel p; // scales only: the levels come from the window
                 kscales(T, &p, sbp, 0, NULL);
                 kstep(T, 1, &p, sbp, 0, ar, b + i, acc);
@@ -371,6 +461,13 @@ X512_ALWAYS_INLINE void kgroup_pass(ktype T, int C, const uint8_t *g, int64_t nb
     }
     for (int64_t b = 0; b < nb; b++) {
         const __m512i *sbp = kpk_body(T, g, nb, b);
+        if (T.kind == K_Q6) {
+            if (c0 == 0) kq6_prefetch(sbp); // later passes find the group in cache
+            const __m512 d = kq6_d(sbp, kpk_rest(T, g, nb, b));
+            X512_UNROLL for (int c = 0; c < C; c += 4)
+                kstep_q6(C - c < 4 ? C - c : 4, sbp, d, ar + c, b, acc + c);
+            continue;
+        }
         x512_prefetch_ahead(sbp, (size_t)kpk_nd(T) * 64 + (T.bs % 4 ? 32 : 0));
         kpanel p; // scales only: the levels come from the packed vectors
         kscales(T, &p, sbp, 0, kpk_rest(T, g, nb, b));
