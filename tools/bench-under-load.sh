@@ -2,7 +2,7 @@
 # bench-under-load.sh - generation speed on a busy machine: N busy loops (`yes >/dev/null`) run
 # beside the benchmark, and each round runs mint-bench at -t 1 and -t 2 and, when a llama.cpp
 # build is given, llama-bench at -t 2 (-mmp 0), interleaved; the table gives per cell the median
-# of the rounds and their range (issue 30's measure of the thread pool: a waiting thread must not
+# of the rounds and their range (the measure of the thread pool: a waiting thread must not
 # stall the step when the thread it waits for has no core).
 #
 #   tools/bench-under-load.sh MODEL [--llama LLAMA_BIN_DIR] [--rounds 5] [--busy 2] [-n 128]
