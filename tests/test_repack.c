@@ -48,16 +48,23 @@ static void check_type(const char *ftype) {
     cr_assert_eq(mint_model_open(path, NULL, &packed, &err), MINT_OK, "%s", err.msg);
     mint_model_repack_wait(packed);
     cr_assert_eq(plain->packed_bytes, 0);
-    // Packed exactly when the start-up level reads a matrix type packed.
+    // Packed exactly when the start-up level reads a matrix type packed; moved (copied in the
+    // file's layout to anonymous memory) otherwise, since the file is mapped. Never both.
     const mint_kernels *k = mint_kernels_get();
-    const mint_weight *wq = &packed->layers[0].wq;
-    const bool expect = k->t[wq->type].gemm_packed && mint_pack_layout_of((mint_type)wq->type);
-    cr_assert_eq(wq->packed != NULL, expect, "%s: wq packed %d", ftype, wq->packed != NULL);
-    if (expect) {
-        cr_assert_gt(packed->packed_bytes, 0);
-        // A copy of the matrices, not more (whole 16-row groups, 64-byte padded).
-        cr_assert_leq(packed->packed_bytes, packed->weight_bytes + 64 * 1024, "%s", ftype);
+    const mint_layer *L = &packed->layers[0];
+    const mint_weight *ws[] = {&L->wq, &L->wk, &L->wv, &L->wo, &L->w_gate, &L->w_up, &L->w_down};
+    for (size_t i = 0; i < sizeof ws / sizeof *ws; i++) {
+        const mint_weight *w = ws[i];
+        const bool expect = k->t[w->type].gemm_packed && mint_pack_layout_of((mint_type)w->type);
+        cr_assert_eq(w->packed != NULL, expect, "%s: %s packed %d", ftype, w->name, !!w->packed);
+        cr_assert_eq(w->moved != NULL, !expect, "%s: %s moved %d", ftype, w->name, !!w->moved);
+        if (w->moved) cr_assert_eq(memcmp(w->moved, w->data, w->n_out * w->row_bytes), 0);
+        cr_assert_null(plain->layers[0].wq.packed);
+        cr_assert_null(plain->layers[0].wq.moved);
     }
+    cr_assert_gt(packed->packed_bytes, 0);
+    // A copy of the matrices, not more (whole 16-row groups, 64-byte padded).
+    cr_assert_leq(packed->packed_bytes, packed->weight_bytes + 64 * 1024, "%s", ftype);
     mint_model_desc d;
     mint_model_describe(plain, &d);
     const size_t n = (N_PROMPT + N_STEPS) * (size_t)d.n_vocab;
@@ -82,6 +89,25 @@ Test(repack, legacy_types_give_the_file_layouts_logits, .timeout = MT_HANG(300))
 Test(repack, k_quants_give_the_file_layouts_logits, .timeout = MT_HANG(300)) {
     const char *types[] = {"Q2_K", "Q3_K_M", "Q4_K_M", "Q5_K_M", "Q6_K"};
     for (size_t i = 0; i < sizeof types / sizeof *types; i++) check_type(types[i]);
+}
+
+// Float matrices have no packed layout at any level: they are moved, and give the map's bits.
+Test(repack, float_types_are_moved_and_give_the_file_layouts_logits, .timeout = MT_HANG(300)) {
+    const char *types[] = {"F32", "F16", "BF16"};
+    for (size_t i = 0; i < sizeof types / sizeof *types; i++) check_type(types[i]);
+}
+
+// A file read into memory (no_mmap) is already anonymous memory: nothing to move.
+Test(repack, a_file_read_into_memory_is_not_moved, .timeout = MT_HANG(300)) {
+    mint_model *m;
+    mint_err err;
+    const mint_model_params rd = {.no_mmap = true};
+    cr_assert_eq(mint_model_open(mt_synth("small", "F16"), &rd, &m, &err), MINT_OK, "%s", err.msg);
+    mint_model_repack_wait(m);
+    cr_assert_null(m->layers[0].wq.moved);
+    cr_assert_null(m->output.moved);
+    cr_assert_eq(m->packed_bytes, 0);
+    mint_model_close(m);
 }
 
 // A context forced to a level without packed kernels reads the file's rows of a repacked model

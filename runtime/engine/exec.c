@@ -96,7 +96,7 @@ static void matmul_tile(const mint_type_kernels *tk, const mint_weight *w, int64
         tk->gemm_packed(w->n_in, wg, w->pack_stride, nr, a, a_stride, nc, y, y_stride);
         return;
     }
-    const char *wr = (const char *)w->data + (size_t)r0 * w->row_bytes;
+    const char *wr = (const char *)mint_weight_rows(w) + (size_t)r0 * w->row_bytes;
     mint_gemm_tile(tk, w->n_in, wr, w->row_bytes, nr, a, a_stride, nc, y, y_stride);
 }
 

@@ -4,8 +4,9 @@
 // A weight is a view into the read-only map: data pointer, type, and [n_in, n_out] shape (rows
 // of n_in elements). Nothing is copied, except 1-D norm weights stored in F16/BF16, which are
 // widened to F32 once at load, and the matrices the kernels read repacked (runtime/engine/
-// repack.c): those also get a copy in quant/pack.h's 16-row groups, and `data` stays their
-// plain twin in the map.
+// repack.c): those also get a copy in quant/pack.h's 16-row groups, or, for the types and
+// levels without packed kernels, a copy in the file's own layout on huge pages (`moved`), and
+// `data` stays their plain twin in the map.
 #ifndef MINT_MODEL_H
 #define MINT_MODEL_H
 
@@ -25,6 +26,7 @@ typedef struct mint_weight {
     const void *data;   // [n_out][row_bytes] in the map (or owned by the model)
     const void *packed; // the rows in 16-row groups (quant/pack.h), or NULL
     size_t pack_stride; // bytes per packed group (mint_pack_group_bytes)
+    const void *moved;  // [n_out][row_bytes]: `data`'s bytes in anonymous memory, or NULL
 } mint_weight;
 
 typedef struct mint_layer {
@@ -150,6 +152,13 @@ static inline int32_t mint_layer_window(const mint_hparams *hp, int l) {
 // The packed rows of w, or NULL while (or when) it has none.
 static inline const void *mint_weight_packed(const mint_weight *w) {
     return __atomic_load_n(&w->packed, __ATOMIC_ACQUIRE);
+}
+
+// The rows of w in the file's layout: the moved copy once there is one, else the map's. The
+// same bytes either way.
+static inline const void *mint_weight_rows(const mint_weight *w) {
+    const void *moved = __atomic_load_n(&w->moved, __ATOMIC_ACQUIRE);
+    return moved ? moved : w->data;
 }
 
 #endif // MINT_MODEL_H

@@ -18,6 +18,16 @@
 // switches makes no difference to any result. mint_model_repack_wait packs what is left on the
 // caller's thread as well, and returns when all is done (benchmarks call it before timing).
 //
+// Moving, for the rest. A matrix the start-up level has no packed kernel for (F16, BF16 and F32
+// at every level; every type on AVX2 and NEON, which read the file's layout) is copied as it is,
+// byte for byte, into the same buffer (`moved`). What that buys is the memory, not a layout: the
+// file's map is made of 4 KiB pages of the page cache, and streaming a matrix through them
+// crosses a page, and a TLB entry, every 4 KiB, where a hardware prefetcher also stops; the
+// anonymous buffer is backed by 2 MiB pages. F16 TinyLlama, one thread, read from the map: 4.0
+// tokens/s, read from anonymous memory (no_mmap): 6.8-7.9 (two interleaved pairs, mint-bench
+// -p 0 -n 32, while a compiler ran beside). The copy serves only on a map the file is mapped
+// from: a file read into memory (no_mmap) is already anonymous memory on huge pages.
+//
 // Memory: no more than the file's size. The packed matrices share one anonymous buffer (huge
 // pages where the kernel gives them) and each matrix's pages of the read-only map are dropped
 // once it is packed (MADV_DONTNEED: they stay in the page cache, not in this process). The map
@@ -47,6 +57,7 @@ struct mint_repack {
     int n;              // matrices to pack
     mint_weight **ws;   // [n] the matrices
     uint8_t **dst;      // [n] where each goes in the buffer
+    bool *move;         // [n] copied in the file's layout (moved) rather than packed
     atomic_int next;    // next matrix to take
     atomic_int done;    // matrices packed
     atomic_bool stop;   // set by mint_model_close: take no more
@@ -67,6 +78,17 @@ static int matrices(mint_model *m, mint_weight **out) {
     return n;
 }
 
+// The file map holding all of [p, p + n), or NULL (memory the model owns, a tensor outside the
+// maps).
+static const mint_mapped_file *map_of(const mint_model *m, const void *p, size_t n) {
+    const uintptr_t a = (uintptr_t)p, e = a + n;
+    for (int i = 0; i < m->file->n_maps; i++) {
+        const uintptr_t ms = (uintptr_t)m->file->maps[i].data, me = ms + m->file->maps[i].size;
+        if (a >= ms && e <= me) return &m->file->maps[i];
+    }
+    return NULL;
+}
+
 // Drops this process's pages of [p, p + n) when the range lies in one of the file's maps
 // (never memory the model owns: that would lose its contents).
 //
@@ -78,17 +100,13 @@ static int matrices(mint_model *m, mint_weight **out) {
 // With mlock the range is unlocked first (locked pages cannot be dropped): the packed copy is the
 // one the kernels read, and it is locked.
 static void drop_mapped(const mint_model *m, const void *p, size_t n) {
+    const mint_mapped_file *map = map_of(m, p, n);
+    if (!map || map->anonymous) return; // the only copy: see above
     const uintptr_t a = (uintptr_t)p, e = a + n, page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    for (int i = 0; i < m->file->n_maps; i++) {
-        const uintptr_t ms = (uintptr_t)m->file->maps[i].data, me = ms + m->file->maps[i].size;
-        if (a < ms || e > me) continue;
-        if (m->file->maps[i].anonymous) return; // the only copy: see above
-        const uintptr_t lo = (a + page - 1) / page * page, hi = e / page * page;
-        if (hi <= lo) return;
-        if (m->mlock) (void)munlock((void *)lo, hi - lo);
-        (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
-        return;
-    }
+    const uintptr_t lo = (a + page - 1) / page * page, hi = e / page * page;
+    if (hi <= lo) return;
+    if (m->mlock) (void)munlock((void *)lo, hi - lo);
+    (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
 // Takes matrices until none is left (or the model is closing): pack, publish, drop the map's
@@ -99,9 +117,15 @@ static void pack_matrices(mint_repack *r) {
         const int i = atomic_fetch_add(&r->next, 1);
         if (i >= r->n) return;
         mint_weight *w = r->ws[i];
-        mint_pack_rows_ref((mint_type)w->type, w->n_in, w->data, w->row_bytes, w->n_out, r->dst[i]);
-        // Release: a thread that sees the pointer sees the packed bytes.
-        __atomic_store_n(&w->packed, (const void *)r->dst[i], __ATOMIC_RELEASE);
+        // Release: a thread that sees the pointer sees the bytes.
+        if (r->move[i]) {
+            memcpy(r->dst[i], w->data, (size_t)w->n_out * w->row_bytes);
+            __atomic_store_n(&w->moved, (const void *)r->dst[i], __ATOMIC_RELEASE);
+        } else {
+            mint_pack_rows_ref((mint_type)w->type, w->n_in, w->data, w->row_bytes, w->n_out,
+                               r->dst[i]);
+            __atomic_store_n(&w->packed, (const void *)r->dst[i], __ATOMIC_RELEASE);
+        }
         drop_mapped(r->m, w->data, (size_t)w->n_out * w->row_bytes);
         atomic_fetch_add(&r->done, 1);
     }
@@ -126,6 +150,7 @@ static void repack_free(mint_model *m) {
     if (!r) return;
     free(r->ws);
     free(r->dst);
+    free(r->move);
     pthread_mutex_destroy(&r->mu);
     free(r);
     m->repack = NULL;
@@ -140,9 +165,10 @@ mint_status mint_model_repack(mint_model *m, const mint_model_params *params, mi
     if (r) {
         r->ws = malloc(cap * sizeof *r->ws);
         r->dst = malloc(cap * sizeof *r->dst);
+        r->move = malloc(cap * sizeof *r->move);
     }
-    if (!r || !all || !r->ws || !r->dst) {
-        if (r) free(r->ws), free(r->dst);
+    if (!r || !all || !r->ws || !r->dst || !r->move) {
+        if (r) free(r->ws), free(r->dst), free(r->move);
         free(r);
         free(all);
         return mint_fail(err, MINT_E_NOMEM, "out of memory");
@@ -151,10 +177,19 @@ mint_status mint_model_repack(mint_model *m, const mint_model_params *params, mi
     size_t total = 0;
     for (int i = 0; i < n; i++) {
         mint_weight *w = all[i];
-        if (!k->t[w->type].gemm_packed || !mint_pack_layout_of((mint_type)w->type)) continue;
-        w->pack_stride = mint_pack_group_bytes((mint_type)w->type, w->n_in);
+        if (!w->data) continue;
+        if (k->t[w->type].gemm_packed && mint_pack_layout_of((mint_type)w->type)) {
+            w->pack_stride = mint_pack_group_bytes((mint_type)w->type, w->n_in);
+            r->move[r->n] = false;
+            total += mint_pack_bytes((mint_type)w->type, w->n_in, w->n_out);
+        } else {
+            const size_t nb = (size_t)w->n_out * w->row_bytes;
+            const mint_mapped_file *map = map_of(m, w->data, nb);
+            if (!map || map->anonymous) continue; // already the model's own memory
+            r->move[r->n] = true;
+            total += (nb + 63) / 64 * 64; // every copy 64-byte aligned
+        }
         r->ws[r->n++] = w;
-        total += mint_pack_bytes((mint_type)w->type, w->n_in, w->n_out);
     }
     free(all);
     // One buffer for every packed matrix, 2 MiB aligned so that it can be backed by huge pages.
@@ -166,6 +201,7 @@ mint_status mint_model_repack(mint_model *m, const mint_model_params *params, mi
         for (int i = 0; i < r->n; i++) r->ws[i]->pack_stride = 0;
         free(r->ws);
         free(r->dst);
+        free(r->move);
         free(r);
         return MINT_OK;
     }
@@ -176,8 +212,10 @@ mint_status mint_model_repack(mint_model *m, const mint_model_params *params, mi
     mint_model_lock(m, buf, bytes);
     size_t off = 0;
     for (int i = 0; i < r->n; i++) {
+        const mint_weight *w = r->ws[i];
         r->dst[i] = buf + off;
-        off += mint_pack_bytes((mint_type)r->ws[i]->type, r->ws[i]->n_in, r->ws[i]->n_out);
+        off += r->move[i] ? ((size_t)w->n_out * w->row_bytes + 63) / 64 * 64
+                          : mint_pack_bytes((mint_type)w->type, w->n_in, w->n_out);
     }
     m->packed_map = map;
     m->packed_map_bytes = bytes + HUGE;
