@@ -147,8 +147,16 @@ X512_ALWAYS_INLINE void x512_prefetch_slice(const uint8_t *next, size_t group_by
 // `len` bytes at p are consumed. A packed matrix is one forward stream, but a block's vectors are
 // not read in address order (Q6_K's levels revisit its low-bit vectors), which the hardware
 // prefetchers follow badly: Q6_K from DRAM went from about 5 to 10 GB/s on one busy core, Q4_K
-// from 11 to 15 (medians over interleaved runs); 4 and 8 KiB ahead did no better.
-#define X512_PF_AHEAD 2048
+// from 11 to 15 (medians over interleaved runs); 4 and 8 KiB ahead did no better for one token.
+// A pass of several tokens (a speculative check, a step of many sequences) spends longer on each
+// block, so the stream needs more in flight: 8 KiB ahead, against 2 and 16, three interleaved
+// rounds of `mint-bench -t 1,2 -p 1,5 -n 0 -d 128 -r 5` on TinyLlama-shaped files, median ms of
+// a 5-token pass: Q4_0 t=1 42.6 / 33.7 / 34.2, t=2 25.0 / 23.4 / 22.2; Q4_K_M t=2 29.8 / 23.8 /
+// 26.3; one token no slower (Q4_0 t=2 15.3 / 14.9 / 15.1, Q4_K_M 13.1 / 11.4 / 13.2). Defined
+// from outside (-DX512_PF_AHEAD=N) to measure other distances.
+#ifndef X512_PF_AHEAD
+#define X512_PF_AHEAD 8192
+#endif
 X512_ALWAYS_INLINE void x512_prefetch_ahead(const void *p, size_t len) {
     const char *q = (const char *)p + X512_PF_AHEAD;
     for (size_t o = 0; o < len; o += 64) _mm_prefetch(q + o, _MM_HINT_T0);
