@@ -24,9 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-// Longest penalty window accepted (tokens); far beyond any context mint runs, and it bounds the
-// history allocation a caller's typo could ask for.
-#define SAMPLER_MAX_LAST_N (1 << 20)
+// The longest penalty window accepted, MINT_SAMPLER_LAST_N_MAX (mint.h): far beyond any context
+// mint runs, and it bounds the history allocation a caller's typo could ask for.
 
 // Candidates top-p sorts before it knows whether it needs them all (see step_top_p).
 #define TOP_P_FIRST_SORT 256
@@ -298,28 +297,22 @@ static mint_status validate_params(const mint_sampler_params *p, int32_t n_vocab
     if (!(p->repeat_penalty > 0.0f) || isinf(p->repeat_penalty))
         return mint_fail(err, MINT_E_ARG, "sampler: repeat_penalty %g must be finite and > 0",
                          (double)p->repeat_penalty);
-    if (p->repeat_last_n < 0 || p->repeat_last_n > SAMPLER_MAX_LAST_N)
+    if (p->repeat_last_n < 0 || p->repeat_last_n > MINT_SAMPLER_LAST_N_MAX)
         return mint_fail(err, MINT_E_ARG, "sampler: repeat_last_n %d outside [0, %d]",
-                         (int)p->repeat_last_n, SAMPLER_MAX_LAST_N);
+                         (int)p->repeat_last_n, MINT_SAMPLER_LAST_N_MAX);
     if (n_vocab < 1)
         return mint_fail(err, MINT_E_ARG, "sampler: n_vocab %d must be >= 1", (int)n_vocab);
     return MINT_OK;
 }
 
-// The limits of the user-facing ranges (mint-run's option table uses the same numbers).
-#define USER_MAX_TEMP    1e6f
-#define USER_MAX_TOP_K   (1 << 30)
-#define USER_MIN_PENALTY 1e-3f
-#define USER_MAX_PENALTY 1e3f
-
 mint_status mint_sampler_params_check(const mint_sampler_params *p, mint_err *err) {
     if (!p) return mint_fail(err, MINT_E_ARG, "sampler: params is NULL");
     // Written so that NaN fails every test.
-    if (!(p->temp >= 0.0f && p->temp <= USER_MAX_TEMP))
+    if (!(p->temp >= 0.0f && p->temp <= MINT_SAMPLER_TEMP_MAX))
         return mint_fail(err, MINT_E_ARG,
                          "sampler: temp %g is outside [0, 1000000] (0 is greedy argmax)",
                          (double)p->temp);
-    if (p->top_k < 0 || p->top_k > USER_MAX_TOP_K)
+    if (p->top_k < 0 || p->top_k > MINT_SAMPLER_TOP_K_MAX)
         return mint_fail(err, MINT_E_ARG,
                          "sampler: top_k %d is outside [0, 1073741824] (0 keeps all tokens)",
                          (int)p->top_k);
@@ -329,13 +322,14 @@ mint_status mint_sampler_params_check(const mint_sampler_params *p, mint_err *er
     if (!(p->min_p >= 0.0f && p->min_p <= 1.0f))
         return mint_fail(err, MINT_E_ARG, "sampler: min_p %g is outside [0, 1] (0 is off)",
                          (double)p->min_p);
-    if (!(p->repeat_penalty >= USER_MIN_PENALTY && p->repeat_penalty <= USER_MAX_PENALTY))
+    if (!(p->repeat_penalty >= MINT_SAMPLER_PENALTY_MIN &&
+          p->repeat_penalty <= MINT_SAMPLER_PENALTY_MAX))
         return mint_fail(err, MINT_E_ARG,
                          "sampler: repeat_penalty %g is outside [0.001, 1000] (1 is off)",
                          (double)p->repeat_penalty);
-    if (p->repeat_last_n < 0 || p->repeat_last_n > SAMPLER_MAX_LAST_N)
+    if (p->repeat_last_n < 0 || p->repeat_last_n > MINT_SAMPLER_LAST_N_MAX)
         return mint_fail(err, MINT_E_ARG, "sampler: repeat_last_n %d is outside [0, %d]",
-                         (int)p->repeat_last_n, SAMPLER_MAX_LAST_N);
+                         (int)p->repeat_last_n, MINT_SAMPLER_LAST_N_MAX);
     return MINT_OK;
 }
 
