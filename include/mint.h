@@ -475,11 +475,12 @@ typedef struct mint_sampler_params {
 MINT_API mint_sampler_params mint_sampler_default_params(void);
 
 // The bounds of the values a user may ask for (mint_sampler_params_check); the programs' option
-// tables read them from here.
-#define MINT_SAMPLER_TEMP_MAX    1e6f      // temp in [0, MAX]
+// tables read them from here. Doubles, not floats: a flag's "0.001" parses to the double 0.001,
+// which is below the float 1e-3f widened (0.0010000000475), and must still be accepted.
+#define MINT_SAMPLER_TEMP_MAX    1e6       // temp in [0, MAX]
 #define MINT_SAMPLER_TOP_K_MAX   (1 << 30) // top_k in [0, MAX]
-#define MINT_SAMPLER_PENALTY_MIN 1e-3f     // repeat_penalty in [MIN, MAX]
-#define MINT_SAMPLER_PENALTY_MAX 1e3f
+#define MINT_SAMPLER_PENALTY_MIN 1e-3      // repeat_penalty in [MIN, MAX]
+#define MINT_SAMPLER_PENALTY_MAX 1e3
 #define MINT_SAMPLER_LAST_N_MAX  (1 << 20) // repeat_last_n in [0, MAX]
 
 // Whether p holds values a user may ask for, the ranges mint-run accepts (mint-serve's are within

@@ -310,12 +310,12 @@ mint_status mint_sampler_params_check(const mint_sampler_params *p, mint_err *er
     // Written so that NaN fails every test.
     if (!(p->temp >= 0.0f && p->temp <= MINT_SAMPLER_TEMP_MAX))
         return mint_fail(err, MINT_E_ARG,
-                         "sampler: temp %g is outside [0, 1000000] (0 is greedy argmax)",
-                         (double)p->temp);
+                         "sampler: temp %g is outside [0, %.0f] (0 is greedy argmax)",
+                         (double)p->temp, (double)MINT_SAMPLER_TEMP_MAX);
     if (p->top_k < 0 || p->top_k > MINT_SAMPLER_TOP_K_MAX)
         return mint_fail(err, MINT_E_ARG,
-                         "sampler: top_k %d is outside [0, 1073741824] (0 keeps all tokens)",
-                         (int)p->top_k);
+                         "sampler: top_k %d is outside [0, %d] (0 keeps all tokens)", (int)p->top_k,
+                         MINT_SAMPLER_TOP_K_MAX);
     if (!(p->top_p > 0.0f && p->top_p <= 1.0f))
         return mint_fail(err, MINT_E_ARG, "sampler: top_p %g is outside (0, 1] (1 is off)",
                          (double)p->top_p);
@@ -325,8 +325,9 @@ mint_status mint_sampler_params_check(const mint_sampler_params *p, mint_err *er
     if (!(p->repeat_penalty >= MINT_SAMPLER_PENALTY_MIN &&
           p->repeat_penalty <= MINT_SAMPLER_PENALTY_MAX))
         return mint_fail(err, MINT_E_ARG,
-                         "sampler: repeat_penalty %g is outside [0.001, 1000] (1 is off)",
-                         (double)p->repeat_penalty);
+                         "sampler: repeat_penalty %g is outside [%g, %g] (1 is off)",
+                         (double)p->repeat_penalty, (double)MINT_SAMPLER_PENALTY_MIN,
+                         (double)MINT_SAMPLER_PENALTY_MAX);
     if (p->repeat_last_n < 0 || p->repeat_last_n > MINT_SAMPLER_LAST_N_MAX)
         return mint_fail(err, MINT_E_ARG, "sampler: repeat_last_n %d is outside [0, %d]",
                          (int)p->repeat_last_n, MINT_SAMPLER_LAST_N_MAX);
