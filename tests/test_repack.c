@@ -51,16 +51,17 @@ static void check_type(const char *ftype) {
     // Packed exactly when the start-up level reads a matrix type packed; moved (copied in the
     // file's layout to anonymous memory) otherwise, since the file is mapped. Never both.
     const mint_kernels *k = mint_kernels_get();
-    const mint_layer *L = &packed->layers[0];
+    const mint_layer *L = &packed->layers[0], *P = &plain->layers[0];
     const mint_weight *ws[] = {&L->wq, &L->wk, &L->wv, &L->wo, &L->w_gate, &L->w_up, &L->w_down};
+    const mint_weight *ps[] = {&P->wq, &P->wk, &P->wv, &P->wo, &P->w_gate, &P->w_up, &P->w_down};
     for (size_t i = 0; i < sizeof ws / sizeof *ws; i++) {
         const mint_weight *w = ws[i];
         const bool expect = k->t[w->type].gemm_packed && mint_pack_layout_of((mint_type)w->type);
         cr_assert_eq(w->packed != NULL, expect, "%s: %s packed %d", ftype, w->name, !!w->packed);
         cr_assert_eq(w->moved != NULL, !expect, "%s: %s moved %d", ftype, w->name, !!w->moved);
         if (w->moved) cr_assert_eq(memcmp(w->moved, w->data, w->n_out * w->row_bytes), 0);
-        cr_assert_null(plain->layers[0].wq.packed);
-        cr_assert_null(plain->layers[0].wq.moved);
+        cr_assert_null(ps[i]->packed, "%s: %s packed without repacking", ftype, w->name);
+        cr_assert_null(ps[i]->moved, "%s: %s moved without repacking", ftype, w->name);
     }
     cr_assert_gt(packed->packed_bytes, 0);
     // A copy of the matrices, not more (whole 16-row groups, 64-byte padded).

@@ -23,10 +23,11 @@
 // byte for byte, into the same buffer (`moved`). What that buys is the memory, not a layout: the
 // file's map is made of 4 KiB pages of the page cache, and streaming a matrix through them
 // crosses a page, and a TLB entry, every 4 KiB, where a hardware prefetcher also stops; the
-// anonymous buffer is backed by 2 MiB pages. F16 TinyLlama, one thread, read from the map: 4.0
-// tokens/s, read from anonymous memory (no_mmap): 6.8-7.9 (two interleaved pairs, mint-bench
-// -p 0 -n 32, while a compiler ran beside). The copy serves only on a map the file is mapped
-// from: a file read into memory (no_mmap) is already anonymous memory on huge pages.
+// anonymous buffer is backed by 2 MiB pages. On F16 TinyLlama it takes away the map's slow
+// rounds (docs/speed.md, "F16 and the file map": 5 rounds, one thread, median 12.2 tokens/s
+// from the map with one round at 6.1, 12.3 moved with none below 11). The copy serves only on a
+// map the file is mapped from: a file read into memory (no_mmap) is already anonymous memory on
+// huge pages.
 //
 // Memory: no more than the file's size. The packed matrices share one anonymous buffer (huge
 // pages where the kernel gives them) and each matrix's pages of the read-only map are dropped
@@ -131,6 +132,13 @@ static void pack_matrices(mint_repack *r) {
     }
 }
 
+// Bytes a matrix takes in the buffer: its packed groups, or its moved rows rounded up to 64 so
+// that every copy starts 64-byte aligned.
+static size_t slot_bytes(const mint_weight *w, bool move) {
+    return move ? ((size_t)w->n_out * w->row_bytes + 63) / 64 * 64
+                : mint_pack_bytes((mint_type)w->type, w->n_in, w->n_out);
+}
+
 static void *packer_main(void *arg) {
     // Low priority: evaluations come first; on an idle core this runs at full speed. (Linux
     // gives each thread its own nice value.)
@@ -181,14 +189,12 @@ mint_status mint_model_repack(mint_model *m, const mint_model_params *params, mi
         if (k->t[w->type].gemm_packed && mint_pack_layout_of((mint_type)w->type)) {
             w->pack_stride = mint_pack_group_bytes((mint_type)w->type, w->n_in);
             r->move[r->n] = false;
-            total += mint_pack_bytes((mint_type)w->type, w->n_in, w->n_out);
         } else {
-            const size_t nb = (size_t)w->n_out * w->row_bytes;
-            const mint_mapped_file *map = map_of(m, w->data, nb);
+            const mint_mapped_file *map = map_of(m, w->data, (size_t)w->n_out * w->row_bytes);
             if (!map || map->anonymous) continue; // already the model's own memory
             r->move[r->n] = true;
-            total += (nb + 63) / 64 * 64; // every copy 64-byte aligned
         }
+        total += slot_bytes(w, r->move[r->n]);
         r->ws[r->n++] = w;
     }
     free(all);
@@ -212,10 +218,8 @@ mint_status mint_model_repack(mint_model *m, const mint_model_params *params, mi
     mint_model_lock(m, buf, bytes);
     size_t off = 0;
     for (int i = 0; i < r->n; i++) {
-        const mint_weight *w = r->ws[i];
         r->dst[i] = buf + off;
-        off += r->move[i] ? ((size_t)w->n_out * w->row_bytes + 63) / 64 * 64
-                          : mint_pack_bytes((mint_type)w->type, w->n_in, w->n_out);
+        off += slot_bytes(r->ws[i], r->move[i]);
     }
     m->packed_map = map;
     m->packed_map_bytes = bytes + HUGE;
