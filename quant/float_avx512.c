@@ -5,9 +5,11 @@
 // one fused multiply-add per 16 elements in order (the last, partial group with masked-off lanes
 // reading as zero), then x512_hsum adds the lanes. vec_dot, the one-token path and the tiles all
 // run exactly this per element, so they agree bit for bit. The tiles reuse each loaded (and
-// widened) weight vector for 6 activation rows and each activation vector for 4 weight rows.
+// widened) weight vector for 6 activation rows and each activation vector for 4 weight rows;
+// one token over packed rows (quant/pack.h) runs 16 rows' chains side by side.
 #include "quant/simd_avx512.h"
 #include "quant/fp16.h"
+#include "quant/pack.h"
 
 // ---------------------------------------------------------------------------------------------
 // Loads: 16 elements of each float type as f32 (exact); lanes >= m read as 0 and touch nothing.
@@ -39,23 +41,36 @@ typedef __m512 (*load_fn)(const void *p, int64_t i, __mmask16 m);
 // tiles need no other code.
 enum { TILE_R = 4, TILE_C = 6 };
 
-// acc[r][c] += w row r . a row c over elements i..i+15 (lanes outside m read as 0).
-X512_ALWAYS_INLINE void tile_step(load_fn load, int R, int C, const char *const *wr,
+// acc[r][c] += w row r . a row c over elements i..i+15 (lanes outside m read as 0). Weight row
+// r's chunk of elements i..i+15 starts at wr[r] + i / 16 * wstep: wstep is 16 elements in the
+// file's layout, 16 rows of 16 elements in a packed group (quant/pack.h).
+X512_ALWAYS_INLINE void tile_step(load_fn load, size_t wstep, int R, int C, const char *const *wr,
                                   const char *const *ac, int64_t i, __mmask16 m,
                                   __m512 acc[TILE_R][TILE_C]) {
     // One activation vector at a time: 24 accumulators, 4 weight vectors and 1 activation
     // vector fit the 32 registers (all six activations at once made gcc spill accumulators).
     __m512 wv[TILE_R];
-    X512_UNROLL for (int r = 0; r < R; r++) wv[r] = load(wr[r], i, m);
+    X512_UNROLL for (int r = 0; r < R; r++) wv[r] = load(wr[r] + (size_t)(i / 16) * wstep, 0, m);
     X512_UNROLL for (int c = 0; c < C; c++) {
         const __m512 av = load(ac[c], i, m);
         X512_UNROLL for (int r = 0; r < R; r++) acc[r][c] = _mm512_fmadd_ps(wv[r], av, acc[r][c]);
     }
 }
 
-X512_ALWAYS_INLINE void tile(load_fn load, int R, int C, int64_t n, const char *w, size_t w_stride,
-                             int nr, const char *a, size_t a_stride, int nc, float *y,
-                             size_t y_stride) {
+// y[0..left) (at most 4) = the horizontal sums of quad[0..left), x512_hsum4 adding exactly as
+// x512_hsum does.
+X512_ALWAYS_INLINE void store_sums4(const __m512 quad[4], float *y, int left) {
+    if (left <= 0) return;
+    const __m512 s = _mm512_permutexvar_ps(
+        _mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), x512_hsum4(quad));
+    _mm_mask_storeu_ps(y, (__mmask8)(left >= 4 ? 0xF : (1u << left) - 1),
+                       _mm512_castps512_ps128(s));
+}
+
+// Row r of the tile starts at w + r * w_stride (its first chunk), its chunks wstep apart.
+X512_ALWAYS_INLINE void tile(load_fn load, size_t wstep, int R, int C, int64_t n, const char *w,
+                             size_t w_stride, int nr, const char *a, size_t a_stride, int nc,
+                             float *y, size_t y_stride) {
     const char *wr[TILE_R], *ac[TILE_C];
     X512_UNROLL for (int r = 0; r < R; r++) wr[r] = w + (size_t)(r < nr ? r : nr - 1) * w_stride;
     X512_UNROLL for (int c = 0; c < C; c++) ac[c] = a + (size_t)(c < nc ? c : nc - 1) * a_stride;
@@ -66,21 +81,13 @@ X512_ALWAYS_INLINE void tile(load_fn load, int R, int C, int64_t n, const char *
     // Whole vectors with plain loads, then the tail (if any) with masked ones: the same sequence
     // of fused multiply-adds as dot_float.
     int64_t i = 0;
-    for (; i + 16 <= n; i += 16) tile_step(load, R, C, wr, ac, i, 0xFFFF, acc);
-    if (i < n) tile_step(load, R, C, wr, ac, i, x512_mask16((int)(n - i)), acc);
-    // Horizontal sums four rows at a time (x512_hsum4 adds exactly as x512_hsum does).
+    for (; i + 16 <= n; i += 16) tile_step(load, wstep, R, C, wr, ac, i, 0xFFFF, acc);
+    if (i < n) tile_step(load, wstep, R, C, wr, ac, i, x512_mask16((int)(n - i)), acc);
     X512_UNROLL for (int c = 0; c < C; c++) {
         if (c >= nc) continue;
         X512_UNROLL for (int r = 0; r < R; r += 4) {
             const __m512 quad[4] = {acc[r][c], acc[r + 1][c], acc[r + 2][c], acc[r + 3][c]};
-            const __m512 s = _mm512_permutexvar_ps(
-                _mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
-                x512_hsum4(quad));
-            const int left = nr - r;
-            if (left > 0)
-                _mm_mask_storeu_ps(y + (size_t)c * y_stride + r,
-                                   (__mmask8)(left >= 4 ? 0xF : (1u << left) - 1),
-                                   _mm512_castps512_ps128(s));
+            store_sums4(quad, y + (size_t)c * y_stride + r, nr - r);
         }
     }
 }
@@ -96,16 +103,17 @@ X512_ALWAYS_INLINE float dot_float(load_fn load, int64_t n, const void *w, const
     return x512_hsum(acc);
 }
 
-// The whole gemm contract for one float type: one token takes the rows one after another (one
-// sequential weight stream), a batch 4 x 6 tiles (24 accumulators). Generation is bound by how
-// fast the weights arrive: a TinyLlama F16 row is 4 KB, one page, and rows read side by side are
-// as many streams that each end at a page boundary, where the hardware prefetcher stops. One row
-// at a time is one stream across the pages. Measured here (TinyLlama F16, tg32, one thread):
-// one row 9.8-10.1 tokens/s; two rows side by side 5.0; four with the next four prefetched 5.9;
-// eight side by side was slower still (16 against 21-25 GB/s).
-X512_ALWAYS_INLINE void gemm_float(load_fn load, int64_t n, const void *vw, size_t w_stride, int nr,
-                                   const void *va, size_t a_stride, int nc, float *y,
-                                   size_t y_stride) {
+// The whole gemm contract for one float type over the file's layout (a level's `gemm`; the
+// packed form below is what AVX-512 generation reads): one token takes the rows one after
+// another (one sequential weight stream), a batch 4 x 6 tiles (24 accumulators). In this layout
+// rows read side by side are as many short streams (a TinyLlama F16 row is 4 KB) that the
+// hardware prefetcher restarts on every row: two rows side by side, with one chain each, ran at
+// 7.2-7.3 tokens/s against one row's 12.3-13.0 (TinyLlama F16, tg64, one thread, three rounds).
+// One row at a time is bound instead by its one chain, a fused multiply-add's latency per 16
+// elements; the packed layout removes both limits.
+X512_ALWAYS_INLINE void gemm_float(load_fn load, size_t es, int64_t n, const void *vw,
+                                   size_t w_stride, int nr, const void *va, size_t a_stride, int nc,
+                                   float *y, size_t y_stride) {
     const char *w = vw, *a = va;
     if (nc == 1) {
         for (int r = 0; r < nr; r++) y[r] = dot_float(load, n, w + (size_t)r * w_stride, a);
@@ -113,9 +121,57 @@ X512_ALWAYS_INLINE void gemm_float(load_fn load, int64_t n, const void *vw, size
     }
     for (int c = 0; c < nc; c += TILE_C)
         for (int r = 0; r < nr; r += TILE_R)
-            tile(load, TILE_R, TILE_C, n, w + (size_t)r * w_stride, w_stride, nr - r,
+            tile(load, 16 * es, TILE_R, TILE_C, n, w + (size_t)r * w_stride, w_stride, nr - r,
                  a + (size_t)c * a_stride, a_stride, nc - c, y + (size_t)c * y_stride + r,
                  y_stride);
+}
+
+// Packed float streams ask for the bytes 16 KiB ahead into L2 as they consume a chunk of 16
+// rows (512 bytes of F16). F16 generation on TinyLlama's shape, `mint-bench -p 0 -n 64 -r 2`,
+// builds interleaved round by round, median tokens/s (range) at t=1 and t=2: no prefetch (6
+// rounds) 10.95 (10.70-13.56) and 23.4 (22.1-24.3); 8 KiB into L1 (9) 13.6 (12.5-14.1) and 25.3
+// (19.0-26.0); 16 KiB into L2 (6) 14.3 (11.5-14.6) and 25.1 (19.4-27.7); 32 KiB into L2 (3) 11.4
+// (10.8-14.5) and 24.1 (16.5-28.1). The machine varied 20-30% between rounds.
+enum { FLOAT_PF_AHEAD = 16384 };
+
+// One token over one packed group of 16 rows (quant/pack.h): 16 accumulator chains side by side,
+// each row's the chain dot_float runs, fed from one stream through the group. Rows past `rows`
+// are the group's zero padding, computed and not stored.
+X512_ALWAYS_INLINE void group_one_token(load_fn load, size_t es, int64_t n, const char *g,
+                                        const char *a, float *y, int rows) {
+    __m512 acc[MINT_PACK_ROWS];
+    X512_UNROLL for (int r = 0; r < MINT_PACK_ROWS; r++) acc[r] = _mm512_setzero_ps();
+    for (int64_t k = 0; k < n / 16; k++) {
+        const __m512 av = load(a, 16 * k, 0xFFFF);
+        const char *p = g + mint_pack_chunk_at(es, k, 0);
+        for (size_t o = 0; o < mint_pack_chunk_at(es, 1, 0); o += 64)
+            _mm_prefetch(p + FLOAT_PF_AHEAD + o, _MM_HINT_T1);
+        X512_UNROLL for (int r = 0; r < MINT_PACK_ROWS; r++) acc[r] =
+            _mm512_fmadd_ps(load(p + (size_t)r * 16 * es, 0, 0xFFFF), av, acc[r]);
+    }
+    X512_UNROLL for (int r = 0; r < MINT_PACK_ROWS; r += 4) store_sums4(acc + r, y + r, rows - r);
+}
+
+// gemm_float over packed groups (w: the first group, g_stride: bytes per group, n a multiple of
+// 16): one token a group at a time, a batch in the same 4 x 6 tiles as the file's layout, four
+// rows of a group read with their chunks 16 rows apart.
+X512_ALWAYS_INLINE void gemm_float_packed(load_fn load, size_t es, int64_t n, const void *vw,
+                                          size_t g_stride, int nr, const void *va, size_t a_stride,
+                                          int nc, float *y, size_t y_stride) {
+    const char *w = vw, *a = va;
+    if (nc == 1) {
+        for (int r = 0; r < nr; r += MINT_PACK_ROWS)
+            group_one_token(load, es, n, w + (size_t)(r / MINT_PACK_ROWS) * g_stride, a, y + r,
+                            nr - r);
+        return;
+    }
+    for (int c = 0; c < nc; c += TILE_C)
+        for (int r = 0; r < nr; r += TILE_R)
+            tile(load, mint_pack_chunk_at(es, 1, 0), TILE_R, TILE_C, n,
+                 w + (size_t)(r / MINT_PACK_ROWS) * g_stride +
+                     mint_pack_chunk_at(es, 0, r % MINT_PACK_ROWS),
+                 16 * es, nr - r, a + (size_t)c * a_stride, a_stride, nc - c,
+                 y + (size_t)c * y_stride + r, y_stride);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -143,21 +199,43 @@ void vec_dot_bf16_bf16_avx512(int64_t n, float *restrict s, const void *restrict
 void gemm_f32_f32_avx512(int64_t n, const void *restrict w, size_t w_stride, int nr,
                          const void *restrict a, size_t a_stride, int nc, float *restrict y,
                          size_t y_stride) {
-    gemm_float(load_f32, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);
+    gemm_float(load_f32, 4, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);
 }
 
 // As gemm_f32_f32_avx512 over f16 rows.
 void gemm_f16_f16_avx512(int64_t n, const void *restrict w, size_t w_stride, int nr,
                          const void *restrict a, size_t a_stride, int nc, float *restrict y,
                          size_t y_stride) {
-    gemm_float(load_f16, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);
+    gemm_float(load_f16, 2, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);
 }
 
 // As gemm_f32_f32_avx512 over bf16 rows.
 void gemm_bf16_bf16_avx512(int64_t n, const void *restrict w, size_t w_stride, int nr,
                            const void *restrict a, size_t a_stride, int nc, float *restrict y,
                            size_t y_stride) {
-    gemm_float(load_bf16, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);
+    gemm_float(load_bf16, 2, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);
+}
+
+// gemm_f32_f32_avx512 over rows packed by quant/pack.h (w: the first group, w_stride: bytes per
+// group), bit for bit.
+void gemm_packed_f32_f32_avx512(int64_t n, const void *restrict w, size_t w_stride, int nr,
+                                const void *restrict a, size_t a_stride, int nc, float *restrict y,
+                                size_t y_stride) {
+    gemm_float_packed(load_f32, 4, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);
+}
+
+// gemm_f16_f16_avx512 over packed rows, bit for bit.
+void gemm_packed_f16_f16_avx512(int64_t n, const void *restrict w, size_t w_stride, int nr,
+                                const void *restrict a, size_t a_stride, int nc, float *restrict y,
+                                size_t y_stride) {
+    gemm_float_packed(load_f16, 2, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);
+}
+
+// gemm_bf16_bf16_avx512 over packed rows, bit for bit.
+void gemm_packed_bf16_bf16_avx512(int64_t n, const void *restrict w, size_t w_stride, int nr,
+                                  const void *restrict a, size_t a_stride, int nc,
+                                  float *restrict y, size_t y_stride) {
+    gemm_float_packed(load_bf16, 2, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);
 }
 
 // y = f16(x), RNE (vcvtps2ph, imm 0), then NaN lanes rewritten as sign | 0x7E00 because the

@@ -14,13 +14,17 @@ const mint_kernels mint_kernels_avx512 = {
     .name = "avx512",
     .t =
         {
-            [MINT_TYPE_F32] = {.vec_dot = vec_dot_f32_f32_avx512, .gemm = gemm_f32_f32_avx512},
+            [MINT_TYPE_F32] = {.vec_dot = vec_dot_f32_f32_avx512,
+                               .gemm = gemm_f32_f32_avx512,
+                               .gemm_packed = gemm_packed_f32_f32_avx512},
             [MINT_TYPE_F16] = {.vec_dot = vec_dot_f16_f16_avx512,
                                .gemm = gemm_f16_f16_avx512,
+                               .gemm_packed = gemm_packed_f16_f16_avx512,
                                .from_float = quantize_row_f16_avx512,
                                .to_float = dequantize_row_f16_avx512},
             [MINT_TYPE_BF16] = {.vec_dot = vec_dot_bf16_bf16_avx512,
                                 .gemm = gemm_bf16_bf16_avx512,
+                                .gemm_packed = gemm_packed_bf16_bf16_avx512,
                                 .from_float = quantize_row_bf16_avx512,
                                 .to_float = dequantize_row_bf16_avx512},
             [MINT_TYPE_Q4_0] = {.vec_dot = vec_dot_q4_0_q8_0_avx512,

@@ -13,6 +13,13 @@
 // both (a last, unpaired block: its body, its rest, 32 zero bytes), then zero padding to a
 // multiple of 64 bytes. Every vector is 64-byte aligned when the packed buffer is, and a group
 // is read front to back as one stream.
+//
+// The float types (F32, F16, BF16) keep their elements whole: a group interleaves its 16 rows a
+// chunk of 16 elements at a time, chunk k of row r at byte (16 k + r) * 16 * element size (the
+// chunk k of each of the 16 rows, then chunk k + 1). Their kernels keep one accumulator chain
+// per row in the file's order, so the packing changes which rows are read side by side (16
+// chains from one stream instead of one chain at a time), never a sum. Rows whose length is not
+// a multiple of 16 are not packed.
 #ifndef MINT_QUANT_PACK_H
 #define MINT_QUANT_PACK_H
 
@@ -46,7 +53,17 @@ static inline size_t mint_pack_rest_at(int nd, int64_t nb, int64_t b) {
     return pair + 2 * (size_t)nd * 64 + (size_t)(b % 2) * 32;
 }
 
-// Bytes of one group of 16 packed rows of n elements (a multiple of 64).
+// The element size of a float type whose rows of n elements pack (quant/pack.h's second
+// layout), 0 for every other type or length.
+size_t mint_pack_float_size(mint_type t, int64_t n);
+
+// Byte offset in a group of a float type of chunk k (elements 16 k .. 16 k + 15) of row r.
+static inline size_t mint_pack_chunk_at(size_t esize, int64_t k, int r) {
+    return ((size_t)k * MINT_PACK_ROWS + (size_t)r) * 16 * esize;
+}
+
+// Bytes of one group of 16 packed rows of n elements (a multiple of 64), 0 when rows of this
+// type and length are not packed.
 size_t mint_pack_group_bytes(mint_type t, int64_t n);
 
 // Bytes of nr packed rows: whole groups.

@@ -23,7 +23,22 @@ const mint_pack_layout *mint_pack_layout_of(mint_type t) {
     return &layouts[t];
 }
 
+size_t mint_pack_float_size(mint_type t, int64_t n) {
+    if (n <= 0 || n % 16) return 0;
+    switch (t) {
+    case MINT_TYPE_F32:
+        return 4;
+    case MINT_TYPE_F16:
+    case MINT_TYPE_BF16:
+        return 2;
+    default:
+        return 0;
+    }
+}
+
 size_t mint_pack_group_bytes(mint_type t, int64_t n) {
+    const size_t es = mint_pack_float_size(t, n);
+    if (es) return MINT_PACK_ROWS * (size_t)n * es; // 16 chunks of 16 elements: a multiple of 64
     const mint_pack_layout *L = mint_pack_layout_of(t);
     if (!L) return 0;
     const mint_type_traits *tt = mint_type_get(t);
@@ -38,11 +53,23 @@ size_t mint_pack_bytes(mint_type t, int64_t n, int64_t nr) {
 
 void mint_pack_rows_ref(mint_type t, int64_t n, const void *w, size_t w_stride, int64_t nr,
                         void *dst) {
-    const mint_pack_layout *L = mint_pack_layout_of(t);
-    const size_t nb = (size_t)(n / mint_type_get(t)->blck);
     const size_t gb = mint_pack_group_bytes(t, n);
     uint8_t *out = dst;
     memset(out, 0, mint_pack_bytes(t, n, nr));
+    const size_t es = mint_pack_float_size(t, n);
+    if (es) {
+        for (int64_t g = 0; g * MINT_PACK_ROWS < nr; g++)
+            for (int r = 0; r < MINT_PACK_ROWS && g * MINT_PACK_ROWS + r < nr; r++) {
+                const uint8_t *row =
+                    (const uint8_t *)w + (size_t)(g * MINT_PACK_ROWS + r) * w_stride;
+                for (int64_t k = 0; k < n / 16; k++)
+                    memcpy(out + (size_t)g * gb + mint_pack_chunk_at(es, k, r),
+                           row + (size_t)k * 16 * es, 16 * es);
+            }
+        return;
+    }
+    const mint_pack_layout *L = mint_pack_layout_of(t);
+    const size_t nb = (size_t)(n / mint_type_get(t)->blck);
     for (int64_t g = 0; g * MINT_PACK_ROWS < nr; g++) {
         uint8_t *grp = out + (size_t)g * gb;
         for (int r = 0; r < MINT_PACK_ROWS && g * MINT_PACK_ROWS + r < nr; r++) {

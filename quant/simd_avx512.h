@@ -242,6 +242,9 @@ X512_ALWAYS_INLINE __mmask16 x512_mask16(int n) {
 MINT_DECLARE_DOT(f32_f32, avx512) // quant/float_avx512.c
 MINT_DECLARE_DOT(f16_f16, avx512)
 MINT_DECLARE_DOT(bf16_bf16, avx512)
+MINT_DECLARE_GEMM_PACKED(f32_f32, avx512)
+MINT_DECLARE_GEMM_PACKED(f16_f16, avx512)
+MINT_DECLARE_GEMM_PACKED(bf16_bf16, avx512)
 void quantize_row_f16_avx512(const float *restrict x, void *restrict y, int64_t n);
 void quantize_row_bf16_avx512(const float *restrict x, void *restrict y, int64_t n);
 void dequantize_row_f16_avx512(const void *restrict x, float *restrict y, int64_t n);

@@ -19,6 +19,21 @@ static const mint_type packable[] = {
 };
 #define N_PACKABLE (sizeof packable / sizeof *packable)
 
+// The float types: quant/pack.h's second layout, rows of a multiple of 16 elements.
+static const mint_type floats[] = {MINT_TYPE_F32, MINT_TYPE_F16, MINT_TYPE_BF16};
+#define N_FLOATS (sizeof floats / sizeof *floats)
+
+// Every type with a packed layout: the block types, then the floats.
+static mint_type packed_type(size_t i) {
+    return i < N_PACKABLE ? packable[i] : floats[i - N_PACKABLE];
+}
+#define N_PACKED (N_PACKABLE + N_FLOATS)
+
+// Elements of one unit of a type's layout: its block, or a float chunk of 16.
+static int64_t unit_of(mint_type t) {
+    return mint_pack_float_size(t, 16) ? 16 : mint_type_get(t)->blck;
+}
+
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
 static float frand(void) {
     rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
@@ -111,6 +126,38 @@ Test(pack, is_a_permutation_of_the_rows) {
     cr_assert_null(mint_pack_layout_of(MINT_TYPE_Q8_K));
 }
 
+// The float layout: chunk k of row r at (16 k + r) * 16 * element size in its group, zero rows
+// past the last; rows of a length that is not a multiple of 16, and other types, not packed.
+Test(pack, floats_interleave_chunks_of_16_elements) {
+    for (size_t ti = 0; ti < N_FLOATS; ti++) {
+        const mint_type t = floats[ti];
+        const size_t es = mint_pack_float_size(t, 48);
+        cr_assert_eq(es, (size_t)mint_type_get(t)->size);
+        mats m = make(t, 48, 37, 1);
+        cr_assert_eq(m.gb, 16 * 48 * es);
+        for (int r = 0; r < 48; r++) {
+            const uint8_t *g = m.packed + (size_t)(r / 16) * m.gb;
+            for (int64_t k = 0; k < 3; k++) {
+                const uint8_t *at = g + ((size_t)k * 16 + (size_t)(r % 16)) * 16 * es;
+                cr_assert_eq(at, g + mint_pack_chunk_at(es, k, r % 16));
+                if (r < m.rows) {
+                    cr_assert_eq(
+                        memcmp(at, m.w + (size_t)r * m.w_stride + (size_t)k * 16 * es, 16 * es), 0,
+                        "%s row %d chunk %lld", mint_type_name(t), r, (long long)k);
+                } else {
+                    for (size_t i = 0; i < 16 * es; i++)
+                        cr_assert_eq(at[i], 0, "%s padding row %d", mint_type_name(t), r);
+                }
+            }
+        }
+        release(&m);
+        cr_assert_eq(mint_pack_float_size(t, 40), 0);
+        cr_assert_eq(mint_pack_group_bytes(t, 40), 0);
+    }
+    cr_assert_eq(mint_pack_float_size(MINT_TYPE_Q8_0, 64), 0);
+    cr_assert_eq(mint_pack_group_bytes(MINT_TYPE_Q8_K, 256), 0);
+}
+
 // gemm_packed on packed rows [r0, r0 + nr) (r0 a multiple of 16) against gemm on the file's
 // rows, every element bit for bit, nothing outside the tile written.
 static void check(const mint_kernels *k, mint_type t, const mats *m, int r0, int nr, int nc) {
@@ -140,13 +187,13 @@ Test(pack, gemm_packed_equals_gemm_bit_for_bit, .timeout = MT_HANG(240)) {
     for (int isa = 0; isa < MINT_ISA_COUNT; isa++) {
         const mint_kernels *k = mint_kernels_for((mint_isa)isa);
         if (!k) continue;
-        for (size_t ti = 0; ti < N_PACKABLE; ti++) {
-            const mint_type t = packable[ti];
+        for (size_t ti = 0; ti < N_PACKED; ti++) {
+            const mint_type t = packed_type(ti);
             if (!k->t[t].gemm_packed) continue;
             cr_assert_not_null(k->t[t].gemm, "%s %s: gemm_packed without gemm", k->name,
                                mint_type_name(t));
             levels++;
-            const int64_t blk = mint_type_get(t)->blck;
+            const int64_t blk = unit_of(t);
             // Short rows (one block), the TinyLlama widths, rows with an odd block count.
             const int64_t widths[] = {blk, 2048, 2816, 3 * blk};
             for (size_t wi = 0; wi < sizeof widths / sizeof *widths; wi++) {
@@ -166,7 +213,8 @@ Test(pack, gemm_packed_equals_gemm_bit_for_bit, .timeout = MT_HANG(240)) {
 // Rows longer than a one-token K chunk of the 32-element kernels (the partial sums go through y
 // between chunks).
 Test(pack, gemm_packed_on_rows_of_128k_elements, .timeout = MT_HANG(120)) {
-    const mint_type types[] = {MINT_TYPE_Q4_0, MINT_TYPE_Q8_0, MINT_TYPE_Q4_K, MINT_TYPE_Q6_K};
+    const mint_type types[] = {MINT_TYPE_Q4_0, MINT_TYPE_Q8_0, MINT_TYPE_Q4_K, MINT_TYPE_Q6_K,
+                               MINT_TYPE_F16};
     for (int isa = 0; isa < MINT_ISA_COUNT; isa++) {
         const mint_kernels *k = mint_kernels_for((mint_isa)isa);
         if (!k) continue;
@@ -189,8 +237,8 @@ Test(pack, small_batches_equal_one_token_per_column, .timeout = MT_HANG(240)) {
     for (int isa = 0; isa < MINT_ISA_COUNT; isa++) {
         const mint_kernels *k = mint_kernels_for((mint_isa)isa);
         if (!k) continue;
-        for (size_t ti = 0; ti < N_PACKABLE; ti++) {
-            const mint_type t = packable[ti];
+        for (size_t ti = 0; ti < N_PACKED; ti++) {
+            const mint_type t = packed_type(ti);
             const mint_type_kernels *tk = &k->t[t];
             if (!tk->gemm_packed) continue;
             pairs++;

@@ -5,7 +5,10 @@
 // layout they load 16 rows side by side and transpose them, which for one token (nothing to
 // share the transpose with) costs about as much as the dot products, and reads 16 short
 // streams at once. Packed, each group of 16 rows is one contiguous stream of vectors that are
-// already lanes = rows.
+// already lanes = rows. The float types (F32, F16, BF16) pack 16 rows a chunk of 16 elements at
+// a time: one token then runs 16 rows' accumulator chains side by side from one stream, where
+// the file's layout allows one row's chain at a time (a fused multiply-add's latency per 16
+// elements: about 28 GB/s of F16 at this machine's clock, below what one core can read).
 //
 // What it costs, and why in the background: a copy of the matrices in fresh anonymous memory.
 // The copy itself is quick, but fresh memory is not free: the kernel zeroes every page on first
@@ -18,16 +21,17 @@
 // switches makes no difference to any result. mint_model_repack_wait packs what is left on the
 // caller's thread as well, and returns when all is done (benchmarks call it before timing).
 //
-// Moving, for the rest. A matrix the start-up level has no packed kernel for (F16, BF16 and F32
-// at every level; every type on AVX2 and NEON, which read the file's layout) is copied as it is,
-// byte for byte, into the same buffer (`moved`). What that buys is the memory, not a layout: the
-// file's map is made of 4 KiB pages of the page cache, and streaming a matrix through them
+// Moving, for the rest. A matrix the start-up level has no packed kernel for (every type on
+// AVX2 and NEON, which read the file's layout; a float row not a multiple of 16) is copied as it
+// is, byte for byte, into the same buffer (`moved`). What that buys is the memory, not a layout:
+// the file's map is made of 4 KiB pages of the page cache, and streaming a matrix through them
 // crosses a page, and a TLB entry, every 4 KiB, where a hardware prefetcher also stops; the
 // anonymous buffer is backed by 2 MiB pages. On F16 TinyLlama it takes away the map's slow
 // rounds (docs/speed.md, "F16 and the file map": 5 rounds, one thread, median 12.2 tokens/s
 // from the map with one round at 6.1, 12.3 moved with none below 11). The copy serves only on a
 // map the file is mapped from: a file read into memory (no_mmap) is already anonymous memory on
-// huge pages.
+// huge pages, and its float matrices are not packed either (two copies of the largest matrices
+// there are, for a gain smaller than a block type's).
 //
 // Memory: no more than the file's size. The packed matrices share one anonymous buffer (huge
 // pages where the kernel gives them) and each matrix's pages of the read-only map are dropped
@@ -186,12 +190,19 @@ mint_status mint_model_repack(mint_model *m, const mint_model_params *params, mi
     for (int i = 0; i < n; i++) {
         mint_weight *w = all[i];
         if (!w->data) continue;
-        if (k->t[w->type].gemm_packed && mint_pack_layout_of((mint_type)w->type)) {
-            w->pack_stride = mint_pack_group_bytes((mint_type)w->type, w->n_in);
+        const mint_mapped_file *map = map_of(m, w->data, (size_t)w->n_out * w->row_bytes);
+        const bool own = !map || map->anonymous; // already the model's own memory
+        const size_t gb = mint_pack_group_bytes((mint_type)w->type, w->n_in);
+        // A float matrix in the model's own memory is left as it is: packing it would keep two
+        // copies of the largest matrices there are (a block type's packed copy is about the
+        // same size, its speed-up larger).
+        const bool packs = k->t[w->type].gemm_packed && gb &&
+                           !(own && mint_pack_float_size((mint_type)w->type, w->n_in));
+        if (packs) {
+            w->pack_stride = gb;
             r->move[r->n] = false;
         } else {
-            const mint_mapped_file *map = map_of(m, w->data, (size_t)w->n_out * w->row_bytes);
-            if (!map || map->anonymous) continue; // already the model's own memory
+            if (own) continue;
             r->move[r->n] = true;
         }
         total += slot_bytes(w, r->move[r->n]);
