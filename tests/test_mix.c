@@ -5,6 +5,7 @@
 // quant/tiny256-f32.gguf. Each file is planned again here from its source's tensor list and
 // must match tensor for tensor, in llama-quantize's writing order. Shapes no fixture has
 // (TinyLlama-1.1B's) are checked against the rules as stated in each test.
+#include "helpers/gguf_fixtures.h"
 #include "helpers/helpers.h"
 #include "runtime/drivers/mix.h"
 #include "quant/types.h"
@@ -174,6 +175,38 @@ Test(mix_reference, model_from_file) {
     cr_expect_eq(m.n_layer, 5);
     cr_expect_eq(m.n_head, 8);
     cr_expect_eq(m.n_head_kv, 4);
+    mint_file_close(f);
+}
+
+// Another architecture's keys are read under its name; one mint does not run is refused with the
+// names of those it does.
+Test(mix_reference, model_from_files_of_other_architectures) {
+    const char *path = mt_path(mt_tmpdir(), "gemma2.gguf");
+    mint_synth_params sp = {
+        .preset = "gemma2", .ftype = "F32", .seed = 1, .n_threads = 1, .shape = "tiny"};
+    mint_err err;
+    cr_assert_eq(mint_synth_write(&sp, path, &err), MINT_OK, "%s", err.msg);
+    mint_file *f = NULL;
+    cr_assert_eq(mint_file_open(path, &f, &err), MINT_OK, "%s", err.msg);
+    mint_mix_model m;
+    cr_assert_eq(mint_mix_model_from_file(f, &m, &err), MINT_OK, "%s", err.msg);
+    cr_expect_eq(m.n_layer, 2);
+    cr_expect_eq(m.arch, mint_arch_find("gemma2"));
+    mint_file_close(f);
+
+    // The same file renamed "gemmaX" (general.architecture is the first "gemma2" in it).
+    size_t len;
+    uint8_t *b = mt_read_file(path, &len);
+    cr_assert(b);
+    const size_t at = mt_find_bytes(b, len, "gemma2", 6);
+    cr_assert_lt(at, len);
+    b[at + 5] = 'X';
+    const char *renamed = mt_path(mt_tmpdir(), "gemmaX.gguf");
+    cr_assert(mt_write_file(renamed, b, len));
+    free(b);
+    cr_assert_eq(mint_file_open(renamed, &f, &err), MINT_OK, "%s", err.msg);
+    cr_expect_eq(mint_mix_model_from_file(f, &m, &err), MINT_E_UNSUPPORTED);
+    cr_expect(strstr(err.msg, "'gemmaX'") && strstr(err.msg, "llama, qwen2"), "%s", err.msg);
     mint_file_close(f);
 }
 
@@ -574,6 +607,28 @@ Test(mix_options, seventy_b_attn_v) {
     cr_expect_str_eq(mint_type_name(out[0].type), "Q6_K");  // use_more_bits
     cr_expect_str_eq(mint_type_name(out[11].type), "Q5_K"); // Q4_K lifted
     model.n_head_kv = 64;                                   // 65B: no lift
+    cr_assert_eq(mint_mix_plan(&model, t, 80, &p, out, NULL, &err), MINT_OK);
+    cr_expect_str_eq(mint_type_name(out[11].type), "Q4_K");
+}
+
+// The 70B type is the architecture's fact (runtime/engine/arch.c): Qwen2's 80 layers are 70B
+// with or without shared K/V heads, Qwen3 has no such type.
+Test(mix_options, seventy_b_by_architecture) {
+    mint_mix_model model = {.n_layer = 80, .n_head = 64, .n_head_kv = 64};
+    static char names[80][32];
+    mint_mix_tensor t[80];
+    for (int l = 0; l < 80; l++) {
+        snprintf(names[l], sizeof names[l], "blk.%d.attn_v.weight", l);
+        t[l] = (mint_mix_tensor){names[l], MINT_TYPE_F16, {8192, 1024, 1, 1}};
+    }
+    mint_mix_choice out[80];
+    mint_err err;
+    mint_mix_params p = mint_mix_default_params(MINT_FTYPE_Q4_K_M);
+    model.arch = mint_arch_find("qwen2");
+    cr_assert_eq(mint_mix_plan(&model, t, 80, &p, out, NULL, &err), MINT_OK);
+    cr_expect_str_eq(mint_type_name(out[11].type), "Q5_K");
+    model.arch = mint_arch_find("qwen3");
+    model.n_head_kv = 8;
     cr_assert_eq(mint_mix_plan(&model, t, 80, &p, out, NULL, &err), MINT_OK);
     cr_expect_str_eq(mint_type_name(out[11].type), "Q4_K");
 }

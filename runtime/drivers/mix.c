@@ -1,8 +1,11 @@
-// mix.c - llama-quantize's choice of a type for every tensor of a llama model (see mix.h).
+// mix.c - llama-quantize's choice of a type for every tensor of a model (see mix.h).
 //
-// The rules below restate what llama.cpp's src/llama-quant.cpp decides, limited to dense llama
-// models and the file types mint can compute. Where the rule depends on "the i-th tensor of a
-// category" the counter advances in llama-quantize's processing order, exactly as there.
+// The rules below restate what llama.cpp's src/llama-quant.cpp decides, limited to the dense
+// architectures of runtime/engine/arch.c and the file types mint can compute. The rules are
+// keyed by a tensor's role (its category: attn_v, ffn_down, output, ...); what they need of the
+// architecture (the layer count of its 70B type) is in its row of the table. Where the rule depends
+// on "the i-th tensor of a category" the counter advances in llama-quantize's processing order,
+// exactly as there.
 #include "runtime/drivers/mix.h"
 
 #include "base/error.h"
@@ -214,10 +217,12 @@ static bool ends_with(const char *s, const char *suffix) {
     return n >= m && memcmp(s + n - m, suffix, m) == 0;
 }
 
-// Names llama.cpp never quantizes even when they look like matrices: norms and MoE routers.
+// Names llama.cpp never quantizes even when they look like matrices: norms and MoE routers
+// anywhere in a name, learned positions (GPT-2) and token types (BERT) by their whole name.
 // (It has a longer list for other architectures' small tensors - RWKV, Mamba, T5, Gemma-3n,
-// vision towers, BERT's position embeddings - none of which a llama model holds.)
+// vision towers - none of which the architectures of runtime/engine/arch.c hold.)
 static const char *const never_quantized[] = {"_norm.weight", "ffn_gate_inp.weight"};
+static const char *const never_quantized_names[] = {"position_embd.weight", "token_types.weight"};
 
 // NULL when the tensor is quantized, else why not.
 static const char *why_not_quantized(const mint_mix_tensor *t, const mint_mix_params *p) {
@@ -226,6 +231,9 @@ static const char *why_not_quantized(const mint_mix_tensor *t, const mint_mix_pa
     if (p->leave_output && strcmp(t->name, "output.weight") == 0) return "--leave-output-tensor";
     for (size_t i = 0; i < sizeof never_quantized / sizeof never_quantized[0]; i++)
         if (strstr(t->name, never_quantized[i])) return i == 0 ? "norm weight" : "MoE router";
+    for (size_t i = 0; i < sizeof never_quantized_names / sizeof never_quantized_names[0]; i++)
+        if (strcmp(t->name, never_quantized_names[i]) == 0)
+            return i == 0 ? "learned positions" : "token types";
     return NULL;
 }
 
@@ -325,13 +333,14 @@ static int order_cmp(const void *a, const void *b) {
 //   Q5_K_M     Q6_K if more bits               Q6_K if more bits             -            Q5_K
 //   others     -                               -                             -            base
 //
-// plus, on a 70B model (80 layers with GQA), attn_v that came out Q3_K or Q4_K becomes Q5_K.
+// plus, on a 70B model (llama: 80 layers with GQA; qwen2: 80 layers), attn_v that came out Q3_K
+// or Q4_K becomes Q5_K. A fused attn_qkv (Phi-3, GPT-2) counts and is treated as attn_v.
 
 typedef struct mix_state {
     const mint_mix_params *p; // what was asked
     int base;                 // the file type's base type
     int n_gqa;                // n_head / n_head_kv
-    bool is_70b;              // llama.cpp's LLM_TYPE_70B: 80 layers with GQA
+    bool is_70b;              // llama.cpp's LLM_TYPE_70B (the architecture's quant_70b_*)
     bool tied;                // no output.weight: token_embd follows the output rules
     int n_attention_wv;       // attn_v-like tensors in the model
     int i_attention_wv;       // attn_v-like tensors the mix rules have seen so far
@@ -615,11 +624,13 @@ mint_status mint_mix_plan(const mint_mix_model *model, const mint_mix_tensor *te
     mint_status st = check_params(model, params, err);
     if (st != MINT_OK) return st;
 
+    const mint_arch *arch = model->arch ? model->arch : mint_arch_find("llama");
     mix_state s = {
         .p = params,
         .base = mint_ftype_base_type((int)params->ftype),
         .n_gqa = model->n_head_kv > 0 ? model->n_head / model->n_head_kv : 0,
-        .is_70b = model->n_layer == 80 && model->n_head != model->n_head_kv,
+        .is_70b = arch->quant_70b_layers && model->n_layer == arch->quant_70b_layers &&
+                  (!arch->quant_70b_gqa || model->n_head != model->n_head_kv),
         .tied = true,
         .n_ffn_down = model->n_layer,
     };
@@ -687,24 +698,33 @@ static mint_status head_count(const mint_file *f, const char *key, int32_t *out,
 }
 
 mint_status mint_mix_model_from_file(const mint_file *f, mint_mix_model *out, mint_err *err) {
-    const char *arch;
+    const char *name;
     uint64_t len;
-    mint_status st = mint_file_get_str(f, "general.architecture", &arch, &len, err);
+    mint_status st = mint_file_get_str(f, "general.architecture", &name, &len, err);
     if (st != MINT_OK) return st;
-    if (len != 5 || memcmp(arch, "llama", 5) != 0)
+    char arch[64];
+    snprintf(arch, sizeof arch, "%.*s", (int)(len < sizeof arch ? len : sizeof arch - 1), name);
+    out->arch = len < sizeof arch && strlen(arch) == len ? mint_arch_find(arch) : NULL;
+    if (!out->arch) {
+        char known[256];
+        mint_arch_list(known, sizeof known);
         return mint_fail(err, MINT_E_UNSUPPORTED,
-                         "mix: general.architecture '%.*s': only llama's rules are known",
-                         (int)(len > 64 ? 64 : len), arch);
+                         "mix: general.architecture '%s': mint knows llama-quantize's rules for %s",
+                         arch, known);
+    }
+    char key[128];
     uint32_t n_layer;
-    st = mint_file_get_u32(f, "llama.block_count", &n_layer, err);
+    snprintf(key, sizeof key, "%s.block_count", arch);
+    st = mint_file_get_u32(f, key, &n_layer, err);
     if (st != MINT_OK) return st;
     if (n_layer > INT32_MAX)
-        return mint_fail(err, MINT_E_FORMAT, "llama.block_count = %u, limit %d", n_layer,
-                         INT32_MAX);
+        return mint_fail(err, MINT_E_FORMAT, "%s = %u, limit %d", key, n_layer, INT32_MAX);
     out->n_layer = (int32_t)n_layer;
-    st = head_count(f, "llama.attention.head_count", &out->n_head, err);
+    snprintf(key, sizeof key, "%s.attention.head_count", arch);
+    st = head_count(f, key, &out->n_head, err);
     if (st != MINT_OK) return st;
-    st = head_count(f, "llama.attention.head_count_kv", &out->n_head_kv, err);
+    snprintf(key, sizeof key, "%s.attention.head_count_kv", arch);
+    st = head_count(f, key, &out->n_head_kv, err);
     if (st == MINT_E_NOT_FOUND) {
         out->n_head_kv = out->n_head;
         mint_err_clear(err);

@@ -1,4 +1,4 @@
-// mix.h - which type each tensor gets when a llama model is quantized to a file type.
+// mix.h - which type each tensor gets when a model is quantized to a file type.
 //
 // This module only DECIDES types; converting the bytes is elsewhere. The decisions are
 // llama.cpp's (src/llama-quant.cpp, llama_model_quantize_impl and llama_tensor_get_type), so
@@ -26,13 +26,14 @@
 // planner visits tensors in that order too and reports it: it is also the order llama-quantize
 // writes them in.
 //
-// Not covered, because mint has no use for them: MoE rules (n_expert == 8, expert tensors),
-// non-llama architectures (Falcon's rules), IQ/TQ/MXFP4 file types, importance matrices (so
+// Not covered, because mint has no use for them yet: MoE rules (n_expert == 8, expert tensors),
+// architectures mint does not run (Falcon's rules), IQ/TQ/MXFP4 file types, importance matrices (so
 // Q2_K_S, which llama.cpp refuses to make without one, fails with MINT_E_UNSUPPORTED).
 #ifndef MINT_DRIVERS_MIX_H
 #define MINT_DRIVERS_MIX_H
 
 #include "mint.h"
+#include "runtime/engine/arch.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -120,15 +121,18 @@ mint_status mint_mix_override_parse(const char *arg, mint_mix_override *out, min
 // The planner
 
 // What the rules need to know about the model besides its tensor names and shapes; the
-// metadata llama.cpp reads (<arch>.block_count, .attention.head_count, .head_count_kv).
+// metadata llama.cpp reads (<arch>.block_count, .attention.head_count, .head_count_kv) and what
+// it knows of the architecture.
 typedef struct mint_mix_model {
-    int32_t n_layer;   // transformer blocks (the per-layer rules count against it)
-    int32_t n_head;    // query heads (layer 0)
-    int32_t n_head_kv; // key/value heads (layer 0); n_gqa = n_head / n_head_kv
+    int32_t n_layer;       // transformer blocks (the per-layer rules count against it)
+    int32_t n_head;        // query heads (layer 0)
+    int32_t n_head_kv;     // key/value heads (layer 0); n_gqa = n_head / n_head_kv
+    const mint_arch *arch; // its row of runtime/engine/arch.c (NULL: llama's)
 } mint_mix_model;
 
-// Reads mint_mix_model from a llama GGUF's metadata (head_count_kv defaults to head_count when
-// absent, as in llama.cpp). MINT_E_UNSUPPORTED for an architecture other than "llama".
+// Reads mint_mix_model from a GGUF's metadata (head_count_kv defaults to head_count when absent,
+// as in llama.cpp). MINT_E_UNSUPPORTED for an architecture not in runtime/engine/arch.c's table
+// (the message lists those that are).
 mint_status mint_mix_model_from_file(const mint_file *f, mint_mix_model *out, mint_err *err);
 
 typedef struct mint_mix_tensor {

@@ -299,7 +299,8 @@ static mint_status plan_types(synth *s, mint_ftype ftype, mint_err *err) {
         mt[i].ne[1] = s->t[i].ne[1];
         mt[i].ne[2] = mt[i].ne[3] = 1;
     }
-    mint_mix_model mm = {s->pr->n_layer, s->pr->n_head, s->pr->n_head_kv};
+    mint_mix_model mm = {s->pr->n_layer, s->pr->n_head, s->pr->n_head_kv,
+                         mint_arch_find(s->pr->arch)};
     mint_mix_params mp = mint_mix_default_params(ftype);
     mint_status st = mint_mix_plan(&mm, mt, s->n, &mp, ch, NULL, err);
     for (size_t i = 0; st == MINT_OK && i < s->n; i++) s->t[i].type = ch[i].type;

@@ -11,9 +11,9 @@ static const mint_arch arches[] = {
     // Llama 2, TinyLlama, Llama 3.x, SmolLM2, Mistral-style files: llama.cpp binds the biases and
     // rope_freqs (Llama 3.1+) when present.
     {"llama", .rope_neox = false, .qkv_bias = MINT_OPTIONAL, .out_bias = MINT_OPTIONAL,
-     .rope_freqs = MINT_OPTIONAL},
+     .rope_freqs = MINT_OPTIONAL, .quant_70b_layers = 80, .quant_70b_gqa = true},
     // Qwen2 and Qwen2.5: biases on q, k and v; NEOX RoPE.
-    {"qwen2", .rope_neox = true, .qkv_bias = MINT_REQUIRED},
+    {"qwen2", .rope_neox = true, .qkv_bias = MINT_REQUIRED, .quant_70b_layers = 80},
     // Qwen3 (dense): no biases; q and k RMS-normalised per head before RoPE; NEOX RoPE.
     {"qwen3", .rope_neox = true, .qk_norm = MINT_REQUIRED},
     // Phi-3 (mini, medium) and Phi-3.5-mini: q/k/v in one matrix, gate and up in another; NEOX

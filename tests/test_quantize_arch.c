@@ -1,0 +1,174 @@
+// test_quantize_arch.c - mint_quantize_file against llama-quantize on every architecture mint
+// runs: each one's tiny synthetic F32 file quantized to Q8_0, Q4_0, Q4_K_M and Q6_K gives, byte
+// for byte, the tensors llama-quantize wrote from the same file (each tensor's type and XXH3-64,
+// in llama-quantize's order, and the whole data section's), and its metadata keys in its order
+// with the same general.file_type.
+//
+// The reference is tests/reference/arch_quant.json (tests/reference/README.md says how it was
+// made): llama-quantize's output is not kept, only its hashes, so this runs on a fresh clone.
+// The source files are the ones tests/reference/arch_tiny.json was made on; their sha256 is
+// checked first, so a change of the synthetic writer is told apart from a change of the mix.
+#include "formats/gguf.h"
+#include "helpers/helpers.h"
+
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static json_object *reference(void) {
+    static json_object *ref;
+    if (ref) return ref;
+    const char *src = getenv("MINT_SOURCE_DIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/reference/arch_quant.json", src && *src ? src : ".");
+    ref = json_object_from_file(path);
+    cr_assert_not_null(ref, "cannot read %s (is MINT_SOURCE_DIR set?)", path);
+    return ref;
+}
+
+// The tiny F32 file of an architecture, written into the test's folder, checked against the
+// sha256 llama-quantize ran on.
+static const char *tiny_file(const char *arch, json_object *entry) {
+    char name[64];
+    snprintf(name, sizeof name, "%s-f32.gguf", arch);
+    static char path[4200];
+    snprintf(path, sizeof path, "%s", mt_path(mt_tmpdir(), name));
+    mint_synth_params p = {
+        .preset = arch, .ftype = "F32", .seed = 1, .n_threads = 1, .shape = "tiny"};
+    mint_err err;
+    cr_assert_eq(mint_synth_write(&p, path, &err), MINT_OK, "%s: %s", arch, err.msg);
+    char cmd[4400], *out = NULL;
+    snprintf(cmd, sizeof cmd, "sha256sum '%s'", path);
+    cr_assert_eq(mt_run(cmd, &out, NULL), 0);
+    const char *want = json_object_get_string(mt_jget(entry, "sha256"));
+    cr_assert(strncmp(out, want, 64) == 0,
+              "%s: the synthetic writer's file changed (sha256 %.64s, llama-quantize ran on %s): "
+              "remake tests/reference/arch_quant.json (tests/reference/README.md)",
+              arch, out, want);
+    free(out);
+    return path;
+}
+
+static void hex64(uint64_t v, char out[17]) {
+    snprintf(out, 17, "%016" PRIx64, v);
+}
+
+// One architecture, every file type of the reference.
+static void check_arch(const char *arch) {
+    json_object *entry = mt_jget(mt_jget(reference(), "files"), arch);
+    const char *src = tiny_file(arch, entry);
+    json_object *types = mt_jget(entry, "types");
+    int checked = 0;
+    json_object_object_foreach(types, ftype, want) {
+        char name[96];
+        snprintf(name, sizeof name, "%s-%s.gguf", arch, ftype);
+        const char *out = mt_path(mt_tmpdir(), name);
+        char out_path[4200];
+        snprintf(out_path, sizeof out_path, "%s", out);
+        mint_quantize_params p;
+        memset(&p, 0, sizeof p);
+        p.ftype = ftype;
+        p.n_threads = 1;
+        mint_err err;
+        cr_assert_eq(mint_quantize_file(src, out_path, &p, &err), MINT_OK, "%s %s: %s", arch, ftype,
+                     err.msg);
+        mint_file *f;
+        cr_assert_eq(mint_file_open(out_path, &f, &err), MINT_OK, "%s", err.msg);
+        mint_file_info info;
+        mint_file_get_info(f, &info);
+
+        // Tensors: llama-quantize's, in its order, with its types and bytes.
+        json_object *tensors = mt_jget(want, "tensors");
+        cr_assert_eq(info.n_tensors, json_object_array_length(tensors),
+                     "%s %s: %" PRIu64 " tensors, llama-quantize wrote %zu", arch, ftype,
+                     info.n_tensors, json_object_array_length(tensors));
+        for (uint64_t i = 0; i < info.n_tensors; i++) {
+            json_object *t = json_object_array_get_idx(tensors, (size_t)i);
+            const char *wname = json_object_get_string(json_object_array_get_idx(t, 0));
+            const char *wtype = json_object_get_string(json_object_array_get_idx(t, 1));
+            const char *whash = json_object_get_string(json_object_array_get_idx(t, 2));
+            mint_tensor_info ti;
+            cr_assert_eq(mint_file_tensor(f, i, &ti), MINT_OK);
+            cr_assert_str_eq(ti.name, wname, "%s %s: tensor %" PRIu64, arch, ftype, i);
+            cr_assert_str_eq(mint_type_name(ti.type), wtype,
+                             "%s %s: %s is %s, llama-quantize wrote %s", arch, ftype, ti.name,
+                             mint_type_name(ti.type), wtype);
+            char h[17];
+            hex64(mint_hash64(ti.data, (size_t)ti.nbytes), h);
+            cr_assert_str_eq(h, whash, "%s %s: %s (%s) has other bytes than llama-quantize's", arch,
+                             ftype, ti.name, wtype);
+        }
+
+        // The data section as a whole, padding included.
+        size_t len;
+        uint8_t *bytes = mt_read_file(out_path, &len);
+        cr_assert(bytes, "cannot read %s", out_path);
+        cr_assert_eq((int64_t)info.data_size, json_object_get_int64(mt_jget(want, "data_size")),
+                     "%s %s: data section size", arch, ftype);
+        char h[17];
+        hex64(mint_hash64(bytes + info.data_offset, len - info.data_offset), h);
+        cr_assert_str_eq(h, json_object_get_string(mt_jget(want, "data_xxh3")),
+                         "%s %s: data sections differ", arch, ftype);
+        free(bytes);
+
+        // Metadata: llama-quantize's keys in its order (mint's own two aside), its file type.
+        json_object *keys = mt_jget(want, "keys");
+        size_t j = 0;
+        for (uint64_t i = 0; i < info.n_kv; i++) {
+            mint_kv_info kv;
+            cr_assert_eq(mint_file_kv(f, i, &kv), MINT_OK);
+            if (!strncmp(kv.key, "mint.quantize.", 14)) continue;
+            cr_assert_lt(j, json_object_array_length(keys), "%s %s: extra key %s", arch, ftype,
+                         kv.key);
+            cr_assert_str_eq(kv.key, json_object_get_string(json_object_array_get_idx(keys, j)),
+                             "%s %s: metadata entry %zu", arch, ftype, j);
+            j++;
+        }
+        cr_assert_eq(j, json_object_array_length(keys), "%s %s: metadata keys", arch, ftype);
+        uint32_t file_type = 0;
+        cr_assert_eq(mint_file_get_u32(f, "general.file_type", &file_type, &err), MINT_OK, "%s",
+                     err.msg);
+        cr_assert_eq((int64_t)file_type, json_object_get_int64(mt_jget(want, "file_type")),
+                     "%s %s: general.file_type", arch, ftype);
+        mint_file_close(f);
+        checked++;
+    }
+    cr_assert_eq(checked, 4, "%s: %d file types in the reference", arch, checked);
+}
+
+Test(quantize_arch, llama3) {
+    check_arch("llama3");
+}
+Test(quantize_arch, qwen2) {
+    check_arch("qwen2");
+}
+Test(quantize_arch, qwen3) {
+    check_arch("qwen3");
+}
+Test(quantize_arch, phi3) {
+    check_arch("phi3");
+}
+Test(quantize_arch, gpt2) {
+    check_arch("gpt2");
+}
+Test(quantize_arch, gemma2) {
+    check_arch("gemma2");
+}
+Test(quantize_arch, gemma3) {
+    check_arch("gemma3");
+}
+
+// Every architecture of the reference has its test above.
+Test(quantize_arch, every_reference_file_is_covered) {
+    const char *covered[] = {"llama3", "qwen2", "qwen3", "phi3", "gpt2", "gemma2", "gemma3"};
+    json_object_object_foreach(mt_jget(reference(), "files"), arch, entry) {
+        (void)entry;
+        bool found = false;
+        for (size_t i = 0; i < sizeof covered / sizeof *covered; i++)
+            found = found || strcmp(covered[i], arch) == 0;
+        cr_assert(found, "%s in arch_quant.json has no test", arch);
+    }
+}
