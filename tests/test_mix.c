@@ -588,15 +588,20 @@ Test(mix_options, shape_fallbacks) {
     cr_expect(strstr(err.msg, "output.weight") && strstr(err.msg, "96"), "%s", err.msg);
 }
 
-// llama.cpp's 70B (80 layers, n_head != n_head_kv) lifts Q3_K / Q4_K attn_v to Q5_K.
-Test(mix_options, seventy_b_attn_v) {
-    mint_mix_model model = {.n_layer = 80, .n_head = 64, .n_head_kv = 8};
+// The attn_v tensors of an 80-layer model 8192 wide with 1024-wide V.
+static void seventy_b_attn_v_tensors(mint_mix_tensor t[80]) {
     static char names[80][32];
-    mint_mix_tensor t[80];
     for (int l = 0; l < 80; l++) {
         snprintf(names[l], sizeof names[l], "blk.%d.attn_v.weight", l);
         t[l] = (mint_mix_tensor){names[l], MINT_TYPE_F16, {8192, 1024, 1, 1}};
     }
+}
+
+// llama.cpp's 70B (80 layers, n_head != n_head_kv) lifts Q3_K / Q4_K attn_v to Q5_K.
+Test(mix_options, seventy_b_attn_v) {
+    mint_mix_model model = {.n_layer = 80, .n_head = 64, .n_head_kv = 8};
+    mint_mix_tensor t[80];
+    seventy_b_attn_v_tensors(t);
     mint_mix_choice out[80];
     mint_err err;
     mint_mix_params p = mint_mix_default_params(MINT_FTYPE_Q3_K_S);
@@ -615,12 +620,8 @@ Test(mix_options, seventy_b_attn_v) {
 // with or without shared K/V heads, Qwen3 has no such type.
 Test(mix_options, seventy_b_by_architecture) {
     mint_mix_model model = {.n_layer = 80, .n_head = 64, .n_head_kv = 64};
-    static char names[80][32];
     mint_mix_tensor t[80];
-    for (int l = 0; l < 80; l++) {
-        snprintf(names[l], sizeof names[l], "blk.%d.attn_v.weight", l);
-        t[l] = (mint_mix_tensor){names[l], MINT_TYPE_F16, {8192, 1024, 1, 1}};
-    }
+    seventy_b_attn_v_tensors(t);
     mint_mix_choice out[80];
     mint_err err;
     mint_mix_params p = mint_mix_default_params(MINT_FTYPE_Q4_K_M);

@@ -19,14 +19,7 @@
 #include <string.h>
 
 static json_object *reference(void) {
-    static json_object *ref;
-    if (ref) return ref;
-    const char *src = getenv("MINT_SOURCE_DIR");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/tests/reference/arch_quant.json", src && *src ? src : ".");
-    ref = json_object_from_file(path);
-    cr_assert_not_null(ref, "cannot read %s (is MINT_SOURCE_DIR set?)", path);
-    return ref;
+    return mt_json_source("tests/reference/arch_quant.json");
 }
 
 // The tiny F32 file of an architecture, written into the test's folder, checked against the

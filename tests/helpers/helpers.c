@@ -217,6 +217,26 @@ json_object *mt_json_data(const char *rel) {
     return o;
 }
 
+json_object *mt_json_source(const char *rel) {
+    static struct {
+        char rel[128];
+        json_object *o;
+    } seen[8];
+    int i = 0;
+    for (; i < 8 && seen[i].o; i++)
+        if (strcmp(seen[i].rel, rel) == 0) return seen[i].o;
+    const char *src = getenv("MINT_SOURCE_DIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", src && *src ? src : ".", rel);
+    json_object *o = json_object_from_file(path);
+    if (!o) cr_assert_fail("cannot read %s (is MINT_SOURCE_DIR set?)", path);
+    if (i < 8) {
+        snprintf(seen[i].rel, sizeof seen[i].rel, "%s", rel);
+        seen[i].o = o;
+    }
+    return o;
+}
+
 json_object *mt_jget(json_object *o, const char *key) {
     json_object *v;
     if (!json_object_object_get_ex(o, key, &v)) cr_assert_fail("JSON key '%s' missing", key);

@@ -56,6 +56,9 @@ bool mt_write_file(const char *path, const void *data, size_t len);
 
 // Parses a JSON file under MINT_TEST_DATA (skipping/failing like mt_data_path). Caller puts it.
 json_object *mt_json_data(const char *rel);
+// Parses a JSON file of the repository (rel relative to MINT_SOURCE_DIR, "." when unset),
+// failing the test when it cannot; parsed once per path and process, kept (do not put it).
+json_object *mt_json_source(const char *rel);
 // Member lookups that fail the test when absent.
 json_object *mt_jget(json_object *o, const char *key);
 json_object *mt_jidx(json_object *a, size_t i);
