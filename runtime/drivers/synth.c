@@ -218,9 +218,9 @@ static void make_tensors(synth *s) {
                d->embd_scale ? lin
                : p->tied     ? 4.0f * lin
                              : 1.0f);
-    if (d->learned_pos) add_tensor(s, "position_embd.weight", e, p->n_ctx, 0.0f, 0.1f);
+    if (d->pos == MINT_POS_LEARNED) add_tensor(s, "position_embd.weight", e, p->n_ctx, 0.0f, 0.1f);
     add_tensor(s, "output_norm.weight", e, 1, 1.0f, 0.05f);
-    if (d->layer_norm) add_tensor(s, "output_norm.bias", e, 1, 0.0f, 0.05f);
+    if (d->norm == MINT_NORM_LAYER) add_tensor(s, "output_norm.bias", e, 1, 0.0f, 0.05f);
     // A larger output scale makes the next-token distribution peaked, as trained models are.
     if (!p->tied) add_tensor(s, "output.weight", e, p->n_vocab, 0.0f, 4.0f * lin);
     if (p->rope_freqs) {
@@ -244,7 +244,7 @@ static void make_tensors(synth *s) {
         add_tensor(s, n, n_in, n_out, mean, scale);                                                \
     } while (0)
         T("attn_norm.weight", e, 1, 1.0f, 0.05f);
-        if (d->layer_norm) T("attn_norm.bias", e, 1, 0.0f, 0.05f);
+        if (d->norm == MINT_NORM_LAYER) T("attn_norm.bias", e, 1, 0.0f, 0.05f);
         if (d->fused_qkv) {
             T("attn_qkv.weight", e, q + 2 * kv, 0.0f, lin);
             if (qkv_bias) T("attn_qkv.bias", q + 2 * kv, 1, 0.0f, 0.5f);
@@ -266,8 +266,8 @@ static void make_tensors(synth *s) {
         if (d->out_bias == MINT_REQUIRED) T("attn_output.bias", e, 1, 0.0f, 0.1f);
         if (d->post_norms) T("post_attention_norm.weight", e, 1, 1.0f, 0.05f);
         T("ffn_norm.weight", e, 1, 1.0f, 0.05f);
-        if (d->layer_norm) T("ffn_norm.bias", e, 1, 0.0f, 0.05f);
-        if (d->gelu_ffn) {
+        if (d->norm == MINT_NORM_LAYER) T("ffn_norm.bias", e, 1, 0.0f, 0.05f);
+        if (d->ffn == MINT_FFN_GELU) {
             T("ffn_up.weight", e, p->n_ff, 0.0f, lin);
             T("ffn_up.bias", p->n_ff, 1, 0.0f, 0.5f);
         } else if (d->fused_gate_up) {
@@ -277,7 +277,7 @@ static void make_tensors(synth *s) {
             T("ffn_up.weight", e, p->n_ff, 0.0f, lin);
         }
         T("ffn_down.weight", p->n_ff, e, 0.0f, down);
-        if (d->gelu_ffn) T("ffn_down.bias", e, 1, 0.0f, 0.1f);
+        if (d->ffn == MINT_FFN_GELU) T("ffn_down.bias", e, 1, 0.0f, 0.1f);
         if (d->post_norms) T("post_ffw_norm.weight", e, 1, 1.0f, 0.05f);
 #undef T
     }
@@ -527,7 +527,7 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
     char key[96];
     // GPT-2's converter (learned positions) writes neither head_count_kv nor a RoPE dimension.
     const mint_arch *d = mint_arch_find(pr->arch);
-    const size_t n_dims = d->learned_pos ? 5 : sizeof dims / sizeof *dims;
+    const size_t n_dims = d->pos == MINT_POS_LEARNED ? 5 : sizeof dims / sizeof *dims;
     for (size_t i = 0; i < n_dims; i++) {
         snprintf(key, sizeof key, "%s.%s", pr->arch, dims[i].key);
         mint_gguf_add_u32(w, key, dims[i].v);
@@ -571,12 +571,12 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
             mint_gguf_add_f32(w, key, d->rope_base_swa);
         }
     }
-    if (!d->learned_pos) { // GPT-2 has no RoPE
+    if (d->pos != MINT_POS_LEARNED) { // GPT-2 has no RoPE
         snprintf(key, sizeof key, "%s.rope.freq_base", pr->arch);
         mint_gguf_add_f32(w, key, pr->rope_base);
     }
     snprintf(key, sizeof key, "%s.attention.%s", pr->arch,
-             d->layer_norm ? "layer_norm_epsilon" : "layer_norm_rms_epsilon");
+             d->norm == MINT_NORM_LAYER ? "layer_norm_epsilon" : "layer_norm_rms_epsilon");
     mint_gguf_add_f32(w, key, pr->rms_eps);
     if (!p->vocab)
         st = byte_vocab(w, pr->n_vocab, err);

@@ -10,32 +10,33 @@
 static const mint_arch arches[] = {
     // Llama 2, TinyLlama, Llama 3.x, SmolLM2, Mistral-style files: llama.cpp binds the biases and
     // rope_freqs (Llama 3.1+) when present.
-    {"llama", .rope_neox = false, .qkv_bias = MINT_OPTIONAL, .out_bias = MINT_OPTIONAL,
+    {"llama", .pos = MINT_POS_ROPE, .qkv_bias = MINT_OPTIONAL, .out_bias = MINT_OPTIONAL,
      .rope_freqs = MINT_OPTIONAL, .quant_70b_layers = 80, .quant_70b_gqa = true},
     // Qwen2 and Qwen2.5: biases on q, k and v; NEOX RoPE.
-    {"qwen2", .rope_neox = true, .qkv_bias = MINT_REQUIRED, .quant_70b_layers = 80},
+    {"qwen2", .pos = MINT_POS_ROPE_NEOX, .qkv_bias = MINT_REQUIRED, .quant_70b_layers = 80},
     // Qwen3 (dense): no biases; q and k RMS-normalised per head before RoPE; NEOX RoPE.
-    {"qwen3", .rope_neox = true, .qk_norm = MINT_REQUIRED},
+    {"qwen3", .pos = MINT_POS_ROPE_NEOX, .qk_norm = MINT_REQUIRED},
     // Phi-3 (mini, medium) and Phi-3.5-mini: q/k/v in one matrix, gate and up in another; NEOX
     // RoPE; queries pre-scaled; the 128k files' LongRoPE factors. Its files'
     // attention.sliding_window is ignored, as llama.cpp does.
-    {"phi3", .rope_neox = true, .fused_qkv = true, .fused_gate_up = true, .q_prescale = true,
-     .longrope = MINT_OPTIONAL},
+    {"phi3", .pos = MINT_POS_ROPE_NEOX, .fused_qkv = true, .fused_gate_up = true,
+     .q_prescale = true, .longrope = MINT_OPTIONAL},
     // GPT-2 (and the pattern of OPT): LayerNorm, learned positions instead of RoPE, q/k/v fused
     // with one bias, biases on every projection, a GELU feed-forward of two matrices.
-    {"gpt2", .qkv_bias = MINT_REQUIRED, .out_bias = MINT_REQUIRED, .fused_qkv = true,
-     .layer_norm = true, .gelu_ffn = true, .learned_pos = true},
+    {"gpt2", .norm = MINT_NORM_LAYER, .pos = MINT_POS_LEARNED, .ffn = MINT_FFN_GELU,
+     .qkv_bias = MINT_REQUIRED, .out_bias = MINT_REQUIRED, .fused_qkv = true},
     // Gemma 2: GeGLU, the embedding scaled, norms after attention and feed-forward as well,
     // soft-capped scores and logits, a 4096-key window on every other layer, queries pre-scaled;
     // tied embeddings.
-    {"gemma2", .rope_neox = true, .q_prescale = true, .embd_scale = true, .post_norms = true,
-     .geglu = true, .swa_period = 2, .swa_window_default = 4096, .attn_softcap = 50.0f,
-     .final_softcap = 30.0f, .wide_scale_layers = 46},
+    {"gemma2", .pos = MINT_POS_ROPE_NEOX, .ffn = MINT_FFN_GEGLU, .q_prescale = true,
+     .embd_scale = true, .post_norms = true, .swa_period = 2, .swa_window_default = 4096,
+     .attn_softcap = 50.0f, .final_softcap = 30.0f, .final_softcap_key = true,
+     .wide_scale_layers = 46},
     // Gemma 3: Gemma 2's block without the soft-caps, with Qwen3's per-head q/k norms; five of
     // every six layers windowed, those with their own RoPE base (10000).
-    {"gemma3", .rope_neox = true, .qk_norm = MINT_REQUIRED, .q_prescale = true, .embd_scale = true,
-     .post_norms = true, .geglu = true, .swa_period = 6, .rope_base_swa = 10000.0f,
-     .wide_scale_layers = 62},
+    {"gemma3", .pos = MINT_POS_ROPE_NEOX, .ffn = MINT_FFN_GEGLU, .qk_norm = MINT_REQUIRED,
+     .q_prescale = true, .embd_scale = true, .post_norms = true, .final_softcap_key = true,
+     .swa_period = 6, .rope_base_swa = 10000.0f, .wide_scale_layers = 62},
 };
 
 const mint_arch *mint_arch_find(const char *name) {

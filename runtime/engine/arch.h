@@ -15,9 +15,34 @@ typedef enum mint_tensor_need {
     MINT_REQUIRED,   // a file without it is refused, naming the tensor
 } mint_tensor_need;
 
+// How a block normalises its input, and the final norm.
+typedef enum mint_norm_kind {
+    MINT_NORM_RMS = 0, // RMSNorm times a weight; attention.layer_norm_rms_epsilon
+    MINT_NORM_LAYER,   // LayerNorm times a weight plus a bias (blk.N.attn_norm/ffn_norm.bias,
+                       // output_norm.bias); attention.layer_norm_epsilon (GPT-2)
+} mint_norm_kind;
+
+// Where a token's position enters.
+typedef enum mint_pos_kind {
+    MINT_POS_ROPE = 0,  // RoPE on q and k over the pairs (x[2i], x[2i+1]) (llama)
+    MINT_POS_ROPE_NEOX, // RoPE over the pairs (x[i], x[i + n_rot/2]) (Qwen, Phi-3, Gemma)
+    MINT_POS_LEARNED,   // position_embd.weight [n_embd, context_length] added to the embedding;
+                        // no RoPE (GPT-2)
+} mint_pos_kind;
+
+// The feed-forward block.
+typedef enum mint_ffn_kind {
+    MINT_FFN_SWIGLU = 0, // down(silu(gate x) * up x)
+    MINT_FFN_GEGLU,      // down(gelu(gate x) * up x), the gate through ggml's GELU table (Gemma)
+    MINT_FFN_GELU,       // down(gelu(up x + b_up)) + b_down: two matrices with biases, no gate
+                         // (GPT-2)
+} mint_ffn_kind;
+
 typedef struct mint_arch {
     const char *name;          // general.architecture, and the prefix of its metadata keys
-    bool rope_neox;            // RoPE pairs (x[i], x[i + n_rot/2]) instead of (x[2i], x[2i+1])
+    mint_norm_kind norm;       // every norm of the model
+    mint_pos_kind pos;         // RoPE (which pairs) or learned positions
+    mint_ffn_kind ffn;         // the feed-forward block
     mint_tensor_need qkv_bias; // blk.N.attn_q/k/v.bias [q_dim]/[kv_dim] (attn_qkv.bias when fused)
     mint_tensor_need out_bias; // blk.N.attn_output.bias [n_embd]
     mint_tensor_need qk_norm;  // blk.N.attn_q_norm/attn_k_norm.weight [head_dim], RMSNorm per head
@@ -30,24 +55,18 @@ typedef struct mint_arch {
     bool q_prescale;    // queries are scaled by 1/sqrt(head_dim) before attention, which then
                         // scales the scores by 1 (Phi-3 in llama.cpp: the same value, rounded
                         // at another step)
-    bool layer_norm;    // LayerNorm with a bias (blk.N.attn_norm/ffn_norm.bias, output_norm.bias)
-                        // and attention.layer_norm_epsilon, instead of RMSNorm
-    bool gelu_ffn;      // a plain feed-forward, down(gelu(up x + b_up)) + b_down, instead of
-                        // SwiGLU: ffn_up/ffn_down with biases, no ffn_gate (GPT-2)
-    bool learned_pos;   // position_embd.weight [n_embd, context_length] added to the embedding;
-                        // no RoPE
     // Gemma 2 and 3:
     bool embd_scale; // the embedding is multiplied by sqrt(n_embd)
     bool post_norms; // RMSNorm of the attention's and the feed-forward's outputs before their
                      // residual adds (blk.N.post_attention_norm, blk.N.post_ffw_norm)
-    bool geglu;      // the feed-forward's gate goes through GELU (ggml's table), not SiLU
     int swa_period;  // with attention.sliding_window (or swa_window_default), layers l with
                      // l % swa_period < swa_period - 1 see only the window's last keys
                      // (attention.sliding_window_pattern may override the period); 0: none
     int swa_window_default; // the window when the file does not say (0: no window then)
     float attn_softcap;     // scores = c tanh(scores / c) before the softmax
                             // (attn_logit_softcapping overrides; 0: none)
-    float final_softcap;    // logits = c tanh(logits / c) (final_logit_softcapping; 0: none)
+    float final_softcap;    // logits = c tanh(logits / c) (0: none)
+    bool final_softcap_key; // final_logit_softcapping, when the file has it, sets that c
     float rope_base_swa;    // RoPE base of the window layers when rope.freq_base_swa is
                             // absent (0: the file's rope.freq_base and scale)
     int wide_scale_layers;  // a model with this many layers scales queries by

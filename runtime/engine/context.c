@@ -69,7 +69,7 @@ static mint_status resolve_params(const mint_model *m, const mint_ctx_params *in
     if (p->n_ctx < 1 || p->n_ctx > MAX_CTX)
         return mint_fail(err, MINT_E_ARG, "context length %d is outside 1..%d", p->n_ctx, MAX_CTX);
     // Learned positions (GPT-2) exist only for the positions the model was trained on.
-    if (m->desc->learned_pos && p->n_ctx > m->hp.n_ctx_train)
+    if (m->desc->pos == MINT_POS_LEARNED && p->n_ctx > m->hp.n_ctx_train)
         return mint_fail(err, MINT_E_ARG,
                          "context length %d is more than the %d positions the model has learned "
                          "(position_embd)",

@@ -162,122 +162,154 @@ static void softmax(const mint_plain *p, float *s, int32_t n) {
 // ---------------------------------------------------------------------------------------------
 // The forward pass
 
-// logits[0..n_vocab) for `token` at position `pos`, with positions 0 .. pos-1 already in the cache.
-static void forward(mint_plain *p, int32_t token, int32_t pos, float *logits) {
+// The block kinds, in the order a token meets them (runtime/engine/arch.h's description): the
+// embedding, per layer the attention block and the feed-forward block, each adding to the
+// residual stream x, then the output head.
+
+// x[0..n_embd) = the embedding of `token` at `pos`: its row of token_embd, dequantized exactly
+// (no activation rounding); plus the learned row of the position (GPT-2); times sqrt(n_embd)
+// (Gemma).
+static void embed(mint_plain *p, int32_t token, int32_t pos) {
     const mint_model *m = p->m;
     const mint_hparams *hp = &m->hp;
-    const int hd = hp->head_dim;
-    const int kv_dim = hp->n_head_kv * hd;
-    const int group = hp->n_head / hp->n_head_kv; // query heads sharing one key/value head
-
-    // The token's embedding: its row of token_embd, dequantized exactly (no activation rounding).
     p->ref->t[m->tok_embd.type].to_float(
         (const char *)m->tok_embd.data + (size_t)token * m->tok_embd.row_bytes, p->x, hp->n_embd);
-    if (m->pos_embd.data) { // GPT-2: plus the learned row of this position
+    if (m->desc->pos == MINT_POS_LEARNED) {
         p->ref->t[m->pos_embd.type].to_float((const char *)m->pos_embd.data +
                                                  (size_t)pos * m->pos_embd.row_bytes,
                                              p->tmp, hp->n_embd);
         for (int i = 0; i < hp->n_embd; i++) p->x[i] += p->tmp[i];
     }
-    if (hp->embd_scale != 1.0f) // Gemma: times sqrt(n_embd)
+    if (hp->embd_scale != 1.0f)
         for (int i = 0; i < hp->n_embd; i++) p->x[i] *= hp->embd_scale;
+}
 
-    for (int l = 0; l < hp->n_layer; l++) {
-        const mint_layer *L = &m->layers[l];
+// x += the attention block of layer l at position `pos` (x [n_embd]; the layer's cache holds
+// positions 0 .. pos-1 and gets pos): normalise, project to queries, keys and values [n_head *
+// head_dim], [n_head_kv * head_dim] x2, turn q and k by position, attend, project back.
+static void attention(mint_plain *p, int l, int32_t pos) {
+    const mint_model *m = p->m;
+    const mint_hparams *hp = &m->hp;
+    const mint_layer *L = &m->layers[l];
+    const int hd = hp->head_dim;
+    const int kv_dim = hp->n_head_kv * hd;
+    const int group = hp->n_head / hp->n_head_kv; // query heads sharing one key/value head
 
-        // Attention: normalise, project to queries, keys and values, turn q and k by position.
-        norm(p->xb, p->x, &L->attn_norm, &L->attn_norm_b, hp);
-        matmul(p, p->q, p->xb, &L->wq);
-        matmul(p, p->k, p->xb, &L->wk);
-        matmul(p, p->v, p->xb, &L->wv);
-        add_bias(p->q, &L->bq, (int64_t)hp->n_head * hd); // what some architectures add
-        add_bias(p->k, &L->bk, kv_dim);
-        add_bias(p->v, &L->bv, kv_dim);
-        head_norm(p->q, &L->q_norm, hp->n_head, hp);
-        head_norm(p->k, &L->k_norm, hp->n_head_kv, hp);
-        if (!m->desc->learned_pos) { // GPT-2 has no rotary positions
-            rope(p->q, hp->n_head, p, l, pos);
-            rope(p->k, hp->n_head_kv, p, l, pos);
+    norm(p->xb, p->x, &L->attn_norm, &L->attn_norm_b, hp);
+    matmul(p, p->q, p->xb, &L->wq);
+    matmul(p, p->k, p->xb, &L->wk);
+    matmul(p, p->v, p->xb, &L->wv);
+    add_bias(p->q, &L->bq, (int64_t)hp->n_head * hd); // what some architectures add
+    add_bias(p->k, &L->bk, kv_dim);
+    add_bias(p->v, &L->bv, kv_dim);
+    head_norm(p->q, &L->q_norm, hp->n_head, hp);
+    head_norm(p->k, &L->k_norm, hp->n_head_kv, hp);
+    if (m->desc->pos != MINT_POS_LEARNED) { // RoPE; GPT-2's positions came with the embedding
+        rope(p->q, hp->n_head, p, l, pos);
+        rope(p->k, hp->n_head_kv, p, l, pos);
+    }
+    if (hp->q_scale != 1.0f) // Phi-3 and Gemma scale the queries instead of the scores
+        for (int i = 0; i < hp->n_head * hd; i++) p->q[i] *= hp->q_scale;
+
+    // Store this position's key and value in the cache.
+    float *key_layer = p->key_cache + (size_t)l * p->n_ctx * kv_dim;
+    float *value_layer = p->value_cache + (size_t)l * p->n_ctx * kv_dim;
+    memcpy(key_layer + (size_t)pos * kv_dim, p->k, (size_t)kv_dim * sizeof(float));
+    memcpy(value_layer + (size_t)pos * kv_dim, p->v, (size_t)kv_dim * sizeof(float));
+
+    // Each query head attends over positions 0 .. pos of its key/value head (grouped-query
+    // attention: head h reads key/value head h / group).
+    // Gemma's local layers see only the last swa_window positions: the first one is lo.
+    const int32_t lo = mint_attn_first_key(mint_layer_window(hp, l), pos);
+    for (int h = 0; h < hp->n_head; h++) {
+        const float *q = p->q + (size_t)h * hd;
+        const int kvh = h / group;
+        // The scores q . k / sqrt(head_dim): each dot one chain of fused multiply-adds from
+        // +0 in dimension order, then times the scale.
+        for (int32_t t = 0; t <= pos; t++) {
+            const float *k = key_layer + (size_t)t * kv_dim + (size_t)kvh * hd;
+            float dot = 0.0f;
+            for (int i = 0; i < hd; i++) dot = fmaf(q[i], k[i], dot);
+            p->scores[t] = dot * hp->attn_scale;
+            if (hp->attn_softcap != 0.0f) // Gemma 2: c tanh(s / c), as ggml: scale, tanh, scale
+                p->scores[t] = tanhf(p->scores[t] * (1.0f / hp->attn_softcap)) * hp->attn_softcap;
         }
-        if (hp->q_scale != 1.0f) // Phi-3 scales the queries instead of the scores
-            for (int i = 0; i < hp->n_head * hd; i++) p->q[i] *= hp->q_scale;
-
-        // Store this position's key and value in the cache.
-        float *key_layer = p->key_cache + (size_t)l * p->n_ctx * kv_dim;
-        float *value_layer = p->value_cache + (size_t)l * p->n_ctx * kv_dim;
-        memcpy(key_layer + (size_t)pos * kv_dim, p->k, (size_t)kv_dim * sizeof(float));
-        memcpy(value_layer + (size_t)pos * kv_dim, p->v, (size_t)kv_dim * sizeof(float));
-
-        // Each query head attends over positions 0 .. pos of its key/value head (grouped-query
-        // attention: head h reads key/value head h / group).
-        // Gemma's local layers see only the last swa_window positions: the first one is lo.
-        const int32_t lo = mint_attn_first_key(mint_layer_window(hp, l), pos);
-        for (int h = 0; h < hp->n_head; h++) {
-            const float *q = p->q + (size_t)h * hd;
-            const int kvh = h / group;
-            // The scores q . k / sqrt(head_dim): each dot one chain of fused multiply-adds from
-            // +0 in dimension order, then times the scale.
-            for (int32_t t = 0; t <= pos; t++) {
-                const float *k = key_layer + (size_t)t * kv_dim + (size_t)kvh * hd;
-                float dot = 0.0f;
-                for (int i = 0; i < hd; i++) dot = fmaf(q[i], k[i], dot);
-                p->scores[t] = dot * hp->attn_scale;
-                if (hp->attn_softcap != 0.0f) // Gemma 2: c tanh(s / c), as ggml: scale, tanh, scale
-                    p->scores[t] =
-                        tanhf(p->scores[t] * (1.0f / hp->attn_softcap)) * hp->attn_softcap;
-            }
-            // The weights: softmax over the positions seen so far (this is the causal mask), or
-            // over the window's; the positions before it weigh 0.
-            softmax(p, p->scores + lo, pos + 1 - lo);
-            for (int32_t t = 0; t < lo; t++) p->scores[t] = 0.0f;
-            // The output: the values weighted by them, per element one chain of fused
-            // multiply-adds from +0 in position order.
-            float *out = p->att + (size_t)h * hd;
-            for (int i = 0; i < hd; i++) {
-                float acc = 0.0f;
-                for (int32_t t = 0; t <= pos; t++)
-                    acc = fmaf(p->scores[t], value_layer[(size_t)t * kv_dim + (size_t)kvh * hd + i],
-                               acc);
-                out[i] = acc;
-            }
+        // The weights: softmax over the positions seen so far (this is the causal mask), or
+        // over the window's; the positions before it weigh 0.
+        softmax(p, p->scores + lo, pos + 1 - lo);
+        for (int32_t t = 0; t < lo; t++) p->scores[t] = 0.0f;
+        // The output: the values weighted by them, per element one chain of fused
+        // multiply-adds from +0 in position order.
+        float *out = p->att + (size_t)h * hd;
+        for (int i = 0; i < hd; i++) {
+            float acc = 0.0f;
+            for (int32_t t = 0; t <= pos; t++)
+                acc =
+                    fmaf(p->scores[t], value_layer[(size_t)t * kv_dim + (size_t)kvh * hd + i], acc);
+            out[i] = acc;
         }
-
-        // Project the heads back to the residual width and add to the residual stream.
-        matmul(p, p->tmp, p->att, &L->wo);
-        add_bias(p->tmp, &L->bo, hp->n_embd);
-        if (L->attn_post_norm.data) // Gemma normalises the output again before the residual add
-            rmsnorm(p->tmp, p->tmp, L->attn_post_norm.data, hp->n_embd, hp->rms_eps);
-        for (int i = 0; i < hp->n_embd; i++) p->x[i] += p->tmp[i];
-
-        // Feed-forward: normalise, gate and up, SwiGLU (silu(gate) * up), down, residual.
-        norm(p->xb, p->x, &L->ffn_norm, &L->ffn_norm_b, hp);
-        if (m->desc->gelu_ffn) { // GPT-2: up (+ bias), GELU, down (+ bias)
-            matmul(p, p->hb, p->xb, &L->w_up);
-            add_bias(p->hb, &L->b_up, hp->n_ff);
-            for (int i = 0; i < hp->n_ff; i++)
-                p->hb[i] = mint_gelu_one(p->hb[i]); // ops/elementwise.c
-        } else {
-            matmul(p, p->hb, p->xb, &L->w_gate);
-            matmul(p, p->hb2, p->xb, &L->w_up);
-            if (m->desc->geglu) // Gemma's GeGLU: ggml's GELU table (ops/elementwise.c)
-                mint_gelu_mul(p->hb, 0, p->hb2, 0, hp->n_ff, 0, 1);
-            else // SwiGLU
-                for (int i = 0; i < hp->n_ff; i++)
-                    p->hb[i] = p->hb[i] / (1.0f + expf(-p->hb[i])) * p->hb2[i];
-        }
-        matmul(p, p->tmp, p->hb, &L->w_down);
-        add_bias(p->tmp, &L->b_down, hp->n_embd);
-        if (L->ffn_post_norm.data)
-            rmsnorm(p->tmp, p->tmp, L->ffn_post_norm.data, hp->n_embd, hp->rms_eps);
-        for (int i = 0; i < hp->n_embd; i++) p->x[i] += p->tmp[i];
     }
 
-    // The final norm and the output head: one logit per vocabulary entry.
+    // Project the heads back to the residual width and add to the residual stream.
+    matmul(p, p->tmp, p->att, &L->wo);
+    add_bias(p->tmp, &L->bo, hp->n_embd);
+    if (L->attn_post_norm.data) // Gemma normalises the output again before the residual add
+        rmsnorm(p->tmp, p->tmp, L->attn_post_norm.data, hp->n_embd, hp->rms_eps);
+    for (int i = 0; i < hp->n_embd; i++) p->x[i] += p->tmp[i];
+}
+
+// x += the feed-forward block of layer l (x [n_embd], hidden [n_ff]): normalise, the block's
+// kind (runtime/engine/arch.h: SwiGLU, GeGLU or GPT-2's GELU), down, residual.
+static void feed_forward(mint_plain *p, int l) {
+    const mint_model *m = p->m;
+    const mint_hparams *hp = &m->hp;
+    const mint_layer *L = &m->layers[l];
+    norm(p->xb, p->x, &L->ffn_norm, &L->ffn_norm_b, hp);
+    switch (m->desc->ffn) {
+    case MINT_FFN_GELU: // up (+ bias), GELU, down (+ bias)
+        matmul(p, p->hb, p->xb, &L->w_up);
+        add_bias(p->hb, &L->b_up, hp->n_ff);
+        for (int i = 0; i < hp->n_ff; i++) p->hb[i] = mint_gelu_one(p->hb[i]); // ops/elementwise.c
+        break;
+    case MINT_FFN_GEGLU: // gelu(gate) * up, ggml's GELU table (ops/elementwise.c)
+        matmul(p, p->hb, p->xb, &L->w_gate);
+        matmul(p, p->hb2, p->xb, &L->w_up);
+        mint_gelu_mul(p->hb, 0, p->hb2, 0, hp->n_ff, 0, 1);
+        break;
+    case MINT_FFN_SWIGLU: // silu(gate) * up
+        matmul(p, p->hb, p->xb, &L->w_gate);
+        matmul(p, p->hb2, p->xb, &L->w_up);
+        for (int i = 0; i < hp->n_ff; i++)
+            p->hb[i] = p->hb[i] / (1.0f + expf(-p->hb[i])) * p->hb2[i];
+        break;
+    }
+    matmul(p, p->tmp, p->hb, &L->w_down);
+    add_bias(p->tmp, &L->b_down, hp->n_embd);
+    if (L->ffn_post_norm.data)
+        rmsnorm(p->tmp, p->tmp, L->ffn_post_norm.data, hp->n_embd, hp->rms_eps);
+    for (int i = 0; i < hp->n_embd; i++) p->x[i] += p->tmp[i];
+}
+
+// logits[0..n_vocab) = the output head of x: the final norm, one logit per vocabulary entry,
+// soft-capped (Gemma 2).
+static void head(mint_plain *p, float *logits) {
+    const mint_model *m = p->m;
+    const mint_hparams *hp = &m->hp;
     norm(p->xb, p->x, &m->output_norm, &m->output_norm_b, hp);
     matmul(p, logits, p->xb, &m->output);
-    if (hp->final_softcap != 0.0f) // Gemma 2: c tanh(logit / c)
+    if (hp->final_softcap != 0.0f) // c tanh(logit / c)
         for (int i = 0; i < hp->n_vocab; i++)
             logits[i] = tanhf(logits[i] * (1.0f / hp->final_softcap)) * hp->final_softcap;
+}
+
+// logits[0..n_vocab) for `token` at position `pos`, with positions 0 .. pos-1 already in the cache.
+static void forward(mint_plain *p, int32_t token, int32_t pos, float *logits) {
+    embed(p, token, pos);
+    for (int l = 0; l < p->m->hp.n_layer; l++) {
+        attention(p, l, pos);
+        feed_forward(p, l);
+    }
+    head(p, logits);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -293,7 +325,7 @@ mint_status mint_plain_create(const mint_model *m, int32_t n_ctx, mint_plain **o
     if (n_ctx < 1 || n_ctx > MAX_PLAIN_CTX)
         return mint_fail(err, MINT_E_ARG, "context length %d is outside 1..%d", n_ctx,
                          MAX_PLAIN_CTX);
-    if (m->desc->learned_pos && n_ctx > hp->n_ctx_train)
+    if (m->desc->pos == MINT_POS_LEARNED && n_ctx > hp->n_ctx_train)
         return mint_fail(err, MINT_E_ARG,
                          "context length %d is more than the %d positions the model has learned",
                          n_ctx, hp->n_ctx_train);

@@ -181,7 +181,7 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, int32_t
         n = add(&b, MINT_OP_SCALE, MINT_BUF_X, MINT_BUF_NONE, "embd_scale");
         if (n) n->scale = hp->embd_scale;
     }
-    if (m->desc->learned_pos) { // x += the row of each token's position
+    if (m->desc->pos == MINT_POS_LEARNED) { // x += the row of each token's position
         n = add(&b, MINT_OP_POS_ROWS, MINT_BUF_TMP, MINT_BUF_NONE, "position_embd");
         if (n) n->w = &m->pos_embd;
         add(&b, MINT_OP_ADD, MINT_BUF_X, MINT_BUF_TMP, "pos_add");
@@ -208,7 +208,7 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, int32_t
             snprintf(nm[4], 32, "blk.%d.%s", l, extra[i]);
             add_in_place(&b, eop[i], edst[i], ew[i], nm[4]);
         }
-        if (!m->desc->learned_pos) {
+        if (m->desc->pos != MINT_POS_LEARNED) {
             snprintf(nm[4], 32, "blk.%d.rope_q", l);
             n = add_in_place(&b, MINT_OP_ROPE, MINT_BUF_Q, rope_factors, nm[4]);
             if (n) n->layer = l; // Gemma's window layers have their own base
@@ -241,7 +241,7 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, int32_t
 
         snprintf(nm[4], 32, "blk.%d.ffn_norm", l);
         add_norm(&b, &L->ffn_norm, &L->ffn_norm_b, false, nm[4]);
-        if (m->desc->gelu_ffn) { // up (+ bias), GELU, down (+ bias)
+        if (m->desc->ffn == MINT_FFN_GELU) { // up (+ bias), GELU, down (+ bias)
             snprintf(nm[0], 32, "blk.%d.ffn_up", l);
             const mint_weight *up[1] = {&L->w_up};
             const mint_buf_id hb[1] = {MINT_BUF_HB};
@@ -257,8 +257,8 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, int32_t
             const mint_buf_id gu_dst[2] = {MINT_BUF_HB, MINT_BUF_HB2};
             const char *gu_names[2] = {nm[0], nm[1]};
             add_matmuls(&b, MINT_BUF_XB, 2, gu, gu_dst, gu_names, false);
-            n = add(&b, m->desc->geglu ? MINT_OP_GELU_MUL : MINT_OP_SILU_MUL, MINT_BUF_HB,
-                    MINT_BUF_HB2, "blk.%d.ffn_act", l);
+            n = add(&b, m->desc->ffn == MINT_FFN_GEGLU ? MINT_OP_GELU_MUL : MINT_OP_SILU_MUL,
+                    MINT_BUF_HB, MINT_BUF_HB2, "blk.%d.ffn_act", l);
         }
         snprintf(nm[2], 32, "blk.%d.ffn_down", l);
         const mint_weight *down[1] = {&L->w_down};

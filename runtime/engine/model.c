@@ -70,8 +70,9 @@ static mint_status read_gemma_hparams(mint_model *m, mint_err *err) {
     if (d->attn_softcap != 0.0f &&
         (st = get_positive(f, a, "attn_logit_softcapping", &hp->attn_softcap, err)))
         return st;
-    // Both Gemma rows (the GeGLU ones) read the logits' cap, Gemma 3 without a default.
-    if (d->geglu && (st = get_positive(f, a, "final_logit_softcapping", &hp->final_softcap, err)))
+    // Gemma 2 and 3 read the logits' cap, Gemma 3 without a default.
+    if (d->final_softcap_key &&
+        (st = get_positive(f, a, "final_logit_softcapping", &hp->final_softcap, err)))
         return st;
     hp->rope_base_swa = hp->rope_base;
     hp->rope_freq_scale_swa = hp->rope_freq_scale;
@@ -164,8 +165,8 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
                          "rope.dimension_count %d must equal the head size %d", hp->n_rot,
                          hp->head_dim);
     // The epsilon is required (llama.cpp reads it without a default); LayerNorm has its own key.
-    const char *eps_key =
-        m->desc->layer_norm ? "attention.layer_norm_epsilon" : "attention.layer_norm_rms_epsilon";
+    const char *eps_key = m->desc->norm == MINT_NORM_LAYER ? "attention.layer_norm_epsilon"
+                                                           : "attention.layer_norm_rms_epsilon";
     if ((st = get_float(f, a, eps_key, &hp->rms_eps, err))) return st;
     if (!(hp->rms_eps > 0 && hp->rms_eps < 1))
         return mint_fail(err, MINT_E_FORMAT, "%s %g is outside (0, 1)", eps_key + 10, hp->rms_eps);
@@ -214,7 +215,7 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
         hp->q_scale = hp->attn_scale;
         hp->attn_scale = 1.0f;
     }
-    hp->rope_neox = m->desc->rope_neox;
+    hp->rope_neox = m->desc->pos == MINT_POS_ROPE_NEOX;
     if ((st = read_gemma_hparams(m, err))) return st;
     mint_err_clear(err);
     return MINT_OK;
@@ -322,9 +323,10 @@ static mint_status bind_layer_extras(mint_model *m, int l, mint_err *err) {
         {&L->bq, a->fused_qkv ? MINT_ABSENT : a->qkv_bias, "attn_q.bias", q},
         {&L->bk, a->fused_qkv ? MINT_ABSENT : a->qkv_bias, "attn_k.bias", kv},
         {&L->bv, a->fused_qkv ? MINT_ABSENT : a->qkv_bias, "attn_v.bias", kv},
-        {&L->attn_norm_b, a->layer_norm ? MINT_REQUIRED : MINT_ABSENT, "attn_norm.bias",
+        {&L->attn_norm_b, a->norm == MINT_NORM_LAYER ? MINT_REQUIRED : MINT_ABSENT,
+         "attn_norm.bias", hp->n_embd},
+        {&L->ffn_norm_b, a->norm == MINT_NORM_LAYER ? MINT_REQUIRED : MINT_ABSENT, "ffn_norm.bias",
          hp->n_embd},
-        {&L->ffn_norm_b, a->layer_norm ? MINT_REQUIRED : MINT_ABSENT, "ffn_norm.bias", hp->n_embd},
         {&L->attn_post_norm, a->post_norms ? MINT_REQUIRED : MINT_ABSENT,
          "post_attention_norm.weight", hp->n_embd},
         {&L->ffn_post_norm, a->post_norms ? MINT_REQUIRED : MINT_ABSENT, "post_ffw_norm.weight",
@@ -389,7 +391,7 @@ static mint_status bind_projections(mint_model *m, int l, mint_err *err) {
         }
     }
     snprintf(name, sizeof name, "blk.%d.ffn_up.weight", l);
-    if (m->desc->gelu_ffn) { // up and down with biases, no gate
+    if (m->desc->ffn == MINT_FFN_GELU) { // up and down with biases, no gate
         char bias[64];
         snprintf(bias, sizeof bias, "blk.%d.ffn_up.bias", l);
         if ((st = bind(m, &L->w_up, name, e, ff, err)) ||
@@ -435,9 +437,9 @@ static mint_status bind_weights(mint_model *m, mint_err *err) {
             (st = bind(m, &L->w_down, nm[3], ff, e, err)) || (st = bind_layer_extras(m, l, err)))
             return st;
     }
-    const mint_tensor_need with_ln = m->desc->layer_norm ? MINT_REQUIRED : MINT_ABSENT;
+    const mint_tensor_need with_ln = m->desc->norm == MINT_NORM_LAYER ? MINT_REQUIRED : MINT_ABSENT;
     if ((st = bind_extra(m, &m->output_norm_b, with_ln, "output_norm.bias", e, err))) return st;
-    if (m->desc->learned_pos &&
+    if (m->desc->pos == MINT_POS_LEARNED &&
         (st = bind(m, &m->pos_embd, "position_embd.weight", e, hp->n_ctx_train, err)))
         return st;
     if ((st = bind_extra(m, &m->rope_freqs, m->desc->rope_freqs, "rope_freqs.weight", hp->n_rot / 2,
