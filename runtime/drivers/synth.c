@@ -39,7 +39,15 @@ typedef struct preset {
     bool rope_freqs;    // Llama 3's rope_freqs.weight (factor 32, low 1, high 4, 8192 original)
     int32_t n_ctx_orig; // LongRoPE's original context (rope_factors_long/short, attn_factor), as
                         // Phi-3-mini-128k and Phi-3.5-mini have it; 0: none
+    const char *title;  // the model's word in general.name when not the preset's name (NULL)
+    bool window_keys;   // rope.scaling.original_context_length and attention.sliding_window, as
+                        // Phi-3's converter writes them (llama.cpp ignores the window)
 } preset;
+
+// llama.cpp gives special tokens Phi-3's strip attributes when general.name contains "phi3" or
+// "phi-3", looking up <|endoftext|> by text, which the built-in vocabulary lacks: the name of a
+// synthetic Phi-3 says "Phi 3" instead.
+#define PHI3_TITLE "Phi 3"
 
 // TinyLlama-1.1B (its config.json), a small model with 256-aligned shapes, so every K-quant
 // applies (tiny256's shapes), and a small multi-head one; then per architecture the shapes of
@@ -48,41 +56,59 @@ typedef struct preset {
 // size that is not n_embd / n_head.
 static const preset presets[] = {
     {"tinyllama", "real", "llama", 2048, 5632, 22, 32, 4, 64, 2048, 32000, 1e4f, 1e-5f, false,
-     false, 0},
-    {"small", "real", "llama", 256, 768, 4, 4, 2, 64, 512, 512, 1e4f, 1e-5f, false, false, 0},
+     false, 0, NULL, false},
+    {"small", "real", "llama", 256, 768, 4, 4, 2, 64, 512, 512, 1e4f, 1e-5f, false, false, 0, NULL,
+     false},
     // multi-head attention (as many KV heads as query heads) and a long context: the attention
     // tests' other layout
-    {"mha", "real", "llama", 128, 384, 2, 4, 4, 32, 2048, 512, 1e4f, 1e-5f, false, false, 0},
+    {"mha", "real", "llama", 128, 384, 2, 4, 4, 32, 2048, 512, 1e4f, 1e-5f, false, false, 0, NULL,
+     false},
     {"llama3", "real", "llama", 2048, 8192, 16, 32, 8, 64, 131072, 128256, 5e5f, 1e-5f, true, true,
-     0},
-    {"llama3", "tiny", "llama", 256, 768, 2, 4, 2, 64, 1024, 512, 5e5f, 1e-5f, true, true, 0},
-    {"qwen2", "real", "qwen2", 896, 4864, 24, 14, 2, 64, 32768, 151936, 1e6f, 1e-6f, true, false,
-     0},
-    {"qwen2", "tiny", "qwen2", 256, 768, 2, 4, 2, 64, 1024, 512, 1e6f, 1e-6f, true, false, 0},
+     0, NULL, false},
+    {"llama3", "tiny", "llama", 256, 768, 2, 4, 2, 64, 1024, 512, 5e5f, 1e-5f, true, true, 0, NULL,
+     false},
+    {"qwen2", "real", "qwen2", 896, 4864, 24, 14, 2, 64, 32768, 151936, 1e6f, 1e-6f, true, false, 0,
+     NULL, false},
+    {"qwen2", "tiny", "qwen2", 256, 768, 2, 4, 2, 64, 1024, 512, 1e6f, 1e-6f, true, false, 0, NULL,
+     false},
     {"qwen3", "real", "qwen3", 1024, 3072, 28, 16, 8, 128, 40960, 151936, 1e6f, 1e-6f, true, false,
-     0},
-    {"qwen3", "tiny", "qwen3", 256, 768, 2, 4, 2, 128, 1024, 512, 1e6f, 1e-6f, true, false, 0},
-    {"phi3", "real", "phi3", 3072, 8192, 32, 32, 32, 96, 4096, 32064, 1e4f, 1e-5f, false, false, 0},
+     0, NULL, false},
+    {"qwen3", "tiny", "qwen3", 256, 768, 2, 4, 2, 128, 1024, 512, 1e6f, 1e-6f, true, false, 0, NULL,
+     false},
+    {"phi3", "real", "phi3", 3072, 8192, 32, 32, 32, 96, 4096, 32064, 1e4f, 1e-5f, false, false, 0,
+     PHI3_TITLE, true},
     // the tiny Phi-3 has Phi-3.5-mini's LongRoPE: a context of 256 positions or fewer takes the
     // short factors, a longer one the long factors
-    {"phi3", "tiny", "phi3", 256, 768, 2, 4, 4, 64, 1024, 512, 1e4f, 1e-5f, false, false, 256},
-    {"gpt2", "real", "gpt2", 768, 3072, 12, 12, 12, 64, 1024, 50257, 1e4f, 1e-5f, false, false, 0},
-    {"gpt2", "tiny", "gpt2", 256, 1024, 2, 4, 4, 64, 1024, 512, 1e4f, 1e-5f, false, false, 0},
+    {"phi3", "tiny", "phi3", 256, 768, 2, 4, 4, 64, 1024, 512, 1e4f, 1e-5f, false, false, 256,
+     PHI3_TITLE, true},
+    {"gpt2", "real", "gpt2", 768, 3072, 12, 12, 12, 64, 1024, 50257, 1e4f, 1e-5f, false, false, 0,
+     NULL, false},
+    {"gpt2", "tiny", "gpt2", 256, 1024, 2, 4, 4, 64, 1024, 512, 1e4f, 1e-5f, false, false, 0, NULL,
+     false},
     {"gemma2", "real", "gemma2", 2304, 9216, 26, 8, 4, 256, 8192, 256000, 1e4f, 1e-6f, true, false,
-     0},
-    {"gemma2", "tiny", "gemma2", 256, 768, 2, 4, 2, 128, 1024, 512, 1e4f, 1e-6f, true, false, 0},
+     0, NULL, false},
+    {"gemma2", "tiny", "gemma2", 256, 768, 2, 4, 2, 128, 1024, 512, 1e4f, 1e-6f, true, false, 0,
+     NULL, false},
     {"gemma3", "real", "gemma3", 1152, 6912, 26, 4, 1, 256, 32768, 262144, 1e6f, 1e-6f, true, false,
-     0},
-    {"gemma3", "tiny", "gemma3", 256, 768, 2, 4, 2, 128, 1024, 512, 1e6f, 1e-6f, true, false, 0},
+     0, NULL, false},
+    {"gemma3", "tiny", "gemma3", 256, 768, 2, 4, 2, 128, 1024, 512, 1e6f, 1e-6f, true, false, 0,
+     NULL, false},
     // micro: one 8-wide layer and the 259-token byte vocabulary, about 25 KB: the GGUF fuzz
     // harness's seeds of each architecture (tests/fuzz/make_seeds.c)
-    {"llama3", "micro", "llama", 8, 16, 1, 2, 1, 4, 16, 259, 5e5f, 1e-5f, true, true, 0},
-    {"qwen2", "micro", "qwen2", 8, 16, 1, 2, 1, 4, 16, 259, 1e6f, 1e-6f, true, false, 0},
-    {"qwen3", "micro", "qwen3", 8, 16, 1, 2, 1, 8, 16, 259, 1e6f, 1e-6f, true, false, 0},
-    {"phi3", "micro", "phi3", 8, 16, 1, 2, 2, 4, 16, 259, 1e4f, 1e-5f, false, false, 8},
-    {"gpt2", "micro", "gpt2", 8, 16, 1, 2, 2, 4, 16, 259, 1e4f, 1e-5f, false, false, 0},
-    {"gemma2", "micro", "gemma2", 8, 16, 2, 2, 1, 8, 16, 259, 1e4f, 1e-6f, true, false, 0},
-    {"gemma3", "micro", "gemma3", 8, 16, 2, 2, 1, 8, 16, 259, 1e6f, 1e-6f, true, false, 0},
+    {"llama3", "micro", "llama", 8, 16, 1, 2, 1, 4, 16, 259, 5e5f, 1e-5f, true, true, 0, NULL,
+     false},
+    {"qwen2", "micro", "qwen2", 8, 16, 1, 2, 1, 4, 16, 259, 1e6f, 1e-6f, true, false, 0, NULL,
+     false},
+    {"qwen3", "micro", "qwen3", 8, 16, 1, 2, 1, 8, 16, 259, 1e6f, 1e-6f, true, false, 0, NULL,
+     false},
+    {"phi3", "micro", "phi3", 8, 16, 1, 2, 2, 4, 16, 259, 1e4f, 1e-5f, false, false, 8, PHI3_TITLE,
+     true},
+    {"gpt2", "micro", "gpt2", 8, 16, 1, 2, 2, 4, 16, 259, 1e4f, 1e-5f, false, false, 0, NULL,
+     false},
+    {"gemma2", "micro", "gemma2", 8, 16, 2, 2, 1, 8, 16, 259, 1e4f, 1e-6f, true, false, 0, NULL,
+     false},
+    {"gemma3", "micro", "gemma3", 8, 16, 2, 2, 1, 8, 16, 259, 1e6f, 1e-6f, true, false, 0, NULL,
+     false},
 };
 
 // Whether a preset name comes in several shapes (the architectures' presets have a tiny one).
@@ -503,10 +529,7 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
         goto done;
     }
     char name[96];
-    // llama.cpp gives special tokens Phi-3's strip attributes when general.name contains "phi3"
-    // or "phi-3", looking up <|endoftext|> by text, which the built-in vocabulary lacks: the
-    // name says "Phi 3" instead.
-    const char *shown = strcmp(pr->name, "phi3") == 0 ? "Phi 3" : pr->name;
+    const char *shown = pr->title ? pr->title : pr->name;
     snprintf(name, sizeof name, "mint synthetic %s%s%s (random weights: its text is noise)", shown,
              has_shapes(pr->name) ? " " : "", has_shapes(pr->name) ? pr->shape : "");
     mint_gguf_add_str(w, "general.architecture", pr->arch);
@@ -538,7 +561,7 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
         snprintf(key, sizeof key, "%s.attention.value_length", pr->arch);
         mint_gguf_add_u32(w, key, (uint32_t)pr->head_dim);
     }
-    if (strcmp(pr->arch, "phi3") == 0) { // as Phi-3-mini's converted files have them
+    if (pr->window_keys) { // as Phi-3-mini's converted files have them
         mint_gguf_add_u32(w, "phi3.rope.scaling.original_context_length",
                           (uint32_t)(pr->n_ctx_orig ? pr->n_ctx_orig : pr->n_ctx));
         mint_gguf_add_u32(w, "phi3.attention.sliding_window", (uint32_t)pr->n_ctx / 2 - 1);
