@@ -372,6 +372,27 @@ Test(ppl_base_file, round_trip_against_itself) {
     mint_model_close(m);
 }
 
+// A base file of one chunk is enough to compare with (llama.cpp's KL-divergence pass reads the
+// chunks it holds; only a text needs two contexts' worth): what `mint-quantize --compare
+// --chunks 1` writes and then reads.
+Test(ppl_base_file, one_chunk_base_is_enough) {
+    mint_model *m = open_model(STORIES);
+    text t = load_text(TS);
+    const char *path = tmp("one.kld");
+    write_base(m, &t, 128, 1, path);
+    mint_ppl_params p = ppl_params(512, 0);
+    p.kld_base_in = path;
+    mint_ppl_result r;
+    mint_err err;
+    cr_assert_eq(mint_perplexity(m, NULL, 0, &p, &r, &err), MINT_OK, "%s", err.msg);
+    cr_assert(r.has_kld);
+    cr_assert_eq(r.n_chunks, 1);
+    cr_assert_eq(r.count, 63);
+    cr_assert_eq(r.same_top, 1.0);
+    free(t.p);
+    mint_model_close(m);
+}
+
 // What the KLD run reports hangs together: the order of the percentiles, the ratio and
 // difference against PPL(base), and a quant being worse than F32.
 Test(ppl_base_file, quant_against_f32_base_is_consistent) {

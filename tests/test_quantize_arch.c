@@ -9,7 +9,9 @@
 // The source files are the ones tests/reference/arch_tiny.json was made on; their sha256 is
 // checked first, so a change of the synthetic writer is told apart from a change of the mix.
 #include "formats/gguf.h"
+#include "helpers/hang.h"
 #include "helpers/helpers.h"
+#include "helpers/tool.h"
 
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -155,6 +157,30 @@ Test(quantize_arch, gemma2) {
 }
 Test(quantize_arch, gemma3) {
     check_arch("gemma3");
+}
+
+// `mint-quantize --compare` on each architecture's tiny file: a table row per type, the source's
+// perplexity beside the quantized one's (the architecture's rules applied to each).
+Test(quantize_arch, compare_runs_on_every_architecture, .timeout = MT_HANG(300)) {
+    const char *text = mt_path(mt_tmpdir(), "text.txt");
+    char text_path[4200];
+    snprintf(text_path, sizeof text_path, "%s", text);
+    static const char words[] = "once upon a time there was a little fox who liked the snow. ";
+    char buf[4096] = "";
+    for (int i = 0; i < 40; i++) strcat(buf, words);
+    cr_assert(mt_write_file(text_path, buf, strlen(buf)));
+    json_object_object_foreach(mt_jget(reference(), "files"), arch, entry) {
+        const char *src = keep(tiny_file(arch, entry));
+        char *out = NULL, *err = NULL;
+        const int rc = run_tool(&out, &err, "mint-quantize",
+                                "--compare Q8_0,Q4_K_M --text '%s' --ctx 64 --chunks 1 -t 1 '%s'",
+                                text_path, src);
+        cr_assert_eq(rc, 0, "%s: --compare exited %d: %s", arch, rc, err);
+        cr_assert(strstr(out, "| source |") && strstr(out, "| Q8_0 |") && strstr(out, "| Q4_K_M |"),
+                  "%s: --compare printed %s", arch, out);
+        free(out);
+        free(err);
+    }
 }
 
 // Every architecture of the reference has its test above.

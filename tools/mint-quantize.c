@@ -188,7 +188,7 @@ static int compare(const quantize_options *o) {
             rc = 1;
             break;
         }
-        measure(path, NULL, 0, o, NULL, base, r);
+        if (!measure(path, NULL, 0, o, NULL, base, r)) rc = 1; // its line is printed
         if (!o->work_dir) unlink(path);
     }
     if (!o->work_dir) {

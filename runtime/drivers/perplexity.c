@@ -326,7 +326,9 @@ mint_status mint_perplexity(mint_model *m, const char *text, size_t len, const m
         st = mint_fail(err, MINT_E_ARG, "perplexity context %d is below 8", p.n_ctx);
         goto done;
     }
-    if (n_tokens < 2 * (size_t)p.n_ctx) {
+    // Text needs two contexts' worth, as llama.cpp's perplexity asks; a base file holds whole
+    // chunks (one is enough, as in llama.cpp's KL-divergence pass).
+    if (!p.kld_base_in && n_tokens < 2 * (size_t)p.n_ctx) {
         st =
             mint_fail(err, MINT_E_ARG,
                       "the text has %zu token%s; perplexity with a context of %d needs at least %d",
