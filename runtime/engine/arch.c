@@ -45,6 +45,55 @@ const mint_arch *mint_arch_find(const char *name) {
     return NULL;
 }
 
+void mint_arch_describe(const mint_arch *a, char *buf, size_t cap) {
+    static const char *const norms[] = {
+        [MINT_NORM_RMS] = "RMSNorm", [MINT_NORM_LAYER] = "LayerNorm with biases"};
+    static const char *const pos[] = {[MINT_POS_ROPE] = "RoPE (pairs 2i, 2i+1)",
+                                      [MINT_POS_ROPE_NEOX] = "RoPE (NEOX pairs i, i + n_rot/2)",
+                                      [MINT_POS_LEARNED] = "learned positions"};
+    static const char *const ffn[] = {[MINT_FFN_SWIGLU] = "SwiGLU feed-forward",
+                                      [MINT_FFN_GEGLU] = "GeGLU feed-forward",
+                                      [MINT_FFN_GELU] = "GELU feed-forward with biases"};
+    static const char *const need[] = {
+        [MINT_ABSENT] = NULL, [MINT_OPTIONAL] = "optional", [MINT_REQUIRED] = "required"};
+    size_t len = 0;
+#define OUT(...)                                                                                   \
+    do {                                                                                           \
+        if (len < cap) len += (size_t)snprintf(buf + len, cap - len, __VA_ARGS__);                 \
+    } while (0)
+    buf[0] = '\0';
+    OUT("architecture %s: %s, %s, %s", a->name, norms[a->norm], pos[a->pos], ffn[a->ffn]);
+    const struct {
+        mint_tensor_need n;
+        const char *what;
+    } tensors[] = {{a->qkv_bias, "q/k/v biases"},
+                   {a->out_bias, "output projection bias"},
+                   {a->qk_norm, "per-head q/k norms"},
+                   {a->rope_freqs, "rope_freqs"},
+                   {a->longrope, "LongRoPE factors"}};
+    for (size_t i = 0; i < sizeof tensors / sizeof *tensors; i++)
+        if (need[tensors[i].n]) OUT("; %s (%s)", tensors[i].what, need[tensors[i].n]);
+    if (a->fused_qkv) OUT("; q/k/v fused in attn_qkv");
+    if (a->fused_gate_up) OUT("; gate and up fused in ffn_up");
+    if (a->q_prescale) OUT("; queries pre-scaled");
+    if (a->embd_scale) OUT("; embedding x sqrt(n_embd)");
+    if (a->post_norms) OUT("; norms after attention and feed-forward");
+    if (a->swa_period)
+        OUT("; a window on %d of every %d layers (default %d)", a->swa_period - 1, a->swa_period,
+            a->swa_window_default);
+    if (a->rope_base_swa != 0.0f) OUT("; window layers' RoPE base %g", a->rope_base_swa);
+    if (a->attn_softcap != 0.0f) OUT("; scores soft-capped at %g", a->attn_softcap);
+    if (a->final_softcap != 0.0f || a->final_softcap_key)
+        OUT("; logits soft-capped at %g%s", a->final_softcap,
+            a->final_softcap_key ? " (or final_logit_softcapping)" : "");
+    if (a->wide_scale_layers)
+        OUT("; %d layers scale queries by n_embd / n_head", a->wide_scale_layers);
+    if (a->quant_70b_layers)
+        OUT("; llama-quantize's 70B type at %d layers%s", a->quant_70b_layers,
+            a->quant_70b_gqa ? " with shared K/V heads" : "");
+#undef OUT
+}
+
 void mint_arch_list(char *buf, size_t cap) {
     size_t len = 0;
     buf[0] = '\0';

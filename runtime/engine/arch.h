@@ -81,5 +81,8 @@ typedef struct mint_arch {
 const mint_arch *mint_arch_find(const char *name);
 // "llama, qwen2, ...": the names of every row in the table's order, for messages, into buf.
 void mint_arch_list(char *buf, size_t cap);
+// The row as one line of text ("architecture gemma2: RMSNorm, RoPE (NEOX pairs), GeGLU; ..."):
+// its block kinds, then what else it has, for mint-run --dump-graph. Truncated to cap.
+void mint_arch_describe(const mint_arch *a, char *buf, size_t cap);
 
 #endif // MINT_ARCH_H

@@ -300,13 +300,16 @@ void mint_graph_free(mint_graph *g) {
 }
 
 char *mint_graph_describe(const mint_graph *g, const mint_model *m) {
-    size_t cap = 256 + (size_t)g->n_nodes * 128, len = 0;
+    size_t cap = 1280 + (size_t)g->n_nodes * 128, len = 0;
     char *s = malloc(cap);
     if (!s) return NULL;
 #define OUT(...)                                                                                   \
     do {                                                                                           \
         if (len < cap) len += (size_t)snprintf(s + len, cap - len, __VA_ARGS__);                   \
     } while (0)
+    char arch[1024];
+    mint_arch_describe(m->desc, arch, sizeof arch);
+    OUT("# %s\n", arch);
     OUT("# %d nodes; rows are tokens of the batch; [width] per row\n", g->n_nodes);
     for (int i = 0; i < g->n_nodes; i++) {
         const mint_node *n = &g->nodes[i];
