@@ -226,16 +226,20 @@ static void longrope_factors(float *lng, float *shrt, int half) {
     }
 }
 
-// The tensors of the preset's architecture, in the order its converter writes them: llama's
-// block, and what the architecture's row (runtime/engine/arch.c) adds or fuses. Only required
-// extras are written (a llama file without biases, as Llama's are).
+// A dimension of runtime/engine/arch.h in the preset's numbers.
+static int64_t dim_of(const preset *p, mint_dim d) {
+    const mint_dims x = {p->n_embd, p->n_ff, p->n_head, p->n_head_kv, p->head_dim};
+    return mint_dim_value(d, &x);
+}
+
+// The tensors of the preset's architecture, in the order its converter writes them: the model's
+// own, then per layer those its row declares (runtime/engine/arch.c: mint_arch_layer_tensors).
+// Only required ones are written (a llama file without biases, as Llama's are).
 static void make_tensors(synth *s) {
     const preset *p = s->pr;
     const mint_arch *d = mint_arch_find(p->arch);
-    int64_t e = p->n_embd, q = (int64_t)p->head_dim * p->n_head,
-            kv = (int64_t)p->head_dim * p->n_head_kv;
-    float lin = 1.0f / sqrtf((float)e), down = 1.0f / sqrtf((float)p->n_ff),
-          out_in = 1.0f / sqrtf((float)q);
+    const int64_t e = p->n_embd;
+    const float lin = 1.0f / sqrtf((float)e);
     // Tied, the embedding is also the output head: give it the head's scale, so the logits have
     // the spread of an untied model's rather than growing with sqrt(n_embd).
     // Gemma multiplies the embedding by sqrt(n_embd): a smaller one keeps the token's own row
@@ -261,52 +265,21 @@ static void make_tensors(synth *s) {
         s->t[s->n - 1].fixed = s->longrope[1];
         longrope_factors(s->longrope[0], s->longrope[1], p->head_dim / 2);
     }
-    const bool qkv_bias = d->qkv_bias == MINT_REQUIRED;
-    for (int l = 0; l < p->n_layer; l++) {
-        char n[64];
-#define T(suffix, n_in, n_out, mean, scale)                                                        \
-    do {                                                                                           \
-        snprintf(n, sizeof n, "blk.%d." suffix, l);                                                \
-        add_tensor(s, n, n_in, n_out, mean, scale);                                                \
-    } while (0)
-        T("attn_norm.weight", e, 1, 1.0f, 0.05f);
-        if (d->norm == MINT_NORM_LAYER) T("attn_norm.bias", e, 1, 0.0f, 0.05f);
-        if (d->fused_qkv) {
-            T("attn_qkv.weight", e, q + 2 * kv, 0.0f, lin);
-            if (qkv_bias) T("attn_qkv.bias", q + 2 * kv, 1, 0.0f, 0.5f);
-        } else {
-            T("attn_q.weight", e, q, 0.0f, lin);
-            T("attn_k.weight", e, kv, 0.0f, lin);
-            T("attn_v.weight", e, kv, 0.0f, lin);
-            if (qkv_bias) {
-                T("attn_q.bias", q, 1, 0.0f, 0.5f);
-                T("attn_k.bias", kv, 1, 0.0f, 0.5f);
-                T("attn_v.bias", kv, 1, 0.0f, 0.5f);
-            }
+    // Each layer: the tensors the architecture declares (runtime/engine/arch.c), those a file
+    // must have, drawn as each declaration says.
+    mint_layer_tensor decl[MINT_LAYER_TENSORS_MAX];
+    const int n_decl = mint_arch_layer_tensors(d, decl);
+    for (int l = 0; l < p->n_layer; l++)
+        for (int i = 0; i < n_decl; i++) {
+            const mint_layer_tensor *t = &decl[i];
+            if (t->need != MINT_REQUIRED) continue;
+            char n[96];
+            snprintf(n, sizeof n, "blk.%d.%s", l, t->suffix);
+            const float scale = t->scale_by == MINT_DIM_0
+                                    ? t->scale
+                                    : t->scale / sqrtf((float)dim_of(p, t->scale_by));
+            add_tensor(s, n, dim_of(p, t->n_in), dim_of(p, t->n_out), t->mean, scale);
         }
-        if (d->qk_norm == MINT_REQUIRED) {
-            T("attn_q_norm.weight", p->head_dim, 1, 1.0f, 0.05f);
-            T("attn_k_norm.weight", p->head_dim, 1, 1.0f, 0.05f);
-        }
-        T("attn_output.weight", q, e, 0.0f, out_in);
-        if (d->out_bias == MINT_REQUIRED) T("attn_output.bias", e, 1, 0.0f, 0.1f);
-        if (d->post_norms) T("post_attention_norm.weight", e, 1, 1.0f, 0.05f);
-        T("ffn_norm.weight", e, 1, 1.0f, 0.05f);
-        if (d->norm == MINT_NORM_LAYER) T("ffn_norm.bias", e, 1, 0.0f, 0.05f);
-        if (d->ffn == MINT_FFN_GELU) {
-            T("ffn_up.weight", e, p->n_ff, 0.0f, lin);
-            T("ffn_up.bias", p->n_ff, 1, 0.0f, 0.5f);
-        } else if (d->fused_gate_up) {
-            T("ffn_up.weight", e, 2 * p->n_ff, 0.0f, lin);
-        } else {
-            T("ffn_gate.weight", e, p->n_ff, 0.0f, lin);
-            T("ffn_up.weight", e, p->n_ff, 0.0f, lin);
-        }
-        T("ffn_down.weight", p->n_ff, e, 0.0f, down);
-        if (d->ffn == MINT_FFN_GELU) T("ffn_down.bias", e, 1, 0.0f, 0.1f);
-        if (d->post_norms) T("post_ffw_norm.weight", e, 1, 1.0f, 0.05f);
-#undef T
-    }
 }
 
 // Per-tensor types from llama.cpp's mix rules for the file type.

@@ -45,6 +45,128 @@ const mint_arch *mint_arch_find(const char *name) {
     return NULL;
 }
 
+int64_t mint_dim_value(mint_dim d, const mint_dims *x) {
+    const int64_t q = x->n_head * x->head_dim, kv = x->n_head_kv * x->head_dim;
+    switch (d) {
+    case MINT_DIM_0:
+        return 0;
+    case MINT_DIM_1:
+        return 1;
+    case MINT_DIM_EMBD:
+        return x->n_embd;
+    case MINT_DIM_FF:
+        return x->n_ff;
+    case MINT_DIM_FF2:
+        return 2 * x->n_ff;
+    case MINT_DIM_Q:
+        return q;
+    case MINT_DIM_KV:
+        return kv;
+    case MINT_DIM_Q_KV:
+        return q + kv;
+    case MINT_DIM_QKV:
+        return q + 2 * kv;
+    case MINT_DIM_HEAD:
+        return x->head_dim;
+    }
+    return 0;
+}
+
+int mint_arch_layer_tensors(const mint_arch *a, mint_layer_tensor *out) {
+    int n = 0;
+#define NORM(suffix, slot, need)                                                                   \
+    out[n++] = (mint_layer_tensor) {                                                               \
+        suffix, MINT_DIM_EMBD, MINT_DIM_1, need, slot, {{0}}, 0, 1.0f, 0.05f, MINT_DIM_0           \
+    }
+#define VEC(suffix, len, slot, need, scale)                                                        \
+    out[n++] = (mint_layer_tensor) {                                                               \
+        suffix, len, MINT_DIM_1, need, slot, {{0}}, 0, 0.0f, scale, MINT_DIM_0                     \
+    }
+#define MAT(suffix, in, outd, slot, by)                                                            \
+    out[n++] = (mint_layer_tensor) {                                                               \
+        suffix, in, outd, MINT_REQUIRED, slot, {{0}}, 0, 0.0f, 1.0f, by                            \
+    }
+    const bool ln = a->norm == MINT_NORM_LAYER;
+    NORM("attn_norm.weight", MINT_SLOT_ATTN_NORM, MINT_REQUIRED);
+    VEC("attn_norm.bias", MINT_DIM_EMBD, MINT_SLOT_ATTN_NORM_B, ln ? MINT_REQUIRED : MINT_ABSENT,
+        0.05f);
+    if (a->fused_qkv) {
+        MAT("attn_qkv.weight", MINT_DIM_EMBD, MINT_DIM_QKV, MINT_SLOT_FUSED, MINT_DIM_EMBD);
+        out[n - 1].n_views = 3;
+        out[n - 1].views[0] = (mint_view){MINT_SLOT_WQ, MINT_DIM_0, MINT_DIM_Q};
+        out[n - 1].views[1] = (mint_view){MINT_SLOT_WK, MINT_DIM_Q, MINT_DIM_KV};
+        out[n - 1].views[2] = (mint_view){MINT_SLOT_WV, MINT_DIM_Q_KV, MINT_DIM_KV};
+        VEC("attn_qkv.bias", MINT_DIM_QKV, MINT_SLOT_FUSED, a->qkv_bias, 0.5f); // one bias, cut
+        out[n - 1].n_views = 3;                                                 // the same way
+        out[n - 1].views[0] = (mint_view){MINT_SLOT_BQ, MINT_DIM_0, MINT_DIM_Q};
+        out[n - 1].views[1] = (mint_view){MINT_SLOT_BK, MINT_DIM_Q, MINT_DIM_KV};
+        out[n - 1].views[2] = (mint_view){MINT_SLOT_BV, MINT_DIM_Q_KV, MINT_DIM_KV};
+    } else {
+        MAT("attn_q.weight", MINT_DIM_EMBD, MINT_DIM_Q, MINT_SLOT_WQ, MINT_DIM_EMBD);
+        MAT("attn_k.weight", MINT_DIM_EMBD, MINT_DIM_KV, MINT_SLOT_WK, MINT_DIM_EMBD);
+        MAT("attn_v.weight", MINT_DIM_EMBD, MINT_DIM_KV, MINT_SLOT_WV, MINT_DIM_EMBD);
+    }
+    // (a fused q/k/v has its one bias above; separate biases would be ignored)
+    const mint_tensor_need qkv_bias = a->fused_qkv ? MINT_ABSENT : a->qkv_bias;
+    VEC("attn_q.bias", MINT_DIM_Q, MINT_SLOT_BQ, qkv_bias, 0.5f);
+    VEC("attn_k.bias", MINT_DIM_KV, MINT_SLOT_BK, qkv_bias, 0.5f);
+    VEC("attn_v.bias", MINT_DIM_KV, MINT_SLOT_BV, qkv_bias, 0.5f);
+    out[n++] = (mint_layer_tensor){"attn_q_norm.weight",
+                                   MINT_DIM_HEAD,
+                                   MINT_DIM_1,
+                                   a->qk_norm,
+                                   MINT_SLOT_Q_NORM,
+                                   {{0}},
+                                   0,
+                                   1.0f,
+                                   0.05f,
+                                   MINT_DIM_0};
+    out[n++] = (mint_layer_tensor){"attn_k_norm.weight",
+                                   MINT_DIM_HEAD,
+                                   MINT_DIM_1,
+                                   a->qk_norm,
+                                   MINT_SLOT_K_NORM,
+                                   {{0}},
+                                   0,
+                                   1.0f,
+                                   0.05f,
+                                   MINT_DIM_0};
+    MAT("attn_output.weight", MINT_DIM_Q, MINT_DIM_EMBD, MINT_SLOT_WO, MINT_DIM_Q);
+    VEC("attn_output.bias", MINT_DIM_EMBD, MINT_SLOT_BO, a->out_bias, 0.1f);
+    NORM("post_attention_norm.weight", MINT_SLOT_ATTN_POST_NORM,
+         a->post_norms ? MINT_REQUIRED : MINT_ABSENT);
+    NORM("ffn_norm.weight", MINT_SLOT_FFN_NORM, MINT_REQUIRED);
+    VEC("ffn_norm.bias", MINT_DIM_EMBD, MINT_SLOT_FFN_NORM_B, ln ? MINT_REQUIRED : MINT_ABSENT,
+        0.05f);
+    switch (a->ffn) {
+    case MINT_FFN_GELU: // up and down with biases, no gate
+        MAT("ffn_up.weight", MINT_DIM_EMBD, MINT_DIM_FF, MINT_SLOT_W_UP, MINT_DIM_EMBD);
+        VEC("ffn_up.bias", MINT_DIM_FF, MINT_SLOT_B_UP, MINT_REQUIRED, 0.5f);
+        break;
+    case MINT_FFN_SWIGLU:
+    case MINT_FFN_GEGLU:
+        if (a->fused_gate_up) { // ggml's swiglu: act(first half) * second half
+            MAT("ffn_up.weight", MINT_DIM_EMBD, MINT_DIM_FF2, MINT_SLOT_FUSED, MINT_DIM_EMBD);
+            out[n - 1].n_views = 2;
+            out[n - 1].views[0] = (mint_view){MINT_SLOT_W_GATE, MINT_DIM_0, MINT_DIM_FF};
+            out[n - 1].views[1] = (mint_view){MINT_SLOT_W_UP, MINT_DIM_FF, MINT_DIM_FF};
+        } else {
+            MAT("ffn_gate.weight", MINT_DIM_EMBD, MINT_DIM_FF, MINT_SLOT_W_GATE, MINT_DIM_EMBD);
+            MAT("ffn_up.weight", MINT_DIM_EMBD, MINT_DIM_FF, MINT_SLOT_W_UP, MINT_DIM_EMBD);
+        }
+        break;
+    }
+    MAT("ffn_down.weight", MINT_DIM_FF, MINT_DIM_EMBD, MINT_SLOT_W_DOWN, MINT_DIM_FF);
+    if (a->ffn == MINT_FFN_GELU)
+        VEC("ffn_down.bias", MINT_DIM_EMBD, MINT_SLOT_B_DOWN, MINT_REQUIRED, 0.1f);
+    NORM("post_ffw_norm.weight", MINT_SLOT_FFN_POST_NORM,
+         a->post_norms ? MINT_REQUIRED : MINT_ABSENT);
+#undef NORM
+#undef VEC
+#undef MAT
+    return n;
+}
+
 void mint_arch_describe(const mint_arch *a, char *buf, size_t cap) {
     static const char *const norms[] = {
         [MINT_NORM_RMS] = "RMSNorm", [MINT_NORM_LAYER] = "LayerNorm with biases"};

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum mint_tensor_need {
     MINT_ABSENT = 0, // the architecture has no such tensor: one in the file is refused
@@ -76,6 +77,91 @@ typedef struct mint_arch {
                           // gets more bits (0: none)
     bool quant_70b_gqa;   // ... only when its K/V heads are shared (llama's 80 MHA layers: 65B)
 } mint_arch;
+
+// ---------------------------------------------------------------------------------------------
+// A layer's tensors, declared: what the binder (runtime/engine/model.c) reads and checks and
+// the synthetic writer (runtime/drivers/synth.c) writes, from one list made from the row.
+
+// A length in the model's dimensions.
+typedef enum mint_dim {
+    MINT_DIM_0 = 0, // nothing: a view at the start
+    MINT_DIM_1,     // one: a vector's row count
+    MINT_DIM_EMBD,  // n_embd
+    MINT_DIM_FF,    // n_ff
+    MINT_DIM_FF2,   // 2 n_ff (gate and up in one matrix)
+    MINT_DIM_Q,     // n_head * head_dim
+    MINT_DIM_KV,    // n_head_kv * head_dim
+    MINT_DIM_Q_KV,  // q + kv (where a fused v starts)
+    MINT_DIM_QKV,   // q + 2 kv (q, k and v in one matrix)
+    MINT_DIM_HEAD,  // head_dim
+} mint_dim;
+
+// Where a tensor (or a view of a fused one) is bound: a field of runtime/engine/model.h's
+// mint_layer.
+typedef enum mint_slot {
+    MINT_SLOT_FUSED = 0, // bound whole, then cut into its views
+    MINT_SLOT_ATTN_NORM,
+    MINT_SLOT_ATTN_NORM_B,
+    MINT_SLOT_WQ,
+    MINT_SLOT_WK,
+    MINT_SLOT_WV,
+    MINT_SLOT_BQ,
+    MINT_SLOT_BK,
+    MINT_SLOT_BV,
+    MINT_SLOT_Q_NORM,
+    MINT_SLOT_K_NORM,
+    MINT_SLOT_WO,
+    MINT_SLOT_BO,
+    MINT_SLOT_ATTN_POST_NORM,
+    MINT_SLOT_FFN_NORM,
+    MINT_SLOT_FFN_NORM_B,
+    MINT_SLOT_W_GATE,
+    MINT_SLOT_W_UP,
+    MINT_SLOT_B_UP,
+    MINT_SLOT_W_DOWN,
+    MINT_SLOT_B_DOWN,
+    MINT_SLOT_FFN_POST_NORM,
+    MINT_SLOT_COUNT
+} mint_slot;
+
+// A part of a fused tensor: rows (elements of a vector) [at, at + n) bound as `slot`.
+typedef struct mint_view {
+    mint_slot slot; // where the part goes
+    mint_dim at;    // its first row (element)
+    mint_dim n;     // its rows (elements)
+} mint_view;
+
+// One tensor of a layer, blk.N.<suffix>.
+typedef struct mint_layer_tensor {
+    const char *suffix;    // "attn_q.weight"
+    mint_dim n_in;         // row length (a vector's length)
+    mint_dim n_out;        // rows (MINT_DIM_1 for a vector)
+    mint_tensor_need need; // must, may or must not be in a file
+    mint_slot slot;        // where it is bound; MINT_SLOT_FUSED: cut into views
+    mint_view views[3];    // [n_views] the parts of a fused tensor
+    int n_views;           // 0 unless slot is MINT_SLOT_FUSED
+    float mean;            // synthetic values: mean (1 for norm weights, else 0) ...
+    float scale;           // ... and spread: scale, over sqrt(scale_by) when that is not
+    mint_dim scale_by;     // MINT_DIM_0 (a matrix: 1 / sqrt of its row length's dimension)
+} mint_layer_tensor;
+
+enum { MINT_LAYER_TENSORS_MAX = 24 };
+
+// The numbers a mint_dim is made of.
+typedef struct mint_dims {
+    int64_t n_embd;    // residual width
+    int64_t n_ff;      // feed-forward width
+    int64_t n_head;    // query heads
+    int64_t n_head_kv; // key/value heads
+    int64_t head_dim;  // head size
+} mint_dims;
+
+// d in those numbers.
+int64_t mint_dim_value(mint_dim d, const mint_dims *x);
+
+// The tensors of one layer of `a`, in the order llama.cpp's converter writes them, those a file
+// must not have included (need MINT_ABSENT): into out[MINT_LAYER_TENSORS_MAX]; returns how many.
+int mint_arch_layer_tensors(const mint_arch *a, mint_layer_tensor *out);
 
 // The row of `name`, or NULL when mint does not run it.
 const mint_arch *mint_arch_find(const char *name);

@@ -9,6 +9,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,13 +294,13 @@ static mint_status bind(mint_model *m, mint_weight *w, const char *name, int64_t
     return MINT_OK;
 }
 
-// Binds `name` (a vector of n elements) as the architecture's row needs it: a required one must
-// be there, an optional one may be, and an absent one must not (its values would be ignored).
-static mint_status bind_extra(mint_model *m, mint_weight *w, mint_tensor_need need,
-                              const char *name, int64_t n, mint_err *err) {
+// Binds `name` ([n_in, n_out]) as the architecture's row needs it: a required one must be there,
+// an optional one may be, and an absent one must not (its values would be ignored).
+static mint_status bind_need(mint_model *m, mint_weight *w, mint_tensor_need need, const char *name,
+                             int64_t n_in, int64_t n_out, mint_err *err) {
     bool present = mint_file_find(m->file, name) != NULL;
     if (need == MINT_REQUIRED || (need == MINT_OPTIONAL && present))
-        return bind(m, w, name, n, 1, err);
+        return bind(m, w, name, n_in, n_out, err);
     if (present)
         return mint_fail(err, MINT_E_FORMAT,
                          "tensor '%s' is not part of architecture '%s' (mint would ignore it)",
@@ -307,41 +308,10 @@ static mint_status bind_extra(mint_model *m, mint_weight *w, mint_tensor_need ne
     return MINT_OK;
 }
 
-// The tensors some architectures add to a layer (runtime/engine/arch.h).
-static mint_status bind_layer_extras(mint_model *m, int l, mint_err *err) {
-    const mint_hparams *hp = &m->hp;
-    const mint_arch *a = m->desc;
-    mint_layer *L = &m->layers[l];
-    int64_t q = (int64_t)hp->n_head * hp->head_dim, kv = (int64_t)hp->n_head_kv * hp->head_dim;
-    struct {
-        mint_weight *w;
-        mint_tensor_need need;
-        const char *suffix;
-        int64_t n;
-    } extras[] = {
-        // (a fused q/k/v has its one bias bound with it, bind_projections)
-        {&L->bq, a->fused_qkv ? MINT_ABSENT : a->qkv_bias, "attn_q.bias", q},
-        {&L->bk, a->fused_qkv ? MINT_ABSENT : a->qkv_bias, "attn_k.bias", kv},
-        {&L->bv, a->fused_qkv ? MINT_ABSENT : a->qkv_bias, "attn_v.bias", kv},
-        {&L->attn_norm_b, a->norm == MINT_NORM_LAYER ? MINT_REQUIRED : MINT_ABSENT,
-         "attn_norm.bias", hp->n_embd},
-        {&L->ffn_norm_b, a->norm == MINT_NORM_LAYER ? MINT_REQUIRED : MINT_ABSENT, "ffn_norm.bias",
-         hp->n_embd},
-        {&L->attn_post_norm, a->post_norms ? MINT_REQUIRED : MINT_ABSENT,
-         "post_attention_norm.weight", hp->n_embd},
-        {&L->ffn_post_norm, a->post_norms ? MINT_REQUIRED : MINT_ABSENT, "post_ffw_norm.weight",
-         hp->n_embd},
-        {&L->bo, a->out_bias, "attn_output.bias", hp->n_embd},
-        {&L->q_norm, a->qk_norm, "attn_q_norm.weight", hp->head_dim},
-        {&L->k_norm, a->qk_norm, "attn_k_norm.weight", hp->head_dim},
-    };
-    for (size_t i = 0; i < sizeof extras / sizeof *extras; i++) {
-        char name[64];
-        snprintf(name, sizeof name, "blk.%d.%s", l, extras[i].suffix);
-        mint_status st = bind_extra(m, extras[i].w, extras[i].need, name, extras[i].n, err);
-        if (st) return st;
-    }
-    return MINT_OK;
+// bind_need for a vector of n elements.
+static mint_status bind_extra(mint_model *m, mint_weight *w, mint_tensor_need need,
+                              const char *name, int64_t n, mint_err *err) {
+    return bind_need(m, w, need, name, n, 1, err);
 }
 
 // Binds rows [row0, row0 + n_out) of the matrix w_all (bound whole, [n_in, total]) as w: a view,
@@ -359,61 +329,75 @@ static void bind_vector_view(mint_weight *w, const mint_weight *v_all, int64_t i
     w->n_in = n;
 }
 
-// A layer's q/k/v and gate/up, separate or fused as the architecture's row says.
-static mint_status bind_projections(mint_model *m, int l, mint_err *err) {
+// A dimension of runtime/engine/arch.h in this model's numbers.
+static int64_t dim_of(const mint_hparams *hp, mint_dim d) {
+    const mint_dims x = {hp->n_embd, hp->n_ff, hp->n_head, hp->n_head_kv, hp->head_dim};
+    return mint_dim_value(d, &x);
+}
+
+// The field of a layer a declared tensor (or view) is bound to.
+static mint_weight *slot_of(mint_layer *L, mint_slot s) {
+    static const size_t at[MINT_SLOT_COUNT] = {
+        [MINT_SLOT_ATTN_NORM] = offsetof(mint_layer, attn_norm),
+        [MINT_SLOT_ATTN_NORM_B] = offsetof(mint_layer, attn_norm_b),
+        [MINT_SLOT_WQ] = offsetof(mint_layer, wq),
+        [MINT_SLOT_WK] = offsetof(mint_layer, wk),
+        [MINT_SLOT_WV] = offsetof(mint_layer, wv),
+        [MINT_SLOT_BQ] = offsetof(mint_layer, bq),
+        [MINT_SLOT_BK] = offsetof(mint_layer, bk),
+        [MINT_SLOT_BV] = offsetof(mint_layer, bv),
+        [MINT_SLOT_Q_NORM] = offsetof(mint_layer, q_norm),
+        [MINT_SLOT_K_NORM] = offsetof(mint_layer, k_norm),
+        [MINT_SLOT_WO] = offsetof(mint_layer, wo),
+        [MINT_SLOT_BO] = offsetof(mint_layer, bo),
+        [MINT_SLOT_ATTN_POST_NORM] = offsetof(mint_layer, attn_post_norm),
+        [MINT_SLOT_FFN_NORM] = offsetof(mint_layer, ffn_norm),
+        [MINT_SLOT_FFN_NORM_B] = offsetof(mint_layer, ffn_norm_b),
+        [MINT_SLOT_W_GATE] = offsetof(mint_layer, w_gate),
+        [MINT_SLOT_W_UP] = offsetof(mint_layer, w_up),
+        [MINT_SLOT_B_UP] = offsetof(mint_layer, b_up),
+        [MINT_SLOT_W_DOWN] = offsetof(mint_layer, w_down),
+        [MINT_SLOT_B_DOWN] = offsetof(mint_layer, b_down),
+        [MINT_SLOT_FFN_POST_NORM] = offsetof(mint_layer, ffn_post_norm),
+    };
+    return (mint_weight *)((char *)L + at[s]);
+}
+
+// Layer l's tensors as the architecture declares them (runtime/engine/arch.c:
+// mint_arch_layer_tensors): each bound, checked against its need, or cut into its views.
+static mint_status bind_layer(mint_model *m, int l, mint_err *err) {
     const mint_hparams *hp = &m->hp;
-    int64_t e = hp->n_embd, ff = hp->n_ff, q = (int64_t)hp->n_head * hp->head_dim,
-            kv = (int64_t)hp->n_head_kv * hp->head_dim;
     mint_layer *L = &m->layers[l];
-    char name[64];
-    mint_status st;
-    mint_weight all = {0}; // bind() leaves packed and pack_stride: the views copy them
-    if (m->desc->fused_qkv) {
-        snprintf(name, sizeof name, "blk.%d.attn_qkv.weight", l);
-        if ((st = bind(m, &all, name, e, q + 2 * kv, err))) return st;
-        bind_view(&L->wq, &all, 0, q);
-        bind_view(&L->wk, &all, q, kv);
-        bind_view(&L->wv, &all, q + kv, kv);
-        snprintf(name, sizeof name, "blk.%d.attn_qkv.bias", l); // one bias, cut the same way
-        mint_weight b = {0};
-        if ((st = bind_extra(m, &b, m->desc->qkv_bias, name, q + 2 * kv, err))) return st;
-        if (b.data) {
-            bind_vector_view(&L->bq, &b, 0, q);
-            bind_vector_view(&L->bk, &b, q, kv);
-            bind_vector_view(&L->bv, &b, q + kv, kv);
+    mint_layer_tensor decl[MINT_LAYER_TENSORS_MAX];
+    const int n = mint_arch_layer_tensors(m->desc, decl);
+    for (int i = 0; i < n; i++) {
+        const mint_layer_tensor *t = &decl[i];
+        char name[96];
+        snprintf(name, sizeof name, "blk.%d.%s", l, t->suffix);
+        const int64_t n_in = dim_of(hp, t->n_in), n_out = dim_of(hp, t->n_out);
+        if (t->slot != MINT_SLOT_FUSED) {
+            mint_status st = bind_need(m, slot_of(L, t->slot), t->need, name, n_in, n_out, err);
+            if (st) return st;
+            continue;
         }
-    } else {
-        static const char *const qkv[3] = {"attn_q", "attn_k", "attn_v"};
-        mint_weight *w[3] = {&L->wq, &L->wk, &L->wv};
-        for (int i = 0; i < 3; i++) {
-            snprintf(name, sizeof name, "blk.%d.%s.weight", l, qkv[i]);
-            if ((st = bind(m, w[i], name, e, i == 0 ? q : kv, err))) return st;
+        mint_weight all = {0}; // bind() leaves packed and pack_stride: the views copy them
+        mint_status st = bind_need(m, &all, t->need, name, n_in, n_out, err);
+        if (st) return st;
+        if (!all.data) continue; // an optional one the file does not have
+        for (int v = 0; v < t->n_views; v++) {
+            const mint_view *vw = &t->views[v];
+            if (t->n_out == MINT_DIM_1)
+                bind_vector_view(slot_of(L, vw->slot), &all, dim_of(hp, vw->at), dim_of(hp, vw->n));
+            else
+                bind_view(slot_of(L, vw->slot), &all, dim_of(hp, vw->at), dim_of(hp, vw->n));
         }
     }
-    snprintf(name, sizeof name, "blk.%d.ffn_up.weight", l);
-    if (m->desc->ffn == MINT_FFN_GELU) { // up and down with biases, no gate
-        char bias[64];
-        snprintf(bias, sizeof bias, "blk.%d.ffn_up.bias", l);
-        if ((st = bind(m, &L->w_up, name, e, ff, err)) ||
-            (st = bind(m, &L->b_up, bias, ff, 1, err)))
-            return st;
-        snprintf(bias, sizeof bias, "blk.%d.ffn_down.bias", l);
-        return bind(m, &L->b_down, bias, e, 1, err);
-    }
-    if (m->desc->fused_gate_up) {
-        if ((st = bind(m, &all, name, e, 2 * ff, err))) return st;
-        bind_view(&L->w_gate, &all, 0, ff); // ggml's swiglu: silu(first half) * second half
-        bind_view(&L->w_up, &all, ff, ff);
-        return MINT_OK;
-    }
-    if ((st = bind(m, &L->w_up, name, e, ff, err))) return st;
-    snprintf(name, sizeof name, "blk.%d.ffn_gate.weight", l);
-    return bind(m, &L->w_gate, name, e, ff, err);
+    return MINT_OK;
 }
 
 static mint_status bind_weights(mint_model *m, mint_err *err) {
     const mint_hparams *hp = &m->hp;
-    int64_t e = hp->n_embd, ff = hp->n_ff, q = (int64_t)hp->n_head * hp->head_dim, V = hp->n_vocab;
+    int64_t e = hp->n_embd, V = hp->n_vocab;
 
     mint_status st;
     if ((st = bind(m, &m->tok_embd, "token_embd.weight", e, V, err)) ||
@@ -426,17 +410,8 @@ static mint_status bind_weights(mint_model *m, mint_err *err) {
     }
     m->layers = calloc((size_t)hp->n_layer, sizeof *m->layers);
     if (!m->layers) return mint_fail(err, MINT_E_NOMEM, "out of memory");
-    for (int l = 0; l < hp->n_layer; l++) {
-        mint_layer *L = &m->layers[l];
-        char nm[4][64];
-        static const char *suffix[4] = {"attn_norm", "attn_output", "ffn_norm", "ffn_down"};
-        for (int i = 0; i < 4; i++) snprintf(nm[i], sizeof nm[i], "blk.%d.%s.weight", l, suffix[i]);
-        if ((st = bind(m, &L->attn_norm, nm[0], e, 1, err)) || (st = bind_projections(m, l, err)) ||
-            (st = bind(m, &L->wo, nm[1], q, e, err)) ||
-            (st = bind(m, &L->ffn_norm, nm[2], e, 1, err)) ||
-            (st = bind(m, &L->w_down, nm[3], ff, e, err)) || (st = bind_layer_extras(m, l, err)))
-            return st;
-    }
+    for (int l = 0; l < hp->n_layer; l++)
+        if ((st = bind_layer(m, l, err))) return st;
     const mint_tensor_need with_ln = m->desc->norm == MINT_NORM_LAYER ? MINT_REQUIRED : MINT_ABSENT;
     if ((st = bind_extra(m, &m->output_norm_b, with_ln, "output_norm.bias", e, err))) return st;
     if (m->desc->pos == MINT_POS_LEARNED &&
