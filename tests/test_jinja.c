@@ -1,4 +1,4 @@
-// test_jinja.c - the Jinja engine for chat templates (runtime/text/jinja*.c) against jinja2:
+// test_jinja.c - the Jinja engine for chat templates (runtime/template/jinja*.c) against jinja2:
 // every template in MINT_TEST_DATA/templates and mint's presets, with several conversations,
 // rendered by mint_chat_apply and by tests/chat/render_ref.py (jinja2 set up as transformers
 // sets it up) must give byte-identical text, or both refuse (a template's raise_exception with

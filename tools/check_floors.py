@@ -28,6 +28,7 @@ FLOORS = [  # (folder prefix, floor); the longest prefix wins
     ("quant/", 1),
     ("formats/", 2),
     ("ops/", 3),
+    ("runtime/template/", 4),
     ("runtime/text/", 4),
     ("runtime/engine/", 5),
     ("runtime/drivers/", 6),
@@ -35,7 +36,7 @@ FLOORS = [  # (folder prefix, floor); the longest prefix wins
     ("tests/", 8),
 ]
 FLOOR_NAMES = {-1: "contract include/", 0: "base/", 1: "quant/", 2: "formats/", 3: "ops/",
-               4: "runtime/text/", 5: "runtime/engine/", 6: "runtime/drivers/", 7: "tools/",
+               4: "runtime/text/ and runtime/template/", 5: "runtime/engine/", 6: "runtime/drivers/", 7: "tools/",
                8: "tests/"}
 MAX_LINES = 800
 # Where a quoted include is looked for, after the including file's own folder (CMake's include

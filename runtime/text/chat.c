@@ -1,5 +1,5 @@
 // chat.c - the chat API: any model's Jinja chat template rendered with mint's Jinja engine
-// (runtime/text/jinja.h) exactly as Hugging Face's apply_chat_template renders it; the three
+// (runtime/template/jinja.h) exactly as Hugging Face's apply_chat_template renders it; the three
 // named presets (zephyr, llama2, chatml) as Jinja sources; recognising those three families
 // from a model's template. The presets also have a direct C rendering here, used only for
 // rendering from a cut (mint_chat_render_range in chat.h); test_chat.c checks it equals the
@@ -15,7 +15,7 @@
 //     "<|im_start|>{role}\n{content}<|im_end|>\n" ... "<|im_start|>assistant\n"
 #include "runtime/text/chat.h"
 
-#include "runtime/text/jinja_render.h"
+#include "runtime/template/jinja_render.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-// fuzz_jinja.c - libFuzzer harness for the Jinja engine (runtime/text/jinja*.c): the input is a
+// fuzz_jinja.c - libFuzzer harness for the Jinja engine (runtime/template/jinja*.c): the input is a
 // template's text, rendered with a fixed conversation through mint_chat_apply, under the
 // engine's bounds (work, output, memory, nesting). Invariants: no crash, leak or hang; the
 // status is OK (text NUL-terminated at its length), FORMAT (a template error) or ARG (the

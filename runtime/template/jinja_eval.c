@@ -2,7 +2,7 @@
 // Undefined, statements with jinja2's scopes (a for loop and a macro call open a scope, if does
 // not; namespace() objects carry values out of loops), macros, loop controls and the globals
 // jinja2 and Hugging Face define (range, dict, namespace, raise_exception, strftime_now).
-#include "runtime/text/jinja.h"
+#include "runtime/template/jinja.h"
 
 #include <math.h>
 #include <stdio.h>

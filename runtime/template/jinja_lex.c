@@ -3,7 +3,7 @@
 // (and `{{-`, `{#-`) strip all whitespace on that side, trim_blocks drops the first newline after
 // a block or comment tag, lstrip_blocks drops the spaces and tabs between a line's start and a
 // block or comment tag (`{%+` keeps them, `+%}` keeps the newline).
-#include "runtime/text/jinja.h"
+#include "runtime/template/jinja.h"
 
 #include <errno.h>
 #include <stdlib.h>

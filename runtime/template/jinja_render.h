@@ -1,4 +1,4 @@
-// jinja_render.h - rendering a chat template with the Jinja engine (runtime/text/jinja.h), as
+// jinja_render.h - rendering a chat template with the Jinja engine (runtime/template/jinja.h), as
 // Hugging Face's apply_chat_template renders it.
 #ifndef MINT_JINJA_RENDER_H
 #define MINT_JINJA_RENDER_H

@@ -2,7 +2,7 @@
 // generators: always true, no length), plus transformers' tojson (ensure_ascii=False, indent,
 // separators, sort_keys). Every jinja2 filter and test name is known, so a template compiles as
 // it does with jinja2; the few not implemented fail with their name when used.
-#include "runtime/text/jinja.h"
+#include "runtime/template/jinja.h"
 
 #include <math.h>
 #include <stdio.h>

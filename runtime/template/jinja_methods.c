@@ -2,7 +2,7 @@
 // methods before its keys for `.name`, keys before methods for `[name]`; a missing one is
 // Undefined; the mutating methods of lists and dicts are unsafe), and the methods of str, dict
 // and list that templates call, with Python's semantics.
-#include "runtime/text/jinja.h"
+#include "runtime/template/jinja.h"
 
 #include <stdio.h>
 #include <string.h>

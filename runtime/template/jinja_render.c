@@ -1,9 +1,9 @@
 // jinja_render.c - one render of a chat template: the variables Hugging Face's
 // apply_chat_template gives it (messages, add_generation_prompt, bos_token, eos_token, and
 // tools / documents as None), the arena set up and torn down, errors caught.
-#include "runtime/text/jinja_render.h"
+#include "runtime/template/jinja_render.h"
 
-#include "runtime/text/jinja.h"
+#include "runtime/template/jinja.h"
 
 #include <stdlib.h>
 #include <string.h>

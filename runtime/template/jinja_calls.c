@@ -1,7 +1,7 @@
 // jinja_calls.c - calling the methods of values: str (split, strip, startswith, replace, find,
 // format ...), dict (get, items, keys, values), list (index, count) and loop.cycle, with
 // Python's argument conventions and results.
-#include "runtime/text/jinja.h"
+#include "runtime/template/jinja.h"
 
 #include <stdio.h>
 #include <string.h>

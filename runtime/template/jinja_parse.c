@@ -3,7 +3,7 @@
 // unary - +, then primaries with their postfixes (.attr, [item], [a:b:c], calls) and filters
 // (| name) and tests (is [not] name). Unknown filters and tests fail here, as jinja2 fails when
 // it compiles the template; constructs the engine lacks fail with their name and line.
-#include "runtime/text/jinja.h"
+#include "runtime/template/jinja.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 // jinja_value.c - the values of the Jinja engine: the arena they live in, Python's str() and
 // repr() of them (what jinja2 prints), json.dumps as transformers' tojson calls it, truthiness,
 // equality and ordering with Python's rules.
-#include "runtime/text/jinja.h"
+#include "runtime/template/jinja.h"
 
 #include <math.h>
 #include <stdarg.h>
