@@ -1,5 +1,5 @@
 // round.h - ggml's float-to-nearest-integer trick, shared by the quantizers (quant/) and the KL
-// divergence file writer (runtime/drivers/perplexity.c), which must round exactly as llama.cpp.
+// divergence file writer (runtime/measure/perplexity.c), which must round exactly as llama.cpp.
 #ifndef MINT_BASE_ROUND_H
 #define MINT_BASE_ROUND_H
 

@@ -1,4 +1,4 @@
-// test_beam.c - beam search (runtime/drivers/beam.c): one beam is greedy search token for token;
+// test_beam.c - beam search (runtime/decoding/beam.c): one beam is greedy search token for token;
 // more beams find a continuation at least as likely as greedy's on stories260K's reference
 // prompts; bad parameters are clear errors.
 #include "helpers/helpers.h"

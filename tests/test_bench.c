@@ -4,7 +4,7 @@
 #include "helpers/hang.h"
 #include "helpers/helpers.h"
 #include "helpers/tool.h"
-#include "runtime/drivers/membw.h"
+#include "runtime/measure/membw.h"
 
 #include <criterion/criterion.h>
 #include <math.h>

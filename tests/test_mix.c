@@ -1,4 +1,4 @@
-// test_mix.c - the per-tensor type choice of runtime/drivers/mix.c against what llama-quantize did.
+// test_mix.c - the per-tensor type choice of runtime/filetools/mix.c against what llama-quantize did.
 //
 // The reference: MINT_TEST_DATA/reference/tensor_types.json lists every tensor's type in every
 // quantized fixture file, which llama-quantize made from stories260K.gguf and
@@ -7,7 +7,7 @@
 // (TinyLlama-1.1B's) are checked against the rules as stated in each test.
 #include "helpers/gguf_fixtures.h"
 #include "helpers/helpers.h"
-#include "runtime/drivers/mix.h"
+#include "runtime/filetools/mix.h"
 #include "quant/types.h"
 
 #include <criterion/criterion.h>

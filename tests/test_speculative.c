@@ -1,4 +1,4 @@
-// test_speculative.c - speculative decoding (runtime/drivers/speculative.c): with a greedy
+// test_speculative.c - speculative decoding (runtime/decoding/speculative.c): with a greedy
 // sampler the output is the target's greedy output token for token, whatever drafts it (a
 // quantized file of the same model, a random model, prompt lookup); sampled, the first token
 // follows the target's distribution (a chi-square test over seeded draws); vocabularies that

@@ -25,7 +25,7 @@
 # one-token matmul can read: its thread pool streams a 1 GiB buffer (8 times a large last-level
 # cache) split as a matmul of one token splits its weight rows (a contiguous share per thread,
 # summed with the vector loads of the kernel level in use), 5 passes, each on a buffer of its
-# own, and reports their median (with min and max: runtime/drivers/membw.c). The bound in tokens
+# own, and reports their median (with min and max: runtime/measure/membw.c). The bound in tokens
 # per second is that round's median / the bytes a generated token reads (mint-bench's figure for
 # the file: every weight once plus the K and V rows attended to, used for every runtime since
 # they read the same file), and each runtime's share of it is, round by round, its tokens/s x

@@ -1,7 +1,7 @@
 #!/bin/sh
 # check-floors.sh - the floors of docs/design.md, checked. The floors, bottom up:
 #   include/mint.h (the contract: declarations only)  0 base/  1 quant/  2 formats/  3 ops/
-#   4 runtime/template/ and runtime/text/  5 runtime/engine/  6 runtime/drivers/  7 tools/  8 tests/
+#   4 runtime/template/ and runtime/text/  5 runtime/engine/  6 runtime/{decoding,filetools,measure}/  7 tools/  8 tests/
 # A file includes and calls only its own floor and the floors below; no circle between files.
 #
 #   tools/check-floors.sh [BUILD_DIR]   everything below (BUILD_DIR: default $MINT_BUILD_DIR or

@@ -31,12 +31,14 @@ FLOORS = [  # (folder prefix, floor); the longest prefix wins
     ("runtime/template/", 4),
     ("runtime/text/", 4),
     ("runtime/engine/", 5),
-    ("runtime/drivers/", 6),
+    ("runtime/decoding/", 6),
+    ("runtime/filetools/", 6),
+    ("runtime/measure/", 6),
     ("tools/", 7),
     ("tests/", 8),
 ]
 FLOOR_NAMES = {-1: "contract include/", 0: "base/", 1: "quant/", 2: "formats/", 3: "ops/",
-               4: "runtime/text/ and runtime/template/", 5: "runtime/engine/", 6: "runtime/drivers/", 7: "tools/",
+               4: "runtime/text/ and runtime/template/", 5: "runtime/engine/", 6: "runtime/decoding/, filetools/ or measure/", 7: "tools/",
                8: "tests/"}
 MAX_LINES = 800
 # Where a quoted include is looked for, after the including file's own folder (CMake's include

@@ -2,7 +2,7 @@
 //
 // One token's path: the prompt is tokenized and evaluated as one batch (mint_eval), then each
 // step samples a token from the last logits (mint_sampler_sample), prints its piece, and
-// evaluates it at the next position, reusing the KV cache (tools/run/generate.c). The other
+// evaluates it at the next position, reusing the KV cache (tools/run/plain.c). The other
 // modes: -cnv, a multi-turn chat that evaluates only each turn's new tokens (tools/run/chat.c);
 // --beams, --draft/--lookup and --n-parallel, the decoding strategies that run several
 // sequences in one context (tools/run/decoding.c). Uses the public API (mint.h) only.

@@ -72,7 +72,7 @@ typedef struct mint_arch {
                             // absent (0: the file's rope.freq_base and scale)
     int wide_scale_layers;  // a model with this many layers scales queries by
                             // 1/sqrt(n_embd / n_head), not 1/sqrt(head_dim) (the 27B ones)
-    // What llama-quantize knows of the architecture (runtime/drivers/mix.c):
+    // What llama-quantize knows of the architecture (runtime/filetools/mix.c):
     int quant_70b_layers; // a model with this many layers is llama.cpp's 70B type, whose attn_v
                           // gets more bits (0: none)
     bool quant_70b_gqa;   // ... only when its K/V heads are shared (llama's 80 MHA layers: 65B)
@@ -80,7 +80,7 @@ typedef struct mint_arch {
 
 // ---------------------------------------------------------------------------------------------
 // A layer's tensors, declared: what the binder (runtime/engine/model.c) reads and checks and
-// the synthetic writer (runtime/drivers/synth.c) writes, from one list made from the row.
+// the synthetic writer (runtime/filetools/synth.c) writes, from one list made from the row.
 
 // A length in the model's dimensions.
 typedef enum mint_dim {

@@ -1,5 +1,5 @@
 // generate.h - the generation step over a vocabulary (runtime/text/generate.c). The public
-// mint_gen_create takes a model; runtime/drivers/generate.c hands its vocabulary to this one.
+// mint_gen_create takes a model; runtime/decoding/model_step.c hands its vocabulary to this one.
 #ifndef MINT_TEXT_GENERATE_H
 #define MINT_TEXT_GENERATE_H
 

@@ -1,6 +1,6 @@
 // run.h - what mint-run's parts share: the session (model, context, sampler, flags), token
 // lists, prompt reading and the timing summary. mint-run.c sets the session up and picks the
-// mode; generate.c (plain, naive), chat.c (-cnv) and decoding.c (beams, speculative, parallel)
+// mode; plain.c (plain, naive), chat.c (-cnv) and decoding.c (beams, speculative, parallel)
 // run it. Everything goes through the public API (mint.h).
 #ifndef MINT_RUN_H
 #define MINT_RUN_H
@@ -91,7 +91,7 @@ void run_report_step(session *s, run_report *r, double seconds);
 int run_report_close(session *s, run_report *r, bool ok);
 void run_report_free(run_report *r);
 
-int run_generate(session *s);               // generate.c: plain generation, --no-kv-cache
+int run_generate(session *s);               // plain.c: plain generation, --no-kv-cache
 int run_chat(session *s, const char *tmpl); // chat.c
 // The chat template's Jinja source (malloc): --chat-template's preset, --chat-template-file's
 // text, else the model's own, once it has rendered the conversation's start (--system and a

@@ -1,4 +1,4 @@
-"""The generation loop of tools/run/generate.c over libmint's generation step (mint_gen_step,
+"""The generation loop of tools/run/plain.c over libmint's generation step (mint_gen_step,
 runtime/text/generate.c): the prompt evaluated as one batch, then step -> evaluate the token at
 the next position. The step samples, ends at end-of-generation, a stop string or max_tokens,
 applies the first piece's leading-space rule and computes log-probabilities, exactly as

@@ -6,7 +6,7 @@
         for tok in m.generate("Once", max_tokens=8, stream=True):
             print(tok.id, repr(tok.piece), tok.logprob)
 
-generate() is mint-run's plain generation loop (tools/run/generate.c) step for step: the
+generate() is mint-run's plain generation loop (tools/run/plain.c) step for step: the
 prompt evaluated as one batch, then libmint's generation step (sample, end-of-generation, stop
 strings, the first piece's space; _generate.py) -> evaluate the token at the next position. With the same prompt, model and sampler settings it produces mint-run's
 tokens (tests/test_generate.py checks it against the program). beam_search(), speculative() and

@@ -20,7 +20,7 @@
 // last-level cache). The figure is the median of the passes, with the slowest and the fastest:
 // the best pass is a moment generation cannot count on, and on a shared machine the passes of
 // one run differ by more than a runtime's gain.
-#include "runtime/drivers/membw.h"
+#include "runtime/measure/membw.h"
 
 #include "base/error.h"
 #include "quant/kernels.h"

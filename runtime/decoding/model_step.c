@@ -1,4 +1,4 @@
-// generate.c - the generation step and the space-prefix flag of a model's vocabulary: the model
+// model_step.c - the generation step and the space-prefix flag of a model's vocabulary: the model
 // lives a floor above the step (runtime/text/generate.c), so the public entry points that take a
 // mint_model are here and hand its vocabulary down.
 #include "runtime/engine/model.h"

@@ -1,5 +1,5 @@
 // quantize.c - converting a model to a GGUF file type: llama-quantize's per-tensor types
-// (runtime/drivers/mix.c), llama.cpp's reference quantizers (quant/*_ref.c), tensors in
+// (runtime/filetools/mix.c), llama.cpp's reference quantizers (quant/*_ref.c), tensors in
 // llama-quantize's order, and the result written atomically with every tensor's XXH3-64 in its
 // metadata.
 //
@@ -10,7 +10,7 @@
 #include "base/hash.h"
 #include "formats/gguf.h"
 #include "quant/kernels.h"
-#include "runtime/drivers/mix.h"
+#include "runtime/filetools/mix.h"
 #include "runtime/engine/pool.h"
 
 #include <inttypes.h>

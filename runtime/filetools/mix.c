@@ -6,7 +6,7 @@
 // architecture (the layer count of its 70B type) is in its row of the table. Where the rule depends
 // on "the i-th tensor of a category" the counter advances in llama-quantize's processing order,
 // exactly as there.
-#include "runtime/drivers/mix.h"
+#include "runtime/filetools/mix.h"
 
 #include "base/error.h"
 #include "quant/types.h"

@@ -29,8 +29,8 @@
 // Not covered, because mint has no use for them yet: MoE rules (n_expert == 8, expert tensors),
 // architectures mint does not run (Falcon's rules), IQ/TQ/MXFP4 file types, importance matrices (so
 // Q2_K_S, which llama.cpp refuses to make without one, fails with MINT_E_UNSUPPORTED).
-#ifndef MINT_DRIVERS_MIX_H
-#define MINT_DRIVERS_MIX_H
+#ifndef MINT_FILETOOLS_MIX_H
+#define MINT_FILETOOLS_MIX_H
 
 #include "mint.h"
 #include "runtime/engine/arch.h"
@@ -162,4 +162,4 @@ mint_status mint_mix_plan(const mint_mix_model *model, const mint_mix_tensor *te
 mint_status mint_mix_plan_file(const mint_file *f, const mint_mix_params *params,
                                mint_mix_choice *out, size_t *order, mint_err *err);
 
-#endif // MINT_DRIVERS_MIX_H
+#endif // MINT_FILETOOLS_MIX_H

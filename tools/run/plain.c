@@ -1,4 +1,4 @@
-// generate.c - plain generation: the prompt is evaluated as one batch, then each step samples a
+// plain.c - plain generation: the prompt is evaluated as one batch, then each step samples a
 // token from the last logits, prints its piece and evaluates it at the next position, reusing
 // the KV cache. --no-kv-cache recomputes the whole sequence at every step instead (the naive
 // way) and then re-times the same tokens with the cache, so both speeds are shown. --json

@@ -9,7 +9,7 @@
 #include "formats/gguf.h"
 #include "formats/sentencepiece.h"
 #include "quant/kernels.h"
-#include "runtime/drivers/mix.h"
+#include "runtime/filetools/mix.h"
 #include "runtime/engine/arch.h"
 #include "runtime/engine/pool.h"
 
