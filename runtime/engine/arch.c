@@ -74,9 +74,11 @@ int64_t mint_dim_value(mint_dim d, const mint_dims *x) {
 
 int mint_arch_layer_tensors(const mint_arch *a, mint_layer_tensor *out) {
     int n = 0;
-#define NORM(suffix, slot, need)                                                                   \
+    // NORM: a norm's weight of len elements (drawn around 1); VEC: a bias (drawn around 0 with
+    // the spread given); MAT: a matrix every file has (drawn with spread 1 / sqrt(by)).
+#define NORM(suffix, len, slot, need)                                                              \
     out[n++] = (mint_layer_tensor) {                                                               \
-        suffix, MINT_DIM_EMBD, MINT_DIM_1, need, slot, {{0}}, 0, 1.0f, 0.05f, MINT_DIM_0           \
+        suffix, len, MINT_DIM_1, need, slot, {{0}}, 0, 1.0f, 0.05f, MINT_DIM_0                     \
     }
 #define VEC(suffix, len, slot, need, scale)                                                        \
     out[n++] = (mint_layer_tensor) {                                                               \
@@ -87,7 +89,7 @@ int mint_arch_layer_tensors(const mint_arch *a, mint_layer_tensor *out) {
         suffix, in, outd, MINT_REQUIRED, slot, {{0}}, 0, 0.0f, 1.0f, by                            \
     }
     const bool ln = a->norm == MINT_NORM_LAYER;
-    NORM("attn_norm.weight", MINT_SLOT_ATTN_NORM, MINT_REQUIRED);
+    NORM("attn_norm.weight", MINT_DIM_EMBD, MINT_SLOT_ATTN_NORM, MINT_REQUIRED);
     VEC("attn_norm.bias", MINT_DIM_EMBD, MINT_SLOT_ATTN_NORM_B, ln ? MINT_REQUIRED : MINT_ABSENT,
         0.05f);
     if (a->fused_qkv) {
@@ -111,31 +113,13 @@ int mint_arch_layer_tensors(const mint_arch *a, mint_layer_tensor *out) {
     VEC("attn_q.bias", MINT_DIM_Q, MINT_SLOT_BQ, qkv_bias, 0.5f);
     VEC("attn_k.bias", MINT_DIM_KV, MINT_SLOT_BK, qkv_bias, 0.5f);
     VEC("attn_v.bias", MINT_DIM_KV, MINT_SLOT_BV, qkv_bias, 0.5f);
-    out[n++] = (mint_layer_tensor){"attn_q_norm.weight",
-                                   MINT_DIM_HEAD,
-                                   MINT_DIM_1,
-                                   a->qk_norm,
-                                   MINT_SLOT_Q_NORM,
-                                   {{0}},
-                                   0,
-                                   1.0f,
-                                   0.05f,
-                                   MINT_DIM_0};
-    out[n++] = (mint_layer_tensor){"attn_k_norm.weight",
-                                   MINT_DIM_HEAD,
-                                   MINT_DIM_1,
-                                   a->qk_norm,
-                                   MINT_SLOT_K_NORM,
-                                   {{0}},
-                                   0,
-                                   1.0f,
-                                   0.05f,
-                                   MINT_DIM_0};
+    NORM("attn_q_norm.weight", MINT_DIM_HEAD, MINT_SLOT_Q_NORM, a->qk_norm); // per head
+    NORM("attn_k_norm.weight", MINT_DIM_HEAD, MINT_SLOT_K_NORM, a->qk_norm);
     MAT("attn_output.weight", MINT_DIM_Q, MINT_DIM_EMBD, MINT_SLOT_WO, MINT_DIM_Q);
     VEC("attn_output.bias", MINT_DIM_EMBD, MINT_SLOT_BO, a->out_bias, 0.1f);
-    NORM("post_attention_norm.weight", MINT_SLOT_ATTN_POST_NORM,
+    NORM("post_attention_norm.weight", MINT_DIM_EMBD, MINT_SLOT_ATTN_POST_NORM,
          a->post_norms ? MINT_REQUIRED : MINT_ABSENT);
-    NORM("ffn_norm.weight", MINT_SLOT_FFN_NORM, MINT_REQUIRED);
+    NORM("ffn_norm.weight", MINT_DIM_EMBD, MINT_SLOT_FFN_NORM, MINT_REQUIRED);
     VEC("ffn_norm.bias", MINT_DIM_EMBD, MINT_SLOT_FFN_NORM_B, ln ? MINT_REQUIRED : MINT_ABSENT,
         0.05f);
     switch (a->ffn) {
@@ -159,7 +143,7 @@ int mint_arch_layer_tensors(const mint_arch *a, mint_layer_tensor *out) {
     MAT("ffn_down.weight", MINT_DIM_FF, MINT_DIM_EMBD, MINT_SLOT_W_DOWN, MINT_DIM_FF);
     if (a->ffn == MINT_FFN_GELU)
         VEC("ffn_down.bias", MINT_DIM_EMBD, MINT_SLOT_B_DOWN, MINT_REQUIRED, 0.1f);
-    NORM("post_ffw_norm.weight", MINT_SLOT_FFN_POST_NORM,
+    NORM("post_ffw_norm.weight", MINT_DIM_EMBD, MINT_SLOT_FFN_POST_NORM,
          a->post_norms ? MINT_REQUIRED : MINT_ABSENT);
 #undef NORM
 #undef VEC
