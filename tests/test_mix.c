@@ -1,4 +1,5 @@
-// test_mix.c - the per-tensor type choice of runtime/filetools/mix.c against what llama-quantize did.
+// test_mix.c - the per-tensor type choice of runtime/filetools/mix.c against what llama-quantize
+// did.
 //
 // The reference: MINT_TEST_DATA/reference/tensor_types.json lists every tensor's type in every
 // quantized fixture file, which llama-quantize made from stories260K.gguf and
