@@ -108,7 +108,8 @@ X512_ALWAYS_INLINE float dot_float(load_fn load, int64_t n, const void *w, const
 // another (one sequential weight stream), a batch 4 x 6 tiles (24 accumulators). In this layout
 // rows read side by side are as many short streams (a TinyLlama F16 row is 4 KB) that the
 // hardware prefetcher restarts on every row: two rows side by side, with one chain each, ran at
-// 7.2-7.3 tokens/s against one row's 12.3-13.0 (TinyLlama F16, tg64, one thread, three rounds).
+// a median 7.26 tokens/s (7.18-7.34) against one row's 12.69 (12.29-13.04) (three interleaved
+// rounds of `mint-bench -m tinyllama-F16.gguf -t 1 -p 0 -n 64 -r 2`).
 // One row at a time is bound instead by its one chain, a fused multiply-add's latency per 16
 // elements; the packed layout removes both limits.
 X512_ALWAYS_INLINE void gemm_float(load_fn load, size_t es, int64_t n, const void *vw,
