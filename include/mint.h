@@ -235,6 +235,8 @@ typedef struct mint_model_desc {
     bool locked;               // mlock was asked and every byte of the weights is locked
     const char *lock_error;    // mlock was asked and failed: one line (how much, why, what to
                                // raise; the model works unlocked), else NULL
+    int32_t n_expert;          // experts of a mixture-of-experts feed-forward (0: dense)
+    int32_t n_expert_used;     // experts each token takes (0: dense)
 } mint_model_desc;
 
 // Opens a model file (see mint_file_open), reads the llama hyper-parameters and binds every

@@ -95,4 +95,15 @@ void mint_silu_mul(float *g, size_t g_stride, const float *u, size_t u_stride, i
 // exponentials e^(s - max) (mint's exp) summed in double as ggml's soft_max does, times 1 / sum.
 void mint_softmax(const mint_vec_kernels *vk, float *s, int32_t n);
 
+// A mixture of experts' router for one token (ops/moe.c): probs[0..n_expert) holds the router's
+// logits and becomes their softmax; ids[0..k) = the k most probable experts, the best first (a
+// tie to the lower id), weights[0..k) = their probabilities, divided by their sum when norm.
+void mint_moe_route(const mint_vec_kernels *vk, float *probs, int32_t n_expert, int32_t k,
+                    bool norm, int32_t *ids, float *weights);
+
+// dst[0..n) = sum over j < k of weights[j] * y[j][0..n) (row j of y at j * y_stride bytes): the
+// chosen experts' outputs, each product rounded, added in the order of j (ops/moe.c).
+void mint_moe_sum(float *dst, const float *y, size_t y_stride, const float *weights, int32_t k,
+                  int64_t n);
+
 #endif // MINT_OPS_H

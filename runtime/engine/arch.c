@@ -37,6 +37,10 @@ static const mint_arch arches[] = {
     {"gemma3", .pos = MINT_POS_ROPE_NEOX, .ffn = MINT_FFN_GEGLU, .qk_norm = MINT_REQUIRED,
      .q_prescale = true, .embd_scale = true, .post_norms = true, .final_softcap_key = true,
      .swa_period = 6, .rope_base_swa = 10000.0f, .wide_scale_layers = 62},
+    // Qwen3-MoE (Qwen3-30B-A3B, 235B-A22B): Qwen3's attention; a mixture of experts in place of
+    // the feed-forward, the chosen experts' weights renormalised to sum to 1.
+    {"qwen3moe", .pos = MINT_POS_ROPE_NEOX, .qk_norm = MINT_REQUIRED, .ffn = MINT_FFN_MOE,
+     .moe_norm_weights = true},
 };
 
 const mint_arch *mint_arch_find(const char *name) {
@@ -68,6 +72,10 @@ int64_t mint_dim_value(mint_dim d, const mint_dims *x) {
         return q + 2 * kv;
     case MINT_DIM_HEAD:
         return x->head_dim;
+    case MINT_DIM_FF_EXP:
+        return x->n_ff_exp;
+    case MINT_DIM_EXPERTS:
+        return x->n_expert;
     }
     return 0;
 }
@@ -75,18 +83,23 @@ int64_t mint_dim_value(mint_dim d, const mint_dims *x) {
 int mint_arch_layer_tensors(const mint_arch *a, mint_layer_tensor *out) {
     int n = 0;
     // NORM: a norm's weight of len elements (drawn around 1); VEC: a bias (drawn around 0 with
-    // the spread given); MAT: a matrix every file has (drawn with spread 1 / sqrt(by)).
+    // the spread given); MAT: a matrix every file has (drawn with spread 1 / sqrt(by)); EXPERTS:
+    // one matrix per expert, stacked (drawn with spread 1 / sqrt(in)).
 #define NORM(suffix, len, slot, need)                                                              \
     out[n++] = (mint_layer_tensor) {                                                               \
-        suffix, len, MINT_DIM_1, need, slot, {{0}}, 0, 1.0f, 0.05f, MINT_DIM_0                     \
+        suffix, len, MINT_DIM_1, need, slot, {{0}}, 0, 1.0f, 0.05f, MINT_DIM_0, MINT_DIM_0         \
     }
 #define VEC(suffix, len, slot, need, scale)                                                        \
     out[n++] = (mint_layer_tensor) {                                                               \
-        suffix, len, MINT_DIM_1, need, slot, {{0}}, 0, 0.0f, scale, MINT_DIM_0                     \
+        suffix, len, MINT_DIM_1, need, slot, {{0}}, 0, 0.0f, scale, MINT_DIM_0, MINT_DIM_0         \
     }
 #define MAT(suffix, in, outd, slot, by)                                                            \
     out[n++] = (mint_layer_tensor) {                                                               \
-        suffix, in, outd, MINT_REQUIRED, slot, {{0}}, 0, 0.0f, 1.0f, by                            \
+        suffix, in, outd, MINT_REQUIRED, slot, {{0}}, 0, 0.0f, 1.0f, by, MINT_DIM_0                \
+    }
+#define EXPERTS(suffix, in, outd, slot)                                                            \
+    out[n++] = (mint_layer_tensor) {                                                               \
+        suffix, in, outd, MINT_REQUIRED, slot, {{0}}, 0, 0.0f, 1.0f, in, MINT_DIM_EXPERTS          \
     }
     const bool ln = a->norm == MINT_NORM_LAYER;
     NORM("attn_norm.weight", MINT_DIM_EMBD, MINT_SLOT_ATTN_NORM, MINT_REQUIRED);
@@ -139,8 +152,17 @@ int mint_arch_layer_tensors(const mint_arch *a, mint_layer_tensor *out) {
             MAT("ffn_up.weight", MINT_DIM_EMBD, MINT_DIM_FF, MINT_SLOT_W_UP, MINT_DIM_EMBD);
         }
         break;
+    case MINT_FFN_MOE: // the router, then each expert's gate, up and down
+        MAT("ffn_gate_inp.weight", MINT_DIM_EMBD, MINT_DIM_EXPERTS, MINT_SLOT_ROUTER,
+            MINT_DIM_EMBD);
+        out[n - 1].scale = 4.0f; // a peaked router, as trained ones are: clear choices
+        EXPERTS("ffn_gate_exps.weight", MINT_DIM_EMBD, MINT_DIM_FF_EXP, MINT_SLOT_GATE_EXPS);
+        EXPERTS("ffn_up_exps.weight", MINT_DIM_EMBD, MINT_DIM_FF_EXP, MINT_SLOT_UP_EXPS);
+        EXPERTS("ffn_down_exps.weight", MINT_DIM_FF_EXP, MINT_DIM_EMBD, MINT_SLOT_DOWN_EXPS);
+        break;
     }
-    MAT("ffn_down.weight", MINT_DIM_FF, MINT_DIM_EMBD, MINT_SLOT_W_DOWN, MINT_DIM_FF);
+    if (a->ffn != MINT_FFN_MOE)
+        MAT("ffn_down.weight", MINT_DIM_FF, MINT_DIM_EMBD, MINT_SLOT_W_DOWN, MINT_DIM_FF);
     if (a->ffn == MINT_FFN_GELU)
         VEC("ffn_down.bias", MINT_DIM_EMBD, MINT_SLOT_B_DOWN, MINT_REQUIRED, 0.1f);
     NORM("post_ffw_norm.weight", MINT_DIM_EMBD, MINT_SLOT_FFN_POST_NORM,
@@ -148,6 +170,7 @@ int mint_arch_layer_tensors(const mint_arch *a, mint_layer_tensor *out) {
 #undef NORM
 #undef VEC
 #undef MAT
+#undef EXPERTS
     return n;
 }
 
@@ -159,7 +182,8 @@ void mint_arch_describe(const mint_arch *a, char *buf, size_t cap) {
                                       [MINT_POS_LEARNED] = "learned positions"};
     static const char *const ffn[] = {[MINT_FFN_SWIGLU] = "SwiGLU feed-forward",
                                       [MINT_FFN_GEGLU] = "GeGLU feed-forward",
-                                      [MINT_FFN_GELU] = "GELU feed-forward with biases"};
+                                      [MINT_FFN_GELU] = "GELU feed-forward with biases",
+                                      [MINT_FFN_MOE] = "mixture of SwiGLU experts"};
     static const char *const need[] = {
         [MINT_ABSENT] = NULL, [MINT_OPTIONAL] = "optional", [MINT_REQUIRED] = "required"};
     size_t len = 0;
@@ -192,6 +216,9 @@ void mint_arch_describe(const mint_arch *a, char *buf, size_t cap) {
     if (a->final_softcap != 0.0f || a->final_softcap_key)
         OUT("; logits soft-capped at %g%s", a->final_softcap,
             a->final_softcap_key ? " (or final_logit_softcapping)" : "");
+    if (a->ffn == MINT_FFN_MOE)
+        OUT("; softmax router, the chosen experts' weights %s",
+            a->moe_norm_weights ? "renormalised" : "as they are");
     if (a->wide_scale_layers)
         OUT("; %d layers scale queries by n_embd / n_head", a->wide_scale_layers);
     if (a->quant_70b_layers)

@@ -37,6 +37,11 @@ typedef enum mint_ffn_kind {
     MINT_FFN_GEGLU,      // down(gelu(gate x) * up x), the gate through ggml's GELU table (Gemma)
     MINT_FFN_GELU,       // down(gelu(up x + b_up)) + b_down: two matrices with biases, no gate
                          // (GPT-2)
+    MINT_FFN_MOE,        // a mixture of experts: a router (blk.N.ffn_gate_inp) scores
+                         // expert_count SwiGLU experts (blk.N.ffn_gate/up/down_exps, one matrix
+                         // per expert stacked along a third axis); each token takes the
+                         // expert_used_count best, their outputs weighted by the router's
+                         // softmax probabilities (Qwen3-MoE, OLMoE, Mixtral)
 } mint_ffn_kind;
 
 typedef struct mint_arch {
@@ -72,6 +77,8 @@ typedef struct mint_arch {
                             // absent (0: the file's rope.freq_base and scale)
     int wide_scale_layers;  // a model with this many layers scales queries by
                             // 1/sqrt(n_embd / n_head), not 1/sqrt(head_dim) (the 27B ones)
+    bool moe_norm_weights;  // MINT_FFN_MOE: the chosen experts' probabilities are divided by
+                            // their sum (Qwen3-MoE's norm_topk_prob), else used as they are
     // What llama-quantize knows of the architecture (runtime/filetools/mix.c):
     int quant_70b_layers; // a model with this many layers is llama.cpp's 70B type, whose attn_v
                           // gets more bits (0: none)
@@ -84,16 +91,18 @@ typedef struct mint_arch {
 
 // A length in the model's dimensions.
 typedef enum mint_dim {
-    MINT_DIM_0 = 0, // nothing: a view at the start
-    MINT_DIM_1,     // one: a vector's row count
-    MINT_DIM_EMBD,  // n_embd
-    MINT_DIM_FF,    // n_ff
-    MINT_DIM_FF2,   // 2 n_ff (gate and up in one matrix)
-    MINT_DIM_Q,     // n_head * head_dim
-    MINT_DIM_KV,    // n_head_kv * head_dim
-    MINT_DIM_Q_KV,  // q + kv (where a fused v starts)
-    MINT_DIM_QKV,   // q + 2 kv (q, k and v in one matrix)
-    MINT_DIM_HEAD,  // head_dim
+    MINT_DIM_0 = 0,   // nothing: a view at the start
+    MINT_DIM_1,       // one: a vector's row count
+    MINT_DIM_EMBD,    // n_embd
+    MINT_DIM_FF,      // n_ff
+    MINT_DIM_FF2,     // 2 n_ff (gate and up in one matrix)
+    MINT_DIM_Q,       // n_head * head_dim
+    MINT_DIM_KV,      // n_head_kv * head_dim
+    MINT_DIM_Q_KV,    // q + kv (where a fused v starts)
+    MINT_DIM_QKV,     // q + 2 kv (q, k and v in one matrix)
+    MINT_DIM_HEAD,    // head_dim
+    MINT_DIM_FF_EXP,  // an expert's feed-forward width (expert_feed_forward_length)
+    MINT_DIM_EXPERTS, // experts (expert_count)
 } mint_dim;
 
 // Where a tensor (or a view of a fused one) is bound: a field of runtime/engine/model.h's
@@ -121,6 +130,10 @@ typedef enum mint_slot {
     MINT_SLOT_W_DOWN,
     MINT_SLOT_B_DOWN,
     MINT_SLOT_FFN_POST_NORM,
+    MINT_SLOT_ROUTER,    // ffn_gate_inp: [n_embd] -> [n_expert] router logits
+    MINT_SLOT_GATE_EXPS, // ffn_gate_exps: n_expert x ([n_embd] -> [n_ff_exp])
+    MINT_SLOT_UP_EXPS,   // ffn_up_exps: n_expert x ([n_embd] -> [n_ff_exp])
+    MINT_SLOT_DOWN_EXPS, // ffn_down_exps: n_expert x ([n_ff_exp] -> [n_embd])
     MINT_SLOT_COUNT
 } mint_slot;
 
@@ -143,6 +156,8 @@ typedef struct mint_layer_tensor {
     float mean;            // synthetic values: mean (1 for norm weights, else 0) ...
     float scale;           // ... and spread: scale, over sqrt(scale_by) when that is not
     mint_dim scale_by;     // MINT_DIM_0 (a matrix: 1 / sqrt of its row length's dimension)
+    mint_dim n_mat;        // MINT_DIM_0: one matrix (or vector); else a stack of that many
+                           // matrices of [n_in, n_out] each, ne[2] (the experts)
 } mint_layer_tensor;
 
 enum { MINT_LAYER_TENSORS_MAX = 24 };
@@ -154,6 +169,8 @@ typedef struct mint_dims {
     int64_t n_head;    // query heads
     int64_t n_head_kv; // key/value heads
     int64_t head_dim;  // head size
+    int64_t n_ff_exp;  // an expert's feed-forward width (0 without experts)
+    int64_t n_expert;  // experts (0 without)
 } mint_dims;
 
 // d in those numbers.

@@ -238,6 +238,12 @@ static mint_status plan_memory(mint_ctx *c, mint_err *err) {
         if (s > c->att_scratch_bytes) c->att_scratch_bytes = round_up(s, ROW_ALIGN);
     }
     total += (uint64_t)p->n_threads * (uint64_t)c->att_scratch_bytes;
+    if (hp->n_expert > 0) { // a mixture's tiles gather inputs of at most 4 bytes an element
+        const size_t widest = (size_t)(hp->n_embd > hp->n_ff_exp ? hp->n_embd : hp->n_ff_exp);
+        c->moe.scratch_bytes = round_up(mint_moe_scratch_bytes(4 * widest), ROW_ALIGN);
+        total += (uint64_t)p->n_threads * c->moe.scratch_bytes +
+                 (uint64_t)p->n_batch * (uint64_t)hp->n_expert_used * sizeof(int32_t);
+    }
     uint64_t mem = p->max_memory ? p->max_memory : phys_mem();
     if (total > mem)
         return mint_fail(err, MINT_E_LIMIT,
@@ -281,6 +287,18 @@ mint_status mint_ctx_create(mint_model *m, const mint_ctx_params *params, mint_c
     }
     const size_t nb = (size_t)p->n_batch, ns = (size_t)p->n_seq_max;
     c->att_scratch = aligned_alloc(ROW_ALIGN, (size_t)p->n_threads * c->att_scratch_bytes);
+    if (hp->n_expert > 0) {
+        c->moe.rows = calloc(nb * (size_t)hp->n_expert_used, sizeof *c->moe.rows);
+        c->moe.start = calloc((size_t)hp->n_expert + 1, sizeof *c->moe.start);
+        c->moe.active = calloc((size_t)hp->n_expert, sizeof *c->moe.active);
+        c->moe.n_active = calloc(1, sizeof *c->moe.n_active);
+        c->moe.scratch = aligned_alloc(ROW_ALIGN, (size_t)p->n_threads * c->moe.scratch_bytes);
+        if (!c->moe.rows || !c->moe.start || !c->moe.active || !c->moe.n_active ||
+            !c->moe.scratch) {
+            st = mint_fail(err, MINT_E_NOMEM, "out of memory for the experts' lists");
+            goto fail;
+        }
+    }
     c->chunk = calloc(mint_exec_counters(c->graph.n_nodes, p->n_threads), sizeof *c->chunk);
     c->ids = calloc(nb, sizeof *c->ids);
     c->pos = calloc(nb, sizeof *c->pos);
@@ -314,6 +332,11 @@ void mint_ctx_free(mint_ctx *c) {
     mint_pool_free(c->pool);
     for (int b = 0; b < MINT_BUF_COUNT; b++) free(c->buf[b]);
     free(c->att_scratch);
+    free(c->moe.rows);
+    free(c->moe.start);
+    free(c->moe.active);
+    free(c->moe.n_active);
+    free(c->moe.scratch);
     free(c->chunk);
     free(c->ids);
     free(c->pos);

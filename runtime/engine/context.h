@@ -24,6 +24,7 @@ struct mint_ctx {
     size_t stride[MINT_BUF_COUNT]; // bytes per row (rounded up to 64)
     uint8_t *att_scratch;          // [n_threads][att_scratch_bytes] attention work space
     size_t att_scratch_bytes;      // bytes per thread
+    mint_moe_groups moe;           // a mixture's per-expert lists and scratch (NULLs if dense)
     int32_t kv_blocks;             // physical KV blocks at most: the sequences' own, plus the
                                    // prefix-cache budget's (params.prefix_cache_bytes)
     atomic_int *chunk;             // [n_nodes] dynamic work counters

@@ -115,6 +115,7 @@ mint_status mint_decode(mint_ctx *c, const mint_batch_entry *e, int32_t n, mint_
         .cap_max = c->cap_max,
         .node_end = c->trace ? c->trace_t : NULL,
         .n_threads = c->params.n_threads,
+        .moe = c->moe,
     };
     for (int b = 0; b < MINT_BUF_COUNT; b++) {
         x.buf[b] = c->buf[b];

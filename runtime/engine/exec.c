@@ -281,16 +281,123 @@ static void run_softcap(const mint_node *n, const mint_exec *e, int node, int it
     mint_softcap(e->buf[n->dst], e->stride[n->dst], n->scale, n->width, lo, hi);
 }
 
+// ---------------------------------------------------------------------------------------------
+// A mixture of experts (graph.h): the router's choice per row, the rows grouped per expert, each
+// expert's rows multiplied with the tokens that chose it, the weighted sum.
+
+static void run_moe_route(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    const int32_t k = e->hp->n_expert_used;
+    int32_t ids[512]; // n_expert_used <= n_expert <= 512 (runtime/engine/model.c)
+    long lo, hi;
+    mint_split(e->n_tokens, ith, nth, &lo, &hi);
+    for (long t = lo; t < hi; t++) {
+        float *sel = row(e, n->dst, t);
+        mint_moe_route(&e->k->vec, row(e, n->src, t), e->hp->n_expert, k, n->scale != 0.0f, ids,
+                       sel + k);
+        for (int32_t j = 0; j < k; j++) sel[j] = (float)ids[j];
+    }
+}
+
+// One thread (the node is always small): a counting sort of the rows (t, j) by expert.
+static void run_moe_group(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    const int32_t k = e->hp->n_expert_used, n_expert = e->hp->n_expert;
+    const mint_moe_groups *g = &e->moe;
+    memset(g->start, 0, (size_t)(n_expert + 1) * sizeof *g->start);
+    for (int32_t t = 0; t < e->n_tokens; t++) {
+        const float *sel = row(e, n->src, t);
+        for (int32_t j = 0; j < k; j++) g->start[(int32_t)sel[j] + 1]++;
+    }
+    *g->n_active = 0;
+    for (int32_t x = 0; x < n_expert; x++) {
+        if (g->start[x + 1] > 0) g->active[(*g->n_active)++] = x;
+        g->start[x + 1] += g->start[x];
+    }
+    // Fill in batch order, each expert's cursor running from its start (start[x] is restored by
+    // the end: every cursor ends where the next expert's list begins).
+    for (int32_t t = 0; t < e->n_tokens; t++) {
+        const float *sel = row(e, n->src, t);
+        for (int32_t j = 0; j < k; j++) g->rows[g->start[(int32_t)sel[j]]++] = t * k + j;
+    }
+    for (int32_t x = n_expert; x > 0; x--) g->start[x] = g->start[x - 1];
+    g->start[0] = 0;
+}
+
+// Items are (active expert, block of MINT_MOE_TILE_ROWS weight rows), handed out through an
+// atomic counter; each multiplies that block with the rows (t, j) that chose the expert,
+// MINT_MOE_TILE_TOKENS at a time: one row straight from src, more gathered into the thread's
+// scratch so that the gemm kernels take them against each block they read, the outputs then
+// scattered to dst[t][j]. Every output is one dot product, whatever the tile.
+static void run_moe_matmul(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    const mint_weight *w = n->w;
+    const mint_type_kernels *tk = &e->k->t[w->type];
+    const mint_moe_groups *g = &e->moe;
+    const int32_t k = e->hp->n_expert_used;
+    const size_t in_bytes = (size_t)mint_row_size(n->type, w->n_in);
+    const size_t panel_stride = (in_bytes + 63) / 64 * 64;
+    uint8_t *panel = g->scratch + (size_t)ith * g->scratch_bytes;
+    float *ys = (float *)(panel + (size_t)MINT_MOE_TILE_TOKENS * panel_stride);
+    const int64_t blocks = (w->n_out + MINT_MOE_TILE_ROWS - 1) / MINT_MOE_TILE_ROWS;
+    const int64_t items = (int64_t)*g->n_active * blocks;
+    atomic_int *counter = mint_exec_counter(e, node, 0);
+    for (int64_t i = atomic_fetch_add(counter, 1); i < items; i = atomic_fetch_add(counter, 1)) {
+        const int32_t x = g->active[i / blocks];
+        const int64_t r0 = (i % blocks) * MINT_MOE_TILE_ROWS;
+        const int nr =
+            (int)(w->n_out - r0 < MINT_MOE_TILE_ROWS ? w->n_out - r0 : MINT_MOE_TILE_ROWS);
+        const mint_weight we = mint_weight_expert(w, x);
+        for (int32_t c0 = g->start[x]; c0 < g->start[x + 1]; c0 += MINT_MOE_TILE_TOKENS) {
+            const int nc = g->start[x + 1] - c0 < MINT_MOE_TILE_TOKENS ? g->start[x + 1] - c0
+                                                                       : MINT_MOE_TILE_TOKENS;
+            for (int c = 0; c < nc; c++) { // gather the inputs
+                const int32_t tj = g->rows[c0 + c];
+                const char *in = (const char *)row(e, n->src, tj / k) +
+                                 (n->per_slot ? (size_t)(tj % k) * in_bytes : 0);
+                memcpy(panel + (size_t)c * panel_stride, in, in_bytes);
+            }
+            matmul_tile(tk, &we, r0, nr, (const char *)panel, panel_stride, nc, ys,
+                        MINT_MOE_TILE_ROWS);
+            for (int c = 0; c < nc; c++) { // scatter the outputs
+                const int32_t tj = g->rows[c0 + c];
+                float *out = (float *)row(e, n->dst, tj / k) + (size_t)(tj % k) * w->n_out + r0;
+                memcpy(out, ys + (size_t)c * MINT_MOE_TILE_ROWS, (size_t)nr * sizeof(float));
+            }
+        }
+    }
+}
+
+static void run_moe_sum(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    const int32_t k = e->hp->n_expert_used;
+    const int64_t width = n->width;
+    long lo, hi;
+    mint_split(e->n_tokens, ith, nth, &lo, &hi);
+    for (long t = lo; t < hi; t++)
+        mint_moe_sum(row(e, n->dst, t), row(e, n->src, t), (size_t)width * sizeof(float),
+                     (const float *)row(e, n->src2, t) + k, k, width);
+}
+
 static const bind_fn bind_table[MINT_OP_COUNT] = {
-    [MINT_OP_GET_ROWS] = run_get_rows,   [MINT_OP_RMS_NORM] = run_rms_norm,
-    [MINT_OP_CONVERT] = run_convert,     [MINT_OP_MATMUL] = run_matmul,
-    [MINT_OP_ROPE] = run_rope,           [MINT_OP_KV_STORE] = run_kv_store,
-    [MINT_OP_ATTENTION] = run_attention, [MINT_OP_ADD] = run_add,
-    [MINT_OP_SILU_MUL] = run_silu_mul,   [MINT_OP_GATHER] = run_gather,
-    [MINT_OP_ADD_BIAS] = run_add_bias,   [MINT_OP_HEAD_NORM] = run_head_norm,
-    [MINT_OP_SCALE] = run_scale,         [MINT_OP_LAYER_NORM] = run_layer_norm,
-    [MINT_OP_GELU] = run_gelu,           [MINT_OP_POS_ROWS] = run_pos_rows,
-    [MINT_OP_GELU_MUL] = run_gelu_mul,   [MINT_OP_SOFTCAP] = run_softcap,
+    [MINT_OP_GET_ROWS] = run_get_rows,
+    [MINT_OP_RMS_NORM] = run_rms_norm,
+    [MINT_OP_CONVERT] = run_convert,
+    [MINT_OP_MATMUL] = run_matmul,
+    [MINT_OP_ROPE] = run_rope,
+    [MINT_OP_KV_STORE] = run_kv_store,
+    [MINT_OP_ATTENTION] = run_attention,
+    [MINT_OP_ADD] = run_add,
+    [MINT_OP_SILU_MUL] = run_silu_mul,
+    [MINT_OP_GATHER] = run_gather,
+    [MINT_OP_ADD_BIAS] = run_add_bias,
+    [MINT_OP_HEAD_NORM] = run_head_norm,
+    [MINT_OP_SCALE] = run_scale,
+    [MINT_OP_LAYER_NORM] = run_layer_norm,
+    [MINT_OP_GELU] = run_gelu,
+    [MINT_OP_POS_ROWS] = run_pos_rows,
+    [MINT_OP_GELU_MUL] = run_gelu_mul,
+    [MINT_OP_SOFTCAP] = run_softcap,
+    [MINT_OP_MOE_ROUTE] = run_moe_route,
+    [MINT_OP_MOE_GROUP] = run_moe_group,
+    [MINT_OP_MOE_MATMUL] = run_moe_matmul,
+    [MINT_OP_MOE_SUM] = run_moe_sum,
 };
 
 // Work under which a node runs on one thread, in multiply-adds (or elements for row ops): about
@@ -305,6 +412,10 @@ static int64_t node_work(const mint_node *n, const mint_exec *e) {
     switch (n->op) {
     case MINT_OP_MATMUL:
         return rows * n->w->n_in * n->w->n_out;
+    case MINT_OP_MOE_MATMUL:
+        return rows * e->hp->n_expert_used * n->w->n_in * n->w->n_out;
+    case MINT_OP_MOE_GROUP:
+        return 0; // one thread: the lists are one counting sort
     case MINT_OP_ATTENTION: {
         // Scores and weighted values: 2 * head_dim per key per query head.
         const int64_t per_key = 2 * (int64_t)e->attn.n_head * e->attn.head_dim;

@@ -12,6 +12,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// A mixture of experts' batch, grouped per expert by the layer's MOE_GROUP node for its
+// MOE_MATMULs: the rows (t, j) that chose expert e are rows[start[e] .. start[e + 1]), each
+// t * k + j, in the batch's order; active[0 .. *n_active) the experts with any.
+typedef struct mint_moe_groups {
+    int32_t *rows;        // [n_batch * n_expert_used]
+    int32_t *start;       // [n_expert + 1]
+    int32_t *active;      // [n_expert]
+    int32_t *n_active;    // [1]
+    uint8_t *scratch;     // [n_threads][scratch_bytes]: a tile's gathered inputs and its outputs
+    size_t scratch_bytes; // bytes per thread
+} mint_moe_groups;
+
 typedef struct mint_exec {
     const mint_hparams *hp;        // model shapes
     const mint_kernels *k;         // kernel table in use
@@ -38,7 +50,19 @@ typedef struct mint_exec {
     int32_t cap_max;               // positions captured (rows at pos >= cap_max are skipped)
     double *node_end;              // [n_nodes + 1] or NULL: thread 0 stores the start, then the
                                    // time each node's barrier released (tracing)
+    mint_moe_groups moe;           // a mixture's per-expert lists (all NULL for a dense model)
 } mint_exec;
+
+// A mixture's tile: up to MINT_MOE_TILE_ROWS rows of one expert against up to
+// MINT_MOE_TILE_TOKENS of its rows (t, j) at once.
+enum { MINT_MOE_TILE_ROWS = 64, MINT_MOE_TILE_TOKENS = 64 };
+
+// Bytes of a thread's MOE_MATMUL scratch for inputs of in_bytes per row: the gathered inputs
+// (64-byte aligned rows) and the tile's outputs.
+static inline size_t mint_moe_scratch_bytes(size_t in_bytes) {
+    return (size_t)MINT_MOE_TILE_TOKENS * ((in_bytes + 63) / 64 * 64) +
+           (size_t)MINT_MOE_TILE_TOKENS * MINT_MOE_TILE_ROWS * sizeof(float);
+}
 
 // Work counters, one per 64-byte line: per node, slot 0 hands out a batch's tiles (and
 // attention's items), slot 1 + ith the chunks of thread ith's share of a one-token matmul.

@@ -44,8 +44,12 @@ struct mint_plain {
     float *k;                  // [n_head_kv * head_dim] this position's keys
     float *v;                  // [n_head_kv * head_dim] this position's values
     float *att;                // [n_head * head_dim] attention output, head after head
-    float *hb;                 // [n_ff] ffn gate, then silu(gate) * up
-    float *hb2;                // [n_ff] ffn up
+    float *hb;                 // [max(n_ff, n_ff_exp)] ffn gate, then silu(gate) * up
+    float *hb2;                // [max(n_ff, n_ff_exp)] ffn up
+    float *probs;              // [n_expert] a mixture's router logits, then probabilities
+    int32_t *expert_ids;       // [n_expert_used] the experts chosen, the best first
+    float *expert_w;           // [n_expert_used] their weights
+    float *expert_out;         // [n_expert_used][n_embd] each chosen expert's output
     float *tmp;                // [n_embd] a projection's output before the residual add
     float *scores;             // [n_ctx] one head's scores, then its attention weights
     void *xq;                  // [4 * widest row] bytes: a matmul's input in its vec_dot_type
@@ -258,15 +262,39 @@ static void attention(mint_plain *p, int l, int32_t pos) {
     for (int i = 0; i < hp->n_embd; i++) p->x[i] += p->tmp[i];
 }
 
+// tmp[0..n_embd) = the mixture of experts of layer l on xb [n_embd]: the router's logits
+// [n_expert], its choice of n_expert_used experts and their weights (ops/moe.c), each chosen
+// expert's SwiGLU (gate and up [n_ff_exp], down [n_embd]) as a dense feed-forward's, then their
+// outputs weighted and summed.
+static void mixture_of_experts(mint_plain *p, const mint_layer *L) {
+    const mint_hparams *hp = &p->m->hp;
+    const int32_t k = hp->n_expert_used;
+    matmul(p, p->probs, p->xb, &L->router);
+    mint_moe_route(&p->ref->vec, p->probs, hp->n_expert, k, p->m->desc->moe_norm_weights,
+                   p->expert_ids, p->expert_w);
+    for (int32_t j = 0; j < k; j++) {
+        const mint_weight gate = mint_weight_expert(&L->gate_exps, p->expert_ids[j]);
+        const mint_weight up = mint_weight_expert(&L->up_exps, p->expert_ids[j]);
+        const mint_weight down = mint_weight_expert(&L->down_exps, p->expert_ids[j]);
+        matmul(p, p->hb, p->xb, &gate);
+        matmul(p, p->hb2, p->xb, &up);
+        mint_silu_mul(p->hb, 0, p->hb2, 0, hp->n_ff_exp, 0, 1);
+        matmul(p, p->expert_out + (size_t)j * hp->n_embd, p->hb, &down);
+    }
+    mint_moe_sum(p->tmp, p->expert_out, (size_t)hp->n_embd * sizeof(float), p->expert_w, k,
+                 hp->n_embd);
+}
+
 // x += the feed-forward block of layer l (x [n_embd], hidden [n_ff]): normalise, the block's
-// kind (runtime/engine/arch.h: SwiGLU, GeGLU or GPT-2's GELU), down, residual.
+// kind (runtime/engine/arch.h: SwiGLU, GeGLU, GPT-2's GELU, each then down; or a mixture of
+// experts), residual.
 static void feed_forward(mint_plain *p, int l) {
     const mint_model *m = p->m;
     const mint_hparams *hp = &m->hp;
     const mint_layer *L = &m->layers[l];
     norm(p->xb, p->x, &L->ffn_norm, &L->ffn_norm_b, hp);
     switch (m->desc->ffn) {
-    case MINT_FFN_GELU: // up (+ bias), GELU, down (+ bias)
+    case MINT_FFN_GELU: // up (+ bias), GELU
         matmul(p, p->hb, p->xb, &L->w_up);
         add_bias(p->hb, &L->b_up, hp->n_ff);
         for (int i = 0; i < hp->n_ff; i++) p->hb[i] = mint_gelu_one(p->hb[i]); // ops/elementwise.c
@@ -282,9 +310,14 @@ static void feed_forward(mint_plain *p, int l) {
         for (int i = 0; i < hp->n_ff; i++)
             p->hb[i] = p->hb[i] / (1.0f + expf(-p->hb[i])) * p->hb2[i];
         break;
+    case MINT_FFN_MOE: // the experts have their own downs
+        mixture_of_experts(p, L);
+        break;
     }
-    matmul(p, p->tmp, p->hb, &L->w_down);
-    add_bias(p->tmp, &L->b_down, hp->n_embd);
+    if (m->desc->ffn != MINT_FFN_MOE) {
+        matmul(p, p->tmp, p->hb, &L->w_down);
+        add_bias(p->tmp, &L->b_down, hp->n_embd);
+    }
     if (L->ffn_post_norm.data)
         rmsnorm(p->tmp, p->tmp, L->ffn_post_norm.data, hp->n_embd, hp->rms_eps);
     for (int i = 0; i < hp->n_embd; i++) p->x[i] += p->tmp[i];
@@ -344,6 +377,10 @@ mint_status mint_plain_create(const mint_model *m, int32_t n_ctx, mint_plain **o
     size_t widest = (size_t)hp->n_embd; // a converted row takes at most 4 bytes per element
     if (q_dim > widest) widest = q_dim;
     if ((size_t)hp->n_ff > widest) widest = (size_t)hp->n_ff;
+    const size_t hidden = (size_t)(hp->n_ff > hp->n_ff_exp ? hp->n_ff : hp->n_ff_exp);
+    if (hidden > widest) widest = hidden;
+    const size_t n_exp = hp->n_expert > 0 ? (size_t)hp->n_expert : 1;
+    const size_t n_used = hp->n_expert_used > 0 ? (size_t)hp->n_expert_used : 1;
     const size_t cache = (size_t)hp->n_layer * (size_t)n_ctx * kv_dim;
     p->x = malloc((size_t)hp->n_embd * sizeof(float));
     p->xb = malloc((size_t)hp->n_embd * sizeof(float));
@@ -351,15 +388,20 @@ mint_status mint_plain_create(const mint_model *m, int32_t n_ctx, mint_plain **o
     p->k = malloc(kv_dim * sizeof(float));
     p->v = malloc(kv_dim * sizeof(float));
     p->att = malloc(q_dim * sizeof(float));
-    p->hb = malloc((size_t)hp->n_ff * sizeof(float));
-    p->hb2 = malloc((size_t)hp->n_ff * sizeof(float));
+    p->hb = malloc(hidden * sizeof(float));
+    p->hb2 = malloc(hidden * sizeof(float));
+    p->probs = malloc(n_exp * sizeof(float));
+    p->expert_ids = malloc(n_used * sizeof(int32_t));
+    p->expert_w = malloc(n_used * sizeof(float));
+    p->expert_out = malloc(n_used * (size_t)hp->n_embd * sizeof(float));
     p->tmp = malloc((size_t)hp->n_embd * sizeof(float));
     p->scores = malloc((size_t)n_ctx * sizeof(float));
     p->xq = malloc(widest * sizeof(float));
     p->key_cache = calloc(cache, sizeof(float));
     p->value_cache = calloc(cache, sizeof(float));
-    if (!p->x || !p->xb || !p->q || !p->k || !p->v || !p->att || !p->hb || !p->hb2 || !p->tmp ||
-        !p->scores || !p->xq || !p->key_cache || !p->value_cache) {
+    if (!p->x || !p->xb || !p->q || !p->k || !p->v || !p->att || !p->hb || !p->hb2 || !p->probs ||
+        !p->expert_ids || !p->expert_w || !p->expert_out || !p->tmp || !p->scores || !p->xq ||
+        !p->key_cache || !p->value_cache) {
         mint_plain_free(p);
         return mint_fail(err, MINT_E_NOMEM, "out of memory for a plain pass of %d positions",
                          n_ctx);
@@ -394,6 +436,10 @@ void mint_plain_free(mint_plain *p) {
     free(p->att);
     free(p->hb);
     free(p->hb2);
+    free(p->probs);
+    free(p->expert_ids);
+    free(p->expert_w);
+    free(p->expert_out);
     free(p->tmp);
     free(p->scores);
     free(p->xq);

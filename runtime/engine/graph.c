@@ -12,22 +12,36 @@
 #include <string.h>
 
 static const char *op_names[MINT_OP_COUNT] = {
-    [MINT_OP_GET_ROWS] = "GET_ROWS",   [MINT_OP_RMS_NORM] = "RMS_NORM",
-    [MINT_OP_CONVERT] = "CONVERT",     [MINT_OP_MATMUL] = "MATMUL",
-    [MINT_OP_ROPE] = "ROPE",           [MINT_OP_KV_STORE] = "KV_STORE",
-    [MINT_OP_ATTENTION] = "ATTENTION", [MINT_OP_ADD] = "ADD",
-    [MINT_OP_SILU_MUL] = "SILU_MUL",   [MINT_OP_GATHER] = "GATHER",
-    [MINT_OP_ADD_BIAS] = "ADD_BIAS",   [MINT_OP_HEAD_NORM] = "HEAD_NORM",
-    [MINT_OP_SCALE] = "SCALE",         [MINT_OP_LAYER_NORM] = "LAYER_NORM",
-    [MINT_OP_GELU] = "GELU",           [MINT_OP_POS_ROWS] = "POS_ROWS",
-    [MINT_OP_GELU_MUL] = "GELU_MUL",   [MINT_OP_SOFTCAP] = "SOFTCAP",
+    [MINT_OP_GET_ROWS] = "GET_ROWS",
+    [MINT_OP_RMS_NORM] = "RMS_NORM",
+    [MINT_OP_CONVERT] = "CONVERT",
+    [MINT_OP_MATMUL] = "MATMUL",
+    [MINT_OP_ROPE] = "ROPE",
+    [MINT_OP_KV_STORE] = "KV_STORE",
+    [MINT_OP_ATTENTION] = "ATTENTION",
+    [MINT_OP_ADD] = "ADD",
+    [MINT_OP_SILU_MUL] = "SILU_MUL",
+    [MINT_OP_GATHER] = "GATHER",
+    [MINT_OP_ADD_BIAS] = "ADD_BIAS",
+    [MINT_OP_HEAD_NORM] = "HEAD_NORM",
+    [MINT_OP_SCALE] = "SCALE",
+    [MINT_OP_LAYER_NORM] = "LAYER_NORM",
+    [MINT_OP_GELU] = "GELU",
+    [MINT_OP_POS_ROWS] = "POS_ROWS",
+    [MINT_OP_GELU_MUL] = "GELU_MUL",
+    [MINT_OP_SOFTCAP] = "SOFTCAP",
+    [MINT_OP_MOE_ROUTE] = "MOE_ROUTE",
+    [MINT_OP_MOE_GROUP] = "MOE_GROUP",
+    [MINT_OP_MOE_MATMUL] = "MOE_MATMUL",
+    [MINT_OP_MOE_SUM] = "MOE_SUM",
 };
 
 static const char *buf_names[MINT_BUF_COUNT] = {
     [MINT_BUF_X] = "x",           [MINT_BUF_XB] = "xb",   [MINT_BUF_Q] = "q",
     [MINT_BUF_K] = "k",           [MINT_BUF_V] = "v",     [MINT_BUF_ATT] = "att",
     [MINT_BUF_HB] = "hb",         [MINT_BUF_HB2] = "hb2", [MINT_BUF_TMP] = "tmp",
-    [MINT_BUF_LOGITS] = "logits", [MINT_BUF_XQ] = "xq",
+    [MINT_BUF_LOGITS] = "logits", [MINT_BUF_XQ] = "xq",   [MINT_BUF_ROUTE] = "route",
+    [MINT_BUF_SEL] = "sel",       [MINT_BUF_EXP] = "exp",
 };
 
 const char *mint_op_name(mint_op op) {
@@ -142,10 +156,68 @@ static void add_post_norm(builder *b, mint_buf_id dst, const mint_weight *w, con
     if (n) n->w = w;
 }
 
+// The converted input of a node reading src for weights of vec_dot_type vt, sized for width
+// elements: src itself for F32, else a CONVERT into xq (grown to fit).
+static mint_buf_id add_convert(builder *b, mint_buf_id src, uint32_t vt, const char *name) {
+    if (vt == MINT_TYPE_F32) return src;
+    mint_node *c = add(b, MINT_OP_CONVERT, MINT_BUF_XQ, src, "%s.in", name);
+    if (!c) return MINT_BUF_NONE;
+    c->type = vt;
+    c->width = b->g->width[src];
+    uint64_t bytes = mint_row_size(vt, b->g->width[src]);
+    if ((int64_t)bytes > b->g->width[MINT_BUF_XQ]) b->g->width[MINT_BUF_XQ] = (int64_t)bytes;
+    return MINT_BUF_XQ;
+}
+
+// The mixture of experts of one layer on xb, into tmp (graph.h lists the nodes). The experts'
+// matrices of one vec_dot_type share a conversion of xb (gate and up; the three stacks have
+// one type in llama.cpp's files, else each converts its own); the down projections read hb
+// converted, part j of a row for slot j.
+static void add_moe(builder *b, const mint_layer *L, bool norm_weights, int l) {
+    mint_node *n;
+    char nm[32];
+    snprintf(nm, sizeof nm, "blk.%d.ffn_router", l);
+    const mint_weight *router[1] = {&L->router};
+    const mint_buf_id route[1] = {MINT_BUF_ROUTE};
+    const char *router_name[1] = {nm};
+    add_matmuls(b, MINT_BUF_XB, 1, router, route, router_name, false);
+    n = add(b, MINT_OP_MOE_ROUTE, MINT_BUF_SEL, MINT_BUF_ROUTE, "blk.%d.ffn_route", l);
+    if (n) n->scale = norm_weights ? 1.0f : 0.0f; // 1: the weights renormalised
+    add(b, MINT_OP_MOE_GROUP, MINT_BUF_NONE, MINT_BUF_SEL, "blk.%d.ffn_group", l);
+    const mint_weight *gu[2] = {&L->gate_exps, &L->up_exps};
+    const mint_buf_id gu_dst[2] = {MINT_BUF_HB, MINT_BUF_HB2};
+    const char *gu_name[2] = {"ffn_gate_exps", "ffn_up_exps"};
+    for (int i = 0; i < 2; i++) {
+        const uint32_t vt = b->k->t[gu[i]->type].vec_dot_type;
+        snprintf(nm, sizeof nm, "blk.%d.%s", l, gu_name[i]);
+        const bool shared = i == 1 && b->k->t[gu[0]->type].vec_dot_type == vt;
+        const mint_buf_id in = shared ? (vt == MINT_TYPE_F32 ? MINT_BUF_XB : MINT_BUF_XQ)
+                                      : add_convert(b, MINT_BUF_XB, vt, nm);
+        n = add(b, MINT_OP_MOE_MATMUL, gu_dst[i], in, "%s", nm);
+        if (n) {
+            n->w = gu[i];
+            n->type = vt;
+        }
+    }
+    add(b, MINT_OP_SILU_MUL, MINT_BUF_HB, MINT_BUF_HB2, "blk.%d.ffn_act", l);
+    snprintf(nm, sizeof nm, "blk.%d.ffn_down_exps", l);
+    const uint32_t vt = b->k->t[L->down_exps.type].vec_dot_type;
+    n = add(b, MINT_OP_MOE_MATMUL, MINT_BUF_EXP, add_convert(b, MINT_BUF_HB, vt, nm), "%s", nm);
+    if (n) {
+        n->w = &L->down_exps;
+        n->type = vt;
+        n->per_slot = true;
+    }
+    n = add(b, MINT_OP_MOE_SUM, MINT_BUF_TMP, MINT_BUF_EXP, "blk.%d.ffn_moe_sum", l);
+    if (n) n->src2 = MINT_BUF_SEL;
+}
+
 // Whether node b may run while a is still running on other threads: two matmuls of one input
 // into different outputs, or two in-place ops of one kind on different buffers (RoPE, bias
 // adds, head norms).
 static bool independent(const mint_node *a, const mint_node *b) {
+    if (a->op == MINT_OP_MOE_MATMUL && b->op == MINT_OP_MOE_MATMUL)
+        return a->src == b->src && a->dst != b->dst && !a->per_slot && !b->per_slot;
     if (a->op == MINT_OP_MATMUL && b->op == MINT_OP_MATMUL)
         return a->src == b->src && a->dst != b->dst && a->dst != a->src && b->dst != b->src &&
                a->out_only == b->out_only;
@@ -171,7 +243,26 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, int32_t
     g->width[MINT_BUF_HB2] = hp->n_ff;
     g->width[MINT_BUF_TMP] = hp->n_embd;
     g->width[MINT_BUF_LOGITS] = hp->n_vocab;
-    g->width[MINT_BUF_XQ] = 0; // grown by add_matmuls
+    g->width[MINT_BUF_XQ] = 0;          // grown by add_matmuls
+    if (m->desc->ffn == MINT_FFN_MOE) { // a mixture's buffers, its hidden rows k experts wide
+        const int64_t kk = hp->n_expert_used;
+        if (kk * hp->n_ff_exp > g->width[MINT_BUF_HB])
+            g->width[MINT_BUF_HB] = g->width[MINT_BUF_HB2] = kk * hp->n_ff_exp;
+        g->width[MINT_BUF_ROUTE] = hp->n_expert;
+        g->width[MINT_BUF_SEL] = 2 * kk;
+        g->width[MINT_BUF_EXP] = kk * hp->n_embd;
+        // Slot j's converted hidden row starts at j times the row size of n_ff_exp elements:
+        // only when no block straddles two experts.
+        for (int l = 0; l < hp->n_layer; l++) {
+            const uint32_t vt = k->t[m->layers[l].down_exps.type].vec_dot_type;
+            if (hp->n_ff_exp % (int64_t)mint_type_get(vt)->blck != 0)
+                return mint_fail(err, MINT_E_UNSUPPORTED,
+                                 "blk.%d.ffn_down_exps: an expert's width %d is not a multiple "
+                                 "of %s's block of %u",
+                                 l, hp->n_ff_exp, mint_type_name(vt),
+                                 (unsigned)mint_type_get(vt)->blck);
+        }
+    }
     builder b = {g, 0, false, k};
     const mint_weight *rope_factors = mint_model_rope_factors(m, n_ctx);
 
@@ -241,6 +332,11 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, int32_t
 
         snprintf(nm[4], 32, "blk.%d.ffn_norm", l);
         add_norm(&b, &L->ffn_norm, &L->ffn_norm_b, false, nm[4]);
+        if (m->desc->ffn == MINT_FFN_MOE) {
+            add_moe(&b, L, m->desc->moe_norm_weights, l);
+            add(&b, MINT_OP_ADD, MINT_BUF_X, MINT_BUF_TMP, "blk.%d.ffn_res", l);
+            continue;
+        }
         if (m->desc->ffn == MINT_FFN_GELU) { // up (+ bias), GELU, down (+ bias)
             snprintf(nm[0], 32, "blk.%d.ffn_up", l);
             const mint_weight *up[1] = {&L->w_up};

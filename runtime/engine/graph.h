@@ -29,6 +29,14 @@
 //   ffn_act     SILU_MUL     hb = silu(hb) * hb2
 //   ffn_down    CONVERT+MATMUL hb  -> tmp
 //   ffn_res     ADD          x += tmp
+// A mixture of experts (Qwen3-MoE) replaces gate, up and down with:
+//   ffn_router  MATMUL       xb    -> route     (the router's logits [n_expert])
+//   ffn_route   MOE_ROUTE    route -> sel       (softmax, the k best experts and their weights)
+//   ffn_group   MOE_GROUP    sel                (the batch's rows listed per expert)
+//   ffn_gate/up_exps MOE_MATMUL xq -> hb, hb2   (each row's k experts: [k * n_ff_exp])
+//   ffn_act     SILU_MUL     hb = silu(hb) * hb2
+//   ffn_down_exps MOE_MATMUL hb  -> exp        (each expert's output: [k * n_embd])
+//   ffn_moe_sum MOE_SUM      exp, sel -> tmp   (weighted, summed in the experts' order)
 // and after the last block, on the rows whose logits are wanted only:
 //   out_rows    GATHER       x     -> tmp       (those rows, packed)
 //   output_norm RMS_NORM     tmp   -> xb
@@ -61,6 +69,11 @@ typedef enum mint_op {
     MINT_OP_POS_ROWS,   // dst[t] = row pos[t] of the weight: learned positions (GPT-2)
     MINT_OP_GELU_MUL,   // dst[t] = gelu(dst[t]) * src[t] (GeGLU: Gemma)
     MINT_OP_SOFTCAP,    // dst[t] = scale * tanh(dst[t] / scale) (Gemma 2's logits)
+    MINT_OP_MOE_ROUTE,  // dst[t] = the k experts src[t]'s router logits choose: ids (as floats,
+                        // exact) then weights (ops/moe.c); src[t] becomes the probabilities
+    MINT_OP_MOE_GROUP,  // the rows (t, j) of the batch listed per chosen expert (exec's moe)
+    MINT_OP_MOE_MATMUL, // dst[t][j] = W[expert j of t] . (src[t], or src[t][j] when per_slot)
+    MINT_OP_MOE_SUM,    // dst[t] = sum_j weight j of src2[t] * src[t][j]
     MINT_OP_COUNT,
 } mint_op;
 
@@ -74,11 +87,14 @@ typedef enum mint_buf_id {
     MINT_BUF_K,      // keys of this batch [n_head_kv * head_dim]
     MINT_BUF_V,      // values of this batch [n_head_kv * head_dim]
     MINT_BUF_ATT,    // attention output [n_head * head_dim]
-    MINT_BUF_HB,     // ffn gate, then silu(gate) * up [n_ff]
-    MINT_BUF_HB2,    // ffn up [n_ff]
+    MINT_BUF_HB,     // ffn gate, then silu(gate) * up [n_ff] (a mixture: [k * n_ff_exp])
+    MINT_BUF_HB2,    // ffn up [n_ff] (a mixture: [k * n_ff_exp])
     MINT_BUF_TMP,    // matmul output before the residual add [n_embd]
     MINT_BUF_LOGITS, // output logits [n_vocab]
     MINT_BUF_XQ,     // converted activations (bytes, sized for the largest conversion)
+    MINT_BUF_ROUTE,  // a mixture's router logits, then probabilities [n_expert]
+    MINT_BUF_SEL,    // the chosen experts: ids (as floats), then weights [2 n_expert_used]
+    MINT_BUF_EXP,    // each chosen expert's output [n_expert_used * n_embd]
     MINT_BUF_COUNT,
 } mint_buf_id;
 
@@ -98,6 +114,8 @@ typedef struct mint_node {
                           // final norm and the output head), not on every row of the batch
     bool no_barrier;      // the next node neither reads nor writes what this one writes
                           // (q, k and v; gate and up): threads go on without waiting
+    bool per_slot;        // MOE_MATMUL: slot j of row t reads part j of src[t] (the experts'
+                          // own hidden rows), not the whole row (the shared input)
 } mint_node;
 
 typedef struct mint_graph {

@@ -57,6 +57,40 @@ static mint_status get_positive(const mint_file *f, const char *arch, const char
     return MINT_OK;
 }
 
+// A mixture of experts' numbers (llama.cpp's keys): expert_count and expert_used_count required,
+// expert_feed_forward_length defaulting to n_ff / n_expert_used as llama.cpp's loader does. A
+// dense row ignores them, as llama.cpp does.
+enum { MAX_EXPERTS = 512 }; // llama.cpp's LLAMA_MAX_EXPERTS: its files never have more
+
+static mint_status read_moe_hparams(mint_model *m, mint_err *err) {
+    const char *a = m->arch;
+    mint_hparams *hp = &m->hp;
+    hp->n_expert = hp->n_expert_used = hp->n_ff_exp = 0;
+    if (m->desc->ffn != MINT_FFN_MOE) return MINT_OK;
+    mint_status st;
+    if ((st = get_dim(m->file, a, "expert_count", &hp->n_expert, err)) ||
+        (st = get_dim(m->file, a, "expert_used_count", &hp->n_expert_used, err)))
+        return st == MINT_E_NOT_FOUND
+                   ? mint_fail(err, MINT_E_FORMAT,
+                               "metadata %s.expert_count and %s.expert_used_count are required "
+                               "for a mixture of experts",
+                               a, a)
+                   : st;
+    if (hp->n_expert > MAX_EXPERTS)
+        return mint_fail(err, MINT_E_UNSUPPORTED, "metadata %s.expert_count = %d is more than %d",
+                         a, hp->n_expert, MAX_EXPERTS);
+    if (hp->n_expert_used > hp->n_expert)
+        return mint_fail(err, MINT_E_FORMAT,
+                         "metadata %s.expert_used_count = %d is more than expert_count %d", a,
+                         hp->n_expert_used, hp->n_expert);
+    hp->n_ff_exp = hp->n_ff / hp->n_expert_used;
+    st = get_dim(m->file, a, "expert_feed_forward_length", &hp->n_ff_exp, err);
+    if (st != MINT_OK && st != MINT_E_NOT_FOUND) return st;
+    if (hp->n_ff_exp < 1)
+        return mint_fail(err, MINT_E_FORMAT, "an expert's feed-forward width is 0");
+    return MINT_OK;
+}
+
 // What the Gemma rows add: the embedding's scale, the soft-caps, the window and its layers'
 // RoPE, from the file's keys or the row's defaults (as llama.cpp's loader has them).
 static mint_status read_gemma_hparams(mint_model *m, mint_err *err) {
@@ -218,6 +252,7 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
     }
     hp->rope_neox = m->desc->pos == MINT_POS_ROPE_NEOX;
     if ((st = read_gemma_hparams(m, err))) return st;
+    if ((st = read_moe_hparams(m, err))) return st;
     mint_err_clear(err);
     return MINT_OK;
 }
@@ -236,14 +271,23 @@ static mint_status keep(mint_model *m, void *p, mint_err *err) {
     return MINT_OK;
 }
 
-// Binds tensor `name` as a [n_in, n_out] weight (n_out = 1 for a vector) of a computable type.
-static mint_status bind(mint_model *m, mint_weight *w, const char *name, int64_t n_in,
-                        int64_t n_out, mint_err *err) {
+// Binds tensor `name` as n_mat stacked [n_in, n_out] weights (n_out = 1 for a vector; n_mat 1 for
+// one matrix) of a computable type.
+static mint_status bind_stack(mint_model *m, mint_weight *w, const char *name, int64_t n_in,
+                              int64_t n_out, int64_t n_mat, mint_err *err) {
     const mint_tdesc *t = mint_file_find(m->file, name);
     if (!t) return mint_fail(err, MINT_E_FORMAT, "tensor '%s' is missing", name);
-    bool is_vec = n_out == 1;
-    bool shape_ok = is_vec ? (t->n_dims == 1 && t->ne[0] == n_in)
-                           : (t->n_dims == 2 && t->ne[0] == n_in && t->ne[1] == n_out);
+    bool is_vec = n_out == 1 && n_mat == 1;
+    if (n_mat > 1 &&
+        !(t->n_dims == 3 && t->ne[0] == n_in && t->ne[1] == n_out && t->ne[2] == n_mat))
+        return mint_fail(err, MINT_E_FORMAT,
+                         "tensor '%s' has shape [%" PRId64 ", %" PRId64 ", %" PRId64
+                         "] (%u dims), expected [%" PRId64 ", %" PRId64 ", %" PRId64 "]",
+                         name, t->ne[0], t->ne[1], t->n_dims > 2 ? t->ne[2] : 1, t->n_dims, n_in,
+                         n_out, n_mat);
+    bool shape_ok =
+        n_mat > 1 || (is_vec ? (t->n_dims == 1 && t->ne[0] == n_in)
+                             : (t->n_dims == 2 && t->ne[0] == n_in && t->ne[1] == n_out));
     if (!shape_ok) {
         if (is_vec)
             return mint_fail(err, MINT_E_FORMAT,
@@ -264,6 +308,7 @@ static mint_status bind(mint_model *m, mint_weight *w, const char *name, int64_t
     w->type = t->type;
     w->n_in = n_in;
     w->n_out = n_out;
+    w->n_mat = n_mat;
     w->row_bytes = (size_t)mint_row_size(t->type, n_in);
     w->data = t->data;
     // Kernels read f32 scalars and f16 scales in place. A file with a small general.alignment
@@ -289,18 +334,24 @@ static mint_status bind(mint_model *m, mint_weight *w, const char *name, int64_t
         w->type = MINT_TYPE_F32;
         w->row_bytes = (size_t)n_in * sizeof(float);
     }
-    m->n_params += (uint64_t)n_in * (uint64_t)n_out;
+    m->n_params += (uint64_t)n_in * (uint64_t)n_out * (uint64_t)n_mat;
     m->weight_bytes += t->nbytes;
     return MINT_OK;
+}
+
+// Binds tensor `name` as a [n_in, n_out] weight (n_out = 1 for a vector).
+static mint_status bind(mint_model *m, mint_weight *w, const char *name, int64_t n_in,
+                        int64_t n_out, mint_err *err) {
+    return bind_stack(m, w, name, n_in, n_out, 1, err);
 }
 
 // Binds `name` ([n_in, n_out]) as the architecture's row needs it: a required one must be there,
 // an optional one may be, and an absent one must not (its values would be ignored).
 static mint_status bind_need(mint_model *m, mint_weight *w, mint_tensor_need need, const char *name,
-                             int64_t n_in, int64_t n_out, mint_err *err) {
+                             int64_t n_in, int64_t n_out, int64_t n_mat, mint_err *err) {
     bool present = mint_file_find(m->file, name) != NULL;
     if (need == MINT_REQUIRED || (need == MINT_OPTIONAL && present))
-        return bind(m, w, name, n_in, n_out, err);
+        return bind_stack(m, w, name, n_in, n_out, n_mat, err);
     if (present)
         return mint_fail(err, MINT_E_FORMAT,
                          "tensor '%s' is not part of architecture '%s' (mint would ignore it)",
@@ -311,7 +362,7 @@ static mint_status bind_need(mint_model *m, mint_weight *w, mint_tensor_need nee
 // bind_need for a vector of n elements.
 static mint_status bind_extra(mint_model *m, mint_weight *w, mint_tensor_need need,
                               const char *name, int64_t n, mint_err *err) {
-    return bind_need(m, w, need, name, n, 1, err);
+    return bind_need(m, w, need, name, n, 1, 1, err);
 }
 
 // Binds rows [row0, row0 + n_out) of the matrix w_all (bound whole, [n_in, total]) as w: a view,
@@ -331,7 +382,8 @@ static void bind_vector_view(mint_weight *w, const mint_weight *v_all, int64_t i
 
 // A dimension of runtime/engine/arch.h in this model's numbers.
 static int64_t dim_of(const mint_hparams *hp, mint_dim d) {
-    const mint_dims x = {hp->n_embd, hp->n_ff, hp->n_head, hp->n_head_kv, hp->head_dim};
+    const mint_dims x = {hp->n_embd,   hp->n_ff,     hp->n_head,  hp->n_head_kv,
+                         hp->head_dim, hp->n_ff_exp, hp->n_expert};
     return mint_dim_value(d, &x);
 }
 
@@ -359,6 +411,10 @@ static mint_weight *slot_of(mint_layer *L, mint_slot s) {
         [MINT_SLOT_W_DOWN] = offsetof(mint_layer, w_down),
         [MINT_SLOT_B_DOWN] = offsetof(mint_layer, b_down),
         [MINT_SLOT_FFN_POST_NORM] = offsetof(mint_layer, ffn_post_norm),
+        [MINT_SLOT_ROUTER] = offsetof(mint_layer, router),
+        [MINT_SLOT_GATE_EXPS] = offsetof(mint_layer, gate_exps),
+        [MINT_SLOT_UP_EXPS] = offsetof(mint_layer, up_exps),
+        [MINT_SLOT_DOWN_EXPS] = offsetof(mint_layer, down_exps),
     };
     return (mint_weight *)((char *)L + at[s]);
 }
@@ -375,13 +431,15 @@ static mint_status bind_layer(mint_model *m, int l, mint_err *err) {
         char name[96];
         snprintf(name, sizeof name, "blk.%d.%s", l, t->suffix);
         const int64_t n_in = dim_of(hp, t->n_in), n_out = dim_of(hp, t->n_out);
+        const int64_t n_mat = t->n_mat == MINT_DIM_0 ? 1 : dim_of(hp, t->n_mat);
         if (t->slot != MINT_SLOT_FUSED) {
-            mint_status st = bind_need(m, slot_of(L, t->slot), t->need, name, n_in, n_out, err);
+            mint_status st =
+                bind_need(m, slot_of(L, t->slot), t->need, name, n_in, n_out, n_mat, err);
             if (st) return st;
             continue;
         }
         mint_weight all = {0}; // bind() leaves packed and pack_stride: the views copy them
-        mint_status st = bind_need(m, &all, t->need, name, n_in, n_out, err);
+        mint_status st = bind_need(m, &all, t->need, name, n_in, n_out, 1, err);
         if (st) return st;
         if (!all.data) continue; // an optional one the file does not have
         for (int v = 0; v < t->n_views; v++) {
@@ -569,10 +627,21 @@ void mint_model_describe(const mint_model *m, mint_model_desc *d) {
     uint64_t embd = (uint64_t)m->tok_embd.row_bytes * (uint64_t)m->tok_embd.n_out;
     bool tied = m->output.data == m->tok_embd.data;
     d->bytes_per_token = m->weight_bytes - (tied ? 0 : embd) + m->tok_embd.row_bytes;
+    // A mixture reads the rows of the experts it chooses, n_expert_used of n_expert.
+    for (int l = 0; hp->n_expert > 0 && l < hp->n_layer; l++) {
+        const mint_layer *L = &m->layers[l];
+        const mint_weight *ex[3] = {&L->gate_exps, &L->up_exps, &L->down_exps};
+        for (int i = 0; i < 3; i++) {
+            const uint64_t one = (uint64_t)ex[i]->n_out * ex[i]->row_bytes;
+            d->bytes_per_token -= one * (uint64_t)(hp->n_expert - hp->n_expert_used);
+        }
+    }
     d->chat_template = m->chat_template;
     d->types = m->types;
     d->locked = m->mlock && m->lock_failed_bytes == 0;
     d->lock_error = m->lock_failed_bytes ? m->lock_error : NULL;
+    d->n_expert = hp->n_expert;
+    d->n_expert_used = hp->n_expert_used;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -27,6 +27,8 @@ typedef struct mint_weight {
     const void *packed; // the rows in 16-row groups (quant/pack.h), or NULL
     size_t pack_stride; // bytes per packed group (mint_pack_group_bytes)
     const void *moved;  // [n_out][row_bytes]: `data`'s bytes in anonymous memory, or NULL
+    int64_t n_mat;      // ne[2]: matrices stacked (a mixture's experts), each [n_in, n_out], the
+                        // rows of matrix e from row e * n_out on; 0 or 1: one matrix
 } mint_weight;
 
 typedef struct mint_layer {
@@ -49,6 +51,11 @@ typedef struct mint_layer {
     mint_weight b_down;                  // [n_embd] F32 bias of ffn_down (GPT-2)
     mint_weight attn_post_norm;          // [n_embd] F32 RMSNorm of the attention output (Gemma)
     mint_weight ffn_post_norm;           // [n_embd] F32 RMSNorm of the feed-forward output (Gemma)
+    // A mixture of experts (runtime/engine/arch.h MINT_FFN_MOE) in place of gate, up and down:
+    mint_weight router;    // [n_embd] -> [n_expert] router logits (ffn_gate_inp)
+    mint_weight gate_exps; // n_expert x ([n_embd] -> [n_ff_exp]) (n_mat = n_expert)
+    mint_weight up_exps;   // n_expert x ([n_embd] -> [n_ff_exp])
+    mint_weight down_exps; // n_expert x ([n_ff_exp] -> [n_embd])
 } mint_layer;
 
 typedef struct mint_hparams {
@@ -78,6 +85,9 @@ typedef struct mint_hparams {
     float rope_freq_scale_swa; // RoPE scale of the window layers
     float attn_softcap;        // scores' soft-cap c (c tanh(s / c)), or 0
     float final_softcap;       // logits' soft-cap, or 0
+    int32_t n_expert;          // expert_count: experts of a mixture (0: a dense feed-forward)
+    int32_t n_expert_used;     // expert_used_count: experts each token takes, 1..n_expert
+    int32_t n_ff_exp;          // expert_feed_forward_length: an expert's hidden width
 } mint_hparams;
 
 typedef struct mint_repack mint_repack;
@@ -149,9 +159,29 @@ static inline int32_t mint_layer_window(const mint_hparams *hp, int l) {
     return mint_layer_windowed(hp, l) ? hp->swa_window : 0;
 }
 
+// Rows of every matrix of w together (n_out times the experts stacked).
+static inline int64_t mint_weight_all_rows(const mint_weight *w) {
+    return w->n_mat > 1 ? w->n_out * w->n_mat : w->n_out;
+}
+
 // The packed rows of w, or NULL while (or when) it has none.
 static inline const void *mint_weight_packed(const mint_weight *w) {
     return __atomic_load_n(&w->packed, __ATOMIC_ACQUIRE);
+}
+
+// Matrix e of a stack (one expert's [n_in, n_out]) as a weight of its own: its rows in the map,
+// in the moved copy and, when the stack is packed (every expert a whole number of 16-row
+// groups: runtime/engine/repack.c), in the packed copy.
+static inline mint_weight mint_weight_expert(const mint_weight *w, int64_t e) {
+    mint_weight x = *w;
+    const size_t rows = (size_t)e * (size_t)w->n_out;
+    const void *packed = mint_weight_packed(w);
+    const void *moved = __atomic_load_n(&w->moved, __ATOMIC_ACQUIRE);
+    x.n_mat = 1;
+    x.data = (const char *)w->data + rows * w->row_bytes;
+    x.moved = moved ? (const char *)moved + rows * w->row_bytes : NULL;
+    x.packed = packed ? (const char *)packed + rows / 16 * w->pack_stride : NULL;
+    return x;
 }
 
 // The rows of w in the file's layout: the moved copy once there is one, else the map's. The

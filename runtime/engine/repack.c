@@ -71,13 +71,19 @@ struct mint_repack {
     bool joined;        // the thread has been joined
 };
 
-// The matrices a token multiplies with, each once (the output is token_embd when tied).
+enum { MATS_PER_LAYER = 11 };
+
+// The matrices a token multiplies with, each once (the output is token_embd when tied); a stack
+// of experts is one matrix of all their rows.
 static int matrices(mint_model *m, mint_weight **out) {
     int n = 0;
     for (int l = 0; l < m->hp.n_layer; l++) {
         mint_layer *L = &m->layers[l];
-        mint_weight *ws[7] = {&L->wq, &L->wk, &L->wv, &L->wo, &L->w_gate, &L->w_up, &L->w_down};
-        for (int i = 0; i < 7; i++) out[n++] = ws[i];
+        // (a mixture's layer has no dense gate, up and down: their data is NULL, skipped)
+        mint_weight *ws[MATS_PER_LAYER] = {&L->wq,        &L->wk,      &L->wv,       &L->wo,
+                                           &L->w_gate,    &L->w_up,    &L->w_down,   &L->router,
+                                           &L->gate_exps, &L->up_exps, &L->down_exps};
+        for (int i = 0; i < MATS_PER_LAYER; i++) out[n++] = ws[i];
     }
     out[n++] = &m->output;
     return n;
@@ -124,14 +130,14 @@ static void pack_matrices(mint_repack *r) {
         mint_weight *w = r->ws[i];
         // Release: a thread that sees the pointer sees the bytes.
         if (r->move[i]) {
-            memcpy(r->dst[i], w->data, (size_t)w->n_out * w->row_bytes);
+            memcpy(r->dst[i], w->data, (size_t)mint_weight_all_rows(w) * w->row_bytes);
             __atomic_store_n(&w->moved, (const void *)r->dst[i], __ATOMIC_RELEASE);
         } else {
-            mint_pack_rows_ref((mint_type)w->type, w->n_in, w->data, w->row_bytes, w->n_out,
-                               r->dst[i]);
+            mint_pack_rows_ref((mint_type)w->type, w->n_in, w->data, w->row_bytes,
+                               mint_weight_all_rows(w), r->dst[i]);
             __atomic_store_n(&w->packed, (const void *)r->dst[i], __ATOMIC_RELEASE);
         }
-        drop_mapped(r->m, w->data, (size_t)w->n_out * w->row_bytes);
+        drop_mapped(r->m, w->data, (size_t)mint_weight_all_rows(w) * w->row_bytes);
         atomic_fetch_add(&r->done, 1);
     }
 }
@@ -139,8 +145,8 @@ static void pack_matrices(mint_repack *r) {
 // Bytes a matrix takes in the buffer: its packed groups, or its moved rows rounded up to 64 so
 // that every copy starts 64-byte aligned.
 static size_t slot_bytes(const mint_weight *w, bool move) {
-    return move ? ((size_t)w->n_out * w->row_bytes + 63) / 64 * 64
-                : mint_pack_bytes((mint_type)w->type, w->n_in, w->n_out);
+    return move ? ((size_t)mint_weight_all_rows(w) * w->row_bytes + 63) / 64 * 64
+                : mint_pack_bytes((mint_type)w->type, w->n_in, mint_weight_all_rows(w));
 }
 
 static void *packer_main(void *arg) {
@@ -172,7 +178,7 @@ mint_status mint_model_repack(mint_model *m, const mint_model_params *params, mi
     if (!repack_wanted(params)) return MINT_OK;
     const mint_kernels *k = mint_kernels_get();
     mint_repack *r = calloc(1, sizeof *r);
-    const size_t cap = (size_t)m->hp.n_layer * 7 + 1;
+    const size_t cap = (size_t)m->hp.n_layer * MATS_PER_LAYER + 1;
     mint_weight **all = malloc(cap * sizeof *all);
     if (r) {
         r->ws = malloc(cap * sizeof *r->ws);
@@ -190,14 +196,18 @@ mint_status mint_model_repack(mint_model *m, const mint_model_params *params, mi
     for (int i = 0; i < n; i++) {
         mint_weight *w = all[i];
         if (!w->data) continue;
-        const mint_mapped_file *map = map_of(m, w->data, (size_t)w->n_out * w->row_bytes);
+        const mint_mapped_file *map =
+            map_of(m, w->data, (size_t)mint_weight_all_rows(w) * w->row_bytes);
         const bool own = !map || map->anonymous; // already the model's own memory
         const size_t gb = mint_pack_group_bytes((mint_type)w->type, w->n_in);
         // A float matrix in the model's own memory is left as it is: packing it would keep two
         // copies of the largest matrices there are (a block type's packed copy is about the
         // same size, its speed-up larger).
+        // Experts are packed as one matrix of all their rows only when each starts a group
+        // (mint_weight_expert finds expert e's groups at e * n_out / 16).
         const bool packs = k->t[w->type].gemm_packed && gb &&
-                           !(own && mint_pack_float_size((mint_type)w->type, w->n_in));
+                           !(own && mint_pack_float_size((mint_type)w->type, w->n_in)) &&
+                           (w->n_mat <= 1 || w->n_out % MINT_PACK_ROWS == 0);
         if (packs) {
             w->pack_stride = gb;
             r->move[r->n] = false;

@@ -346,6 +346,8 @@ typedef struct mix_state {
     int i_attention_wv;       // attn_v-like tensors the mix rules have seen so far
     int n_ffn_down;           // = n_layer (llama.cpp does not count them)
     int i_ffn_down;           // ffn_down tensors the mix rules have seen so far
+    int n_expert;             // expert_count (0: dense)
+    int layer;                // the block of the tensor being chosen (-1 outside blocks)
     regex_t *re;              // [p->n_overrides] compiled override patterns
 } mix_state;
 
@@ -435,12 +437,18 @@ static int rule_attn_v(mix_state *s, category cat, int type, mint_mix_choice *c)
         why(c, "70B: %s -> Q5_K", tn(type));
         type = MINT_TYPE_Q5_K;
     }
+    if (s->n_expert == 8) { // Mixtral's layout: V is small beside eight experts
+        why(c, "8 experts: %s -> Q8_0", tn(type));
+        type = MINT_TYPE_Q8_0;
+    }
     s->i_attention_wv++;
     return type;
 }
 
 static int rule_ffn_down(mix_state *s, int type, mint_mix_choice *c) {
-    int i = s->i_ffn_down, n = s->n_ffn_down;
+    // With experts llama.cpp takes the layer from the name (a mixture may hold several ffn_down
+    // tensors per block: the experts', a shared expert's), else it counts them.
+    int i = s->n_expert > 1 ? s->layer : s->i_ffn_down, n = s->n_ffn_down;
     switch (s->p->ftype) {
     case MINT_FTYPE_Q2_K:
         type = MINT_TYPE_Q3_K;
@@ -481,9 +489,16 @@ static int rule_ffn_down(mix_state *s, int type, mint_mix_choice *c) {
 
 static int rule_attn_output(mix_state *s, int type, mint_mix_choice *c) {
     int was = type;
-    if (s->p->ftype == MINT_FTYPE_Q2_K) type = MINT_TYPE_Q3_K;
-    if (s->p->ftype == MINT_FTYPE_Q3_K_M) type = MINT_TYPE_Q4_K;
-    if (s->p->ftype == MINT_FTYPE_Q3_K_L) type = MINT_TYPE_Q5_K;
+    const mint_ftype f = s->p->ftype;
+    if (s->n_expert == 8) { // Mixtral's layout: the low-bit mixes take Q5_K
+        if (f == MINT_FTYPE_Q2_K || f == MINT_FTYPE_Q3_K_S || f == MINT_FTYPE_Q3_K_M ||
+            f == MINT_FTYPE_Q4_K_S || f == MINT_FTYPE_Q4_K_M)
+            type = MINT_TYPE_Q5_K;
+    } else {
+        if (f == MINT_FTYPE_Q2_K) type = MINT_TYPE_Q3_K;
+        if (f == MINT_FTYPE_Q3_K_M) type = MINT_TYPE_Q4_K;
+        if (f == MINT_FTYPE_Q3_K_L) type = MINT_TYPE_Q5_K;
+    }
     if (type != was)
         why(c, "attn_output: %s -> %s", mint_ftype_name(s->p->ftype), tn(type));
     else
@@ -491,12 +506,16 @@ static int rule_attn_output(mix_state *s, int type, mint_mix_choice *c) {
     return type;
 }
 
-// llama_tensor_get_type_impl for dense llama models and mint's file types. attn_q, attn_k,
-// ffn_gate and ffn_up change only for IQ file types, MoE models or Falcon, none of which apply.
+// llama_tensor_get_type_impl for mint's file types. attn_q, ffn_gate and ffn_up change only for
+// IQ file types or Falcon, none of which apply; attn_k only with 8 experts.
 static int mix_rule(mix_state *s, const mint_mix_tensor *t, category cat, int type,
                     mint_mix_choice *c) {
     if (cat == CAT_OUTPUT || (s->tied && cat == CAT_TOKEN_EMBD))
         return rule_output(s, t, cat, type, c);
+    if (cat == CAT_ATTN_K && s->n_expert == 8) {
+        why(c, "attn_k: 8 experts -> Q8_0");
+        return MINT_TYPE_Q8_0;
+    }
     if (is_attn_v_like(cat)) return rule_attn_v(s, cat, type, c);
     if (cat == CAT_FFN_DOWN) return rule_ffn_down(s, type, c);
     if (cat == CAT_ATTN_OUTPUT) return rule_attn_output(s, type, c);
@@ -587,6 +606,13 @@ static mint_status choose(mix_state *s, const mint_mix_tensor *t, mint_mix_choic
             }
         }
         if (!manual && p->pure) why(c, "--pure: %s", tn(type));
+        s->layer = (int)block_of(t->name);
+        if (!manual && !p->pure && s->n_expert > 1 && cat == CAT_FFN_DOWN &&
+            (s->layer < 0 || s->layer >= s->n_ffn_down))
+            return mint_fail(err, MINT_E_FORMAT,
+                             "%s: no block number below %d in the name (llama-quantize refuses "
+                             "it too)",
+                             t->name, s->n_ffn_down);
         if (!manual && !p->pure) type = mix_rule(s, t, cat, type, c);
         type = shape_fallback(t, type, c);
     }
@@ -633,6 +659,7 @@ mint_status mint_mix_plan(const mint_mix_model *model, const mint_mix_tensor *te
                   (!arch->quant_70b_gqa || model->n_head != model->n_head_kv),
         .tied = true,
         .n_ffn_down = model->n_layer,
+        .n_expert = model->n_expert,
     };
     for (size_t i = 0; i < n; i++) {
         if (strcmp(tensors[i].name, "output.weight") == 0) s.tied = false;
@@ -730,6 +757,17 @@ mint_status mint_mix_model_from_file(const mint_file *f, mint_mix_model *out, mi
         mint_err_clear(err);
         st = MINT_OK;
     }
+    if (st != MINT_OK) return st;
+    uint32_t n_expert = 0;
+    snprintf(key, sizeof key, "%s.expert_count", arch);
+    st = mint_file_get_u32(f, key, &n_expert, err);
+    if (st == MINT_E_NOT_FOUND) {
+        mint_err_clear(err);
+        st = MINT_OK;
+    }
+    if (n_expert > INT32_MAX)
+        return mint_fail(err, MINT_E_FORMAT, "%s = %u, limit %d", key, n_expert, INT32_MAX);
+    out->n_expert = (int32_t)n_expert;
     return st;
 }
 

@@ -128,11 +128,13 @@ typedef struct mint_mix_model {
     int32_t n_head;        // query heads (layer 0)
     int32_t n_head_kv;     // key/value heads (layer 0); n_gqa = n_head / n_head_kv
     const mint_arch *arch; // its row of runtime/engine/arch.c (NULL: llama's)
+    int32_t n_expert;      // expert_count of a mixture of experts (0: dense); llama.cpp gives
+                           // 8-expert models (Mixtral) more bits in attention
 } mint_mix_model;
 
 // Reads mint_mix_model from a GGUF's metadata (head_count_kv defaults to head_count when absent,
-// as in llama.cpp). MINT_E_UNSUPPORTED for an architecture not in runtime/engine/arch.c's table
-// (the message lists those that are).
+// as in llama.cpp; expert_count to 0). MINT_E_UNSUPPORTED for an architecture not in
+// runtime/engine/arch.c's table (the message lists those that are).
 mint_status mint_mix_model_from_file(const mint_file *f, mint_mix_model *out, mint_err *err);
 
 typedef struct mint_mix_tensor {

@@ -109,7 +109,37 @@ static const preset presets[] = {
      false},
     {"gemma3", "micro", "gemma3", 8, 16, 2, 2, 1, 8, 16, 259, 1e6f, 1e-6f, true, false, 0, NULL,
      false},
+    // Qwen3-30B-A3B (its config.json): 48 layers, 128 experts of 768, 8 used; tiny: 16 of 256,
+    // 4 used (llama-quantize has a rule of its own for 8 experts, which this one does not meet)
+    {"qwen3moe", "real", "qwen3moe", 2048, 6144, 48, 32, 4, 128, 40960, 151936, 1e6f, 1e-6f, false,
+     false, 0, NULL, false},
+    {"qwen3moe", "tiny", "qwen3moe", 256, 768, 2, 4, 2, 128, 1024, 512, 1e6f, 1e-6f, false, false,
+     0, NULL, false},
+    {"qwen3moe", "micro", "qwen3moe", 8, 16, 1, 2, 1, 8, 16, 259, 1e6f, 1e-6f, true, false, 0, NULL,
+     false},
 };
+
+// The mixtures' experts, per preset name and shape (MINT_FFN_MOE rows).
+typedef struct moe_shape {
+    const char *name;  // preset name
+    const char *shape; // preset shape
+    int32_t n_expert;  // expert_count
+    int32_t n_used;    // expert_used_count
+    int32_t n_ff_exp;  // expert_feed_forward_length
+} moe_shape;
+
+static const moe_shape moe_shapes[] = {
+    {"qwen3moe", "real", 128, 8, 768},
+    {"qwen3moe", "tiny", 16, 4, 256},
+    {"qwen3moe", "micro", 4, 2, 16},
+};
+
+static const moe_shape *moe_of(const preset *p) {
+    for (size_t i = 0; i < sizeof moe_shapes / sizeof *moe_shapes; i++)
+        if (!strcmp(moe_shapes[i].name, p->name) && !strcmp(moe_shapes[i].shape, p->shape))
+            return &moe_shapes[i];
+    return NULL;
+}
 
 // Whether a preset name comes in several shapes (the architectures' presets have a tiny one).
 static bool has_shapes(const char *name) {
@@ -166,8 +196,8 @@ static void gen_row(const gen *g, int64_t row, int64_t n, float *out) {
 
 typedef struct stensor {
     char name[64];   // GGUF name
-    int64_t ne[2];   // shape (ne[1] = 1 for vectors)
-    uint32_t n_dims; // 1 or 2
+    int64_t ne[3];   // shape (ne[1] = 1 for vectors; ne[2] experts, else 1)
+    uint32_t n_dims; // 1, 2 or 3
     uint32_t type;   // chosen type
     gen g;           // its values
     float *fixed;    // [ne[0]] exact values instead of random ones (rope_freqs), or NULL
@@ -183,18 +213,25 @@ typedef struct synth {
     uint64_t seed;          // user seed
 } synth;
 
-static void add_tensor(synth *s, const char *name, int64_t n_in, int64_t n_out, float mean,
-                       float scale) {
+// A tensor of n_mat stacked [n_in, n_out] matrices (n_mat 1: one matrix, or a vector).
+static void add_stack(synth *s, const char *name, int64_t n_in, int64_t n_out, int64_t n_mat,
+                      float mean, float scale) {
     stensor *t = &s->t[s->n++];
     memset(t, 0, sizeof *t);
     snprintf(t->name, sizeof t->name, "%s", name);
     t->ne[0] = n_in;
     t->ne[1] = n_out;
-    t->n_dims = n_out > 1 ? 2 : 1;
+    t->ne[2] = n_mat;
+    t->n_dims = n_mat > 1 ? 3 : n_out > 1 ? 2 : 1;
     t->type = MINT_TYPE_F32;
     t->g.key = splitmix(s->seed ^ XXH3_64bits(name, strlen(name)));
     t->g.mean = mean;
     t->g.scale = scale;
+}
+
+static void add_tensor(synth *s, const char *name, int64_t n_in, int64_t n_out, float mean,
+                       float scale) {
+    add_stack(s, name, n_in, n_out, 1, mean, scale);
 }
 
 // Llama 3's RoPE frequency factors, as its converter derives them from rope_scaling (factor 32,
@@ -228,7 +265,14 @@ static void longrope_factors(float *lng, float *shrt, int half) {
 
 // A dimension of runtime/engine/arch.h in the preset's numbers.
 static int64_t dim_of(const preset *p, mint_dim d) {
-    const mint_dims x = {p->n_embd, p->n_ff, p->n_head, p->n_head_kv, p->head_dim};
+    const moe_shape *moe = moe_of(p);
+    const mint_dims x = {p->n_embd,
+                         p->n_ff,
+                         p->n_head,
+                         p->n_head_kv,
+                         p->head_dim,
+                         moe ? moe->n_ff_exp : 0,
+                         moe ? moe->n_expert : 0};
     return mint_dim_value(d, &x);
 }
 
@@ -278,7 +322,8 @@ static void make_tensors(synth *s) {
             const float scale = t->scale_by == MINT_DIM_0
                                     ? t->scale
                                     : t->scale / sqrtf((float)dim_of(p, t->scale_by));
-            add_tensor(s, n, dim_of(p, t->n_in), dim_of(p, t->n_out), t->mean, scale);
+            add_stack(s, n, dim_of(p, t->n_in), dim_of(p, t->n_out),
+                      t->n_mat == MINT_DIM_0 ? 1 : dim_of(p, t->n_mat), t->mean, scale);
         }
 }
 
@@ -296,10 +341,12 @@ static mint_status plan_types(synth *s, mint_ftype ftype, mint_err *err) {
         mt[i].type = MINT_TYPE_F32;
         mt[i].ne[0] = s->t[i].ne[0];
         mt[i].ne[1] = s->t[i].ne[1];
-        mt[i].ne[2] = mt[i].ne[3] = 1;
+        mt[i].ne[2] = s->t[i].ne[2];
+        mt[i].ne[3] = 1;
     }
+    const moe_shape *moe = moe_of(s->pr);
     mint_mix_model mm = {s->pr->n_layer, s->pr->n_head, s->pr->n_head_kv,
-                         mint_arch_find(s->pr->arch)};
+                         mint_arch_find(s->pr->arch), moe ? moe->n_expert : 0};
     mint_mix_params mp = mint_mix_default_params(ftype);
     mint_status st = mint_mix_plan(&mm, mt, s->n, &mp, ch, NULL, err);
     for (size_t i = 0; st == MINT_OK && i < s->n; i++) s->t[i].type = ch[i].type;
@@ -321,7 +368,7 @@ typedef struct fill_job {
 static void fill_rows(void *arg, int ith, int nth) {
     fill_job *j = arg;
     long lo, hi;
-    mint_split((long)j->t->ne[1], ith, nth, &lo, &hi);
+    mint_split((long)(j->t->ne[1] * j->t->ne[2]), ith, nth, &lo, &hi);
     float *row = malloc((size_t)j->t->ne[0] * sizeof *row);
     if (!row) return; // the caller checks nothing here; malloc of one row does not fail in practice
     for (long r = lo; r < hi; r++) {
@@ -339,7 +386,7 @@ static mint_status fill_tensor(void *user, uint64_t index, void *dst, uint64_t n
     synth *s = user;
     const stensor *t = &s->t[index];
     fill_job j = {t, dst, (size_t)mint_row_size(t->type, t->ne[0]), mint_quantizer_ref(t->type)};
-    if (!j.q || (uint64_t)j.row_bytes * (uint64_t)t->ne[1] != nbytes)
+    if (!j.q || (uint64_t)j.row_bytes * (uint64_t)(t->ne[1] * t->ne[2]) != nbytes)
         return mint_fail(err, MINT_E_UNSUPPORTED, "synthetic: cannot write %s as %s", t->name,
                          mint_type_name(t->type));
     mint_pool_run(s->pool, fill_rows, &j);
@@ -567,6 +614,19 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
             mint_gguf_add_f32(w, key, d->rope_base_swa);
         }
     }
+    const moe_shape *moe = moe_of(pr);
+    if (moe) { // a mixture's numbers, as Qwen3-MoE's converter writes them
+        const struct {
+            const char *key;
+            int32_t v;
+        } ek[] = {{"expert_count", moe->n_expert},
+                  {"expert_used_count", moe->n_used},
+                  {"expert_feed_forward_length", moe->n_ff_exp}};
+        for (size_t i = 0; i < 3; i++) {
+            snprintf(key, sizeof key, "%s.%s", pr->arch, ek[i].key);
+            mint_gguf_add_u32(w, key, (uint32_t)ek[i].v);
+        }
+    }
     if (d->pos != MINT_POS_LEARNED) { // GPT-2 has no RoPE
         snprintf(key, sizeof key, "%s.rope.freq_base", pr->arch);
         mint_gguf_add_f32(w, key, pr->rope_base);
@@ -588,7 +648,7 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
         goto done;
     for (size_t i = 0; i < s.n; i++) {
         const stensor *t = &s.t[i];
-        uint64_t bytes = mint_row_size(t->type, t->ne[0]) * (uint64_t)t->ne[1];
+        uint64_t bytes = mint_row_size(t->type, t->ne[0]) * (uint64_t)(t->ne[1] * t->ne[2]);
         st = mint_gguf_add_tensor_fill(w, t->name, t->type, t->n_dims, t->ne, bytes, fill_tensor,
                                        &s, i);
         if (st) {

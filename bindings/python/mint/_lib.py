@@ -163,6 +163,8 @@ class mint_model_desc(Struct):
         ("types", c_char_p),
         ("locked", c_bool),
         ("lock_error", c_char_p),
+        ("n_expert", c_int32),
+        ("n_expert_used", c_int32),
     ]
 
 

@@ -62,6 +62,8 @@ class ModelInfo:
     types: str
     locked: bool  # mlock=True was asked and every byte of the weights is locked in RAM
     lock_error: str  # mlock=True could not lock (some of) the weights: why; else None
+    n_expert: int  # experts of a mixture-of-experts model (0: dense)
+    n_expert_used: int  # experts each token takes (0: dense)
 
 
 class Model(OpenAIMixin, _util.ModelBase):
