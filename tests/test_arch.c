@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const arches[] = {"llama3", "qwen2",  "qwen3",  "phi3",
-                                     "gpt2",   "gemma2", "gemma3", "qwen3moe"};
-enum { N_ARCH = 8, N_CTX = 256, MAX_IDS = 128 };
+static const char *const arches[] = {"llama3", "qwen2",  "qwen3",    "phi3",   "gpt2",
+                                     "gemma2", "gemma3", "qwen3moe", "mixtral"};
+enum { N_ARCH = 9, N_CTX = 256, MAX_IDS = 128 };
 
 #define BUDGET_LOGIT   2e-4 // docs/tolerances.md 3.1: |dlogit| of every compared logit
 #define BUDGET_LOGPROB 1e-4 // log-probability of llama.cpp's greedy token
@@ -146,7 +146,7 @@ static double check_top(const char *arch, json_object *pr, const float *l) {
 // Against llama.cpp
 
 ParameterizedTestParameters(arch, matches_llama_cpp) {
-    static int idx[N_ARCH] = {0, 1, 2, 3, 4, 5, 6, 7};
+    static int idx[N_ARCH] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
     return cr_make_param_array(int, idx, N_ARCH);
 }
 
@@ -252,7 +252,7 @@ Test(arch, phi3_long_context_takes_long_factors, .timeout = MT_HANG(120)) {
 // Against itself
 
 ParameterizedTestParameters(arch, plain_pass_equals_the_graph) {
-    static int idx[N_ARCH] = {0, 1, 2, 3, 4, 5, 6, 7};
+    static int idx[N_ARCH] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
     return cr_make_param_array(int, idx, N_ARCH);
 }
 
@@ -290,7 +290,7 @@ ParameterizedTest(int *i, arch, plain_pass_equals_the_graph, .timeout = MT_HANG(
 }
 
 ParameterizedTestParameters(arch, bits_do_not_depend_on_threads_or_batch) {
-    static int idx[N_ARCH] = {0, 1, 2, 3, 4, 5, 6, 7};
+    static int idx[N_ARCH] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
     return cr_make_param_array(int, idx, N_ARCH);
 }
 
@@ -332,7 +332,7 @@ ParameterizedTest(int *i, arch, bits_do_not_depend_on_threads_or_batch, .timeout
 }
 
 ParameterizedTestParameters(arch, decoding_features_work) {
-    static int idx[N_ARCH] = {0, 1, 2, 3, 4, 5, 6, 7};
+    static int idx[N_ARCH] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
     return cr_make_param_array(int, idx, N_ARCH);
 }
 
@@ -504,6 +504,10 @@ Test(arch, files_that_do_not_fit_their_architecture_are_refused) {
          "'blk.1.post_ffw_norm.weight' is missing"},
         {"phi3", "rope_factors_short", "rope_factors_shorx", MINT_E_FORMAT,
          "rope_factors_short.weight is missing (LongRoPE needs both"},
+        {"qwen3moe", "blk.1.ffn_up_exps", "blk.1.xfn_up_exps", MINT_E_FORMAT,
+         "'blk.1.ffn_up_exps.weight' is missing"},
+        {"qwen3moe", "qwen3moe.expert_count", "qwen3moe.expert_xount", MINT_E_FORMAT,
+         "qwen3moe.expert_count and qwen3moe.expert_used_count are required"},
         // general.architecture is the first string "qwen2" in the file
         {"qwen2", "qwen2", "phi99", MINT_E_UNSUPPORTED,
          "architecture 'phi99' is not supported (mint runs llama, qwen2, qwen3, phi3, gpt2, "
@@ -530,6 +534,17 @@ Test(arch, files_that_do_not_fit_their_architecture_are_refused) {
         // a FLOAT32 key: -1.0f's bits
         {"phi3", "phi3.rope.scaling.attn_factor", 0xbf800000u, MINT_E_FORMAT,
          "phi3.rope.scaling.attn_factor = -1 must be > 0"},
+        // a mixture: no experts, more used than there are, more than llama.cpp's 512, experts
+        // of another width than their tensors
+        {"qwen3moe", "qwen3moe.expert_count", 0, MINT_E_FORMAT,
+         "qwen3moe.expert_count = 0 is outside 1.."},
+        {"qwen3moe", "qwen3moe.expert_used_count", 17, MINT_E_FORMAT,
+         "expert_used_count = 17 is more than expert_count 16"},
+        {"qwen3moe", "qwen3moe.expert_count", 600, MINT_E_UNSUPPORTED,
+         "expert_count = 600 is more than 512"},
+        {"qwen3moe", "qwen3moe.expert_feed_forward_length", 128, MINT_E_FORMAT,
+         "'blk.0.ffn_gate_exps.weight' has shape [256, 256, 16] (3 dims), expected [256, 128, "
+         "16]"},
     };
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         // A u32 or f32 key is its name, its type (4 bytes) and its value.

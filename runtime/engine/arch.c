@@ -41,11 +41,24 @@ static const mint_arch arches[] = {
     // the feed-forward, the chosen experts' weights renormalised to sum to 1.
     {"qwen3moe", .pos = MINT_POS_ROPE_NEOX, .qk_norm = MINT_REQUIRED, .ffn = MINT_FFN_MOE,
      .moe_norm_weights = true},
+    // Mixtral (and llama files with experts): llama's block with a mixture of feed_forward_length
+    // wide experts, the chosen ones' weights renormalised (llama.cpp's llama graph with
+    // expert_count > 0).
+    {"llama", .pos = MINT_POS_ROPE, .qkv_bias = MINT_OPTIONAL, .out_bias = MINT_OPTIONAL,
+     .rope_freqs = MINT_OPTIONAL, .quant_70b_layers = 80, .quant_70b_gqa = true,
+     .ffn = MINT_FFN_MOE, .moe_norm_weights = true, .moe_variant = true, .moe_ff_is_ff = true},
 };
+
+const mint_arch *mint_arch_for_file(const char *name, bool has_experts) {
+    for (size_t i = 0; name && i < sizeof arches / sizeof *arches; i++)
+        if (arches[i].moe_variant && has_experts && strcmp(arches[i].name, name) == 0)
+            return &arches[i];
+    return mint_arch_find(name);
+}
 
 const mint_arch *mint_arch_find(const char *name) {
     for (size_t i = 0; name && i < sizeof arches / sizeof *arches; i++)
-        if (strcmp(arches[i].name, name) == 0) return &arches[i];
+        if (!arches[i].moe_variant && strcmp(arches[i].name, name) == 0) return &arches[i];
     return NULL;
 }
 
@@ -231,5 +244,6 @@ void mint_arch_list(char *buf, size_t cap) {
     size_t len = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < sizeof arches / sizeof *arches && len < cap; i++)
-        len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", arches[i].name);
+        if (!arches[i].moe_variant) // its name is its dense row's
+            len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", arches[i].name);
 }

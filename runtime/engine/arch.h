@@ -79,6 +79,11 @@ typedef struct mint_arch {
                             // 1/sqrt(n_embd / n_head), not 1/sqrt(head_dim) (the 27B ones)
     bool moe_norm_weights;  // MINT_FFN_MOE: the chosen experts' probabilities are divided by
                             // their sum (Qwen3-MoE's norm_topk_prob), else used as they are
+    bool moe_variant;       // the row a file of this name takes when its expert_count is > 0
+                            // (Mixtral's experts in a llama file): mint_arch_for_file finds
+                            // it, mint_arch_find never does
+    bool moe_ff_is_ff;      // the experts are feed_forward_length wide (llama's layout), not
+                            // expert_feed_forward_length
     // What llama-quantize knows of the architecture (runtime/filetools/mix.c):
     int quant_70b_layers; // a model with this many layers is llama.cpp's 70B type, whose attn_v
                           // gets more bits (0: none)
@@ -182,6 +187,9 @@ int mint_arch_layer_tensors(const mint_arch *a, mint_layer_tensor *out);
 
 // The row of `name`, or NULL when mint does not run it.
 const mint_arch *mint_arch_find(const char *name);
+// The row a file of architecture `name` takes: its experts' variant when it has experts (an
+// expert_count above 0) and the table has one, else mint_arch_find's.
+const mint_arch *mint_arch_for_file(const char *name, bool has_experts);
 // "llama, qwen2, ...": the names of every row in the table's order, for messages, into buf.
 void mint_arch_list(char *buf, size_t cap);
 // The row as one line of text ("architecture gemma2: RMSNorm, RoPE (NEOX pairs), GeGLU; ..."):

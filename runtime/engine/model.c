@@ -58,8 +58,8 @@ static mint_status get_positive(const mint_file *f, const char *arch, const char
 }
 
 // A mixture of experts' numbers (llama.cpp's keys): expert_count and expert_used_count required,
-// expert_feed_forward_length defaulting to n_ff / n_expert_used as llama.cpp's loader does. A
-// dense row ignores them, as llama.cpp does.
+// expert_feed_forward_length defaulting to n_ff / n_expert_used as llama.cpp's loader does (a
+// llama file's experts are n_ff wide). A dense row ignores them, as llama.cpp does.
 enum { MAX_EXPERTS = 512 }; // llama.cpp's LLAMA_MAX_EXPERTS: its files never have more
 
 static mint_status read_moe_hparams(mint_model *m, mint_err *err) {
@@ -84,6 +84,10 @@ static mint_status read_moe_hparams(mint_model *m, mint_err *err) {
                          "metadata %s.expert_used_count = %d is more than expert_count %d", a,
                          hp->n_expert_used, hp->n_expert);
     hp->n_ff_exp = hp->n_ff / hp->n_expert_used;
+    if (m->desc->moe_ff_is_ff) { // llama's experts: feed_forward_length wide
+        hp->n_ff_exp = hp->n_ff;
+        return MINT_OK;
+    }
     st = get_dim(m->file, a, "expert_feed_forward_length", &hp->n_ff_exp, err);
     if (st != MINT_OK && st != MINT_E_NOT_FOUND) return st;
     if (hp->n_ff_exp < 1)
@@ -542,8 +546,15 @@ mint_status mint_model_open_file(mint_file *f, const char *label, const mint_mod
         st = mint_fail(err, MINT_E_FORMAT, "%s: metadata general.architecture is missing", label);
         goto fail;
     }
-    // A vocabulary alone (vocab_only) needs no graph: any architecture's tokenizer loads.
-    m->desc = mint_arch_find(m->arch);
+    // A vocabulary alone (vocab_only) needs no graph: any architecture's tokenizer loads. A
+    // file with experts takes its architecture's row for them, when there is one (Mixtral).
+    char key[160];
+    snprintf(key, sizeof key, "%s.expert_count", m->arch);
+    uint64_t n_expert = 0;
+    mint_err ignored;
+    const bool experts =
+        mint_file_get_u64(m->file, key, &n_expert, &ignored) == MINT_OK && n_expert;
+    m->desc = mint_arch_for_file(m->arch, experts);
     if (!m->vocab_only && !m->desc) {
         char names[128];
         mint_arch_list(names, sizeof names);

@@ -117,6 +117,14 @@ static const preset presets[] = {
      0, NULL, false},
     {"qwen3moe", "micro", "qwen3moe", 8, 16, 1, 2, 1, 8, 16, 259, 1e6f, 1e-6f, true, false, 0, NULL,
      false},
+    // Mixtral-8x7B (its config.json): llama's block with 8 experts of feed_forward_length, 2
+    // used; tiny: the same 8 and 2, so llama-quantize's 8-expert rules apply
+    {"mixtral", "real", "llama", 4096, 14336, 32, 32, 8, 128, 32768, 32000, 1e6f, 1e-5f, false,
+     false, 0, NULL, false},
+    {"mixtral", "tiny", "llama", 256, 768, 2, 4, 2, 64, 1024, 512, 1e6f, 1e-5f, false, false, 0,
+     NULL, false},
+    {"mixtral", "micro", "llama", 8, 16, 1, 2, 1, 4, 16, 259, 1e6f, 1e-5f, true, false, 0, NULL,
+     false},
 };
 
 // The mixtures' experts, per preset name and shape (MINT_FFN_MOE rows).
@@ -129,9 +137,9 @@ typedef struct moe_shape {
 } moe_shape;
 
 static const moe_shape moe_shapes[] = {
-    {"qwen3moe", "real", 128, 8, 768},
-    {"qwen3moe", "tiny", 16, 4, 256},
-    {"qwen3moe", "micro", 4, 2, 16},
+    {"qwen3moe", "real", 128, 8, 768}, {"qwen3moe", "tiny", 16, 4, 256},
+    {"qwen3moe", "micro", 4, 2, 16},   {"mixtral", "real", 8, 2, 14336},
+    {"mixtral", "tiny", 8, 2, 768},    {"mixtral", "micro", 4, 2, 16},
 };
 
 static const moe_shape *moe_of(const preset *p) {
@@ -281,7 +289,7 @@ static int64_t dim_of(const preset *p, mint_dim d) {
 // Only required ones are written (a llama file without biases, as Llama's are).
 static void make_tensors(synth *s) {
     const preset *p = s->pr;
-    const mint_arch *d = mint_arch_find(p->arch);
+    const mint_arch *d = mint_arch_for_file(p->arch, moe_of(p) != NULL);
     const int64_t e = p->n_embd;
     const float lin = 1.0f / sqrtf((float)e);
     // Tied, the embedding is also the output head: give it the head's scale, so the logits have
@@ -569,7 +577,7 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
                 {"rope.dimension_count", (uint32_t)pr->head_dim}};
     char key[96];
     // GPT-2's converter (learned positions) writes neither head_count_kv nor a RoPE dimension.
-    const mint_arch *d = mint_arch_find(pr->arch);
+    const mint_arch *d = mint_arch_for_file(pr->arch, moe_of(pr) != NULL);
     const size_t n_dims = d->pos == MINT_POS_LEARNED ? 5 : sizeof dims / sizeof *dims;
     for (size_t i = 0; i < n_dims; i++) {
         snprintf(key, sizeof key, "%s.%s", pr->arch, dims[i].key);
@@ -615,14 +623,15 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
         }
     }
     const moe_shape *moe = moe_of(pr);
-    if (moe) { // a mixture's numbers, as Qwen3-MoE's converter writes them
+    if (moe) { // a mixture's numbers, as its converter writes them (Mixtral's experts are
+               // feed_forward_length wide: no width of their own)
         const struct {
             const char *key;
             int32_t v;
         } ek[] = {{"expert_count", moe->n_expert},
                   {"expert_used_count", moe->n_used},
                   {"expert_feed_forward_length", moe->n_ff_exp}};
-        for (size_t i = 0; i < 3; i++) {
+        for (size_t i = 0; i < (d->moe_ff_is_ff ? 2u : 3u); i++) {
             snprintf(key, sizeof key, "%s.%s", pr->arch, ek[i].key);
             mint_gguf_add_u32(w, key, (uint32_t)ek[i].v);
         }

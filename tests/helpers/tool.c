@@ -37,12 +37,13 @@ int run_tool_stdin(char **out, char **err, const char *input, const char *tool, 
     return rc;
 }
 
-// A lasting copy of a path: mt_data_path, mt_path and mt_bin share 8 rotating buffers, and
-// run_tool calls mt_bin each time. Each test runs in its own process and keeps a few paths.
+// A lasting copy of a path (16 per test): mt_data_path, mt_path and mt_bin share 8 rotating
+// buffers, and run_tool calls mt_bin each time. Each test runs in its own process and keeps a few
+// paths.
 const char *keep(const char *path) {
-    static char kept[8][4200];
+    static char kept[16][4200];
     static int n;
-    cr_assert_lt(n, 8, "keep(): more than 8 paths in one test");
+    cr_assert_lt(n, 16, "keep(): more than 16 paths in one test");
     snprintf(kept[n], sizeof kept[0], "%s", path);
     return kept[n++];
 }
