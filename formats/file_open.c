@@ -3,7 +3,7 @@
 //
 // It sits above every reader and is called by none of them: the readers use tensor_dir.c's
 // construction helpers, and tensor_dir.c knows no reader, so no two files of formats/ call
-// each other in a circle (docs/design.md, tools/check-floors.sh).
+// each other in a circle (docs/design.md, tools/scripts/check-floors.sh).
 #include "base/error.h"
 #include "formats/gguf.h"
 #include "formats/hf_checkpoint.h"

@@ -97,8 +97,8 @@ Test(docs, readme_starts_with_the_start) {
     }
     const size_t n = p ? (size_t)(p - readme) : strlen(readme);
     readme[n] = '\0';
-    static const char *const must[] = {"tools/quickstart.sh", "tools/test.sh", "huggingface.co",
-                                       "build/mint-run -m ", "-cnv"};
+    static const char *const must[] = {"tools/scripts/quickstart.sh", "tools/scripts/test.sh",
+                                       "huggingface.co", "build/mint-run -m ", "-cnv"};
     for (size_t i = 0; i < sizeof must / sizeof *must; i++)
         cr_assert(strstr(readme, must[i]), "the README's first 60 lines lack '%s'", must[i]);
     cr_assert_null(strstr(readme, "| type |"), "a measurement table in the first 60 lines");

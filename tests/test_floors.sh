@@ -1,7 +1,7 @@
 #!/bin/sh
-# test_floors.sh - tools/check-floors.sh passes on a copy of the tree and fails, naming the files,
-# on the same copy with violations planted in it: a base/ function calling runtime/engine/ (an
-# upward call that no #include shows: mint.h is allowed everywhere), two ops/ files calling each
+# test_floors.sh - tools/scripts/check-floors.sh passes on a copy of the tree and fails, naming the
+# files, on the same copy with violations planted in it: a base/ function calling runtime/engine/
+# (an upward call that no #include shows: mint.h is allowed everywhere), two ops/ files calling each
 # other, two base/ headers including each other, and two Python modules importing each other.
 # The copy's objects are the build's own (MINT_BIN_DIR), plus the planted files compiled here, so
 # nothing is rebuilt. ctest runs it (CMakeLists.txt) with MINT_SOURCE_DIR and MINT_BIN_DIR set.
@@ -23,7 +23,7 @@ mkdir -p "$tree"
 (cd "$src" && git ls-files -z | xargs -0 cp --parents -t "$tree")
 mkdir -p "$tree/build/CMakeFiles"
 cp -R "$objs" "$tree/build/CMakeFiles/"
-check() { MINT_FLOORS_NO_BUILD=1 "$tree/tools/check-floors.sh" "$@" >"$tmp/out" 2>&1; }
+check() { MINT_FLOORS_NO_BUILD=1 "$tree/tools/scripts/check-floors.sh" "$@" >"$tmp/out" 2>&1; }
 
 # 1. The clean tree passes: includes, calls, circles.
 if check --includes && check --symbols build; then ok "clean tree"; else

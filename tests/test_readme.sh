@@ -5,7 +5,8 @@
 # and checked, or named with the reason it is not run here (it downloads a model, it is the
 # command running this test, or it needs llama.cpp); a block this script does not recognise
 # fails it, so a new example comes with its check. What is checked:
-#   - the set-up block: tools/quickstart.sh (on this build, 24 tokens) prints stories260K's text;
+#   - the set-up block: tools/scripts/quickstart.sh (on this build, 24 tokens) prints
+#     stories260K's text;
 #   - "Run a model you downloaded": its mint-run lines, on models/stories260K.gguf in place of the
 #     downloaded file: the -p line prints the prompt and goes on, the -cnv line answers a turn
 #     read from stdin (with the zephyr template, which stories260K lacks);
@@ -37,7 +38,8 @@ ko() { echo "FAIL: $1"; failed=$((failed + 1)); }
 skip() { echo "NOT RUN HERE: $1"; }
 model=models/stories260K.gguf
 
-# This build's settings, so that tools/build.sh (run by the quick start) finds nothing to do.
+# This build's settings, so that tools/scripts/build.sh (run by the quick start) finds nothing
+# to do.
 cache_get() { sed -n "s/^$1:[A-Z]*=//p" "$bin/CMakeCache.txt"; }
 build_type=$(cache_get CMAKE_BUILD_TYPE)
 werror=$(cache_get MINT_WERROR)
@@ -65,23 +67,24 @@ for page in $pages; do
     ' "$page"
 done
 
-# tools/quickstart.sh on this build: it builds (nothing to do) and prints the default model's text.
+# tools/scripts/quickstart.sh on this build: it builds (nothing to do) and prints the default
+# model's text.
 run_setup() {
     out=$(MINT_BUILD_DIR="$bin" MINT_BUILD_TYPE="$build_type" MINT_WERROR="${werror:-OFF}" \
-        MINT_N=24 tools/quickstart.sh 2>"$tmp/qs.err") || {
+        MINT_N=24 tools/scripts/quickstart.sh 2>"$tmp/qs.err") || {
         cat "$tmp/qs.err"
-        ko "$1 tools/quickstart.sh exits 0"
+        ko "$1 tools/scripts/quickstart.sh exits 0"
         return
     }
     if printf '%s' "$out" | head -n 1 | grep -q '^Once upon a time' &&
         grep -q "mint: model $model" "$tmp/qs.err"; then
-        ok "$1 tools/quickstart.sh generates from $model"
+        ok "$1 tools/scripts/quickstart.sh generates from $model"
     else
         printf '%s\n' "$out"
         cat "$tmp/qs.err"
-        ko "$1 tools/quickstart.sh generates from $model"
+        ko "$1 tools/scripts/quickstart.sh generates from $model"
     fi
-    skip "$1 tools/test.sh (the command that runs this test)"
+    skip "$1 tools/scripts/test.sh (the command that runs this test)"
 }
 
 # "$ command" then its output: the output begins with the text shown before "...", compared with
@@ -285,14 +288,14 @@ for f in "$tmp"/blocks/*/*.*; do
     where="$(cat "$(dirname "$f")/page"):$line"
     case $lang in
     sh)
-        if grep -q 'tools/quickstart.sh' "$f"; then run_setup "$where"
+        if grep -q 'tools/scripts/quickstart.sh' "$f"; then run_setup "$where"
         elif grep -Eq 'huggingface\.co|huggingface-cli' "$f"; then
             skip "$where downloading a model from Hugging Face (hundreds of MB; this test runs offline, so nothing is downloaded here: the next block runs on the tiny model instead)"
         elif grep -q 'mint-serve' "$f"; then run_serve "$where" "$f"
         elif grep -q '^build/mint-run ' "$f"; then run_downloaded "$where" "$f"
         elif grep -q 'pip install' "$f"; then run_py_install "$where"
         elif grep -q 'bench-vs-llama' "$f"; then
-            skip "$where tools/bench-vs-llama.sh (needs a llama.cpp build and its model files)"
+            skip "$where tools/bench/bench-vs-llama.sh (needs a llama.cpp build and model files)"
         elif grep -q 'cmake --install build' "$f" && grep -q pkg-config "$f"; then
             skip "$where system-wide install (tests/test_install.c runs these lines into a temporary prefix)"
         else ko "$where an sh block this test does not know: give it a check here"; fi

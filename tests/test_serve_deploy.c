@@ -2,9 +2,9 @@
 // Node client (tests/serve/openai_client.mjs), the chat page in headless Chromium driven by
 // playwright-core (tests/serve/page.mjs), and deploy/nginx.conf in front of two processes, one
 // of which is killed under load: every request is answered exactly once. The Node packages come
-// from tools/npm-deps.sh (outside the repository), which is also tested here: installs at once
-// into one folder, and the repair of a half-finished one. Without node, npm or nginx these tests
-// are skipped, or fail when CI is set.
+// from tools/scripts/npm-deps.sh (outside the repository), which is also tested here: installs at
+// once into one folder, and the repair of a half-finished one. Without node, npm or nginx these
+// tests are skipped, or fail when CI is set.
 #include "helpers/browser.h"
 #include "helpers/helpers.h"
 #include "helpers/server.h"
@@ -30,16 +30,17 @@ static void need_program(const char *name, const char *package) {
     cr_skip_test("%s is not installed; skipping", name);
 }
 
-// The folder holding node_modules with openai and playwright-core (tools/npm-deps.sh).
+// The folder holding node_modules with openai and playwright-core (tools/scripts/npm-deps.sh).
 static const char *npm_dir(void) {
     need_program("node", "nodejs");
     need_program("npm", "npm");
     char cmd[4300], *out, *err;
-    snprintf(cmd, sizeof cmd, "timeout 300 '%s/tools/npm-deps.sh'", getenv("MINT_SOURCE_DIR"));
+    snprintf(cmd, sizeof cmd, "timeout 300 '%s/tools/scripts/npm-deps.sh'",
+             getenv("MINT_SOURCE_DIR"));
     int rc = mt_run(cmd, &out, &err);
     if (rc != 0) {
-        if (getenv("CI")) cr_assert_fail("tools/npm-deps.sh failed: %s", err);
-        cr_skip_test("tools/npm-deps.sh failed (no registry?): %s", err);
+        if (getenv("CI")) cr_assert_fail("tools/scripts/npm-deps.sh failed: %s", err);
+        cr_skip_test("tools/scripts/npm-deps.sh failed (no registry?): %s", err);
     }
     out[strcspn(out, "\n")] = '\0';
     const char *dir = keep(out);
@@ -139,10 +140,11 @@ static bool npm_loads(const char *dir, char **err) {
     return mt_run(cmd, NULL, err) == 0;
 }
 
-// tools/npm-deps.sh into `dir` (MINT_NPM_DIR); fails the test unless it exits 0 printing `dir`.
+// Runs tools/scripts/npm-deps.sh into `dir` (MINT_NPM_DIR); fails the test unless it exits 0
+// printing `dir`.
 static void npm_deps_into(const char *dir) {
     char cmd[8400], *out, *err;
-    snprintf(cmd, sizeof cmd, "MINT_NPM_DIR='%s' timeout 300 '%s/tools/npm-deps.sh'", dir,
+    snprintf(cmd, sizeof cmd, "MINT_NPM_DIR='%s' timeout 300 '%s/tools/scripts/npm-deps.sh'", dir,
              getenv("MINT_SOURCE_DIR"));
     cr_assert_eq(mt_run(cmd, &out, &err), 0, "%s", err);
     cr_assert(!strncmp(out, dir, strlen(dir)) && !strcmp(out + strlen(dir), "\n"), "%s", out);
@@ -159,7 +161,7 @@ Test(serve_deploy, npm_deps_installs_once_and_repairs_a_broken_install, .timeout
     char cmd[8400], *out, *err;
     snprintf(cmd, sizeof cmd,
              "cd '%s' && for i in 1 2 3; do MINT_NPM_DIR='%s' timeout 300 "
-             "'%s/tools/npm-deps.sh' >out.$i 2>>err & pids=\"$pids $!\"; done; rc=0; "
+             "'%s/tools/scripts/npm-deps.sh' >out.$i 2>>err & pids=\"$pids $!\"; done; rc=0; "
              "for p in $pids; do wait $p || rc=1; done; cat out.1 out.2 out.3 err; exit $rc",
              tmp, dir, getenv("MINT_SOURCE_DIR"));
     cr_assert_eq(mt_run(cmd, &out, NULL), 0, "%s", out);
@@ -282,7 +284,7 @@ Test(serve_deploy, nginx_over_two_processes_survives_losing_one, .timeout = MT_H
     // 60 streamed requests at concurrency 6, each with its own X-Request-Id, retried by the
     // client on a connection error, a 5xx or a cut stream.
     snprintf(cmd, sizeof cmd,
-             "exec timeout 200 python3 '%s/tools/serve-load.py' --url %s -n 60 -c 6 "
+             "exec timeout 200 python3 '%s/tools/bench/serve-load.py' --url %s -n 60 -c 6 "
              "--max-tokens 128 --retries 4 --id-prefix r --timeout 60 --deadline 150 "
              "--label nginx >'%s/load.out' 2>&1",
              getenv("MINT_SOURCE_DIR"), front.url, tmp);

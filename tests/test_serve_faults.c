@@ -1,9 +1,9 @@
 // test_serve_faults.c - mint-serve under concurrency and faults: a full queue answers 503 with
 // Retry-After, a client that leaves frees its slot at once, SIGTERM lets the request in flight
 // finish and exits 0, eight requests at once each get mint-run's answer (no cross-talk between
-// slots), and a small bounded load (tools/serve-load.py) has no error and no answer that differs
-// from its single-request one. Long generations use the synthetic model with a large context
-// (random weights, so it never stops early: ignore_eos).
+// slots), and a small bounded load (tools/bench/serve-load.py) has no error and no answer that
+// differs from its single-request one. Long generations use the synthetic model with a large
+// context (random weights, so it never stops early: ignore_eos).
 #include "helpers/helpers.h"
 #include "helpers/server.h"
 #include "helpers/tool.h"
@@ -236,8 +236,8 @@ Test(serve_faults, bounded_load_has_no_error_and_no_cross_talk, .timeout = MT_HA
                     mt_data_path("stories260K.gguf"));
     char cmd[8192], *out, *err;
     snprintf(cmd, sizeof cmd,
-             "timeout 120 python3 '%s/tools/serve-load.py' --url %s -n 40 -c 8 --max-tokens 32 "
-             "--deadline 90 --timeout 60 --label ci",
+             "timeout 120 python3 '%s/tools/bench/serve-load.py' --url %s -n 40 -c 8 "
+             "--max-tokens 32 --deadline 90 --timeout 60 --label ci",
              getenv("MINT_SOURCE_DIR"), s.url);
     int rc = mt_run(cmd, &out, &err);
     cr_assert_eq(rc, 0, "%s%s", out, err);

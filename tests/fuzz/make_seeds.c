@@ -1,4 +1,4 @@
-// make_seeds.c - writes the seed inputs of the fuzz harnesses (tools/fuzz.sh runs it before
+// make_seeds.c - writes the seed inputs of the fuzz harnesses (tools/scripts/fuzz.sh runs it before
 // fuzzing). Seeds are made at run time from MINT_TEST_DATA's real files and from the small
 // hand-written texts in tests/fuzz/seeds; nothing from the data folder is committed.
 //

@@ -1,5 +1,5 @@
 // openai_client.mjs - mint-serve through OpenAI's official Node client (npm `openai`, installed
-// outside the repository by tools/npm-deps.sh), run by tests/test_serve_deploy.c:
+// outside the repository by tools/scripts/npm-deps.sh), run by tests/test_serve_deploy.c:
 //
 //   node tests/serve/openai_client.mjs NPM_DIR URL API_KEY EXPECT_JSON
 //

@@ -1,5 +1,5 @@
 // page.mjs - mint-serve's chat page at / in headless Chromium (Debian's, driven by npm
-// `playwright-core`, installed outside the repository by tools/npm-deps.sh), run by
+// `playwright-core`, installed outside the repository by tools/scripts/npm-deps.sh), run by
 // tests/test_serve_deploy.c:
 //
 //   node tests/serve/page.mjs NPM_DIR URL SCREENSHOT.png

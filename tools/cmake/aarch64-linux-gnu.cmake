@@ -7,7 +7,8 @@
 #
 # The libraries mint links (xxHash, json-c, and Criterion for the tests) must exist as aarch64
 # builds. Two layouts work:
-#   - a sysroot folder holding Debian's arm64 packages unpacked (tools/ci-neon.sh makes one):
+#   - a sysroot folder holding Debian's arm64 packages unpacked (tools/scripts/ci-neon.sh
+#     makes one):
 #     pass it as MINT_AARCH64_SYSROOT (or the environment variable of that name); the compiler,
 #     the linker, pkg-config and qemu all look there;
 #   - Debian multiarch (dpkg --add-architecture arm64, then apt-get install libfoo-dev:arm64):

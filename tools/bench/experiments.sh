@@ -4,13 +4,13 @@
 # difference, scratch memory, speed against depth), the quantization table of mint-quantize
 # --compare, and one prompt under several sampler settings. Nothing is typed in by hand.
 #
-#   tools/experiments.sh [BUILD_DIR]        (default build; about 10-15 minutes on 2 cores)
+#   tools/bench/experiments.sh [BUILD_DIR]        (default build; about 10-15 minutes on 2 cores)
 #
 # Needs MINT_TEST_DATA (default ../shared/data: stories260K.gguf, tinystories_val.txt,
 # tokenizer.model) and writes a TinyLlama-shaped Q4_0 model with random weights into
-# BUILD_DIR/models/ once, as tools/quickstart.sh does.
+# BUILD_DIR/models/ once, as tools/scripts/quickstart.sh does.
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 B=$(cd "${1:-build}" && pwd)
 D=$(cd "${MINT_TEST_DATA:-../shared/data}" && pwd)
 T=${MINT_THREADS:-2}
@@ -29,8 +29,8 @@ say "# Experiments"
 say ""
 isa=$("$B/mint-run" -m "$D/stories260K.gguf" -p hi -n 1 -t 1 -v 2>&1 >/dev/null |
     sed -n 's/.*: kernels \([a-z0-9]*\),.*/\1/p')
-say "Written by \`tools/experiments.sh\` on $(date -u +%Y-%m-%d) ($cpu, $(nproc) cores, $T threads,"
-say "kernels $isa). Every figure below is printed by a"
+say "Written by \`tools/bench/experiments.sh\` on $(date -u +%Y-%m-%d) ($cpu, $(nproc) cores,"
+say "$T threads, kernels $isa). Every figure below is printed by a"
 say "command shown with it; rerun the script to see them on your machine. The TinyLlama-shaped file"
 say "has TinyLlama-1.1B's shapes and vocabulary with random weights: its speed is real, its text is"
 say "noise. The machine is shared, so single timings vary by 10-20%."

@@ -2,7 +2,7 @@
 # fuzz.sh - builds the libFuzzer harnesses with clang into build-fuzz/, prepares their corpora
 # and runs each for a given time, one after the other.
 #
-#   tools/fuzz.sh TARGET|all SECONDS [LIBFUZZER_ARG...]
+#   tools/scripts/fuzz.sh TARGET|all SECONDS [LIBFUZZER_ARG...]
 #
 # TARGET is gguf, safetensors (once formats/safetensors.h exists), tokenizer, bpe (byte-level
 # BPE), chat, jinja (chat templates), run_args, quantize_args, options (the option parser over several tables) or
@@ -15,9 +15,9 @@
 # (-timeout) or ran out of memory.
 # Environment: CC (default clang), MINT_FUZZ_DIR (default build-fuzz).
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 if [ $# -lt 2 ]; then
-    echo "usage: tools/fuzz.sh TARGET|all SECONDS [LIBFUZZER_ARG...]" >&2
+    echo "usage: tools/scripts/fuzz.sh TARGET|all SECONDS [LIBFUZZER_ARG...]" >&2
     exit 2
 fi
 what=$1

@@ -1,10 +1,10 @@
 #!/bin/sh
 # batch-vs-llama.sh - many sequences decoded together, mint against a native llama.cpp build in
 # one run: the many-sequences table of docs/many-sequences.md. Builds nothing: mint-bench comes
-# from MINT_BIN_DIR (default: build/ next to this script), llama-batched-bench from the folder
+# from MINT_BIN_DIR (default: the repository's build/), llama-batched-bench from the folder
 # given.
 #
-#   tools/batch-vs-llama.sh LLAMA_BIN_DIR MODELS_DIR [options] > table.md
+#   tools/bench/batch-vs-llama.sh LLAMA_BIN_DIR MODELS_DIR [options] > table.md
 #
 # MODELS_DIR holds tinyllama-<TYPE>.gguf (mint-quantize --synthetic tinyllama --type TYPE
 # --vocab tokenizer.model --seed 1). Per type and round, llama-batched-bench (-c 4096 -b 2048
@@ -26,7 +26,7 @@ fi
 LLAMA_BIN=$1
 MODELS=$2
 shift 2
-MINT_BIN=${MINT_BIN_DIR:-$(cd "$(dirname "$0")/.." && pwd)/build}
+MINT_BIN=${MINT_BIN_DIR:-$(cd "$(dirname "$0")/../.." && pwd)/build}
 for p in "$LLAMA_BIN/llama-batched-bench" "$MINT_BIN/mint-bench"; do
     [ -x "$p" ] || { echo "batch-vs-llama: $p not found (build it first)" >&2; exit 2; }
 done

@@ -1,9 +1,9 @@
 #!/bin/sh
 # bench-vs-llama.sh - mint against a native llama.cpp build on the same machine, in one run, and
 # the markdown tables of the README's Speed section. Builds nothing: it runs mint's programs
-# from MINT_BIN_DIR (default: build/ next to this script) and llama.cpp's from the folder given.
+# from MINT_BIN_DIR (default: the repository's build/) and llama.cpp's from the folder given.
 #
-#   tools/bench-vs-llama.sh LLAMA_BIN_DIR MODELS_DIR [options] > table.md
+#   tools/bench/bench-vs-llama.sh LLAMA_BIN_DIR MODELS_DIR [options] > table.md
 #
 # MODELS_DIR holds NAME-<TYPE>.gguf for each NAME of --names (default tinyllama: mint-quantize
 # --synthetic tinyllama --type TYPE --vocab tokenizer.model --seed 1; the type is also looked
@@ -53,7 +53,7 @@ if [ $# -lt 2 ]; then
     sed -n '2,/^set -eu/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
     exit 2
 fi
-MINT_BIN=${MINT_BIN_DIR:-$(cd "$(dirname "$0")/.." && pwd)/build}
+MINT_BIN=${MINT_BIN_DIR:-$(cd "$(dirname "$0")/../.." && pwd)/build}
 export LD_LIBRARY_PATH="$1${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 exec python3 - "$0" "$MINT_BIN" "$@" <<'PYTHON'
 import datetime, json, os, shlex, statistics, subprocess, sys, time

@@ -2,7 +2,7 @@
 """serve-soak.py - mint-serve under a steady mixed load for a long while (not part of CI), Python 3
 standard library only.
 
-    tools/serve-soak.py [--bin build/mint-serve] [--model models/stories260K.gguf]
+    tools/bench/serve-soak.py [--bin build/mint-serve] [--model models/stories260K.gguf]
                         [--minutes 30] [--clients 8] [--parallel 8]
 
 It starts mint-serve itself on a free loopback port (--parallel slots, --chat-template zephyr for

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check_floors.py - the floors and circles checker behind tools/check-floors.sh.
+"""check_floors.py - the floors and circles checker behind tools/scripts/check-floors.sh.
 
 Modes (docs/design.md, "What the checker checks"):
   includes       every quoted #include points to the file's own floor or below; no source file over

@@ -5,7 +5,7 @@
 # of the rounds and their range (the measure of the thread pool: a waiting thread must not
 # stall the step when the thread it waits for has no core).
 #
-#   tools/bench-under-load.sh MODEL [--llama LLAMA_BIN_DIR] [--rounds 5] [--busy 2] [-n 128]
+#   tools/bench/bench-under-load.sh MODEL [--llama LLAMA_BIN_DIR] [--rounds 5] [--busy 2] [-n 128]
 #
 # Each mint-bench and llama-bench run is -p 0 -n N -r 3 and gives the median (mint) or mean
 # (llama-bench, which prints no median) of its three repetitions; the rounds' figures are what
@@ -32,7 +32,7 @@ case $rounds$busy$ngen in *[!0-9]*)
 esac
 [ "$rounds" -ge 3 ] || { echo "bench-under-load.sh: --rounds $rounds: at least 3" >&2; exit 2; }
 [ -r "$model" ] || { echo "bench-under-load.sh: cannot read model '$model'" >&2; exit 1; }
-bin=${MINT_BIN_DIR:-$(cd "$(dirname "$0")/.." && pwd)/build}
+bin=${MINT_BIN_DIR:-$(cd "$(dirname "$0")/../.." && pwd)/build}
 [ -x "$bin/mint-bench" ] || { echo "bench-under-load.sh: no $bin/mint-bench (build first)" >&2; exit 1; }
 if [ -n "$llama" ] && [ ! -x "$llama/llama-bench" ]; then
     echo "bench-under-load.sh: no llama-bench in '$llama'" >&2; exit 1

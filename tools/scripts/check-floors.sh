@@ -4,17 +4,19 @@
 #   4 runtime/template/ and runtime/text/  5 runtime/engine/  6 runtime/{decoding,filetools,measure}/  7 tools/  8 tests/
 # A file includes and calls only its own floor and the floors below; no circle between files.
 #
-#   tools/check-floors.sh [BUILD_DIR]   everything below (BUILD_DIR: default $MINT_BUILD_DIR or
-#                                       build/; its object library is built first when needed)
-#   tools/check-floors.sh --includes    includes, sizes, include circles: no build (CI's step 0)
-#   tools/check-floors.sh --symbols [BUILD_DIR]   calls (nm) and circles of files
-#   tools/check-floors.sh --python      the Python bindings' imports and borrowed methods
+#   tools/scripts/check-floors.sh [BUILD_DIR]   everything below (BUILD_DIR: default
+#                                               $MINT_BUILD_DIR or build/; its object library
+#                                               is built first when needed)
+#   tools/scripts/check-floors.sh --includes    includes, sizes, include circles: no build
+#                                               (CI's step 0)
+#   tools/scripts/check-floors.sh --symbols [BUILD_DIR]   calls (nm) and circles of files
+#   tools/scripts/check-floors.sh --python      the Python bindings' imports and borrowed methods
 #
 # MINT_FLOORS_NO_BUILD=1 reads the objects as they are (tests/test_floors.sh plants its own).
 # One line per violation on stderr, exit status 1 when there is one. The checks themselves are in
-# tools/check_floors.py (docs/design.md says what each one looks at).
+# tools/scripts/check_floors.py (docs/design.md says what each one looks at).
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 # The Python bindings' import circle is being removed (model.py / context.py / openai.py); until
 # then Python findings are printed as warnings and do not fail. Once it is gone, change the
@@ -28,11 +30,11 @@ case "${1:-}" in
     shift
     ;;
 -h | --help)
-    sed -n '2,15p' "$0"
+    sed -n '2,17p' "$0"
     exit 0
     ;;
 -*)
-    echo "check-floors: unknown option $1 (see tools/check-floors.sh --help)" >&2
+    echo "check-floors: unknown option $1 (see tools/scripts/check-floors.sh --help)" >&2
     exit 2
     ;;
 esac
@@ -50,7 +52,7 @@ objects() {
 }
 
 bad=0
-run() { python3 tools/check_floors.py "$@" || bad=1; }
+run() { python3 tools/scripts/check_floors.py "$@" || bad=1; }
 case $mode in
 includes) run includes ;;
 symbols)

@@ -1,11 +1,11 @@
 #!/bin/sh
-# test-summary.sh - the closing lines of tools/test.sh, from the log CTest keeps of its last run
-# (BUILD/Testing/Temporary/LastTest.log): the Criterion cases passed, failed and skipped over
+# test-summary.sh - the closing lines of tools/scripts/test.sh, from the log CTest keeps of its last
+# run (BUILD/Testing/Temporary/LastTest.log): the Criterion cases passed, failed and skipped over
 # every suite; the skipped ones grouped by what would enable them, one line per enabler with how
 # many cases wait for it and how to provide it; and last the line "N passed, M failed, K skipped".
 # A CTest entry that is not a Criterion suite (a shell test) counts as one case. Exit status: 1
 # when anything failed, else 0.
-#   tools/test-summary.sh [BUILD_DIR]
+#   tools/scripts/test-summary.sh [BUILD_DIR]
 # A skip reason is classified by its words: the test data's own messages begin "needs the test
 # data" / "needs a test data file" (tests/helpers/helpers.c); the others are matched below. A
 # reason no rule knows is printed as it is, under "other", so it is never lost.
@@ -29,13 +29,13 @@ awk '
         if (r ~ /^npm is not installed/) return "npm: apt-get install npm"
         if (r ~ /^python3 is not installed/) return "python3: apt-get install python3"
         if (r ~ /npm-deps\.sh failed/)
-            return "the npm packages (OpenAI'"'"'s client, playwright-core): run tools/npm-deps.sh where the npm registry is reachable"
+            return "the npm packages (OpenAI'"'"'s client, playwright-core): run tools/scripts/npm-deps.sh where the npm registry is reachable"
         if (r ~ /python3-jinja2/) return "python3-jinja2: apt-get install python3-jinja2"
         if (r ~ /MINT_TEST_PPL=full/)
             return "the full perplexity comparison: MINT_TEST_PPL=full (minutes)"
         if (r ~ /^this CPU has no .* kernels/) {
             detail = r; sub(/^this CPU has no /, "", detail); sub(/ kernels$/, "", detail)
-            return "another CPU: nothing to install here (CI runs the NEON levels under qemu: tools/ci-neon.sh)"
+            return "another CPU: nothing to install here (CI runs the NEON levels under qemu: tools/scripts/ci-neon.sh)"
         }
         if (r ~ /^no hashes recorded for/) {
             detail = r; sub(/^no hashes recorded for /, "", detail)

@@ -2,7 +2,7 @@
 # ppl-vs-llama.sh - mint-perplexity against llama-perplexity on the same files, and the markdown
 # rows of the perplexity table in docs/architectures.md. Builds nothing.
 #
-#   tools/ppl-vs-llama.sh LLAMA_BIN_DIR TEXT FILE... > rows.md
+#   tools/bench/ppl-vs-llama.sh LLAMA_BIN_DIR TEXT FILE... > rows.md
 #
 # Each file is scored three times, with the same chunks (-c 512 --chunks 4 -t 2, override with
 # PPL_ARGS): llama-perplexity with its plain attention (-fa off), llama-perplexity with its flash
@@ -22,7 +22,7 @@ fi
 LLAMA_BIN=$1
 TEXT=$2
 shift 2
-MINT_BIN=${MINT_BIN_DIR:-$(cd "$(dirname "$0")/.." && pwd)/build}
+MINT_BIN=${MINT_BIN_DIR:-$(cd "$(dirname "$0")/../.." && pwd)/build}
 for p in "$LLAMA_BIN/llama-perplexity" "$MINT_BIN/mint-perplexity" "$TEXT"; do
     [ -e "$p" ] || { echo "ppl-vs-llama: $p not found" >&2; exit 2; }
 done

@@ -1,20 +1,20 @@
 #!/bin/sh
 # serve-bench.sh - mint-serve against llama-server on one model with the same load
-# (tools/serve-load.py): time to first token of five 128-token prompts on the idle server, then
-# 8 concurrent clients sending -n streamed /v1/completions requests of mixed prompts at
+# (tools/bench/serve-load.py): time to first token of five 128-token prompts on the idle server,
+# then 8 concurrent clients sending -n streamed /v1/completions requests of mixed prompts at
 # temperature 0, then the same five prompts again (the repeat: a prompt cache that outlives the
 # slots answers it from memory). llama-server runs with --no-mmap (on these VMs its mapped
 # weights slow down within a run), mint-serve with --kv-type f16 (llama-server's cache type).
 # Each server runs alone, on loopback, with the same threads and slots; runs alternate between
 # the two servers and the script prints every run's line and the medians.
 #
-#   tools/serve-bench.sh MODEL [REQUESTS] [REPEATS]
+#   tools/bench/serve-bench.sh MODEL [REQUESTS] [REPEATS]
 #
 # Environment: LLAMA_SERVER (default /work/peer/llama.cpp/build/bin/llama-server; its folder
 # is put on LD_LIBRARY_PATH), THREADS (default 2), PARALLEL (default 8), MAX_TOKENS (32),
 # MINT_BUILD_DIR (build), OUT (a folder for logs and JSON; default a temporary one).
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 model=$1
 requests=${2:-200}
 repeats=${3:-3}
@@ -57,14 +57,14 @@ run() { # name round
     wait_up "$url" "$pid"
     mismatch=""
     [ "$name" = llama ] && mismatch=--allow-mismatch # reported, not fatal, for the peer
-    python3 tools/serve-load.py --url "$url" --ttft 5 --prompt-tokens 128 --vocab-to $vocab_to \
-        --label "$name" --json "$out/$name.ttft.$2.json" || true
-    python3 tools/serve-load.py --url "$url" -n "$requests" -c 8 --max-tokens "$max_tokens" \
+    python3 tools/bench/serve-load.py --url "$url" --ttft 5 --prompt-tokens 128 \
+        --vocab-to $vocab_to --label "$name" --json "$out/$name.ttft.$2.json" || true
+    python3 tools/bench/serve-load.py --url "$url" -n "$requests" -c 8 --max-tokens "$max_tokens" \
         --deadline 1500 --label "$name" --json "$out/$name.load.$2.json" $mismatch || true
     # The same five prompts again (serve-load.py draws them from a fixed seed), after the load
     # went through every slot: what a prompt cache beyond the slots saves.
-    python3 tools/serve-load.py --url "$url" --ttft 5 --prompt-tokens 128 --vocab-to $vocab_to \
-        --label "$name" --json "$out/$name.again.$2.json" || true
+    python3 tools/bench/serve-load.py --url "$url" --ttft 5 --prompt-tokens 128 \
+        --vocab-to $vocab_to --label "$name" --json "$out/$name.again.$2.json" || true
     kill "$pid"
     wait "$pid" 2>/dev/null || true
 }

@@ -5,14 +5,14 @@
 # machine wall time includes waiting for a core), and the ratios. Also checks that both print
 # the same ids.
 #
-#   tools/bench-tokenize.sh [-n RUNS] [-m VOCAB] [-f FILE] [LLAMA_TOKENIZE]
+#   tools/bench/bench-tokenize.sh [-n RUNS] [-m VOCAB] [-f FILE] [LLAMA_TOKENIZE]
 #
 # Defaults: 5 runs, $MINT_TEST_DATA/vocab/ggml-vocab-llama-bpe.gguf (Llama 3) on
 # $MINT_TEST_DATA/wiki.test.raw; llama-tokenize from the argument, else $LLAMA_TOKENIZE.
 # mint-tokenize from $MINT_BUILD_DIR (default build/). Not a test: timings on a shared machine
 # are noisy, so nothing is asserted.
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 runs=5
 data=${MINT_TEST_DATA:-../shared/data}
 vocab=$data/vocab/ggml-vocab-llama-bpe.gguf
@@ -55,7 +55,10 @@ llama=${LLAMA_TOKENIZE:-}
 for f in "$vocab" "$file"; do
     [ -r "$f" ] || { echo "bench-tokenize.sh: cannot read $f" >&2 && exit 1; }
 done
-[ -x "$mint" ] || { echo "bench-tokenize.sh: $mint not built (tools/build.sh)" >&2 && exit 1; }
+[ -x "$mint" ] || {
+    echo "bench-tokenize.sh: $mint not built (tools/scripts/build.sh)" >&2
+    exit 1
+}
 if [ -z "$llama" ] || [ ! -x "$llama" ]; then
     echo "bench-tokenize.sh: give llama-tokenize's path (argument or LLAMA_TOKENIZE)" >&2
     exit 2

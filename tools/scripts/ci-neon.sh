@@ -18,7 +18,7 @@
 # ../shared/data when it exists), MINT_NEON_TESTS (a ctest -R regex that replaces each pass's
 # own selection, for quick local runs).
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$(pwd)
 build=${MINT_NEON_BUILD_DIR:-build-neon}
 mkdir -p "$build"
@@ -45,7 +45,7 @@ fi
 # only downloads; dpkg -x unpacks each package. Rebuilt when this script changes.
 sysroot="$build/sysroot"
 stamp="$sysroot/.mint-sysroot"
-want=$(cksum <"$root/tools/ci-neon.sh")
+want=$(cksum <"$root/tools/scripts/ci-neon.sh")
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     echo "== ci-neon: arm64 sysroot (Debian packages) in $sysroot"
     apt_dir="$build/apt"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # test-python.sh - the Python bindings as a user meets them, then their tests and the notebook:
 #   1. libmint installed into a temporary prefix (cmake --install of $MINT_BUILD_DIR, default
-#      build/, which must be built: tools/build.sh);
+#      build/, which must be built: tools/scripts/build.sh);
 #   2. bindings/python pip-installed offline with Debian's pip into a temporary target, the
 #      prefix recorded in the package (MINT_PREFIX), nothing else on the library path; then the
 #      README's two install lines in every other interpreter a user may have (a venv of Debian's
@@ -9,17 +9,17 @@
 #   3. pytest on bindings/python/tests (mint's programs from the installed prefix);
 #   4. docs/notebooks/tour.ipynb executed by nbconvert into the temporary folder (the checked-in
 #      notebook is left as it is); it fails on any error in a cell.
-# Real data from MINT_TEST_DATA, else ../shared/data when it exists (as tools/test.sh); with CI
-# set, tests fail instead of skipping when it is missing. Installs the Debian packages it needs.
+# Real data from MINT_TEST_DATA, else ../shared/data when it exists (as tools/scripts/test.sh); with
+# CI set, tests fail instead of skipping when it is missing. Installs the Debian packages it needs.
 # Environment: MINT_BUILD_DIR, MINT_PYTEST_ARGS (extra pytest arguments, e.g. "-k chat").
 set -eu
-cd "$(dirname "$0")/.."
-tools/deps.sh python3-pip python3-venv python3-pytest python3-numpy python3-matplotlib \
+cd "$(dirname "$0")/../.."
+tools/scripts/deps.sh python3-pip python3-venv python3-pytest python3-numpy python3-matplotlib \
     python3-ipykernel jupyter-nbconvert
 PY=/usr/bin/python3 # Debian's interpreter, whose packages the above installed
 build=${MINT_BUILD_DIR:-build}
 if [ ! -e "$build/libmint.so.0" ]; then
-    echo "test-python: no $build/libmint.so.0; build first (tools/build.sh)" >&2
+    echo "test-python: no $build/libmint.so.0; build first (tools/scripts/build.sh)" >&2
     exit 1
 fi
 if [ -z "${MINT_TEST_DATA:-}" ] && [ -d ../shared/data ]; then

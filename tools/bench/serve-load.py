@@ -2,7 +2,7 @@
 """serve-load.py - a bounded load generator for OpenAI-compatible servers (mint-serve,
 llama-server), Python 3 standard library only.
 
-    tools/serve-load.py --url http://127.0.0.1:8080 [-n 200] [-c 8] [--max-tokens 32]
+    tools/bench/serve-load.py --url http://127.0.0.1:8080 [-n 200] [-c 8] [--max-tokens 32]
 
 First each distinct prompt is asked alone (temperature 0, one body): its single-request answer.
 Then -n streamed /v1/completions requests go out from -c client threads (mixed prompts,

@@ -1,7 +1,7 @@
 #!/bin/sh
 # deps.sh - installs the Debian packages mint needs to build and test, if any are missing.
 # Safe to rerun: it only calls apt-get when something is absent. Needs root or sudo for that.
-#   tools/deps.sh [EXTRA-PACKAGE ...]
+#   tools/scripts/deps.sh [EXTRA-PACKAGE ...]
 set -eu
 pkgs="gcc make cmake pkg-config libxxhash-dev libjson-c-dev libcriterion-dev libmicrohttpd-dev libpcre2-dev $*"
 missing=""

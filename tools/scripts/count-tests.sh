@@ -1,9 +1,9 @@
 #!/bin/sh
 # count-tests.sh - how many Criterion cases each suite runs with and without MINT_TEST_DATA (the
 # README's figures). Runs every suite twice; needs a built tree (default: build).
-#   tools/count-tests.sh [BUILD_DIR]
+#   tools/scripts/count-tests.sh [BUILD_DIR]
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 build=$(cd "${1:-build}" && pwd)
 src=$(pwd)
 data=${MINT_TEST_DATA:-$(cd ../shared/data 2>/dev/null && pwd || true)}
