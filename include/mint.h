@@ -1,5 +1,5 @@
-// mint.h - the one public header of mint, a small CPU runtime for LLMs (it includes mint_files.h,
-// the file tools, at its end).
+// mint.h - the one public header of mint, a small CPU runtime for LLMs (it includes
+// mint_filetools.h, the file tools, at its end).
 //
 // Everything a program needs goes through the opaque handles declared here:
 //   mint_file     a validated model file (GGUF, safetensors, or a Hugging Face checkpoint folder),
@@ -762,6 +762,6 @@ MINT_API size_t mint_chat_render(mint_chat_template t, const mint_chat_msg *msgs
 #endif
 
 // File tools (quantizing, synthetic models) are declared beside this header, by concern.
-#include "mint_files.h"
+#include "mint_filetools.h"
 
 #endif // MINT_H

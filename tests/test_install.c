@@ -83,7 +83,7 @@ Test(install, only_the_public_api_is_exported, .timeout = MT_HANG(120)) {
              "readelf -d \"$so\" | grep -q 'SONAME.*libmint.so.0'; "
              "nm -D --defined-only \"$so\" | awk '{print $3}' | sort > '%s/exported'; "
              "sed -n 's/^MINT_API.*[ *]\\(mint_[a-z0-9_]*\\)(.*/\\1/p' '%s/include/mint.h' "
-             "'%s/include/mint_files.h' "
+             "'%s/include/mint_filetools.h' "
              "| sort > '%s/declared'; comm -3 '%s/exported' '%s/declared'; wc -l < '%s/exported'",
              prefix, prefix, prefix, prefix, prefix, prefix, prefix, prefix);
     char *out = ok(cmd);

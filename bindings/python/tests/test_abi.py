@@ -20,7 +20,7 @@ from mint import _lib
 
 def _header(c_api):
     # mint.h and the file-tools header it includes at its end, read as one text.
-    return "".join((c_api.include_dir / h).read_text() for h in ("mint.h", "mint_files.h"))
+    return "".join((c_api.include_dir / h).read_text() for h in ("mint.h", "mint_filetools.h"))
 
 
 def _strip_comments(s):

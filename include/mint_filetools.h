@@ -1,8 +1,9 @@
-// mint_files.h - the file tools of mint's public API: quantizing a model to a GGUF of a file type,
-// and writing synthetic models (random weights with real shapes). Included by mint.h, whose
-// handles, statuses and conventions it uses; a program includes mint.h only.
-#ifndef MINT_FILES_H
-#define MINT_FILES_H
+// mint_filetools.h - the file tools of mint's public API (runtime/filetools/): quantizing a model
+// to a GGUF of a file type, and writing synthetic models (random weights with real shapes).
+// Included by mint.h, whose handles, statuses and conventions it uses; a program includes mint.h
+// only.
+#ifndef MINT_FILETOOLS_H
+#define MINT_FILETOOLS_H
 
 #ifndef MINT_H
 #error "include mint.h, which includes this header after the types it uses"
@@ -71,4 +72,4 @@ MINT_API mint_status mint_synth_write(const mint_synth_params *p, const char *pa
 }
 #endif
 
-#endif // MINT_FILES_H
+#endif // MINT_FILETOOLS_H
