@@ -77,15 +77,18 @@ Test(install, find_package_builds_the_example, .timeout = MT_HANG(180)) {
 Test(install, only_the_public_api_is_exported, .timeout = MT_HANG(120)) {
     install();
     char cmd[16384];
-    // Every dynamic symbol the library defines, minus those mint.h declares with MINT_API.
+    // Every dynamic symbol the library defines, minus those mint.h and the headers it includes
+    // declare with MINT_API (the installed ones: a header left out of the install fails here).
     snprintf(cmd, sizeof cmd,
              "set -e; so=$(find '%s' -name 'libmint.so.*.*.*'); test -n \"$so\"; "
              "readelf -d \"$so\" | grep -q 'SONAME.*libmint.so.0'; "
              "nm -D --defined-only \"$so\" | awk '{print $3}' | sort > '%s/exported'; "
-             "sed -n 's/^MINT_API.*[ *]\\(mint_[a-z0-9_]*\\)(.*/\\1/p' '%s/include/mint.h' "
-             "'%s/include/mint_filetools.h' "
+             "cd '%s/include'; "
+             "parts=$(sed -n 's/^#include \"\\(mint_[a-z0-9_]*\\.h\\)\"$/\\1/p' mint.h); "
+             "test -n \"$parts\"; "
+             "sed -n 's/^MINT_API.*[ *]\\(mint_[a-z0-9_]*\\)(.*/\\1/p' mint.h $parts "
              "| sort > '%s/declared'; comm -3 '%s/exported' '%s/declared'; wc -l < '%s/exported'",
-             prefix, prefix, prefix, prefix, prefix, prefix, prefix, prefix);
+             prefix, prefix, prefix, prefix, prefix, prefix, prefix);
     char *out = ok(cmd);
     int n = 0;
     cr_assert_eq(sscanf(out, "%d", &n), 1,

@@ -19,8 +19,11 @@ from mint import _lib
 
 
 def _header(c_api):
-    # mint.h and the file-tools header it includes at its end, read as one text.
-    return "".join((c_api.include_dir / h).read_text() for h in ("mint.h", "mint_filetools.h"))
+    # mint.h and the headers it includes at its end (one per concern), read as one text.
+    top = (c_api.include_dir / "mint.h").read_text()
+    parts = re.findall(r'^#include "(mint_\w+\.h)"$', top, re.M)
+    assert parts, "mint.h includes no part"
+    return top + "".join((c_api.include_dir / h).read_text() for h in parts)
 
 
 def _strip_comments(s):

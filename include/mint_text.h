@@ -1,0 +1,225 @@
+// mint_text.h - text in mint's public API: tokens (text to ids and back), samplers, logits to
+// text (log-probabilities, the k most likely tokens, the generation step) and chat templates.
+// Included by mint.h, whose handles, statuses and conventions it uses; a program includes
+// mint.h only.
+#ifndef MINT_TEXT_H
+#define MINT_TEXT_H
+
+#ifndef MINT_H
+#error "include mint.h, which includes this header after the types it uses"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// Tokens: text to ids and back, by the model's vocabulary
+
+// Tokenizes `len` bytes of text. add_special adds BOS/EOS as the vocabulary asks; parse_special
+// turns control-token text such as "</s>" into the token. Writes up to cap ids; *n_out gets the
+// number of tokens, and MINT_E_LIMIT is returned when cap is too small (call again).
+MINT_API mint_status mint_tokenize(const mint_model *m, const char *text, size_t len,
+                                   bool add_special, bool parse_special, int32_t *ids, size_t cap,
+                                   size_t *n_out, mint_err *err);
+// The bytes a token stands for (byte tokens become their byte; control tokens are empty unless
+// `special`). Writes at most cap bytes (not NUL-terminated) and returns the length wanted.
+MINT_API size_t mint_token_to_piece(const mint_model *m, int32_t id, bool special, char *buf,
+                                    size_t cap);
+// The token's vocabulary text as stored ("▁Once", "<0x0A>"); NULL for an invalid id.
+MINT_API const char *mint_token_text(const mint_model *m, int32_t id);
+// Whether a token ends generation (EOS, or other end-of-generation tokens).
+MINT_API bool mint_token_is_eog(const mint_model *m, int32_t id);
+
+// ---------------------------------------------------------------------------------------------
+// Samplers: a chain over the logits
+//
+// Order: repetition penalty (last repeat_last_n tokens) -> top-k -> top-p -> min-p ->
+// temperature -> draw from the softmax with the seeded RNG. temp <= 0 is greedy argmax (after
+// the penalty); the lowest id wins a tie.
+
+typedef struct mint_sampler_params {
+    float temp;            // temperature; <= 0 means argmax (default 0.8)
+    int32_t top_k;         // keep the k most likely; <= 0 keeps all (default 40)
+    float top_p;           // keep the smallest set with probability >= top_p; 1 = off (0.95)
+    float min_p;           // drop tokens below min_p * p(max); 0 = off (default 0.05)
+    float repeat_penalty;  // divide positive / multiply negative logits of recent tokens (1.0)
+    int32_t repeat_last_n; // how many recent tokens the penalty looks at (default 64)
+    uint64_t seed;         // RNG seed (default 0xC0FFEE)
+} mint_sampler_params;
+
+MINT_API mint_sampler_params mint_sampler_default_params(void);
+
+// The bounds of the values a user may ask for (mint_sampler_params_check); the programs' option
+// tables read them from here. Doubles, not floats: a flag's "0.001" parses to the double 0.001,
+// which is below the float 1e-3f widened (0.0010000000475), and must still be accepted.
+#define MINT_SAMPLER_TEMP_MAX    1e6       // temp in [0, MAX]
+#define MINT_SAMPLER_TOP_K_MAX   (1 << 30) // top_k in [0, MAX]
+#define MINT_SAMPLER_PENALTY_MIN 1e-3      // repeat_penalty in [MIN, MAX]
+#define MINT_SAMPLER_PENALTY_MAX 1e3
+#define MINT_SAMPLER_LAST_N_MAX  (1 << 20) // repeat_last_n in [0, MAX]
+
+// Whether p holds values a user may ask for, the ranges mint-run accepts (mint-serve's are within
+// them): temp in [0, 1000000] (0 is greedy), top_k in [0, 2^30] (0 keeps all), top_p in (0, 1],
+// min_p in [0, 1], repeat_penalty in [0.001, 1000], repeat_last_n in [0, 2^20]. MINT_E_ARG names
+// the first value outside its range and the range. Front ends call it on what a user gave;
+// mint_sampler_create itself also takes temp < 0 (greedy) and top_k < 0 (all).
+MINT_API mint_status mint_sampler_params_check(const mint_sampler_params *p, mint_err *err);
+MINT_API mint_status mint_sampler_create(const mint_sampler_params *p, int32_t n_vocab,
+                                         mint_sampler **out, mint_err *err);
+MINT_API void mint_sampler_free(mint_sampler *s);
+// Picks a token from n_vocab logits (not modified).
+MINT_API int32_t mint_sampler_sample(mint_sampler *s, const float *logits);
+// What the chain did for one sample: candidates left after each step, and the pick.
+typedef struct mint_sample_info {
+    int32_t n_vocab; // candidates at the start
+    int32_t n_top_k; // after top-k
+    int32_t n_top_p; // after top-p
+    int32_t n_min_p; // after min-p (what the draw chooses among)
+    int32_t token;   // the token picked
+    float p;         // its probability in the distribution drawn from (1 for greedy)
+    bool greedy;     // temp <= 0: argmax, the filters skipped
+} mint_sample_info;
+
+// mint_sampler_sample, also reporting what each step left (info may be NULL).
+MINT_API int32_t mint_sampler_sample_info(mint_sampler *s, const float *logits,
+                                          mint_sample_info *info);
+// Records a token in the penalty history (prompt tokens and generated ones).
+MINT_API void mint_sampler_accept(mint_sampler *s, int32_t id);
+// Clears the history and reseeds.
+MINT_API void mint_sampler_reset(mint_sampler *s, uint64_t seed);
+
+// ---------------------------------------------------------------------------------------------
+// Logits to text: log-probabilities, the k most likely tokens, and the generation step
+//
+// Every program that turns logits into text (mint-run, mint-serve, the Python bindings, beam
+// search) goes through these, so that a token's log-probability, its alternatives, the stop
+// strings and the first piece's leading space are computed once, the same way everywhere.
+
+// The k most likely tokens of a row of n_vocab logits, best first (the lower id first on a tie):
+// writes min(k, n_vocab) ids to ids and returns that count (0 when k <= 0).
+MINT_API int32_t mint_top_k(const float *logits, int32_t n_vocab, int32_t k, int32_t *ids);
+// Log-softmax of a row of logits at n ids, in double: out[i] = (logits[ids[i]] - max) -
+// log(sum_j exp(logits[j] - max)), the sum taken in double in id order (as llama.cpp's reference
+// tools compute it). One pass over the row, whatever n is.
+MINT_API void mint_log_softmax(const float *logits, int32_t n_vocab, const int32_t *ids, int32_t n,
+                               double *out);
+// Whether the vocabulary puts a space before the text it tokenizes (SentencePiece's "▁": "a"
+// becomes " a"); detokenizing then drops that space from the first piece.
+MINT_API bool mint_vocab_adds_space_prefix(const mint_model *m);
+
+// A generation step: sample a token from the caller's logits, end at an end-of-generation token,
+// a stop string or max_tokens, and release the text that can no longer be the start of a stop
+// string. The caller evaluates each token whose step did not finish (alone, or batched with other
+// sequences), then passes the new logits to the next step.
+typedef struct mint_gen mint_gen;
+
+#define MINT_GEN_MAX_STOP 16 // stop strings
+#define MINT_GEN_MAX_TOP  20 // alternatives per token (OpenAI's top_logprobs limit)
+
+typedef enum mint_finish {
+    MINT_FINISH_NONE = 0,   // go on: evaluate the token and step again
+    MINT_FINISH_STOP = 1,   // a stop string completed (the text ends where it begins)
+    MINT_FINISH_LENGTH = 2, // max_tokens tokens were generated
+    MINT_FINISH_EOS = 3,    // an end-of-generation token was sampled (it has no text)
+} mint_finish;
+
+typedef struct mint_gen_params {
+    int32_t max_tokens;      // tokens to generate at most: the step that reaches it finishes
+                             // with MINT_FINISH_LENGTH (a caller wanting none does not step);
+                             // < 0: no limit (default -1)
+    const char *const *stop; // [n_stop] stop strings, matched on bytes across tokens (copied;
+                             // empty ones ignored), or NULL
+    int32_t n_stop;          // 0 .. MINT_GEN_MAX_STOP
+    int32_t n_top;           // alternatives to report with their log-probabilities, 0 .. 20
+    bool logprobs;           // compute the sampled token's log-probability (a pass over the row)
+    bool sample_info;        // fill mint_gen_token.info (another pass when sampling is not greedy)
+    bool ignore_eos;         // an end-of-generation token is text like any other
+    bool after_bos;          // the prompt is BOS alone: the first piece drops the space the
+                             // vocabulary puts before a word (llama.cpp's and mint-run's rule)
+} mint_gen_params;
+
+typedef struct mint_gen_token {
+    int32_t token;         // the sampled id
+    mint_sample_info info; // what the sampler chain did (when params.sample_info)
+    const char *piece;     // [n_piece] the token's bytes (leading-space rule applied; nothing for
+    size_t n_piece;        //   control tokens and the end-of-generation token); valid until the
+                           //   next step
+    const char *text;      // [n_text] the text this step releases: earlier held-back bytes and
+    size_t n_text;         //   this piece, up to what may still begin a stop string (or up to
+                           //   the stop string, at MINT_FINISH_STOP); valid until the next step
+    size_t n_held;         // bytes held back after this step (0 once finished)
+    double logprob;        // log p(token) at temperature 1 (NAN unless logprobs or n_top)
+    int32_t n_top;         // alternatives filled
+    int32_t top_id[MINT_GEN_MAX_TOP];     // the most likely tokens, best first
+    double top_logprob[MINT_GEN_MAX_TOP]; // their log-probabilities
+    mint_finish finish;                   // MINT_FINISH_NONE while generation goes on
+    int32_t n_generated;                  // tokens generated so far, this one included
+                                          //   (an end-of-generation token is not counted)
+} mint_gen_token;
+
+MINT_API mint_gen_params mint_gen_default_params(void);
+// A generation over a model's vocabulary drawing with sampler s (borrowed: it must outlive the
+// mint_gen; the caller accepts the prompt's tokens into it first, for the repetition penalty).
+// MINT_E_ARG for too many stop strings or alternatives.
+MINT_API mint_status mint_gen_create(const mint_model *m, mint_sampler *s, const mint_gen_params *p,
+                                     mint_gen **out, mint_err *err);
+MINT_API void mint_gen_free(mint_gen *g);
+// One step over n_vocab logits (not modified): samples, records the token in the sampler's
+// history, and fills *out. MINT_E_ARG after generation finished; MINT_E_NOMEM.
+MINT_API mint_status mint_gen_step(mint_gen *g, const float *logits, mint_gen_token *out,
+                                   mint_err *err);
+// Name of a finish reason as OpenAI spells it: "stop" (stop string or end of generation),
+// "length", or "" for MINT_FINISH_NONE.
+MINT_API const char *mint_finish_name(mint_finish f);
+
+// ---------------------------------------------------------------------------------------------
+// Chat templates
+
+typedef enum mint_chat_template {
+    MINT_CHAT_UNKNOWN = 0,
+    MINT_CHAT_ZEPHYR = 1, // <|user|>\n{msg}</s>\n ... <|assistant|>\n  (TinyLlama-Chat)
+    MINT_CHAT_LLAMA2 = 2, // <s>[INST] <<SYS>>\n{sys}\n<</SYS>>\n\n{msg} [/INST]
+    MINT_CHAT_CHATML = 3, // <|im_start|>user\n{msg}<|im_end|>\n ... <|im_start|>assistant\n
+} mint_chat_template;
+
+typedef struct mint_chat_msg {
+    const char *role;    // "system", "user" or "assistant"
+    const char *content; // UTF-8 text
+} mint_chat_msg;
+
+// Recognises a Jinja chat template by its signature; MINT_CHAT_UNKNOWN when it is none of the
+// known ones (or NULL).
+MINT_API mint_chat_template mint_chat_detect(const char *jinja);
+// Template by name ("zephyr", "llama2", "chatml"); MINT_CHAT_UNKNOWN when unknown.
+MINT_API mint_chat_template mint_chat_from_name(const char *name);
+MINT_API const char *mint_chat_name(mint_chat_template t);
+// The Jinja source of a named preset ("zephyr", "llama2", "chatml"), as those models ship it;
+// NULL for any other name.
+MINT_API const char *mint_chat_preset(const char *name);
+// Renders a conversation with a Jinja chat template (a model's tokenizer.chat_template, a
+// template file's text, or a preset's source) exactly as Hugging Face's apply_chat_template
+// does: jinja2 semantics with trim_blocks, lstrip_blocks and loop controls; the variables
+// messages ([{role, content}]), add_generation_prompt, bos_token / eos_token (the vocabulary's
+// texts, "" when NULL) and tools = documents = None. *out gets the text (NUL-terminated, free
+// it with mint_chat_free), *out_len its length. jinja NULL (a model without a template):
+// MINT_E_NOT_FOUND naming --chat-template / --chat-template-file. The template's own
+// raise_exception(msg): MINT_E_ARG with msg verbatim. Any other failure of the template
+// (syntax, a construct mint lacks, an undefined value used, a bound on work, output or memory
+// reached): MINT_E_FORMAT with the template line.
+MINT_API mint_status mint_chat_apply(const char *jinja, const mint_chat_msg *msgs, size_t n,
+                                     bool add_generation_prompt, const char *bos, const char *eos,
+                                     char **out, size_t *out_len, mint_err *err);
+MINT_API void mint_chat_free(char *text);
+// A preset rendered through mint_chat_apply into buf: writes at most cap-1 bytes and a NUL and
+// returns the length wanted; 0 (and "") when t is unknown or the template refuses the
+// conversation (Llama-2 raises unless roles alternate user/assistant).
+MINT_API size_t mint_chat_render(mint_chat_template t, const mint_chat_msg *msgs, size_t n,
+                                 bool add_assistant, const char *bos, const char *eos, char *buf,
+                                 size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // MINT_TEXT_H
