@@ -21,12 +21,15 @@ typedef struct mint_model_params {
     bool vocab_only; // load only the tokenizer (a vocab-only GGUF has no tensors)
     bool no_repack;  // keep only the file's layout (no background repacking of the matrices
                      // for the kernels; also the environment variable MINT_REPACK=0)
-    bool no_mmap;    // read the file (every shard) into anonymous memory instead of mapping
-                     // it (llama.cpp's --no-mmap): mapped pages slow down within a run on some
-                     // machines; the copy stays beside the repacked one (up to twice the file)
-    bool mlock;      // lock the weights in RAM (file memory and repacked matrices; llama.cpp's
-                     // --mlock); a refused lock (RLIMIT_MEMLOCK) does not fail the open:
-                     // mint_model_desc.lock_error says why
+    bool no_mmap;    // read the file (every shard) with pread(2) into anonymous memory instead
+                     // of mapping it (llama.cpp's --no-mmap): the weights then never go back to
+                     // the page cache, where mapped pages slow down within a run; costs the
+                     // read at open, and that copy stays beside the repacked one (up to twice
+                     // the weights' memory; no_repack keeps one)
+    bool mlock;      // lock the weights in RAM (mlock(2): the file's memory, mapped or read,
+                     // and the repacked matrices), so they are never paged out (llama.cpp's
+                     // --mlock). Every page is brought in at open. Not being allowed to lock
+                     // (RLIMIT_MEMLOCK) does not fail the open: mint_model_desc says so
 } mint_model_params;
 
 typedef struct mint_model_desc {
@@ -53,8 +56,9 @@ typedef struct mint_model_desc {
     const char *chat_template; // tokenizer.chat_template, or NULL
     const char *types;         // per-type tensor counts, e.g. "F32x9 Q4_Kx25 Q6_Kx5"
     bool locked;               // mlock was asked and every byte of the weights is locked
-    const char *lock_error;    // mlock was asked and failed: one line (how much, why, what to
-                               // raise; the model works unlocked), else NULL
+    const char *lock_error;    // mlock was asked and (some of) the weights could not be locked:
+                               // one line saying how much, why and what to raise (the model
+                               // works, unlocked); NULL otherwise. Programs print it as a warning
     int32_t n_expert;          // experts of a mixture-of-experts feed-forward (0: dense)
     int32_t n_expert_used;     // experts each token takes (0: dense); bytes_per_token counts
                                // only theirs
@@ -140,8 +144,11 @@ typedef struct mint_ctx_params {
                               // "avx512vnni", "neon", "neondot"); NULL = the process's choice
                               // (the best the CPU has, or MINT_ISA). A level the CPU lacks is
                               // an error.
-    uint64_t prefix_cache_bytes; // KV memory beyond the sequences' own (default 0): blocks of
-                                 // finished prompts stay cached within it (--cache-ram)
+    uint64_t prefix_cache_bytes; // memory for KV blocks beyond those the sequences can hold
+                                 // (default 0): blocks of finished prompts stay in the prefix
+                                 // cache up to this budget, least recently used given back
+                                 // first, so a prompt seen before starts from its cached
+                                 // blocks (llama-server's --cache-ram; mint-serve's too)
 } mint_ctx_params;
 
 MINT_API mint_ctx_params mint_ctx_default_params(void);
