@@ -1,12 +1,16 @@
 // attention_quant.h - the key and value access of attention over a quantized cache (Q8_0, Q4_0
-// rows, ops/attention.h), as llama.cpp's CPU flash attention does it
+// rows, ops/kv_view.h), as llama.cpp's CPU flash attention does it
 // (ggml-cpu/ops.cpp: ggml_compute_forward_flash_attn_ext_f16_one_chunk): the query converted to
 // K's vec_dot_type (Q8_0) once, each score the type's block dot product times the scale, each
 // value row dequantized to f32 (here inside the product, quant/attn_elem.h).
 #ifndef MINT_ATTENTION_QUANT_H
 #define MINT_ATTENTION_QUANT_H
 
-#include "ops/attention.h"
+#include "ops/kv_view.h"
+#include "quant/kernels.h"
+
+#include <stddef.h>
+#include <stdint.h>
 
 // dst = row x[0..n) quantized as llama.cpp stores f32 into a `type` cache (Q8_0 or Q4_0).
 void mint_kvq_store_row(mint_type type, const float *x, void *dst, int64_t n);

@@ -2,7 +2,7 @@
 // table per sequence, blocks shared between sequences by reference counts, and a prefix cache of
 // full blocks keyed by their tokens (vLLM's PagedAttention and automatic prefix caching).
 //
-// A physical block holds `block` positions of every layer (ops/attention.h gives the layout). A
+// A physical block holds `block` positions of every layer (ops/kv_view.h gives the layout). A
 // sequence is a list of logical blocks, each naming a physical one; positions are appended in
 // order. Memory grows with the blocks in use, up to max_blocks (the cap given at creation);
 // freed blocks are kept for reuse, not returned.
