@@ -18,8 +18,9 @@
 #ifndef MINT_BPE_H
 #define MINT_BPE_H
 
+#include "mint.h"
 #include "runtime/text/pretokenize.h"
-#include "runtime/text/vocab.h"
+#include "runtime/text/vocab_types.h"
 
 typedef struct mint_bpe mint_bpe;
 
