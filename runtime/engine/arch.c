@@ -41,6 +41,10 @@ static const mint_arch arches[] = {
     // the feed-forward, the chosen experts' weights renormalised to sum to 1.
     {"qwen3moe", .pos = MINT_POS_ROPE_NEOX, .qk_norm = MINT_REQUIRED, .ffn = MINT_FFN_MOE,
      .moe_norm_weights = true},
+    // OLMoE: q and k RMS-normalised over the whole projection; a mixture of feed_forward_length
+    // wide experts, their weights as the router gives them (no renormalising); NEOX RoPE.
+    {"olmoe", .pos = MINT_POS_ROPE_NEOX, .qk_norm = MINT_REQUIRED, .qk_norm_whole = true,
+     .ffn = MINT_FFN_MOE, .moe_ff_is_ff = true},
     // Mixtral (and llama files with experts): llama's block with a mixture of feed_forward_length
     // wide experts, the chosen ones' weights renormalised (llama.cpp's llama graph with
     // expert_count > 0).
@@ -139,8 +143,11 @@ int mint_arch_layer_tensors(const mint_arch *a, mint_layer_tensor *out) {
     VEC("attn_q.bias", MINT_DIM_Q, MINT_SLOT_BQ, qkv_bias, 0.5f);
     VEC("attn_k.bias", MINT_DIM_KV, MINT_SLOT_BK, qkv_bias, 0.5f);
     VEC("attn_v.bias", MINT_DIM_KV, MINT_SLOT_BV, qkv_bias, 0.5f);
-    NORM("attn_q_norm.weight", MINT_DIM_HEAD, MINT_SLOT_Q_NORM, a->qk_norm); // per head
-    NORM("attn_k_norm.weight", MINT_DIM_HEAD, MINT_SLOT_K_NORM, a->qk_norm);
+    // per head, or over the whole projection
+    NORM("attn_q_norm.weight", a->qk_norm_whole ? MINT_DIM_Q : MINT_DIM_HEAD, MINT_SLOT_Q_NORM,
+         a->qk_norm);
+    NORM("attn_k_norm.weight", a->qk_norm_whole ? MINT_DIM_KV : MINT_DIM_HEAD, MINT_SLOT_K_NORM,
+         a->qk_norm);
     MAT("attn_output.weight", MINT_DIM_Q, MINT_DIM_EMBD, MINT_SLOT_WO, MINT_DIM_Q);
     VEC("attn_output.bias", MINT_DIM_EMBD, MINT_SLOT_BO, a->out_bias, 0.1f);
     NORM("post_attention_norm.weight", MINT_DIM_EMBD, MINT_SLOT_ATTN_POST_NORM,
@@ -211,7 +218,8 @@ void mint_arch_describe(const mint_arch *a, char *buf, size_t cap) {
         const char *what;
     } tensors[] = {{a->qkv_bias, "q/k/v biases"},
                    {a->out_bias, "output projection bias"},
-                   {a->qk_norm, "per-head q/k norms"},
+                   {a->qk_norm, a->qk_norm_whole ? "q/k norms over the whole projection"
+                                                 : "per-head q/k norms"},
                    {a->rope_freqs, "rope_freqs"},
                    {a->longrope, "LongRoPE factors"}};
     for (size_t i = 0; i < sizeof tensors / sizeof *tensors; i++)

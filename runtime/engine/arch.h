@@ -52,6 +52,8 @@ typedef struct mint_arch {
     mint_tensor_need qkv_bias; // blk.N.attn_q/k/v.bias [q_dim]/[kv_dim] (attn_qkv.bias when fused)
     mint_tensor_need out_bias; // blk.N.attn_output.bias [n_embd]
     mint_tensor_need qk_norm;  // blk.N.attn_q_norm/attn_k_norm.weight [head_dim], RMSNorm per head
+    bool qk_norm_whole;        // ... [q_dim] / [kv_dim] instead: one RMSNorm over the whole
+                               // projection, before it is cut into heads (OLMoE)
     mint_tensor_need rope_freqs; // rope_freqs.weight [n_rot / 2]: divisors of each pair's angle
     mint_tensor_need longrope;   // rope_factors_long/short.weight [n_rot / 2]: LongRoPE's two sets
                                  // of divisors, chosen by the context's length (Phi-3 128k,

@@ -171,8 +171,9 @@ static void run_add_bias(const mint_node *n, const mint_exec *e, int node, int i
     mint_add(e->buf[n->dst], e->stride[n->dst], n->w->data, 0, n->width, lo, hi); // every row + w
 }
 
+// The norm's length is its weight's: a head (Qwen3), or the whole row (OLMoE).
 static void run_head_norm(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
-    const int hd = e->hp->head_dim;
+    const int hd = (int)n->w->n_in;
     long lo, hi;
     mint_split(e->n_tokens, ith, nth, &lo, &hi);
     mint_rms_norm_heads(e->buf[n->dst], e->stride[n->dst], n->w->data, (int)(n->width / hd), hd,

@@ -146,13 +146,12 @@ static void add_bias(float *x, const mint_weight *bias, int64_t n) {
 }
 
 // Each of the n_heads heads of x RMS-normalised in place, times w, when the layer has w (Qwen3's
-// q and k norms).
+// q and k norms); a w of the whole row's length normalises the row as one (OLMoE's).
 static void head_norm(float *x, const mint_weight *w, int n_heads, const mint_hparams *hp) {
     if (!w->data) return;
-    for (int h = 0; h < n_heads; h++) {
-        float *head = x + (size_t)h * hp->head_dim;
-        rmsnorm(head, head, w->data, hp->head_dim, hp->rms_eps);
-    }
+    const int64_t len = w->n_in; // head_dim, or n_heads * head_dim
+    for (int64_t at = 0; at < (int64_t)n_heads * hp->head_dim; at += len)
+        rmsnorm(x + at, x + at, w->data, len, hp->rms_eps);
 }
 
 // s[0..n) = softmax(s) with the reference float vector kernels: the maximum, e^(s - max) with

@@ -62,7 +62,8 @@ typedef enum mint_op {
     MINT_OP_SILU_MUL,   // dst[t] = silu(dst[t]) * src[t]
     MINT_OP_GATHER,     // dst[i] = src[out_rows[i]]: the rows whose logits are wanted
     MINT_OP_ADD_BIAS,   // dst[t] += w (a bias vector)
-    MINT_OP_HEAD_NORM,  // each head of dst[t] RMS-normalised in place, times w [head_dim]
+    MINT_OP_HEAD_NORM,  // each w->n_in run of dst[t] (a head, or the row: OLMoE) RMS-normalised
+                        // in place, times w
     MINT_OP_SCALE,      // dst[t] *= scale
     MINT_OP_LAYER_NORM, // dst[t] = (src[t] - mean) / sqrt(var + eps) * w  (bias: an ADD_BIAS)
     MINT_OP_GELU,       // dst[t] = gelu(dst[t]) (ggml's f16 table values)

@@ -117,6 +117,14 @@ static const preset presets[] = {
      0, NULL, false},
     {"qwen3moe", "micro", "qwen3moe", 8, 16, 1, 2, 1, 8, 16, 259, 1e6f, 1e-6f, true, false, 0, NULL,
      false},
+    // OLMoE-1B-7B (its config.json): 64 experts of 1024 (feed_forward_length), 8 used,
+    // multi-head attention
+    {"olmoe", "real", "olmoe", 2048, 1024, 16, 16, 16, 128, 4096, 50304, 1e4f, 1e-5f, false, false,
+     0, NULL, false},
+    {"olmoe", "tiny", "olmoe", 256, 256, 2, 4, 4, 64, 1024, 512, 1e4f, 1e-5f, false, false, 0, NULL,
+     false},
+    {"olmoe", "micro", "olmoe", 8, 16, 1, 2, 2, 4, 16, 259, 1e4f, 1e-5f, false, false, 0, NULL,
+     false},
     // Mixtral-8x7B (its config.json): llama's block with 8 experts of feed_forward_length, 2
     // used; tiny: the same 8 and 2, so llama-quantize's 8-expert rules apply
     {"mixtral", "real", "llama", 4096, 14336, 32, 32, 8, 128, 32768, 32000, 1e6f, 1e-5f, false,
@@ -137,9 +145,17 @@ typedef struct moe_shape {
 } moe_shape;
 
 static const moe_shape moe_shapes[] = {
-    {"qwen3moe", "real", 128, 8, 768}, {"qwen3moe", "tiny", 16, 4, 256},
-    {"qwen3moe", "micro", 4, 2, 16},   {"mixtral", "real", 8, 2, 14336},
-    {"mixtral", "tiny", 8, 2, 768},    {"mixtral", "micro", 4, 2, 16},
+    // clang-format off
+    {"qwen3moe", "real", 128, 8, 768},
+    {"qwen3moe", "tiny", 16, 4, 256},
+    {"qwen3moe", "micro", 4, 2, 16},
+    {"olmoe", "real", 64, 8, 1024},
+    {"olmoe", "tiny", 16, 4, 256},
+    {"olmoe", "micro", 4, 2, 16},
+    {"mixtral", "real", 8, 2, 14336},
+    {"mixtral", "tiny", 8, 2, 768},
+    {"mixtral", "micro", 4, 2, 16},
+    // clang-format on
 };
 
 static const moe_shape *moe_of(const preset *p) {
@@ -578,6 +594,11 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
     char key[96];
     // GPT-2's converter (learned positions) writes neither head_count_kv nor a RoPE dimension.
     const mint_arch *d = mint_arch_for_file(pr->arch, moe_of(pr) != NULL);
+    if (d->ffn == MINT_FFN_MOE && !moe_of(pr)) { // the two tables of this file disagree
+        st = mint_fail(err, MINT_E_ARG, "synthetic preset '%s' %s has no experts' shape", pr->name,
+                       pr->shape);
+        goto done;
+    }
     const size_t n_dims = d->pos == MINT_POS_LEARNED ? 5 : sizeof dims / sizeof *dims;
     for (size_t i = 0; i < n_dims; i++) {
         snprintf(key, sizeof key, "%s.%s", pr->arch, dims[i].key);
