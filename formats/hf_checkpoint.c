@@ -5,6 +5,7 @@
 
 #include "base/error.h"
 #include "base/strmap.h"
+#include "formats/hf_config.h"
 #include "formats/hf_names.h"
 #include "formats/json_doc.h"
 #include "formats/safetensors.h"
@@ -19,148 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-// ---------------------------------------------------------------------------------------------
-// config.json
-
-typedef struct hf_config {
-    uint32_t n_embd;    // hidden_size
-    uint32_t n_layer;   // num_hidden_layers
-    uint32_t n_head;    // num_attention_heads
-    uint32_t n_head_kv; // num_key_value_heads (default n_head)
-    uint32_t n_ff;      // intermediate_size
-    uint32_t n_ctx;     // max_position_embeddings (default 2048, HF LlamaConfig's)
-    uint32_t head_dim;  // head_dim, else n_embd / n_head
-    bool has_head_dim;  // head_dim was given (then key_length / value_length are written)
-    uint32_t n_vocab;   // vocab_size, else the embedding's row count
-    bool has_vocab;     // vocab_size was given
-    float eps;          // rms_norm_eps (default 1e-6, HF LlamaConfig's)
-    float theta;        // rope_theta
-    bool has_theta;     // rope_theta was given (convert writes freq_base only then)
-    float rope_factor;  // rope_scaling.factor for linear scaling; 0 = none
-} hf_config;
-
 static const char *const CONFIG = "config.json";
-
-// An integer hyperparameter in 1..hi. A missing key takes `def`; with def == 0 it is required
-// (MINT_E_FORMAT) unless `optional`, which returns MINT_E_NOT_FOUND for the caller to handle.
-static mint_status get_dim(json_object *cfg, const char *key, uint32_t hi, uint32_t def,
-                           bool optional, uint32_t *out, mint_err *err) {
-    int64_t v;
-    mint_status st = mint_json_get_int(cfg, key, 1, hi, CONFIG, &v, err);
-    if (st == MINT_E_NOT_FOUND && def) {
-        *out = def;
-        return MINT_OK;
-    }
-    if (st == MINT_E_NOT_FOUND && !optional)
-        return mint_fail(err, MINT_E_FORMAT, "%s: \"%s\" is missing", CONFIG, key);
-    if (st == MINT_OK) *out = (uint32_t)v;
-    return st;
-}
-
-static mint_status get_float(json_object *cfg, const char *key, float def, bool *found, float *out,
-                             mint_err *err) {
-    double d;
-    mint_status st = mint_json_get_num(cfg, key, CONFIG, &d, err);
-    if (found) *found = st == MINT_OK;
-    if (st == MINT_E_NOT_FOUND) {
-        *out = def;
-        return MINT_OK;
-    }
-    if (st != MINT_OK) return st;
-    if (!(d > 0) || d > 3.4e38)
-        return mint_fail(err, MINT_E_FORMAT, "%s: \"%s\" = %g must be positive", CONFIG, key, d);
-    *out = (float)d;
-    return MINT_OK;
-}
-
-static mint_status check_architecture(json_object *cfg, mint_err *err) {
-    json_object *arch = NULL;
-    if (!json_object_object_get_ex(cfg, "architectures", &arch) ||
-        !json_object_is_type(arch, json_type_array) || json_object_array_length(arch) == 0)
-        return mint_fail(err, MINT_E_FORMAT,
-                         "%s: \"architectures\" is missing or not a non-empty list", CONFIG);
-    // convert_hf_to_gguf.py goes by the first entry; LLaMAForCausalLM is the old spelling.
-    json_object *a0 = json_object_array_get_idx(arch, 0);
-    const char *name = json_object_is_type(a0, json_type_string) ? json_object_get_string(a0) : "";
-    if (strcmp(name, "LlamaForCausalLM") != 0 && strcmp(name, "LLaMAForCausalLM") != 0)
-        return mint_fail(err, MINT_E_UNSUPPORTED,
-                         "%s: architecture '%.64s' is not supported (mint reads LlamaForCausalLM)",
-                         CONFIG, json_object_get_string(a0));
-    return MINT_OK;
-}
-
-static mint_status read_rope_scaling(json_object *cfg, hf_config *c, mint_err *err) {
-    json_object *rs = NULL;
-    if (!json_object_object_get_ex(cfg, "rope_scaling", &rs) ||
-        json_object_is_type(rs, json_type_null))
-        return MINT_OK;
-    if (!json_object_is_type(rs, json_type_object))
-        return mint_fail(err, MINT_E_FORMAT, "%s: \"rope_scaling\" is a %s, expected an object",
-                         CONFIG, mint_json_type_name(rs));
-    // Older configs say "type", newer ones "rope_type".
-    const char *type = NULL;
-    mint_status st = mint_json_get_str(rs, "type", CONFIG, &type, NULL, err);
-    if (st == MINT_E_NOT_FOUND) st = mint_json_get_str(rs, "rope_type", CONFIG, &type, NULL, err);
-    if (st == MINT_E_NOT_FOUND)
-        return mint_fail(err, MINT_E_FORMAT, "%s: \"rope_scaling\" has no \"type\"", CONFIG);
-    if (st != MINT_OK) return st;
-    if (strcmp(type, "default") == 0) return MINT_OK;
-    if (strcmp(type, "linear") != 0)
-        return mint_fail(err, MINT_E_UNSUPPORTED,
-                         "%s: rope_scaling type '%.32s' is not supported (only linear)", CONFIG,
-                         type);
-    double factor;
-    st = mint_json_get_num(rs, "factor", CONFIG, &factor, err);
-    if (st != MINT_OK) return st;
-    if (!(factor > 0) || factor > 1e6)
-        return mint_fail(err, MINT_E_FORMAT, "%s: rope_scaling factor %g is outside (0, 1e6]",
-                         CONFIG, factor);
-    c->rope_factor = (float)factor;
-    return MINT_OK;
-}
-
-static mint_status read_config(json_object *cfg, hf_config *c, mint_err *err) {
-    memset(c, 0, sizeof *c);
-    mint_status st = check_architecture(cfg, err);
-    if (st == MINT_OK) st = get_dim(cfg, "hidden_size", 1u << 20, 0, false, &c->n_embd, err);
-    if (st == MINT_OK) st = get_dim(cfg, "num_hidden_layers", 99999, 0, false, &c->n_layer, err);
-    if (st == MINT_OK)
-        st = get_dim(cfg, "num_attention_heads", 1u << 16, 0, false, &c->n_head, err);
-    if (st == MINT_OK)
-        st = get_dim(cfg, "num_key_value_heads", 1u << 16, c->n_head, false, &c->n_head_kv, err);
-    if (st == MINT_OK) st = get_dim(cfg, "intermediate_size", 1u << 24, 0, false, &c->n_ff, err);
-    if (st == MINT_OK)
-        st = get_dim(cfg, "max_position_embeddings", UINT32_MAX, 2048, false, &c->n_ctx, err);
-    if (st == MINT_OK) {
-        st = get_dim(cfg, "head_dim", 1u << 16, 0, true, &c->head_dim, err);
-        c->has_head_dim = st == MINT_OK;
-        if (st == MINT_E_NOT_FOUND) {
-            st = MINT_OK;
-            if (c->n_embd % c->n_head != 0)
-                return mint_fail(err, MINT_E_FORMAT,
-                                 "%s: hidden_size %u is not a multiple of num_attention_heads %u",
-                                 CONFIG, c->n_embd, c->n_head);
-            c->head_dim = c->n_embd / c->n_head;
-        }
-    }
-    if (st == MINT_OK) {
-        st = get_dim(cfg, "vocab_size", INT32_MAX, 0, true, &c->n_vocab, err);
-        c->has_vocab = st == MINT_OK;
-        if (st == MINT_E_NOT_FOUND) st = MINT_OK;
-    }
-    if (st == MINT_OK) st = get_float(cfg, "rms_norm_eps", 1e-6f, NULL, &c->eps, err);
-    if (st == MINT_OK) st = get_float(cfg, "rope_theta", 10000.0f, &c->has_theta, &c->theta, err);
-    if (st == MINT_OK) st = read_rope_scaling(cfg, c, err);
-    if (st != MINT_OK) return st;
-    if (c->n_head % c->n_head_kv != 0)
-        return mint_fail(err, MINT_E_FORMAT,
-                         "%s: num_attention_heads %u is not a multiple of num_key_value_heads %u",
-                         CONFIG, c->n_head, c->n_head_kv);
-    if (c->head_dim % 2 != 0)
-        return mint_fail(err, MINT_E_FORMAT, "%s: head size %u is odd; RoPE needs pairs", CONFIG,
-                         c->head_dim);
-    return MINT_OK;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Paths and shards
@@ -320,11 +180,21 @@ static mint_status load_weights(mint_file *f, const char *dir, mint_err *err) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Tensors: GGUF names and the q/k permutation
+// Tensors: GGUF names and the operations of the class's table (hf_arch.h)
 
-static mint_status permute_tensor(mint_file *f, mint_tdesc *t, const char *hf_name,
-                                  mint_hf_perm perm, const hf_config *c, mint_err *err) {
-    uint32_t groups = perm == MINT_HF_PERM_Q ? c->n_head : c->n_head_kv;
+// A converted copy of t's bytes that the file owns; t->data points to it.
+static mint_status own_copy(mint_file *f, mint_tdesc *t, const char *hf_name, void **out,
+                            mint_err *err) {
+    *out = malloc(t->nbytes ? (size_t)t->nbytes : 1);
+    if (!*out) return mint_fail(err, MINT_E_NOMEM, "tensor '%s': out of memory", hf_name);
+    mint_status st = mint_file_own(f, *out, err);
+    if (st == MINT_OK) t->data = *out;
+    return st;
+}
+
+static mint_status permute_tensor(mint_file *f, mint_tdesc *t, const char *hf_name, unsigned ops,
+                                  const mint_hf_config *c, mint_err *err) {
+    uint32_t groups = ops & MINT_HF_OP_PERM_Q ? c->n_head : c->n_head_kv;
     uint64_t want = (uint64_t)groups * c->head_dim;
     // A weight [n_embd, rows] (ggml order) or a bias [rows].
     uint64_t rows = t->n_dims == 1 ? (uint64_t)t->ne[0] : (uint64_t)t->ne[1];
@@ -334,33 +204,71 @@ static mint_status permute_tensor(mint_file *f, mint_tdesc *t, const char *hf_na
                          "%u = %" PRIu64,
                          hf_name, rows, t->n_dims, groups, c->head_dim, want);
     if (t->nbytes == 0) return MINT_OK;
-    void *dst = malloc((size_t)t->nbytes);
-    if (!dst) return mint_fail(err, MINT_E_NOMEM, "tensor '%s': out of memory", hf_name);
-    mint_qk_permute(t->data, dst, rows, (size_t)(t->nbytes / rows), groups, true);
-    t->data = dst;
-    return mint_file_own(f, dst, err);
+    const void *src = t->data;
+    void *dst;
+    mint_status st = own_copy(f, t, hf_name, &dst, err);
+    if (st == MINT_OK) mint_qk_permute(src, dst, rows, (size_t)(t->nbytes / rows), groups, true);
+    return st;
 }
 
-static mint_status map_tensors(mint_file *f, const hf_config *c, mint_err *err) {
+// GPT-2's Conv1D weight [in, out] (PyTorch order; ggml ne = {out, in}) becomes [out, in].
+static mint_status transpose_tensor(mint_file *f, mint_tdesc *t, const char *hf_name,
+                                    mint_err *err) {
+    const mint_st_dtype *dt = mint_st_dtype_of_type(t->type);
+    if (t->n_dims != 2 || !dt)
+        return mint_fail(err, MINT_E_FORMAT,
+                         "tensor '%s': a Conv1D weight must be a 2-D float "
+                         "matrix (n_dims %u)",
+                         hf_name, t->n_dims);
+    const void *src = t->data;
+    void *dst;
+    mint_status st = own_copy(f, t, hf_name, &dst, err);
+    if (st != MINT_OK) return st;
+    mint_hf_transpose(src, dst, (uint64_t)t->ne[1], (uint64_t)t->ne[0], dt->size);
+    int64_t n0 = t->ne[0];
+    t->ne[0] = t->ne[1];
+    t->ne[1] = n0;
+    return MINT_OK;
+}
+
+// Gemma's norms: HF keeps w, GGUF 1 + w.
+static mint_status plus_one(mint_file *f, mint_tdesc *t, const char *hf_name, mint_err *err) {
+    const mint_st_dtype *dt = mint_st_dtype_of_type(t->type);
+    const void *src = t->data;
+    void *dst;
+    if (!dt)
+        return mint_fail(err, MINT_E_FORMAT, "tensor '%s': a norm weight must be F32, F16 or BF16",
+                         hf_name);
+    mint_status st = own_copy(f, t, hf_name, &dst, err);
+    if (st == MINT_OK && !mint_hf_add_scalar(src, dst, t->type, t->nbytes / dt->size, 1.0f))
+        st = mint_fail(err, MINT_E_UNSUPPORTED, "tensor '%s': cannot add 1 to %s values", hf_name,
+                       mint_type_name(t->type));
+    return st;
+}
+
+static mint_status map_tensors(mint_file *f, const mint_hf_config *c, mint_err *err) {
     uint64_t kept = 0;
     for (uint64_t i = 0; i < f->n_tensors; i++) {
         mint_tdesc t = f->t[i];
         char gguf[64];
-        mint_hf_perm perm;
+        unsigned ops;
         int layer;
-        mint_hf_name_result r = mint_hf_name_to_gguf(t.name, gguf, sizeof gguf, &perm, &layer);
+        mint_hf_name_result r = mint_hf_name_to_gguf(c->a, t.name, gguf, sizeof gguf, &ops, &layer);
         if (r == MINT_HF_NAME_UNKNOWN)
-            return mint_fail(err, MINT_E_UNSUPPORTED,
-                             "tensor '%s' is not a Llama tensor mint knows", t.name);
+            return mint_fail(err, MINT_E_UNSUPPORTED, "tensor '%s' is not a %s tensor mint knows",
+                             t.name, c->a->hf_class);
         if (layer >= 0 && (uint32_t)layer >= c->n_layer)
             return mint_fail(err, MINT_E_FORMAT,
                              "tensor '%s': layer %d, but num_hidden_layers is %u", t.name, layer,
                              c->n_layer);
         if (r == MINT_HF_NAME_DROP) continue;
-        if (perm != MINT_HF_PERM_NONE) {
-            mint_status st = permute_tensor(f, &t, t.name, perm, c, err);
-            if (st != MINT_OK) return st;
-        }
+        mint_status st = MINT_OK;
+        if (ops & (MINT_HF_OP_PERM_Q | MINT_HF_OP_PERM_K))
+            st = permute_tensor(f, &t, t.name, ops, c, err);
+        if (st == MINT_OK && (ops & MINT_HF_OP_TRANSPOSE))
+            st = transpose_tensor(f, &t, t.name, err);
+        if (st == MINT_OK && (ops & MINT_HF_OP_PLUS_ONE)) st = plus_one(f, &t, t.name, err);
+        if (st != MINT_OK) return st;
         t.name = mint_arena_strndup(&f->arena, gguf, strlen(gguf));
         if (!t.name) return mint_fail(err, MINT_E_NOMEM, "out of memory");
         f->t[kept++] = t;
@@ -369,19 +277,32 @@ static mint_status map_tensors(mint_file *f, const hf_config *c, mint_err *err) 
     return MINT_OK;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Metadata
-
-static mint_status add_u32(mint_file *f, const char *key, uint32_t v, mint_err *err) {
-    return mint_file_add_kv(f, key, MINT_VAL_U32, MINT_VAL_U32, 1, &v, err);
-}
-
-static mint_status add_f32(mint_file *f, const char *key, float v, mint_err *err) {
-    return mint_file_add_kv(f, key, MINT_VAL_F32, MINT_VAL_F32, 1, &v, err);
-}
-
-static mint_status add_str(mint_file *f, const char *key, const char *s, mint_err *err) {
-    return mint_file_add_kv(f, key, MINT_VAL_STRING, MINT_VAL_STRING, strlen(s), s, err);
+// Phi-3's LongRoPE factors live in config.json; the converter writes them as two F32 tensors.
+static mint_status add_rope_factors(mint_file *f, const mint_hf_config *c, mint_err *err) {
+    if (!c->n_factors) return MINT_OK;
+    mint_tdesc *t = realloc(f->t, (size_t)(f->n_tensors + 2) * sizeof *t);
+    if (!t) return mint_fail(err, MINT_E_NOMEM, "out of memory");
+    f->t = t;
+    const char *names[2] = {"rope_factors_long.weight", "rope_factors_short.weight"};
+    const float *src[2] = {c->long_factors, c->short_factors};
+    for (int k = 0; k < 2; k++) {
+        size_t bytes = (size_t)c->n_factors * sizeof(float);
+        float *data = malloc(bytes);
+        if (!data) return mint_fail(err, MINT_E_NOMEM, "out of memory");
+        mint_status st = mint_file_own(f, data, err);
+        if (st != MINT_OK) return st;
+        memcpy(data, src[k], bytes);
+        mint_tdesc d = {0};
+        d.name = names[k];
+        d.type = MINT_TYPE_F32;
+        d.n_dims = 1;
+        d.ne[0] = c->n_factors;
+        d.ne[1] = d.ne[2] = d.ne[3] = 1;
+        d.nbytes = bytes;
+        d.data = data;
+        f->t[f->n_tensors++] = d;
+    }
+    return MINT_OK;
 }
 
 // The folder's own name, as convert_hf_to_gguf.py falls back to it for general.name.
@@ -395,68 +316,50 @@ static void folder_name(const char *dir, char *out, size_t cap) {
     snprintf(out, cap, "%.*s", (int)(n - b), p + b);
 }
 
-static mint_status add_llama_keys(mint_file *f, const char *dir, const hf_config *c,
-                                  mint_err *err) {
-    char name[256];
-    folder_name(dir, name, sizeof name);
-    mint_status st = add_str(f, "general.architecture", "llama", err);
-    if (st == MINT_OK) st = add_str(f, "general.name", name, err);
-    if (st == MINT_OK) st = add_u32(f, "llama.context_length", c->n_ctx, err);
-    if (st == MINT_OK) st = add_u32(f, "llama.embedding_length", c->n_embd, err);
-    if (st == MINT_OK) st = add_u32(f, "llama.feed_forward_length", c->n_ff, err);
-    if (st == MINT_OK) st = add_u32(f, "llama.block_count", c->n_layer, err);
-    if (st == MINT_OK) st = add_u32(f, "llama.attention.head_count", c->n_head, err);
-    if (st == MINT_OK) st = add_u32(f, "llama.attention.head_count_kv", c->n_head_kv, err);
-    if (st == MINT_OK) st = add_f32(f, "llama.attention.layer_norm_rms_epsilon", c->eps, err);
-    if (st == MINT_OK && c->has_theta) st = add_f32(f, "llama.rope.freq_base", c->theta, err);
-    if (st == MINT_OK) st = add_u32(f, "llama.rope.dimension_count", c->head_dim, err);
-    if (st == MINT_OK && c->has_head_dim) {
-        st = add_u32(f, "llama.attention.key_length", c->head_dim, err);
-        if (st == MINT_OK) st = add_u32(f, "llama.attention.value_length", c->head_dim, err);
-    }
-    if (st == MINT_OK && c->rope_factor > 0) {
-        st = add_str(f, "llama.rope.scaling.type", "linear", err);
-        if (st == MINT_OK) st = add_f32(f, "llama.rope.scaling.factor", c->rope_factor, err);
-    }
-    if (st == MINT_OK) st = add_u32(f, "llama.vocab_size", c->n_vocab, err);
-    return st;
+// The embedding's width must be the config's; its rows give vocab_size when the config has none.
+static mint_status check_embedding(const mint_file *f, mint_hf_config *c, mint_err *err) {
+    const mint_tdesc *emb = mint_file_find(f, "token_embd.weight");
+    if (!emb)
+        return mint_fail(err, MINT_E_FORMAT, "no token embedding (%s) in the checkpoint",
+                         c->a->globals[0].hf);
+    if (emb->n_dims != 2 || emb->ne[0] != c->n_embd)
+        return mint_fail(err, MINT_E_FORMAT,
+                         "%s has shape [%" PRId64 ", %" PRId64
+                         "] (ggml order), expected [hidden_size %u, vocab]",
+                         c->a->globals[0].hf, emb->ne[0], emb->ne[1], c->n_embd);
+    if (!c->has_vocab)
+        c->n_vocab = (uint32_t)emb->ne[1];
+    else if ((uint64_t)emb->ne[1] != c->n_vocab)
+        return mint_fail(err, MINT_E_FORMAT, "%s: vocab_size %u, but %s has %" PRId64 " rows",
+                         CONFIG, c->n_vocab, c->a->globals[0].hf, emb->ne[1]);
+    return MINT_OK;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Open
 
 static mint_status open_folder(const char *dir, mint_file *f, mint_err *err) {
-    char path[PATH_MAX];
+    char path[PATH_MAX], name[256];
     json_object *cfg = NULL;
-    hf_config c;
+    mint_hf_config c = {0};
     mint_status st = join(dir, CONFIG, path, err);
     if (st == MINT_OK) st = mint_json_load_file(path, MINT_HF_MAX_CONFIG, &cfg, err);
     if (st == MINT_OK && !json_object_is_type(cfg, json_type_object))
         st = mint_fail(err, MINT_E_FORMAT, "%s: the JSON is a %s, expected an object", CONFIG,
                        mint_json_type_name(cfg));
-    if (st == MINT_OK) st = read_config(cfg, &c, err);
+    if (st == MINT_OK) st = mint_hf_read_config(cfg, &c, err);
     if (st == MINT_OK) st = load_weights(f, dir, err);
     if (st == MINT_OK) st = map_tensors(f, &c, err);
+    if (st == MINT_OK) st = add_rope_factors(f, &c, err);
     if (st == MINT_OK) st = mint_file_build_index(f, err);
+    if (st == MINT_OK) st = check_embedding(f, &c, err);
     if (st == MINT_OK) {
-        const mint_tdesc *emb = mint_file_find(f, "token_embd.weight");
-        if (!emb)
-            st = mint_fail(err, MINT_E_FORMAT, "no model.embed_tokens.weight in the checkpoint");
-        else if (emb->n_dims != 2 || emb->ne[0] != c.n_embd)
-            st = mint_fail(err, MINT_E_FORMAT,
-                           "model.embed_tokens.weight has shape [%" PRId64 ", %" PRId64
-                           "] (ggml order), expected [hidden_size %u, vocab]",
-                           emb->ne[0], emb->ne[1], c.n_embd);
-        else if (!c.has_vocab)
-            c.n_vocab = (uint32_t)emb->ne[1];
-        else if ((uint64_t)emb->ne[1] != c.n_vocab)
-            st = mint_fail(err, MINT_E_FORMAT,
-                           "%s: vocab_size %u, but model.embed_tokens.weight has %" PRId64 " rows",
-                           CONFIG, c.n_vocab, emb->ne[1]);
+        folder_name(dir, name, sizeof name);
+        st = mint_hf_add_arch_keys(f, name, &c, err);
     }
-    if (st == MINT_OK) st = add_llama_keys(f, dir, &c, err);
-    if (st == MINT_OK) st = mint_hf_add_tokenizer(f, dir, cfg, c.n_vocab, err);
+    if (st == MINT_OK) st = mint_hf_add_tokenizer(f, dir, cfg, c.a, c.n_vocab, err);
     if (st == MINT_OK) st = mint_file_build_index(f, err);
+    mint_hf_config_free(&c);
     json_object_put(cfg);
     return st;
 }

@@ -19,6 +19,7 @@
 #ifndef MINT_HF_CHECKPOINT_H
 #define MINT_HF_CHECKPOINT_H
 
+#include "formats/hf_arch.h"
 #include "formats/tensor_dir.h"
 #include "mint.h"
 
@@ -42,14 +43,19 @@ mint_status mint_hf_open(const char *dir, bool no_mmap, mint_file **out, mint_er
 
 // Adds the tokenizer.* metadata of the folder to f (hf_tokenizer.c): tokens, scores and types
 // padded to n_vocab like convert_hf_to_gguf.py, special ids, add_bos/eos, chat template. Nothing
-// is added when the folder has no tokenizer. `config` is the parsed config.json.
+// is added when the folder has no tokenizer. `config` is the parsed config.json, `a` its class.
 mint_status mint_hf_add_tokenizer(mint_file *f, const char *dir, json_object *config,
-                                  uint32_t n_vocab, mint_err *err);
+                                  const mint_hf_arch *a, uint32_t n_vocab, mint_err *err);
+
+// Writes o as dir/name (atomically), pretty-printed (hf_export.c; hf_bpe.c writes tokenizer.json
+// with it).
+mint_status mint_hf_write_json(json_object *o, const char *dir, const char *name, mint_err *err);
 
 typedef struct mint_hf_export_opts {
     uint64_t max_shard_bytes; // 0: one model.safetensors; else shards of at most this many tensor
                               // bytes (a larger tensor gets a shard of its own) plus the index
-    bool write_tokenizer;     // also write tokenizer.model from tokenizer.ggml.* (model "llama")
+    bool write_tokenizer;     // also write the tokenizer from tokenizer.ggml.*: tokenizer.model
+                              // (model "llama") or tokenizer.json (model "gpt2", hf_bpe.h)
 } mint_hf_export_opts;
 
 // Writes f (general.architecture "llama", tensors F32 / F16 / BF16) as a checkpoint folder `dir`
@@ -59,5 +65,9 @@ typedef struct mint_hf_export_opts {
 // architecture, a quantized tensor or a tensor with no HF name.
 mint_status mint_hf_export(const mint_file *f, const char *dir, const mint_hf_export_opts *opts,
                            mint_err *err);
+
+// Writes only the tokenizer of f (which may have no tensors, as llama.cpp's vocab-only files):
+// tokenizer_config.json and tokenizer.model or tokenizer.json, into dir (created when missing).
+mint_status mint_hf_export_tokenizer(const mint_file *f, const char *dir, mint_err *err);
 
 #endif // MINT_HF_CHECKPOINT_H

@@ -1,46 +1,17 @@
-// hf_names.c - the name table and the row permutation of hf_names.h.
+// hf_names.c - the name lookups and the row permutation of hf_names.h, over the tables of
+// hf_arch.c.
 #include "formats/hf_names.h"
+
+#include "quant/fp16.h"
+#include "quant/types.h"
 
 #include <stdio.h>
 #include <string.h>
 
-typedef struct name_pair {
-    const char *hf;    // HF name or per-layer suffix
-    const char *gguf;  // GGUF name or per-layer suffix
-    mint_hf_perm perm; // row permutation applied on the way to GGUF
-} name_pair;
-
-static const name_pair global_names[] = {
-    {"model.embed_tokens.weight", "token_embd.weight", MINT_HF_PERM_NONE},
-    {"model.norm.weight", "output_norm.weight", MINT_HF_PERM_NONE},
-    {"lm_head.weight", "output.weight", MINT_HF_PERM_NONE},
-};
-
-// Suffixes after "model.layers.N." / "blk.N.".
-static const name_pair layer_names[] = {
-    {"input_layernorm.weight", "attn_norm.weight", MINT_HF_PERM_NONE},
-    {"self_attn.q_proj.weight", "attn_q.weight", MINT_HF_PERM_Q},
-    {"self_attn.k_proj.weight", "attn_k.weight", MINT_HF_PERM_K},
-    {"self_attn.v_proj.weight", "attn_v.weight", MINT_HF_PERM_NONE},
-    {"self_attn.o_proj.weight", "attn_output.weight", MINT_HF_PERM_NONE},
-    {"post_attention_layernorm.weight", "ffn_norm.weight", MINT_HF_PERM_NONE},
-    {"mlp.gate_proj.weight", "ffn_gate.weight", MINT_HF_PERM_NONE},
-    {"mlp.up_proj.weight", "ffn_up.weight", MINT_HF_PERM_NONE},
-    {"mlp.down_proj.weight", "ffn_down.weight", MINT_HF_PERM_NONE},
-    {"self_attn.q_proj.bias", "attn_q.bias", MINT_HF_PERM_Q},
-    {"self_attn.k_proj.bias", "attn_k.bias", MINT_HF_PERM_K},
-    {"self_attn.v_proj.bias", "attn_v.bias", MINT_HF_PERM_NONE},
-    {"self_attn.o_proj.bias", "attn_output.bias", MINT_HF_PERM_NONE},
-    {"mlp.gate_proj.bias", "ffn_gate.bias", MINT_HF_PERM_NONE},
-    {"mlp.up_proj.bias", "ffn_up.bias", MINT_HF_PERM_NONE},
-    {"mlp.down_proj.bias", "ffn_down.bias", MINT_HF_PERM_NONE},
-};
-
-#define LAYER_MAX 99999 // far beyond any Llama (80 layers) and short enough for GGUF names
+#define LAYER_MAX 99999 // far beyond any model (126 layers) and short enough for GGUF names
 
 // Parses "<prefix><N>.<rest>" with N a decimal without leading zeros; returns rest or NULL.
-static const char *split_layer(const char *name, const char *prefix, int *layer) {
-    size_t n = strlen(prefix);
+static const char *split_layer(const char *name, const char *prefix, size_t n, int *layer) {
     if (strncmp(name, prefix, n) != 0) return NULL;
     const char *p = name + n;
     if (*p < '0' || *p > '9' || (p[0] == '0' && p[1] != '.')) return NULL;
@@ -55,43 +26,63 @@ static const char *split_layer(const char *name, const char *prefix, int *layer)
     return p + 1;
 }
 
-static mint_hf_name_result map_name(const char *name, char *out, size_t cap, mint_hf_perm *perm,
-                                    int *layer, bool to_gguf) {
-    *perm = MINT_HF_PERM_NONE;
-    *layer = -1;
-    for (size_t i = 0; i < sizeof global_names / sizeof global_names[0]; i++) {
-        const name_pair *e = &global_names[i];
+// Looks `name` up in the class's tables; `name` has the root already (HF side).
+static mint_hf_name_result map_name(const mint_hf_arch *a, const char *name, char *out, size_t cap,
+                                    unsigned *ops, int *layer, bool to_gguf) {
+    for (int i = 0; i < a->n_globals; i++) {
+        const mint_hf_name *e = &a->globals[i];
+        if (!to_gguf && !e->gguf) continue;
         if (strcmp(name, to_gguf ? e->hf : e->gguf) != 0) continue;
+        *ops = e->ops;
+        if (to_gguf && !e->gguf) return MINT_HF_NAME_DROP;
         snprintf(out, cap, "%s", to_gguf ? e->gguf : e->hf);
         return MINT_HF_NAME_MAPPED;
     }
+    char prefix[64];
+    if (to_gguf)
+        snprintf(prefix, sizeof prefix, "%s%s", a->root, a->layer_prefix);
+    else
+        snprintf(prefix, sizeof prefix, "blk.");
     int n;
-    const char *rest = split_layer(name, to_gguf ? "model.layers." : "blk.", &n);
+    const char *rest = split_layer(name, prefix, strlen(prefix), &n);
     if (!rest) return MINT_HF_NAME_UNKNOWN;
-    if (to_gguf && strcmp(rest, "self_attn.rotary_emb.inv_freq") == 0) {
-        *layer = n;
-        return MINT_HF_NAME_DROP;
-    }
-    for (size_t i = 0; i < sizeof layer_names / sizeof layer_names[0]; i++) {
-        const name_pair *e = &layer_names[i];
-        if (strcmp(rest, to_gguf ? e->hf : e->gguf) != 0) continue;
-        snprintf(out, cap, to_gguf ? "blk.%d.%s" : "model.layers.%d.%s", n,
-                 to_gguf ? e->gguf : e->hf);
-        *perm = e->perm;
-        *layer = n;
-        return MINT_HF_NAME_MAPPED;
+    for (int k = 0; k < MINT_HF_MAX_NAME_TABLES; k++) {
+        for (int i = 0; i < a->n_layers[k]; i++) {
+            const mint_hf_name *e = &a->layers[k][i];
+            if (!to_gguf && !e->gguf) continue;
+            if (strcmp(rest, to_gguf ? e->hf : e->gguf) != 0) continue;
+            *ops = e->ops;
+            *layer = n;
+            if (to_gguf && !e->gguf) return MINT_HF_NAME_DROP;
+            if (to_gguf)
+                snprintf(out, cap, "blk.%d.%s", n, e->gguf);
+            else
+                snprintf(out, cap, "%s%s%d.%s", a->root, a->layer_prefix, n, e->hf);
+            return MINT_HF_NAME_MAPPED;
+        }
     }
     return MINT_HF_NAME_UNKNOWN;
 }
 
-mint_hf_name_result mint_hf_name_to_gguf(const char *hf, char *out, size_t cap, mint_hf_perm *perm,
-                                         int *layer) {
-    return map_name(hf, out, cap, perm, layer, true);
+mint_hf_name_result mint_hf_name_to_gguf(const mint_hf_arch *a, const char *hf, char *out,
+                                         size_t cap, unsigned *ops, int *layer) {
+    *ops = 0;
+    *layer = -1;
+    mint_hf_name_result r = map_name(a, hf, out, cap, ops, layer, true);
+    size_t root = strlen(a->root);
+    if (r != MINT_HF_NAME_UNKNOWN || !a->root_optional || strncmp(hf, a->root, root) == 0) return r;
+    // GPT-2's own files name the model's tensors without "transformer.".
+    char full[160];
+    if ((size_t)snprintf(full, sizeof full, "%s%s", a->root, hf) >= sizeof full)
+        return MINT_HF_NAME_UNKNOWN;
+    return map_name(a, full, out, cap, ops, layer, true);
 }
 
-mint_hf_name_result mint_gguf_name_to_hf(const char *gguf, char *out, size_t cap,
-                                         mint_hf_perm *perm, int *layer) {
-    return map_name(gguf, out, cap, perm, layer, false);
+mint_hf_name_result mint_gguf_name_to_hf(const mint_hf_arch *a, const char *gguf, char *out,
+                                         size_t cap, unsigned *ops, int *layer) {
+    *ops = 0;
+    *layer = -1;
+    return map_name(a, gguf, out, cap, ops, layer, false);
 }
 
 void mint_qk_permute(const void *src, void *dst, uint64_t n_rows, size_t row_bytes,
@@ -109,4 +100,28 @@ void mint_qk_permute(const void *src, void *dst, uint64_t n_rows, size_t row_byt
             }
         }
     }
+}
+
+void mint_hf_transpose(const void *src, void *dst, uint64_t rows, uint64_t cols, size_t elem_size) {
+    const unsigned char *s = src;
+    unsigned char *d = dst;
+    for (uint64_t r = 0; r < rows; r++)
+        for (uint64_t c = 0; c < cols; c++)
+            memcpy(d + (c * rows + r) * elem_size, s + (r * cols + c) * elem_size, elem_size);
+}
+
+bool mint_hf_add_scalar(const void *src, void *dst, uint32_t type, uint64_t n, float delta) {
+    if (type == MINT_TYPE_F32) {
+        const float *s = src;
+        float *d = dst;
+        for (uint64_t i = 0; i < n; i++) d[i] = s[i] + delta;
+        return true;
+    }
+    if (type != MINT_TYPE_F16 && type != MINT_TYPE_BF16) return false;
+    const uint16_t *s = src;
+    uint16_t *d = dst;
+    for (uint64_t i = 0; i < n; i++)
+        d[i] = type == MINT_TYPE_F16 ? mint_f32_to_f16(mint_f16_to_f32(s[i]) + delta)
+                                     : mint_f32_to_bf16(mint_bf16_to_f32(s[i]) + delta);
+    return true;
 }

@@ -23,6 +23,7 @@
 
 #include "base/error.h"
 #include "base/strmap.h"
+#include "formats/hf_bpe.h"
 #include "formats/json_doc.h"
 #include "formats/sentencepiece.h"
 
@@ -43,6 +44,10 @@ typedef struct vocab {
     int32_t eos;      //
     int32_t pad;      //
     int add_prefix;   // the model prepends U+2581: 1 / 0, -1 unknown
+    bool byte_level;  // byte-level BPE (tokenizer.ggml.model "gpt2"): merges, no scores
+    const char *pre;  // its tokenizer.ggml.pre (hf_bpe.h)
+    mint_str *merges; // [n_merges] "a b" (into the JSON or the arena)
+    uint64_t n_merges;
     mint_arena arena; // owns generated texts
 } vocab;
 
@@ -70,6 +75,7 @@ static mint_status vocab_init(vocab *v, uint32_t n, mint_err *err) {
 }
 
 static void vocab_free(vocab *v) {
+    free(v->merges);
     free(v->text);
     free(v->score);
     free(v->type);
@@ -283,16 +289,86 @@ static mint_status merge_result(json_object *m, char *buf, size_t cap, size_t *l
     return MINT_OK;
 }
 
-static mint_status tj_bpe(vocab *v, json_object *model, mint_err *err) {
+// Byte-level BPE (GPT-2, Qwen2, Llama 3): pieces are kept in their byte-to-unicode spelling, as
+// the converter writes them; every piece is NORMAL (added tokens are typed afterwards) and the
+// merges are kept in rank order as "a b" (a space inside a part of the list form becomes U+0120,
+// as gguf-py writes it).
+static mint_status tj_byte_level(vocab *v, json_object *tj, json_object *model, mint_err *err) {
+    const char *F = "tokenizer.json";
+    json_object *vocab_o = NULL, *merges = NULL;
+    mint_status st = mint_hf_bpe_pre_name(tj, &v->pre, err);
+    if (st != MINT_OK) return st;
+    if (!json_object_object_get_ex(model, "vocab", &vocab_o) ||
+        !json_object_is_type(vocab_o, json_type_object))
+        return mint_fail(err, MINT_E_FORMAT, "%s: model.vocab is missing or not an object", F);
+    json_object_object_foreach(vocab_o, piece, idv) {
+        int64_t id = json_object_is_type(idv, json_type_int) ? json_object_get_int64(idv) : -1;
+        if (id < 0 || id >= v->n)
+            return mint_fail(err, MINT_E_FORMAT, "%s: piece '%.64s' has id %s, outside 0..%" PRIu32,
+                             F, piece, json_object_to_json_string(idv), v->n - 1);
+        if (v->type[id] != T_UNUSED)
+            return mint_fail(err, MINT_E_FORMAT, "%s: pieces '%.64s' and '%.64s' share id %" PRId64,
+                             F, v->text[id].p, piece, id);
+        v->text[id] = (mint_str){piece, strlen(piece)};
+        v->type[id] = T_NORMAL;
+        v->score[id] = 0.0f;
+    }
+    v->byte_level = true;
+    if (!json_object_object_get_ex(model, "merges", &merges) ||
+        json_object_is_type(merges, json_type_null))
+        return MINT_OK;
+    if (!json_object_is_type(merges, json_type_array))
+        return mint_fail(err, MINT_E_FORMAT, "%s: model.merges is not a list", F);
+    size_t n = json_object_array_length(merges);
+    v->merges = calloc(n ? n : 1, sizeof *v->merges);
+    if (!v->merges) return mint_fail(err, MINT_E_NOMEM, "out of memory");
+    for (size_t r = 0; r < n; r++) {
+        json_object *m = json_object_array_get_idx(merges, r);
+        if (json_object_is_type(m, json_type_string)) {
+            v->merges[r] =
+                (mint_str){json_object_get_string(m), (uint64_t)json_object_get_string_len(m)};
+            continue;
+        }
+        if (!json_object_is_type(m, json_type_array) || json_object_array_length(m) != 2 ||
+            !json_object_is_type(json_object_array_get_idx(m, 0), json_type_string) ||
+            !json_object_is_type(json_object_array_get_idx(m, 1), json_type_string))
+            return mint_fail(err, MINT_E_FORMAT, "%s: merge %zu is not \"a b\" or [a, b]", F, r);
+        const char *part[2];
+        size_t len[2], total = 1;
+        for (int k = 0; k < 2; k++) {
+            json_object *p = json_object_array_get_idx(m, (size_t)k);
+            part[k] = json_object_get_string(p);
+            len[k] = (size_t)json_object_get_string_len(p);
+            total += 2 * len[k]; // a space may become two bytes
+        }
+        char *out = mint_arena_alloc(&v->arena, total + 1);
+        if (!out) return mint_fail(err, MINT_E_NOMEM, "out of memory");
+        size_t o = 0;
+        for (int k = 0; k < 2; k++) {
+            if (k) out[o++] = ' ';
+            for (size_t i = 0; i < len[k]; i++) {
+                if (part[k][i] == ' ') {
+                    out[o++] = (char)0xc4; // U+0120
+                    out[o++] = (char)0xa0;
+                } else {
+                    out[o++] = part[k][i];
+                }
+            }
+        }
+        out[o] = '\0';
+        v->merges[r] = (mint_str){out, o};
+    }
+    v->n_merges = n;
+    return MINT_OK;
+}
+
+static mint_status tj_bpe(vocab *v, json_object *tj, json_object *model, mint_err *err) {
     const char *F = "tokenizer.json";
     bool byte_fallback = false;
     json_object *vocab_o = NULL, *merges = NULL;
     mint_status st = mint_json_get_bool(model, "byte_fallback", F, &byte_fallback, err);
     if (st != MINT_OK && st != MINT_E_NOT_FOUND) return st;
-    if (!byte_fallback)
-        return mint_fail(err, MINT_E_UNSUPPORTED,
-                         "tokenizer.json: byte-level BPE without byte_fallback (GPT-2 / Llama 3 "
-                         "style) is not a SentencePiece vocabulary; mint cannot tokenize it");
+    if (!byte_fallback) return tj_byte_level(v, tj, model, err);
     if (!json_object_object_get_ex(model, "vocab", &vocab_o) ||
         !json_object_is_type(vocab_o, json_type_object))
         return mint_fail(err, MINT_E_FORMAT, "%s: model.vocab is missing or not an object", F);
@@ -412,13 +488,13 @@ static mint_status load_tokenizer_json(vocab *v, json_object *tj, mint_err *err)
         return mint_fail(err, MINT_E_FORMAT, "tokenizer.json: model.type is missing");
     mint_status st;
     if (strcmp(type, "BPE") == 0)
-        st = tj_bpe(v, model, err);
+        st = tj_bpe(v, tj, model, err);
     else if (strcmp(type, "Unigram") == 0)
         st = tj_unigram(v, model, err);
     else
         return mint_fail(err, MINT_E_UNSUPPORTED,
-                         "tokenizer.json: model type '%.32s' is not supported (BPE with "
-                         "byte_fallback or Unigram)",
+                         "tokenizer.json: model type '%.32s' is not supported (BPE or "
+                         "Unigram)",
                          type);
     if (st == MINT_OK) st = tj_added_tokens(v, tj, err);
     v->add_prefix = tj_add_prefix(tj);
@@ -496,8 +572,9 @@ static mint_status add_chat_templates(mint_file *f, json_object *tc, mint_err *e
     return MINT_OK;
 }
 
+// no_prefix: the class forces add_space_prefix false (MINT_HF_K_NO_SPACE_PREFIX).
 static mint_status add_keys(mint_file *f, const vocab *v, json_object *cfg, json_object *tc,
-                            json_object *tj, mint_err *err) {
+                            json_object *tj, bool no_prefix, mint_err *err) {
     static const struct {
         const char *typ, *key;
     } specials[] = {{"bos", "tokenizer.ggml.bos_token_id"},
@@ -506,20 +583,25 @@ static mint_status add_keys(mint_file *f, const vocab *v, json_object *cfg, json
                     {"sep", "tokenizer.ggml.seperator_token_id"},
                     {"pad", "tokenizer.ggml.padding_token_id"}};
     const int32_t model_ids[] = {v->bos, v->eos, v->unk, -1, v->pad};
+    const char *model = v->byte_level ? "gpt2" : "llama";
+    const char *pre = v->byte_level ? v->pre : "default";
     mint_status st = mint_file_add_kv(f, "tokenizer.ggml.model", MINT_VAL_STRING, MINT_VAL_STRING,
-                                      5, "llama", err);
+                                      strlen(model), model, err);
     if (st == MINT_OK)
-        st = mint_file_add_kv(f, "tokenizer.ggml.pre", MINT_VAL_STRING, MINT_VAL_STRING, 7,
-                              "default", err);
+        st = mint_file_add_kv(f, "tokenizer.ggml.pre", MINT_VAL_STRING, MINT_VAL_STRING,
+                              strlen(pre), pre, err);
     if (st == MINT_OK)
         st = mint_file_add_kv(f, "tokenizer.ggml.tokens", MINT_VAL_ARRAY, MINT_VAL_STRING, v->n,
                               v->text, err);
-    if (st == MINT_OK)
+    if (st == MINT_OK && !v->byte_level) // byte-level BPE ranks by its merges instead
         st = mint_file_add_kv(f, "tokenizer.ggml.scores", MINT_VAL_ARRAY, MINT_VAL_F32, v->n,
                               v->score, err);
     if (st == MINT_OK)
         st = mint_file_add_kv(f, "tokenizer.ggml.token_type", MINT_VAL_ARRAY, MINT_VAL_I32, v->n,
                               v->type, err);
+    if (st == MINT_OK && v->n_merges)
+        st = mint_file_add_kv(f, "tokenizer.ggml.merges", MINT_VAL_ARRAY, MINT_VAL_STRING,
+                              v->n_merges, v->merges, err);
     for (size_t i = 0; i < sizeof specials / sizeof specials[0] && st == MINT_OK; i++) {
         int64_t id = special_id(v, cfg, tc, tj, specials[i].typ, model_ids[i]);
         uint32_t u = (uint32_t)id;
@@ -534,6 +616,11 @@ static mint_status add_keys(mint_file *f, const vocab *v, json_object *cfg, json
         mint_status bs = tc ? mint_json_get_bool(tc, flags[i][0], "", &b, NULL) : MINT_E_NOT_FOUND;
         if (bs != MINT_OK && i == 2 && v->add_prefix >= 0) {
             b = v->add_prefix;
+            bs = MINT_OK;
+        }
+        if (i == 2 && v->byte_level) bs = MINT_E_NOT_FOUND; // the converter writes none then
+        if (i == 2 && no_prefix) {
+            b = false;
             bs = MINT_OK;
         }
         uint8_t u = b;
@@ -554,7 +641,7 @@ static mint_status load_optional_json(const char *dir, const char *name, size_t 
 }
 
 mint_status mint_hf_add_tokenizer(mint_file *f, const char *dir, json_object *config,
-                                  uint32_t n_vocab, mint_err *err) {
+                                  const mint_hf_arch *a, uint32_t n_vocab, mint_err *err) {
     char spm_path[PATH_MAX], path[PATH_MAX];
     bool has_spm = file_exists(dir, "tokenizer.model", spm_path);
     if (!has_spm && !file_exists(dir, "tokenizer.json", path)) return MINT_OK;
@@ -580,7 +667,8 @@ mint_status mint_hf_add_tokenizer(mint_file *f, const char *dir, json_object *co
     } else if (st == MINT_OK) {
         st = load_tokenizer_json(&v, tj, err);
     }
-    if (st == MINT_OK) st = add_keys(f, &v, config, tc, tj, err);
+    bool no_prefix = has_spm && a && (a->keys & MINT_HF_K_NO_SPACE_PREFIX);
+    if (st == MINT_OK) st = add_keys(f, &v, config, tc, tj, no_prefix, err);
     json_object_put(tj);
     json_object_put(tc);
     json_object_put(added);

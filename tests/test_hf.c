@@ -41,29 +41,65 @@ Test(hf_permute, rows_move_as_formats_md_says) {
 }
 
 Test(hf_permute, names_map_both_ways) {
-    char out[64];
-    mint_hf_perm perm;
+    const mint_hf_arch *llama = mint_hf_arch_by_class("LlamaForCausalLM");
+    char out[96];
+    unsigned ops;
     int layer;
-    cr_assert_eq(
-        mint_hf_name_to_gguf("model.layers.12.self_attn.k_proj.weight", out, 64, &perm, &layer),
-        MINT_HF_NAME_MAPPED);
+    cr_assert_eq(mint_hf_name_to_gguf(llama, "model.layers.12.self_attn.k_proj.weight", out, 64,
+                                      &ops, &layer),
+                 MINT_HF_NAME_MAPPED);
     cr_assert_str_eq(out, "blk.12.attn_k.weight");
-    cr_assert_eq(perm, MINT_HF_PERM_K);
+    cr_assert_eq(ops, MINT_HF_OP_PERM_K);
     cr_assert_eq(layer, 12);
-    cr_assert_eq(mint_gguf_name_to_hf("blk.3.ffn_down.weight", out, 64, &perm, &layer),
+    cr_assert_eq(mint_gguf_name_to_hf(llama, "blk.3.ffn_down.weight", out, 96, &ops, &layer),
                  MINT_HF_NAME_MAPPED);
     cr_assert_str_eq(out, "model.layers.3.mlp.down_proj.weight");
-    cr_assert_eq(mint_hf_name_to_gguf("lm_head.weight", out, 64, &perm, &layer),
+    cr_assert_eq(mint_hf_name_to_gguf(llama, "lm_head.weight", out, 64, &ops, &layer),
                  MINT_HF_NAME_MAPPED);
     cr_assert_str_eq(out, "output.weight");
-    cr_assert_eq(mint_hf_name_to_gguf("model.layers.0.self_attn.rotary_emb.inv_freq", out, 64,
-                                      &perm, &layer),
+    cr_assert_eq(mint_hf_name_to_gguf(llama, "model.layers.0.self_attn.rotary_emb.inv_freq", out,
+                                      64, &ops, &layer),
                  MINT_HF_NAME_DROP);
-    cr_assert_eq(mint_hf_name_to_gguf("model.layers.01.mlp.up_proj.weight", out, 64, &perm, &layer),
+    cr_assert_eq(mint_hf_name_to_gguf(llama, "model.layers.01.mlp.up_proj.weight", out, 64, &ops,
+                                      &layer),
                  MINT_HF_NAME_UNKNOWN);
-    cr_assert_eq(
-        mint_hf_name_to_gguf("model.layers.0.mlp.experts.0.w1.weight", out, 64, &perm, &layer),
-        MINT_HF_NAME_UNKNOWN);
+    cr_assert_eq(mint_hf_name_to_gguf(llama, "model.layers.0.mlp.experts.0.w1.weight", out, 64,
+                                      &ops, &layer),
+                 MINT_HF_NAME_UNKNOWN);
+    // The other classes: their own names, operations and drops (hf_arch.c).
+    const mint_hf_arch *qwen3 = mint_hf_arch_by_class("Qwen3ForCausalLM");
+    cr_assert_eq(mint_hf_name_to_gguf(qwen3, "model.layers.1.self_attn.q_norm.weight", out, 64,
+                                      &ops, &layer),
+                 MINT_HF_NAME_MAPPED);
+    cr_assert_str_eq(out, "blk.1.attn_q_norm.weight");
+    cr_assert_eq(mint_hf_name_to_gguf(qwen3, "model.layers.1.self_attn.q_proj.weight", out, 64,
+                                      &ops, &layer),
+                 MINT_HF_NAME_MAPPED);
+    cr_assert_eq(ops, 0); // only Llama's rows are permuted
+    const mint_hf_arch *gemma2 = mint_hf_arch_by_class("Gemma2ForCausalLM");
+    cr_assert_eq(mint_hf_name_to_gguf(gemma2, "model.layers.0.post_attention_layernorm.weight",
+                                      out, 64, &ops, &layer),
+                 MINT_HF_NAME_MAPPED);
+    cr_assert_str_eq(out, "blk.0.post_attention_norm.weight");
+    cr_assert_eq(ops, MINT_HF_OP_PLUS_ONE);
+    cr_assert_eq(mint_hf_name_to_gguf(gemma2, "lm_head.weight", out, 64, &ops, &layer),
+                 MINT_HF_NAME_DROP);
+    const mint_hf_arch *gpt2 = mint_hf_arch_by_class("GPT2LMHeadModel");
+    cr_assert_eq(mint_hf_name_to_gguf(gpt2, "h.4.mlp.c_fc.weight", out, 64, &ops, &layer),
+                 MINT_HF_NAME_MAPPED); // GPT-2's own files lack the "transformer." root
+    cr_assert_str_eq(out, "blk.4.ffn_up.weight");
+    cr_assert_eq(ops, MINT_HF_OP_TRANSPOSE);
+    cr_assert_eq(mint_hf_name_to_gguf(gpt2, "transformer.h.0.attn.masked_bias", out, 64, &ops,
+                                      &layer),
+                 MINT_HF_NAME_DROP);
+    cr_assert_eq(mint_gguf_name_to_hf(gpt2, "position_embd.weight", out, 96, &ops, &layer),
+                 MINT_HF_NAME_MAPPED);
+    cr_assert_str_eq(out, "transformer.wpe.weight");
+    const mint_hf_arch *phi3 = mint_hf_arch_by_class("Phi3ForCausalLM");
+    cr_assert_eq(mint_gguf_name_to_hf(phi3, "blk.2.attn_qkv.weight", out, 96, &ops, &layer),
+                 MINT_HF_NAME_MAPPED);
+    cr_assert_str_eq(out, "model.layers.2.self_attn.qkv_proj.weight");
+    cr_assert_null(mint_hf_arch_by_class("MistralForCausalLM"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -258,7 +294,7 @@ Test(hf_folder, refused_folders) {
     d = fresh_dir("unknown");
     write_text(d, "config.json", TINY_CONFIG "}");
     write_tiny_weights(d, "model.layers.0.mlp.experts.0.w1.weight");
-    open_fails(d, MINT_E_UNSUPPORTED, "not a Llama tensor mint knows");
+    open_fails(d, MINT_E_UNSUPPORTED, "not a LlamaForCausalLM tensor mint knows");
 
     d = fresh_dir("layer");
     write_text(d, "config.json", TINY_CONFIG "}");
