@@ -60,9 +60,9 @@ Test(hf_permute, names_map_both_ways) {
     cr_assert_eq(mint_hf_name_to_gguf(llama, "model.layers.0.self_attn.rotary_emb.inv_freq", out,
                                       64, &ops, &layer),
                  MINT_HF_NAME_DROP);
-    cr_assert_eq(mint_hf_name_to_gguf(llama, "model.layers.01.mlp.up_proj.weight", out, 64, &ops,
-                                      &layer),
-                 MINT_HF_NAME_UNKNOWN);
+    cr_assert_eq(
+        mint_hf_name_to_gguf(llama, "model.layers.01.mlp.up_proj.weight", out, 64, &ops, &layer),
+        MINT_HF_NAME_UNKNOWN);
     cr_assert_eq(mint_hf_name_to_gguf(llama, "model.layers.0.mlp.experts.0.w1.weight", out, 64,
                                       &ops, &layer),
                  MINT_HF_NAME_UNKNOWN);
@@ -77,8 +77,8 @@ Test(hf_permute, names_map_both_ways) {
                  MINT_HF_NAME_MAPPED);
     cr_assert_eq(ops, 0); // only Llama's rows are permuted
     const mint_hf_arch *gemma2 = mint_hf_arch_by_class("Gemma2ForCausalLM");
-    cr_assert_eq(mint_hf_name_to_gguf(gemma2, "model.layers.0.post_attention_layernorm.weight",
-                                      out, 64, &ops, &layer),
+    cr_assert_eq(mint_hf_name_to_gguf(gemma2, "model.layers.0.post_attention_layernorm.weight", out,
+                                      64, &ops, &layer),
                  MINT_HF_NAME_MAPPED);
     cr_assert_str_eq(out, "blk.0.post_attention_norm.weight");
     cr_assert_eq(ops, MINT_HF_OP_PLUS_ONE);
@@ -89,9 +89,9 @@ Test(hf_permute, names_map_both_ways) {
                  MINT_HF_NAME_MAPPED); // GPT-2's own files lack the "transformer." root
     cr_assert_str_eq(out, "blk.4.ffn_up.weight");
     cr_assert_eq(ops, MINT_HF_OP_TRANSPOSE);
-    cr_assert_eq(mint_hf_name_to_gguf(gpt2, "transformer.h.0.attn.masked_bias", out, 64, &ops,
-                                      &layer),
-                 MINT_HF_NAME_DROP);
+    cr_assert_eq(
+        mint_hf_name_to_gguf(gpt2, "transformer.h.0.attn.masked_bias", out, 64, &ops, &layer),
+        MINT_HF_NAME_DROP);
     cr_assert_eq(mint_gguf_name_to_hf(gpt2, "position_embd.weight", out, 96, &ops, &layer),
                  MINT_HF_NAME_MAPPED);
     cr_assert_str_eq(out, "transformer.wpe.weight");
@@ -722,4 +722,136 @@ Test(hf_folder, mint_inspect_reads_a_folder) {
     cr_assert(strstr(out, "format:      hf-checkpoint"), "%s", out);
     cr_assert(strstr(out, "blk.0.attn_q.weight"), "%s", out);
     free(out);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every class of the table (formats/hf_arch.c): the tiny synthetic GGUF of its architecture
+// (runtime/filetools/synth.c) written as a checkpoint and read back is the same file and the
+// same model.
+
+// Keys the synthetic GGUF has that the class's converter does not write, each of which
+// llama.cpp (and mint) derives to the same value when absent: the RoPE dimension count (the
+// head size) and Gemma 2's RoPE base (10000).
+static bool converter_omits(const char *arch, const char *suffix) {
+    if (strcmp(suffix, "rope.dimension_count") == 0)
+        return strcmp(arch, "qwen2") == 0 || strcmp(arch, "qwen3") == 0 ||
+               strncmp(arch, "gemma", 5) == 0;
+    return strcmp(arch, "gemma2") == 0 && strcmp(suffix, "rope.freq_base") == 0;
+}
+
+static bool same_value(const mint_kv *a, const mint_kv *b) {
+    if (a->type != b->type) return false;
+    if (a->type == MINT_VAL_STRING) return a->n == b->n && memcmp(a->str, b->str, a->n) == 0;
+    if (a->type == MINT_VAL_F32 || a->type == MINT_VAL_F64) return (float)a->v.f == (float)b->v.f;
+    return a->v.u == b->v.u;
+}
+
+// The "<arch>.*" keys of g and h are the same set with the same types and values, but for the
+// ones converter_omits.
+static void assert_same_arch_keys(const mint_file *g, const mint_file *h, const char *arch) {
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "%s.", arch);
+    size_t n = strlen(prefix);
+    int checked = 0;
+    for (uint64_t i = 0; i < g->n_kv; i++) {
+        const mint_kv *a = &g->kv[i];
+        if (strncmp(a->key, prefix, n) != 0) continue;
+        const mint_kv *b = mint_file_find_kv(h, a->key);
+        if (converter_omits(arch, a->key + n)) {
+            cr_assert_null(b, "%s: the converter does not write it", a->key);
+            continue;
+        }
+        cr_assert_not_null(b, "%s missing", a->key);
+        cr_assert(same_value(a, b), "%s differs (type %d / %d)", a->key, a->type, b->type);
+        checked++;
+    }
+    for (uint64_t i = 0; i < h->n_kv; i++)
+        if (strncmp(h->kv[i].key, prefix, n) == 0)
+            cr_assert_not_null(mint_file_find_kv(g, h->kv[i].key), "%s is new", h->kv[i].key);
+    cr_assert_geq(checked, 6);
+}
+
+// Logits of every position of a short prompt, from the GGUF and from the folder: bit-equal, as
+// the weights are the same bytes.
+static void assert_same_logits(const char *gguf, const char *dir) {
+    const int32_t ids[] = {1, 300, 301, 287, 400, 5, 260, 511};
+    const int n = (int)(sizeof ids / sizeof ids[0]);
+    mint_model *m[2];
+    mint_ctx *c[2];
+    mint_err err;
+    const char *paths[2] = {gguf, dir};
+    for (int k = 0; k < 2; k++) {
+        cr_assert_eq(mint_model_open(paths[k], NULL, &m[k], &err), MINT_OK, "%s: %s", paths[k],
+                     err.msg);
+        mint_ctx_params p = mint_ctx_default_params();
+        p.n_threads = 2;
+        p.n_ctx = 64;
+        cr_assert_eq(mint_ctx_create(m[k], &p, &c[k], &err), MINT_OK, "%s", err.msg);
+        cr_assert_eq(mint_eval(c[k], ids, n, 0, true, &err), MINT_OK, "%s", err.msg);
+    }
+    mint_model_desc d;
+    mint_model_describe(m[0], &d);
+    cr_assert_eq(mint_get_n_logits(c[0]), n);
+    cr_assert_eq(mint_get_n_logits(c[1]), n);
+    for (int i = 0; i < n; i++)
+        cr_assert(memcmp(mint_get_logits(c[0], i), mint_get_logits(c[1], i),
+                         (size_t)d.n_vocab * sizeof(float)) == 0,
+                  "logits of position %d differ", i);
+    for (int k = 0; k < 2; k++) {
+        mint_ctx_free(c[k]);
+        mint_model_close(m[k]);
+    }
+}
+
+static void roundtrip_class(const char *preset, const char *hf_class) {
+    char name[64];
+    snprintf(name, sizeof name, "%s-tiny.gguf", preset);
+    const char *gguf = mt_path(mt_tmpdir(), name);
+    mint_synth_params p = {
+        .preset = preset, .ftype = "F32", .seed = 1, .n_threads = 2, .shape = "tiny"};
+    mint_err err;
+    cr_assert_eq(mint_synth_write(&p, gguf, &err), MINT_OK, "%s: %s", preset, err.msg);
+    mint_file *g = open_ok(gguf);
+    snprintf(name, sizeof name, "%s-hf", preset);
+    const char *d = mt_path(mt_tmpdir(), name);
+    mint_hf_export_opts o = {.write_tokenizer = true};
+    cr_assert_eq(mint_hf_export(g, d, &o, &err), MINT_OK, "%s", err.msg);
+    size_t len = 0;
+    uint8_t *cfg = mt_read_file(mt_path(d, "config.json"), &len);
+    char want[96];
+    snprintf(want, sizeof want, "\"%s\"", hf_class);
+    cr_assert(cfg && memmem(cfg, len, want, strlen(want)), "config.json does not name %s",
+              hf_class);
+    free(cfg);
+    mint_file *h = open_ok(d);
+    const char *arch;
+    cr_assert_eq(mint_file_get_str(g, "general.architecture", &arch, NULL, &err), MINT_OK);
+    const char *harch;
+    cr_assert_eq(mint_file_get_str(h, "general.architecture", &harch, NULL, &err), MINT_OK);
+    cr_assert_str_eq(harch, arch);
+    assert_same_tensors(g, h);
+    assert_same_arch_keys(g, h, arch);
+    assert_same_vocab(g, h);
+    mint_file_close(h);
+    mint_file_close(g);
+    assert_same_logits(gguf, d);
+}
+
+Test(hf_classes, qwen2) {
+    roundtrip_class("qwen2", "Qwen2ForCausalLM");
+}
+Test(hf_classes, qwen3) {
+    roundtrip_class("qwen3", "Qwen3ForCausalLM");
+}
+Test(hf_classes, gemma2) {
+    roundtrip_class("gemma2", "Gemma2ForCausalLM");
+}
+Test(hf_classes, gemma3) {
+    roundtrip_class("gemma3", "Gemma3ForCausalLM");
+}
+Test(hf_classes, phi3) {
+    roundtrip_class("phi3", "Phi3ForCausalLM");
+}
+Test(hf_classes, gpt2) {
+    roundtrip_class("gpt2", "GPT2LMHeadModel");
 }
