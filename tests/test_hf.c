@@ -9,6 +9,8 @@
 #include "quant/types.h"
 
 #include <criterion/criterion.h>
+#include <inttypes.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -854,4 +856,122 @@ Test(hf_classes, phi3) {
 }
 Test(hf_classes, gpt2) {
     roundtrip_class("gpt2", "GPT2LMHeadModel");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Byte-level BPE tokenizer.json (formats/hf_bpe.h): llama.cpp's vocab-only GGUFs written as
+// tokenizer files and read back give the same tokenizer.ggml.* entries.
+
+static void assert_same_kv(const mint_file *g, const mint_file *h, const char *key) {
+    const mint_kv *a = mint_file_find_kv(g, key), *b = mint_file_find_kv(h, key);
+    cr_assert_not_null(a, "%s missing in the GGUF", key);
+    cr_assert_not_null(b, "%s missing in the folder", key);
+    cr_assert_eq(a->type, b->type, "%s type", key);
+    if (a->type != MINT_VAL_ARRAY) {
+        cr_assert(same_value(a, b), "%s differs", key);
+        return;
+    }
+    cr_assert_eq(a->elem_type, b->elem_type, "%s element type", key);
+    cr_assert_eq(a->n, b->n, "%s: %" PRIu64 " vs %" PRIu64 " elements", key, a->n, b->n);
+    for (uint64_t i = 0; i < a->n; i++) {
+        if (a->elem_type == MINT_VAL_STRING) {
+            const mint_str *x = (const mint_str *)a->arr + i, *y = (const mint_str *)b->arr + i;
+            cr_assert(x->len == y->len && memcmp(x->p, y->p, x->len) == 0,
+                      "%s[%" PRIu64 "]: '%.*s' vs '%.*s'", key, i, (int)x->len, x->p, (int)y->len,
+                      y->p);
+        } else {
+            cr_assert_eq(((const int32_t *)a->arr)[i], ((const int32_t *)b->arr)[i],
+                         "%s[%" PRIu64 "]", key, i);
+        }
+    }
+}
+
+static void bpe_roundtrip(const char *vocab_file, const char *pre) {
+    char path[512];
+    snprintf(path, sizeof path, "vocab/%s", vocab_file);
+    mint_file *g = open_ok(mt_data_path(path));
+    const char *d = mt_path(mt_tmpdir(), vocab_file);
+    mint_err err;
+    cr_assert_eq(mint_hf_export_tokenizer(g, d, &err), MINT_OK, "%s", err.msg);
+    cr_assert_eq(access(mt_path(d, "tokenizer.json"), R_OK), 0);
+    const mint_kv *tok = mint_file_find_kv(g, "tokenizer.ggml.tokens");
+    // The folder's config.json: the special ids, as the converter also reads them from there.
+    char cfg[256];
+    snprintf(cfg, sizeof cfg, "{\"vocab_size\": %" PRIu64 ", \"bos_token_id\": %u}", tok->n,
+             get_u32(g, "tokenizer.ggml.bos_token_id"));
+    json_object *config = json_tokener_parse(cfg);
+    mint_file *h = mint_file_new(MINT_FORMAT_HF_DIR);
+    cr_assert_eq(mint_hf_add_tokenizer(h, d, config, mint_hf_arch_by_class("Qwen2ForCausalLM"),
+                                       (uint32_t)tok->n, &err),
+                 MINT_OK, "%s", err.msg);
+    cr_assert_eq(mint_file_build_index(h, &err), MINT_OK, "%s", err.msg);
+    const char *s;
+    cr_assert_eq(mint_file_get_str(h, "tokenizer.ggml.pre", &s, NULL, &err), MINT_OK);
+    cr_assert_str_eq(s, pre);
+    static const char *const keys[] = {"tokenizer.ggml.model",        "tokenizer.ggml.pre",
+                                       "tokenizer.ggml.tokens",       "tokenizer.ggml.token_type",
+                                       "tokenizer.ggml.merges",       "tokenizer.ggml.bos_token_id",
+                                       "tokenizer.ggml.eos_token_id", "tokenizer.chat_template"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (mint_file_find_kv(g, keys[i])) assert_same_kv(g, h, keys[i]);
+    cr_assert_null(mint_file_find_kv(h, "tokenizer.ggml.scores"));
+    json_object_put(config);
+    mint_file_close(h);
+    mint_file_close(g);
+}
+
+Test(hf_tokenizer, byte_level_bpe_gpt2) {
+    bpe_roundtrip("ggml-vocab-gpt-2.gguf", "gpt-2");
+}
+
+Test(hf_tokenizer, byte_level_bpe_qwen2) {
+    bpe_roundtrip("ggml-vocab-qwen2.gguf", "qwen2");
+}
+
+Test(hf_tokenizer, byte_level_bpe_llama3) {
+    bpe_roundtrip("ggml-vocab-llama-bpe.gguf", "llama-bpe");
+}
+
+// Refusals: one line naming what is not read.
+Test(hf_folder, refused_classes_and_pre_tokenizers) {
+    const char *d = fresh_dir("gemma3_vision");
+    write_text(d, "config.json",
+               "{\"architectures\": [\"Gemma3ForConditionalGeneration\"], \"text_config\": {}}");
+    open_fails(d, MINT_E_UNSUPPORTED, "'Gemma3ForConditionalGeneration' (Gemma 3 with its vision");
+    d = fresh_dir("t5");
+    write_text(d, "config.json", "{\"architectures\": [\"T5ForConditionalGeneration\"]}");
+    open_fails(d, MINT_E_UNSUPPORTED,
+               "architecture 'T5ForConditionalGeneration' is not supported (mint reads "
+               "LlamaForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma2ForCausalLM, "
+               "Gemma3ForCausalLM, Phi3ForCausalLM, GPT2LMHeadModel)");
+    // A byte-level BPE whose Split regex is none mint knows.
+    d = tiny_folder("odd_pre", NULL);
+    write_text(d, "tokenizer.json",
+               "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": []}, "
+               "\"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": "
+               "\"Split\", \"pattern\": {\"Regex\": \"\\\\p{L}+\"}, \"behavior\": \"Isolated\", "
+               "\"invert\": false}, {\"type\": \"ByteLevel\", \"use_regex\": false}]}}");
+    open_fails(d, MINT_E_UNSUPPORTED, "is not one mint can name");
+    // The same vocabulary under GPT-2's ByteLevel opens as a "gpt2" vocabulary.
+    d = tiny_folder("gpt2_pre", NULL);
+    write_text(d, "tokenizer.json",
+               "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1, \"ab\": 2}, "
+               "\"merges\": [[\"a\", \"b\"]]}, \"pre_tokenizer\": {\"type\": \"ByteLevel\"}}");
+    mint_file *f = open_ok(d);
+    const char *s;
+    mint_err err;
+    cr_assert_eq(mint_file_get_str(f, "tokenizer.ggml.model", &s, NULL, &err), MINT_OK);
+    cr_assert_str_eq(s, "gpt2");
+    cr_assert_eq(mint_file_get_arr_str(f, "tokenizer.ggml.merges", 0, &s, NULL, &err), MINT_OK);
+    cr_assert(strncmp(s, "a b", 3) == 0);
+    mint_file_close(f);
+    // Phi-3's LongRoPE factors must be head size / 2 long.
+    d = fresh_dir("phi3_factors");
+    write_text(d, "config.json",
+               "{\"architectures\": [\"Phi3ForCausalLM\"], \"hidden_size\": 8, "
+               "\"intermediate_size\": 16, \"num_hidden_layers\": 1, \"num_attention_heads\": 2, "
+               "\"max_position_embeddings\": 64, \"original_max_position_embeddings\": 32, "
+               "\"rope_scaling\": {\"type\": \"longrope\", \"long_factor\": [1.0], "
+               "\"short_factor\": [1.0, 1.0]}}");
+    open_fails(d, MINT_E_FORMAT, "rope_scaling.long_factor has 1 factors, the head size 4 needs 2");
 }
