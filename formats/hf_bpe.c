@@ -16,8 +16,8 @@
 #define CONTRACTIONS "(?i:'s|'t|'re|'ve|'m|'ll|'d)"
 #define RX_QWEN2                                                                                   \
     CONTRACTIONS                                                                                   \
-        "|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|"      \
-        "\\s+(?!\\S)|\\s+"
+    "|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|"          \
+    "\\s+(?!\\S)|\\s+"
 #define RX_LLAMA3                                                                                  \
     CONTRACTIONS "|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|"      \
                  "\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"

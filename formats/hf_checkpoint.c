@@ -1,6 +1,6 @@
-// hf_checkpoint.c - reading a Hugging Face Llama checkpoint folder: config.json -> llama.* keys,
-// safetensors shards -> tensors with GGUF names (q/k permuted), tokenizer -> tokenizer.* keys
-// (hf_tokenizer.c).
+// hf_checkpoint.c - reading a Hugging Face checkpoint folder: config.json -> "<arch>.*" keys
+// (hf_config.c), safetensors shards -> tensors with GGUF names and the operations the class's
+// row of hf_arch.c asks for, tokenizer -> tokenizer.* keys (hf_tokenizer.c).
 #include "formats/hf_checkpoint.h"
 
 #include "base/error.h"

@@ -1,16 +1,20 @@
-// hf_checkpoint.h - a Hugging Face Llama checkpoint folder as a struct mint_file, and the inverse
-// (a mint_file's llama tensors written as such a folder).
+// hf_checkpoint.h - a Hugging Face checkpoint folder as a struct mint_file, and the inverse (a
+// mint_file written as such a folder), for every class of formats/hf_arch.c: Llama, Qwen2,
+// Qwen3, Gemma 2, Gemma 3 (text-only), Phi-3 and GPT-2.
 //
 // Reading (docs/formats.md section 8) presents the folder exactly as the GGUF that
 // llama.cpp's convert_hf_to_gguf.py would make of it, without writing one: metadata are the GGUF
-// llama keys synthesised from config.json and the tokenizer files, tensors carry GGUF names, and
-// q_proj / k_proj rows are permuted into GGUF order (the only copies: every other tensor points
-// into the mapped safetensors files). Folder contents:
-//   config.json                       required; "architectures" must name LlamaForCausalLM
+// "<arch>.*" keys synthesised from config.json (hf_config.c) and the tokenizer files, tensors
+// carry GGUF names, and the class's tensor changes are made (Llama's q / k rows permuted, Gemma's
+// norms + 1, GPT-2's Conv1D weights transposed, Phi-3's LongRoPE factors made from the config:
+// the only copies; every other tensor points into the mapped safetensors files). Folder
+// contents:
+//   config.json                       required; "architectures"[0] names a class of the table
 //   model.safetensors                 the weights, or
 //   model.safetensors.index.json      {"weight_map": {name: shard file}} + the shard files
 //   tokenizer.model                   SentencePiece vocabulary (preferred), or
-//   tokenizer.json                    HF fast tokenizer: SentencePiece-style BPE or Unigram
+//   tokenizer.json                    HF fast tokenizer: SentencePiece-style BPE, Unigram, or
+//                                     byte-level BPE (hf_bpe.h)
 //   tokenizer_config.json             optional: chat_template, add_bos/eos_token, special tokens,
 //                                     added_tokens_decoder
 //   added_tokens.json                 optional (with tokenizer.model)
@@ -34,9 +38,9 @@
 #define MINT_HF_MAX_TOKENIZER (256u << 20)
 #define MINT_HF_MAX_SHARDS    4096
 
-// Opens the checkpoint folder `dir` as format MINT_FORMAT_HF_DIR. MINT_E_UNSUPPORTED for another
-// architecture, a rope_scaling type other than linear, tensors that are not Llama's, pickle
-// weights or a tokenizer.json mint cannot read; MINT_E_FORMAT (naming file, field, value and
+// Opens the checkpoint folder `dir` as format MINT_FORMAT_HF_DIR. MINT_E_UNSUPPORTED for a class
+// not in the table, a rope_scaling type the class cannot have, tensors that are not the class's,
+// pickle weights or a tokenizer.json mint cannot read; MINT_E_FORMAT (naming file, field, value and
 // limit) for malformed or inconsistent files; MINT_E_IO when a needed file cannot be read. The
 // shards are mapped, or read into memory when no_mmap (formats/mapped_file.h).
 mint_status mint_hf_open(const char *dir, bool no_mmap, mint_file **out, mint_err *err);
@@ -58,9 +62,9 @@ typedef struct mint_hf_export_opts {
                               // (model "llama") or tokenizer.json (model "gpt2", hf_bpe.h)
 } mint_hf_export_opts;
 
-// Writes f (general.architecture "llama", tensors F32 / F16 / BF16) as a checkpoint folder `dir`
-// (created when missing): config.json, model.safetensors (or shards + index) with HF names and
-// q/k rows permuted back to HF order, tokenizer_config.json, and optionally tokenizer.model.
+// Writes f (a general.architecture of the table, tensors F32 / F16 / BF16) as a checkpoint folder
+// `dir` (created when missing): config.json, model.safetensors (or shards + index) with HF names
+// and the class's tensor changes undone, tokenizer_config.json, and optionally the tokenizer.
 // Each file is written atomically; the folder as a whole is not. MINT_E_UNSUPPORTED for another
 // architecture, a quantized tensor or a tensor with no HF name.
 mint_status mint_hf_export(const mint_file *f, const char *dir, const mint_hf_export_opts *opts,

@@ -1,4 +1,4 @@
-// hf_tokenizer.c - the tokenizer files of a Hugging Face Llama checkpoint as GGUF tokenizer.*
+// hf_tokenizer.c - the tokenizer files of a Hugging Face checkpoint as GGUF tokenizer.*
 // metadata, following convert_hf_to_gguf.py (_create_vocab_sentencepiece, gguf-py SpecialVocab):
 //
 // - tokenizer.model: pieces, scores and types as SentencePiece reports them (USER_DEFINED counts
@@ -13,8 +13,11 @@
 //   llama.cpp's SentencePiece-BPE merging (best score first) applies the merges in HF's order.
 //   Pieces no merge makes get 0 when they are a single character, a <0xXX> byte or special, and
 //   -1e9 otherwise (merged last). Limits: ties between merges making the same piece follow the
-//   leftmost-first rule of SentencePiece, not HF's rank order; byte-level BPE (GPT-2, Llama 3),
-//   WordPiece and WordLevel are refused.
+//   leftmost-first rule of SentencePiece, not HF's rank order; WordPiece and WordLevel are
+//   refused.
+// - byte-level BPE tokenizer.json (model.type "BPE" without byte_fallback: GPT-2, Qwen2,
+//   Llama 3): tokenizer.ggml.model "gpt2", pieces as spelled, merges in rank order, no scores,
+//   tokenizer.ggml.pre named from the pre-tokenizer's shape (hf_bpe.h; unknown ones refused).
 // - special ids: tokenizer_config.json "<x>_token" found among tokenizer.json's added_tokens,
 //   else config.json "<x>_token_id", else the SentencePiece model's own ids; ids >= vocab_size
 //   are skipped. add_bos_token / add_eos_token and chat_template come from tokenizer_config.json;

@@ -1,6 +1,6 @@
-// test_hf.c - Hugging Face Llama checkpoint folders: the Q/K permutation, GGUF -> folder ->
-// mint_file round trips (single file and shards), tokenizers (tokenizer.model, tokenizer.json,
-// tokenizer_config.json) and refused folders.
+// test_hf.c - Hugging Face Llama checkpoint folders (the other classes: test_hf_classes.c): the Q/K
+// permutation, GGUF -> folder -> mint_file round trips (single file and shards), tokenizers
+// (tokenizer.model, tokenizer.json, tokenizer_config.json) and refused folders.
 #include "formats/hf_checkpoint.h"
 #include "formats/hf_names.h"
 #include "formats/safetensors.h"

@@ -2,7 +2,7 @@
 //
 //   mint-inspect [--json] [--hash] [--verify] FILE|FOLDER
 //
-// FILE is a GGUF or a .safetensors file, FOLDER a Hugging Face Llama checkpoint (config.json +
+// FILE is a GGUF or a .safetensors file, FOLDER a Hugging Face checkpoint (config.json +
 // safetensors), shown as the GGUF convert_hf_to_gguf.py would make of it.
 //
 // Every file is fully validated on open; a malformed one is reported in one line on stderr and
@@ -60,7 +60,7 @@ static const opt_program program = {
     .name = "mint-inspect",
     .usage = "mint-inspect [--json] [--hash] [--verify] FILE|FOLDER",
     .about = "Shows the header, metadata (arrays summarised), tensor table and totals of a\n"
-             "GGUF or safetensors file, or of a Hugging Face Llama checkpoint folder. Every\n"
+             "GGUF or safetensors file, or of a Hugging Face checkpoint folder. Every\n"
              "field is validated; a malformed file exits 1 with the reason.",
     .opts = opts,
     .n_opts = sizeof opts / sizeof *opts,
