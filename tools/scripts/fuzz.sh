@@ -4,7 +4,8 @@
 #
 #   tools/scripts/fuzz.sh TARGET|all SECONDS [LIBFUZZER_ARG...]
 #
-# TARGET is gguf, safetensors (once formats/safetensors.h exists), tokenizer, bpe (byte-level
+# TARGET is gguf, safetensors and hf (Hugging Face folders' JSON files; both once
+# formats/safetensors.h exists), tokenizer, bpe (byte-level
 # BPE), chat, jinja (chat templates), run_args, quantize_args, options (the option parser over several tables) or
 # serve_request (mint-serve's request bodies). Extra arguments go to every
 # harness (e.g. -runs=1000000 to stop after that many executions; SECONDS still bounds the time).
@@ -32,7 +33,7 @@ esac
 dir=${MINT_FUZZ_DIR:-build-fuzz}
 all="gguf tokenizer bpe chat jinja run_args quantize_args options serve_request"
 [ -f formats/safetensors.h ] &&
-    all="gguf safetensors tokenizer bpe chat jinja run_args quantize_args options serve_request"
+    all="gguf safetensors hf tokenizer bpe chat jinja run_args quantize_args options serve_request"
 if [ "$what" = all ]; then
     targets=$all
 else
@@ -66,6 +67,7 @@ max_len() {
     case $1 in
     gguf) echo 32768 ;;
     safetensors) echo 8192 ;;
+    hf) echo 16384 ;;
     tokenizer) echo 1024 ;;
     chat) echo 1024 ;;
     jinja) echo 16384 ;;
