@@ -3,7 +3,6 @@
 #include "formats/hf_bpe.h"
 
 #include "base/error.h"
-#include "formats/hf_checkpoint.h"
 #include "formats/json_doc.h"
 
 #include <inttypes.h>
@@ -223,7 +222,7 @@ mint_status mint_hf_bpe_write(const mint_file *f, const char *dir, mint_err *err
     json_object_object_add(root, "model", model);
     mint_status st = add_vocab(model, root, tok, typ, err);
     if (st == MINT_OK) st = add_merges(model, merges, err);
-    if (st == MINT_OK) st = mint_hf_write_json(root, dir, "tokenizer.json", err);
+    if (st == MINT_OK) st = mint_json_write_file(root, dir, "tokenizer.json", err);
     json_object_put(root);
     return st;
 }

@@ -51,10 +51,6 @@ mint_status mint_hf_open(const char *dir, bool no_mmap, mint_file **out, mint_er
 mint_status mint_hf_add_tokenizer(mint_file *f, const char *dir, json_object *config,
                                   const mint_hf_arch *a, uint32_t n_vocab, mint_err *err);
 
-// Writes o as dir/name (atomically), pretty-printed (hf_export.c; hf_bpe.c writes tokenizer.json
-// with it).
-mint_status mint_hf_write_json(json_object *o, const char *dir, const char *name, mint_err *err);
-
 typedef struct mint_hf_export_opts {
     uint64_t max_shard_bytes; // 0: one model.safetensors; else shards of at most this many tensor
                               // bytes (a larger tensor gets a shard of its own) plus the index

@@ -7,9 +7,9 @@
 #include "formats/hf_checkpoint.h"
 
 #include "base/error.h"
-#include "base/fileio.h"
 #include "formats/hf_bpe.h"
 #include "formats/hf_names.h"
+#include "formats/json_doc.h"
 #include "formats/safetensors.h"
 #include "formats/sentencepiece.h"
 #include "quant/types.h"
@@ -133,24 +133,6 @@ static json_object *json_float(float x) {
     return json_object_new_double_s((double)x, buf);
 }
 
-mint_status mint_hf_write_json(json_object *o, const char *dir, const char *name, mint_err *err) {
-    char path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
-        return mint_fail(err, MINT_E_ARG, "hf export: path too long in %s", dir);
-    size_t len = 0;
-    const char *text = json_object_to_json_string_length(
-        o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE,
-        &len);
-    if (!text) return mint_fail(err, MINT_E_NOMEM, "hf export: out of memory");
-    mint_atomic_file *af = NULL;
-    mint_status st = mint_atomic_file_begin(path, &af, err);
-    if (st == MINT_OK) st = mint_atomic_file_write(af, text, len, err);
-    if (st == MINT_OK) st = mint_atomic_file_write(af, "\n", 1, err);
-    if (st == MINT_OK) return mint_atomic_file_commit(af, err);
-    mint_atomic_file_abort(af);
-    return st;
-}
-
 static void put_int(json_object *o, const char *key, int64_t v) {
     json_object_object_add(o, key, json_object_new_int64(v));
 }
@@ -266,7 +248,7 @@ static mint_status write_config(const mint_file *f, const export_hp *h, const ch
         if (id >= 0) put_int(o, ids[i][1], id);
     }
     json_object_object_add(o, "torch_dtype", json_object_new_string(torch_dtype(f)));
-    mint_status st = mint_hf_write_json(o, dir, "config.json", err);
+    mint_status st = mint_json_write_file(o, dir, "config.json", err);
     json_object_put(o);
     return st;
 }
@@ -309,7 +291,7 @@ static mint_status write_tokenizer_config(const mint_file *f, uint32_t n_vocab, 
     json_object_object_add(
         o, "tokenizer_class",
         json_object_new_string(is_bpe(f) ? "PreTrainedTokenizerFast" : "LlamaTokenizer"));
-    mint_status st = mint_hf_write_json(o, dir, "tokenizer_config.json", err);
+    mint_status st = mint_json_write_file(o, dir, "tokenizer_config.json", err);
     json_object_put(o);
     return st;
 }
@@ -486,7 +468,7 @@ static mint_status write_weights(const mint_file *f, const export_hp *h, const c
     }
     // A folder holds one layout: drop what an earlier export of the other kind left behind.
     if (st == MINT_OK && index) {
-        st = mint_hf_write_json(index, dir, "model.safetensors.index.json", err);
+        st = mint_json_write_file(index, dir, "model.safetensors.index.json", err);
         snprintf(path, sizeof path, "%s/model.safetensors", dir);
     } else {
         snprintf(path, sizeof path, "%s/model.safetensors.index.json", dir);

@@ -2,10 +2,13 @@
 #include "formats/json_doc.h"
 
 #include "base/error.h"
+#include "base/fileio.h"
 #include "formats/mapped_file.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -375,4 +378,22 @@ mint_status mint_json_get_str(json_object *obj, const char *key, const char *fil
     *out = json_object_get_string(v);
     if (len) *len = (size_t)json_object_get_string_len(v);
     return MINT_OK;
+}
+
+mint_status mint_json_write_file(json_object *o, const char *dir, const char *name, mint_err *err) {
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+        return mint_fail(err, MINT_E_ARG, "path too long in %s", dir);
+    size_t len = 0;
+    const char *text = json_object_to_json_string_length(
+        o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE,
+        &len);
+    if (!text) return mint_fail(err, MINT_E_NOMEM, "out of memory");
+    mint_atomic_file *af = NULL;
+    mint_status st = mint_atomic_file_begin(path, &af, err);
+    if (st == MINT_OK) st = mint_atomic_file_write(af, text, len, err);
+    if (st == MINT_OK) st = mint_atomic_file_write(af, "\n", 1, err);
+    if (st == MINT_OK) return mint_atomic_file_commit(af, err);
+    mint_atomic_file_abort(af);
+    return st;
 }

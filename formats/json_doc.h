@@ -1,5 +1,5 @@
 // json_doc.h - strict JSON parsing for the files of a checkpoint (safetensors headers,
-// config.json, tokenizer files), on top of json-c.
+// config.json, tokenizer files), on top of json-c, and writing them back.
 //
 // json-c alone accepts a few things these formats do not: it keeps the last of two equal keys
 // (a safetensors header with a name twice would silently lose a tensor), and lenient mode accepts
@@ -45,5 +45,9 @@ mint_status mint_json_get_bool(json_object *obj, const char *key, const char *fi
 // Member `key` as a string (pointer into the json object, NUL-terminated; *len its length).
 mint_status mint_json_get_str(json_object *obj, const char *key, const char *file, const char **out,
                               size_t *len, mint_err *err);
+
+// Writes o as dir/name, atomically (base/fileio.h), pretty-printed with a final newline and
+// without escaping '/' (the Hugging Face files mint writes: config.json, tokenizer.json, ...).
+mint_status mint_json_write_file(json_object *o, const char *dir, const char *name, mint_err *err);
 
 #endif // MINT_JSON_DOC_H
