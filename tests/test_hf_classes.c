@@ -5,7 +5,7 @@
 #include "formats/hf_checkpoint.h"
 #include "helpers/helpers.h"
 #include "helpers/hf_compare.h"
-#include "mint_files.h"
+#include "mint_filetools.h"
 
 #include <criterion/criterion.h>
 #include <inttypes.h>
