@@ -258,6 +258,13 @@ MINT_API void mint_ctx_set_trace(mint_ctx *c, bool on);
 // (the algorithms agree with them to about 1e-7). NULL turns it off.
 MINT_API mint_status mint_ctx_capture_attention(mint_ctx *c, float *buf, int32_t max_pos,
                                                 mint_err *err);
+// A mixture of experts' routing, for looking at it: while ids is set, every evaluation writes,
+// for each row of sequence 0 at a position pos < max_pos and each layer, the experts its router
+// chose, the best first, and their weights as the layer used them: ids[(layer * max_pos + pos) *
+// k + j] and weights[(same)], k = mint_model_desc.n_expert_used (the rest of both is left
+// alone). NULL turns it off. MINT_E_ARG for a dense model or max_pos outside 1..n_ctx.
+MINT_API mint_status mint_ctx_capture_routing(mint_ctx *c, int32_t *ids, float *weights,
+                                              int32_t max_pos, mint_err *err);
 // The nodes of the last evaluation (when tracing was on), and their number; 0 if none.
 MINT_API int32_t mint_ctx_last_trace(const mint_ctx *c, const mint_trace_node **nodes);
 

@@ -564,3 +564,53 @@ Test(arch, files_that_do_not_fit_their_architecture_are_refused) {
     cr_assert(strstr(err.msg, "more than the 1024 positions the model has learned"), "%s", err.msg);
     mint_model_close(m);
 }
+
+// The routing capture (mint_ctx_capture_routing) of the tiny Qwen3-MoE: per layer and position
+// k distinct experts, the best first, weights summing to 1 (renormalised); the same bits from a
+// batch and token by token; refused on a dense model.
+Test(arch, routing_capture_shows_the_chosen_experts, .timeout = MT_HANG(60)) {
+    mint_model *m = open_tiny("qwen3moe");
+    mint_model_desc d;
+    mint_model_describe(m, &d);
+    cr_assert_eq(d.n_expert, 16);
+    cr_assert_eq(d.n_expert_used, 4);
+    const int32_t ids[6] = {1, 229, 153, 132, 82, 298}, T = 8, K = 4;
+    int32_t got[2][2 * 8 * 4];
+    float w[2][2 * 8 * 4];
+    for (int way = 0; way < 2; way++) { // the prompt as one batch, then token by token
+        mint_ctx *c = new_ctx(m, 2, NULL, MINT_ATTENTION_AUTO, 0);
+        mint_err err;
+        memset(got[way], 0xff, sizeof got[way]);
+        memset(w[way], 0, sizeof w[way]);
+        cr_assert_eq(mint_ctx_capture_routing(c, got[way], w[way], T, &err), MINT_OK, "%s",
+                     err.msg);
+        if (way == 0) cr_assert_eq(mint_eval(c, ids, 6, 0, false, &err), MINT_OK, "%s", err.msg);
+        for (int i = 0; way == 1 && i < 6; i++)
+            cr_assert_eq(mint_eval(c, &ids[i], 1, i, false, &err), MINT_OK, "%s", err.msg);
+        mint_ctx_free(c);
+    }
+    cr_assert(memcmp(got[0], got[1], sizeof got[0]) == 0 && memcmp(w[0], w[1], sizeof w[0]) == 0,
+              "the routing of a batch differs from token by token");
+    for (int l = 0; l < 2; l++)
+        for (int p = 0; p < 6; p++) {
+            const int32_t *e = &got[0][(l * T + p) * K];
+            const float *x = &w[0][(l * T + p) * K];
+            double sum = 0;
+            for (int j = 0; j < K; j++) {
+                cr_assert(e[j] >= 0 && e[j] < 16, "layer %d pos %d: expert %d", l, p, e[j]);
+                for (int i = 0; i < j; i++) cr_assert_neq(e[i], e[j]);
+                if (j) cr_assert_geq(x[j - 1], x[j], "the best first");
+                sum += x[j];
+            }
+            cr_assert(fabs(sum - 1.0) < 1e-6, "layer %d pos %d: weights sum to %g", l, p, sum);
+        }
+    cr_assert_eq(got[0][(0 * T + 6) * K], -1, "a position past the rows is left alone");
+    mint_model *dense = open_tiny("qwen3");
+    mint_ctx *c = new_ctx(dense, 1, NULL, MINT_ATTENTION_AUTO, 0);
+    mint_err err;
+    cr_assert_eq(mint_ctx_capture_routing(c, got[0], w[0], T, &err), MINT_E_ARG);
+    cr_assert(strstr(err.msg, "no experts"), "%s", err.msg);
+    mint_ctx_free(c);
+    mint_model_close(dense);
+    mint_model_close(m);
+}

@@ -9,6 +9,7 @@
 #include "report.h"
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,6 +140,40 @@ Test(report, gemma2_page_renders_in_chromium, .timeout = MT_HANG(180)) {
               "the data block lacks the architecture or the attention");
     free(page);
     expect_renders(html, "report-gemma2.png");
+}
+
+// A mixture of experts' page: the tiny synthetic Qwen3-MoE (its text is noise) shows, per
+// token and layer, the 4 of 16 experts its router chose with their weights, which sum to 1
+// (renormalised); the page's self-test checks the table has a row per token.
+Test(report, moe_page_shows_the_routing, .timeout = MT_HANG(180)) {
+    const char *model = keep(mt_path(mt_tmpdir(), "qwen3moe-tiny.gguf"));
+    mint_synth_params p = {
+        .preset = "qwen3moe", .ftype = "Q8_0", .seed = 1, .n_threads = 2, .shape = "tiny"};
+    mint_err e;
+    cr_assert_eq(mint_synth_write(&p, model, &e), MINT_OK, "%s", e.msg);
+    const char *html = keep(mt_path(mt_tmpdir(), "qwen3moe.html"));
+    char *out, *err;
+    int rc =
+        run_tool(&out, &err, "mint-run",
+                 "-m '%s' -p 'Once upon a time' -n 8 --temp 0 -t 2 --report '%s'", model, html);
+    cr_assert_eq(rc, 0, "%s", err);
+    free(out);
+    free(err);
+    char *page = read_text(html);
+    const char *rt = strstr(page, "\"routing\":{\"layers\":2,\"k\":4,\"n_expert\":16,\"T\":");
+    cr_assert(rt, "the data block lacks the routing");
+    const char *w = strstr(rt, "\"w\":[");
+    cr_assert(w);
+    double sum = 0; // the first token's weights in layer 0
+    const char *at = w + 5;
+    for (int j = 0; j < 4; j++) {
+        char *end;
+        sum += strtod(at, &end);
+        at = end + 1;
+    }
+    cr_assert(fabs(sum - 1.0) < 2e-3, "layer 0's weights sum to %g", sum);
+    free(page);
+    expect_renders(html, "report-qwen3moe.png");
 }
 
 Test(report, mint_perplexity_page_renders_in_chromium, .timeout = MT_HANG(180)) {

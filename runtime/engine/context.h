@@ -41,6 +41,10 @@ struct mint_ctx {
     int last_algo;                 // mint_attn_algo of the last evaluation (-1 before any)
     float *capture;                // attention weights of sequence 0, or NULL (mint.h's layout)
     int32_t cap_max;               // positions captured
+    int32_t *route_ids;            // the experts each layer chose for sequence 0, or NULL
+                                   // (mint_ctx_capture_routing's layout)
+    float *route_w;                // their weights
+    int32_t route_max;             // positions captured
     bool trace;                    // record the nodes of each evaluation
     double *trace_t;               // [n_nodes + 1] node end times of the last evaluation
     mint_trace_node *trace_nodes;  // [n_nodes] the last evaluation's nodes, when tracing

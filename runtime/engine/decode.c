@@ -116,6 +116,9 @@ mint_status mint_decode(mint_ctx *c, const mint_batch_entry *e, int32_t n, mint_
         .node_end = c->trace ? c->trace_t : NULL,
         .n_threads = c->params.n_threads,
         .moe = c->moe,
+        .route_ids = c->route_ids,
+        .route_w = c->route_w,
+        .route_max = c->route_max,
     };
     for (int b = 0; b < MINT_BUF_COUNT; b++) {
         x.buf[b] = c->buf[b];
@@ -228,6 +231,21 @@ mint_status mint_seq_prefix(mint_ctx *c, int32_t seq, const int32_t *tokens, int
                          "prefix: a length of %d is outside 0..%d (the context length)", n,
                          c->params.n_ctx);
     *n_held = mint_kv_prefix(&c->kv, seq, tokens, n);
+    return MINT_OK;
+}
+
+mint_status mint_ctx_capture_routing(mint_ctx *c, int32_t *ids, float *weights, int32_t max_pos,
+                                     mint_err *err) {
+    mint_err_clear(err);
+    if (ids && c->model->hp.n_expert == 0)
+        return mint_fail(err, MINT_E_ARG, "routing capture: the model has no experts");
+    if (ids && (!weights || max_pos < 1 || max_pos > c->params.n_ctx))
+        return mint_fail(err, MINT_E_ARG,
+                         "routing capture of %d positions is outside 1..%d (or no weights)",
+                         max_pos, c->params.n_ctx);
+    c->route_ids = ids;
+    c->route_w = ids ? weights : NULL;
+    c->route_max = ids ? max_pos : 0;
     return MINT_OK;
 }
 

@@ -296,6 +296,11 @@ static void run_moe_route(const mint_node *n, const mint_exec *e, int node, int 
         mint_moe_route(&e->k->vec, row(e, n->src, t), e->hp->n_expert, k, n->scale != 0.0f, ids,
                        sel + k);
         for (int32_t j = 0; j < k; j++) sel[j] = (float)ids[j];
+        if (e->route_ids && e->seq[t] == 0 && e->pos[t] < e->route_max) { // for looking at it
+            const size_t at = ((size_t)n->layer * (size_t)e->route_max + (size_t)e->pos[t]) * k;
+            memcpy(e->route_ids + at, ids, (size_t)k * sizeof *ids);
+            memcpy(e->route_w + at, sel + k, (size_t)k * sizeof *sel);
+        }
     }
 }
 

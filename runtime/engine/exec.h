@@ -51,6 +51,10 @@ typedef struct mint_exec {
     double *node_end;              // [n_nodes + 1] or NULL: thread 0 stores the start, then the
                                    // time each node's barrier released (tracing)
     mint_moe_groups moe;           // a mixture's per-expert lists (all NULL for a dense model)
+    int32_t *route_ids;            // or NULL: the experts chosen for sequence 0's rows, written
+                                   // as route_ids[(layer * route_max + pos) * k + j]
+    float *route_w;                // ... and their weights, the same way
+    int32_t route_max;             // positions captured (rows at pos >= route_max are skipped)
 } mint_exec;
 
 // A mixture's tile: up to MINT_MOE_TILE_ROWS rows of one expert against up to

@@ -182,7 +182,10 @@ static void add_moe(builder *b, const mint_layer *L, bool norm_weights, int l) {
     const char *router_name[1] = {nm};
     add_matmuls(b, MINT_BUF_XB, 1, router, route, router_name, false);
     n = add(b, MINT_OP_MOE_ROUTE, MINT_BUF_SEL, MINT_BUF_ROUTE, "blk.%d.ffn_route", l);
-    if (n) n->scale = norm_weights ? 1.0f : 0.0f; // 1: the weights renormalised
+    if (n) {
+        n->scale = norm_weights ? 1.0f : 0.0f; // 1: the weights renormalised
+        n->layer = l;                          // for the routing capture
+    }
     add(b, MINT_OP_MOE_GROUP, MINT_BUF_NONE, MINT_BUF_SEL, "blk.%d.ffn_group", l);
     const mint_weight *gu[2] = {&L->gate_exps, &L->up_exps};
     const mint_buf_id gu_dst[2] = {MINT_BUF_HB, MINT_BUF_HB2};

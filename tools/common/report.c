@@ -142,6 +142,26 @@ static void write_attention(out *o, const report *r) {
     puts_(o, "\"}");
 }
 
+// The experts each layer chose for each shown token, the best first, and their weights:
+// "ids" and "w" flat in [layer][token][k] order.
+static void write_routing(out *o, const report *r) {
+    const int L = r->desc.n_layer, K = r->desc.n_expert_used, T = r->route_T;
+    printf_(o, ",\"routing\":{\"layers\":%d,\"k\":%d,\"n_expert\":%d,\"T\":%d,\"ids\":[", L, K,
+            r->desc.n_expert, T);
+    for (int l = 0; l < L; l++)
+        for (int t = 0; t < T; t++)
+            for (int j = 0; j < K; j++)
+                printf_(o, "%s%d", l + t + j ? "," : "",
+                        r->route_ids[((size_t)l * r->route_stride + t) * K + j]);
+    puts_(o, "],\"w\":[");
+    for (int l = 0; l < L; l++)
+        for (int t = 0; t < T; t++)
+            for (int j = 0; j < K; j++)
+                printf_(o, "%s%.3g", l + t + j ? "," : "",
+                        r->route_w[((size_t)l * r->route_stride + t) * K + j]);
+    puts_(o, "]}");
+}
+
 static void write_data(out *o, const report *r) {
     const mint_model_desc *d = &r->desc;
     puts_(o, "{\"tool\":");
@@ -167,6 +187,7 @@ static void write_data(out *o, const report *r) {
             r->attention, r->threads, r->kv_block);
     write_tokens(o, r);
     if (r->att && r->att_T > 0) write_attention(o, r);
+    if (r->route_ids && r->route_T > 0) write_routing(o, r);
     puts_(o, ",\"ops\":[");
     for (int i = 0; i < r->n_ops; i++) {
         printf_(o, "%s[", i ? "," : "");

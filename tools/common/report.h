@@ -41,10 +41,15 @@ typedef struct report {
     int kv_block;             // positions per KV block
     report_token *tok;        // [n_tok] the tokens, in order
     int n_tok;
-    const float *att;        // [layers][heads][att_T][att_T] weights (mint_ctx_capture_attention),
-                             // or NULL
-    int att_T;               // positions captured
-    const char *op_name[16]; // time per op kind, over the run
+    const float *att;         // [layers][heads][att_T][att_T] weights (mint_ctx_capture_attention),
+                              // or NULL
+    int att_T;                // positions captured
+    const int32_t *route_ids; // [layers][route_stride][k] experts chosen (a mixture of experts:
+                              // mint_ctx_capture_routing), or NULL
+    const float *route_w;     // [layers][route_stride][k] their weights
+    int route_T;              // positions to show
+    int route_stride;         // positions per layer in the two arrays
+    const char *op_name[16];  // time per op kind, over the run
     double op_seconds[16];
     int n_ops;
     const double *chunk_ppl; // [n_chunks] running perplexity per chunk (mint-perplexity)

@@ -20,6 +20,9 @@
 // Attention bytes the page may hold (8-bit weights of the causal triangles of every layer and
 // head): the positions shown are the most that fit.
 #define ATTENTION_BUDGET (8u << 20)
+// A mixture of experts' routing is shown for at most this many tokens (every layer, the k
+// experts each chose and their weights: 48 layers x 8 experts x 512 tokens is about 2 MB of JSON).
+#define ROUTING_MAX 512
 
 struct run_report {
     report r;               // what the page shows
@@ -28,6 +31,9 @@ struct run_report {
     float *att;             // capture buffer [layers][heads][T][T]
     mint_model *cmp;        // compare model, or NULL
     double op_sum[16];      // seconds per op kind
+    int32_t *route_ids;     // [layers][route_T][k] the experts chosen (a mixture), or NULL
+    float *route_w;         // [layers][route_T][k] their weights
+    int route_T;            // positions the routing capture holds
     char *chat_prompt;      // the last chat turn's rendered prompt (malloc), or NULL
 };
 
@@ -51,6 +57,8 @@ void run_report_free(run_report *rr) {
     mint_atomic_file_abort(rr->file);
     mint_model_close(rr->cmp);
     free(rr->att);
+    free(rr->route_ids);
+    free(rr->route_w);
     free(rr->r.tok);
     free(rr->chat_prompt);
     free(rr);
@@ -91,6 +99,16 @@ int run_report_open(session *s, run_report **out) {
     rr->att = calloc((size_t)r->desc.n_layer * r->desc.n_head * (size_t)T * T, sizeof *rr->att);
     if (T > 0 && rr->att && mint_ctx_capture_attention(s->ctx, rr->att, T, &err) == MINT_OK)
         r->att_T = T;
+    if (r->desc.n_expert > 0) { // a mixture: the routing of up to ROUTING_MAX tokens
+        const int n_ctx = mint_ctx_n_ctx(s->ctx);
+        const int RT = n_ctx < ROUTING_MAX ? n_ctx : ROUTING_MAX;
+        const size_t n = (size_t)r->desc.n_layer * (size_t)RT * (size_t)r->desc.n_expert_used;
+        rr->route_ids = calloc(n, sizeof *rr->route_ids);
+        rr->route_w = calloc(n, sizeof *rr->route_w);
+        if (rr->route_ids && rr->route_w &&
+            mint_ctx_capture_routing(s->ctx, rr->route_ids, rr->route_w, RT, &err) == MINT_OK)
+            rr->route_T = RT;
+    }
     mint_ctx_set_trace(s->ctx, true);
     *out = rr;
     return 0;
@@ -206,6 +224,7 @@ static int compare(session *s, run_report *rr) {
 int run_report_close(session *s, run_report *rr, bool ok) {
     if (!rr) return 0;
     mint_ctx_capture_attention(s->ctx, NULL, 0, NULL);
+    if (rr->route_T > 0) mint_ctx_capture_routing(s->ctx, NULL, NULL, 0, NULL);
     mint_ctx_set_trace(s->ctx, false);
     report *r = &rr->r;
     int rc = 0;
@@ -214,6 +233,12 @@ int run_report_close(session *s, run_report *rr, bool ok) {
         r->attention = mint_ctx_attention_name(s->ctx);
         r->att = r->att_T > 0 ? rr->att : NULL;
         if (r->att_T > r->n_tok) r->att_T = r->n_tok;
+        if (rr->route_T > 0) {
+            r->route_ids = rr->route_ids;
+            r->route_w = rr->route_w;
+            r->route_stride = rr->route_T;
+            r->route_T = rr->route_T < r->n_tok ? rr->route_T : r->n_tok;
+        }
         for (int k = 0; k < r->n_ops; k++) {
             r->op_seconds[k] = rr->op_sum[k];
             if (r->att_T > 0 && strcmp(r->op_name[k], "ATTENTION") == 0)

@@ -509,6 +509,7 @@ PROTOTYPES = {
     "mint_isa_name": (c_char_p, []),
     "mint_ctx_set_trace": (None, [handle, c_bool]),
     "mint_ctx_capture_attention": (c_enum, [handle, P(c_float), c_int32, P(mint_err)]),
+    "mint_ctx_capture_routing": (c_enum, [handle, P(c_int32), P(c_float), c_int32, P(mint_err)]),
     "mint_ctx_last_trace": (c_int32, [handle, P(P(mint_trace_node))]),
     "mint_measure_read_bandwidth": (c_enum, [c_int, c_size_t, c_int, P(c_double), P(mint_err)]),
     # samplers

@@ -64,6 +64,7 @@ class Context(_util.Closable):
     ):
         self._h = None
         self._capture = None
+        self._routing = None
         if not isinstance(model, _util.ModelBase):
             raise _lib.errors.MintTypeError(
                 f"model must be a mint.Model, not {type(model).__name__}"
@@ -350,6 +351,34 @@ class Context(_util.Closable):
             raise MintArgumentError("attention capture is off: call capture_attention(max_pos)")
         buf, shape = self._capture
         return memoryview(bytearray(buf)).cast("f", shape)
+
+    def capture_routing(self, max_pos):
+        """A mixture of experts: records from now on, for rows of sequence 0 at positions <
+        max_pos, the experts each layer's router chose and their weights (None stops). Read them
+        with routing()."""
+        h = self._handle()
+        e = _util.err()
+        if max_pos is None:
+            check(self._L.mint_ctx_capture_routing(h, None, None, 0, byref(e)), e)
+            self._routing = None
+            return
+        mp = _util.as_int(max_pos, "max_pos", 1, self.n_ctx)
+        info = self.model.info
+        k = max(info.n_expert_used, 1)
+        n = info.n_layer * mp * k
+        ids, w = (ctypes.c_int32 * n)(), (ctypes.c_float * n)()
+        check(self._L.mint_ctx_capture_routing(h, ids, w, mp, byref(e)), e)
+        self._routing = (ids, w, (info.n_layer, mp, k))
+
+    def routing(self):
+        """The captured routing: (ids, weights), an int32 and a float32 memoryview of shape
+        (layer, pos, k): the experts layer l chose for the token at position p, the best first,
+        and the weights it gave their outputs."""
+        self._handle()
+        if getattr(self, "_routing", None) is None:
+            raise MintArgumentError("routing capture is off: call capture_routing(max_pos)")
+        ids, w, shape = self._routing
+        return memoryview(bytearray(ids)).cast("i", shape), memoryview(bytearray(w)).cast("f", shape)
 
     # -- decoding over several sequences --------------------------------------------------------
 

@@ -331,8 +331,9 @@ def perplexity(
 def synth_write(path, preset="small", ftype="F32", vocab=None, seed=1, n_threads=0, shape=None):
     """Writes a GGUF with random weights: preset "small" (256 wide, 4 layers, GQA),
     "mha" (128 wide, 2 layers) or "tinyllama" (TinyLlama-1.1B's shapes), or "llama3", "qwen2",
-    "qwen3", "phi3", "gpt2", "gemma2", "gemma3" with shape "real" (Llama-3.2-1B, Qwen2.5-0.5B,
-    Qwen3-0.6B, Phi-3-mini, GPT-2 124M, Gemma-2-2B, Gemma-3-1B), "tiny" or "micro"; ftype as
+    "qwen3", "phi3", "gpt2", "gemma2", "gemma3", and the mixtures of experts "qwen3moe", "olmoe",
+    "mixtral" with shape "real" (Llama-3.2-1B, Qwen2.5-0.5B, Qwen3-0.6B, Phi-3-mini, GPT-2 124M,
+    Gemma-2-2B, Gemma-3-1B, Qwen3-30B-A3B, OLMoE-1B-7B, Mixtral-8x7B), "tiny" or "micro"; ftype as
     llama-quantize names file types. Its text is noise; its shapes, speed and formats are
     real. Returns path."""
     d = _lib.fspath_bytes(path, "path")

@@ -241,6 +241,27 @@ def test_attention_capture_rows_are_distributions(stories):
             ctx.attention_weights()
 
 
+def test_routing_capture_of_a_mixture(tmp_path):
+    path = mint.synth_write(tmp_path / "qwen3moe.gguf", preset="qwen3moe", shape="tiny", seed=1)
+    with mint.Model(path, n_threads=1, n_ctx=64) as m:
+        assert (m.info.n_expert, m.info.n_expert_used) == (16, 4)
+        ids = m.tokenize("Once upon a time")
+        with m.context(n_threads=1) as ctx:
+            ctx.capture_routing(8)
+            ctx.eval(ids[:8])
+            experts, weights = ctx.routing()
+            assert experts.shape == (m.info.n_layer, 8, 4)
+            for layer in range(m.info.n_layer):
+                for p in range(min(len(ids), 8)):
+                    chosen = [experts[layer, p, j] for j in range(4)]
+                    w = [weights[layer, p, j] for j in range(4)]
+                    assert len(set(chosen)) == 4 and all(0 <= e < 16 for e in chosen)
+                    assert abs(sum(w) - 1) < 1e-5 and w == sorted(w, reverse=True)
+            ctx.capture_routing(None)
+            with pytest.raises(mint.MintArgumentError):
+                ctx.routing()
+
+
 def test_context_low_level_beam_and_speculative(stories):
     ids = stories.tokenize("Once upon a time")
     with stories.context(n_threads=1, n_seq_max=2) as ctx:
