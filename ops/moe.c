@@ -6,6 +6,8 @@
 // sum_rows, clamp, div; then mul and add), so a choice and its weights are llama.cpp's bits.
 #include "ops/ops.h"
 
+#include <math.h>
+
 // The router's choice for one token (the contract is in ops/ops.h).
 void mint_moe_route(const mint_vec_kernels *vk, float *probs, int32_t n_expert, int32_t k,
                     bool norm, int32_t *ids, float *weights) {
@@ -44,5 +46,16 @@ void mint_moe_sum(float *dst, const float *y, size_t y_stride, const float *weig
             const float p = yj[i] * weights[j];
             dst[i] = dst[i] + p;
         }
+    }
+}
+
+// dst += y * sigmoid(logit) (the contract is in ops/ops.h).
+void mint_moe_shared_add(float *dst, const float *y, float logit, int64_t n) {
+    // llama.cpp builds the gate as div(silu(x), x): silu rounded, then divided.
+    const float silu = logit / (1.0f + expf(-logit));
+    const float gate = silu / logit;
+    for (int64_t i = 0; i < n; i++) {
+        const float p = y[i] * gate;
+        dst[i] = dst[i] + p;
     }
 }

@@ -106,4 +106,8 @@ void mint_moe_route(const mint_vec_kernels *vk, float *probs, int32_t n_expert, 
 void mint_moe_sum(float *dst, const float *y, size_t y_stride, const float *weights, int32_t k,
                   int64_t n);
 
+// dst[0..n) += y[0..n) * sigmoid(logit), the sigmoid as ggml's silu(logit) / logit (Qwen2-MoE's
+// shared expert behind its gate; ops/moe.c).
+void mint_moe_shared_add(float *dst, const float *y, float logit, int64_t n);
+
 #endif // MINT_OPS_H

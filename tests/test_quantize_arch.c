@@ -164,6 +164,9 @@ Test(quantize_arch, qwen3moe) { // experts stacked in 3-D tensors; the router ke
 Test(quantize_arch, olmoe) {
     check_arch("olmoe");
 }
+Test(quantize_arch, qwen2moe) { // and a shared expert's tensors
+    check_arch("qwen2moe");
+}
 Test(quantize_arch, mixtral) { // a llama file with 8 experts: llama.cpp's 8-expert rules
     check_arch("mixtral");
 }
@@ -194,8 +197,8 @@ Test(quantize_arch, compare_runs_on_every_architecture, .timeout = MT_HANG(300))
 
 // Every architecture of the reference has its test above.
 Test(quantize_arch, every_reference_file_is_covered) {
-    const char *covered[] = {"llama3", "qwen2",  "qwen3",    "phi3",    "gpt2",
-                             "gemma2", "gemma3", "qwen3moe", "mixtral", "olmoe"};
+    const char *covered[] = {"llama3", "qwen2",    "qwen3",   "phi3",  "gpt2",    "gemma2",
+                             "gemma3", "qwen3moe", "mixtral", "olmoe", "qwen2moe"};
     json_object_object_foreach(mt_jget(reference(), "files"), arch, entry) {
         (void)entry;
         bool found = false;

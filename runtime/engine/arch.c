@@ -41,6 +41,10 @@ static const mint_arch arches[] = {
     // the feed-forward, the chosen experts' weights renormalised to sum to 1.
     {"qwen3moe", .pos = MINT_POS_ROPE_NEOX, .qk_norm = MINT_REQUIRED, .ffn = MINT_FFN_MOE,
      .moe_norm_weights = true},
+    // Qwen1.5-MoE and Qwen2-57B-A14B: Qwen2's attention (q/k/v biases); routed experts, their
+    // weights as routed, plus a shared expert behind a sigmoid gate.
+    {"qwen2moe", .pos = MINT_POS_ROPE_NEOX, .qkv_bias = MINT_REQUIRED, .ffn = MINT_FFN_MOE,
+     .moe_shared_expert = true},
     // OLMoE: q and k RMS-normalised over the whole projection; a mixture of feed_forward_length
     // wide experts, their weights as the router gives them (no renormalising); NEOX RoPE.
     {"olmoe", .pos = MINT_POS_ROPE_NEOX, .qk_norm = MINT_REQUIRED, .qk_norm_whole = true,
@@ -93,6 +97,8 @@ int64_t mint_dim_value(mint_dim d, const mint_dims *x) {
         return x->n_ff_exp;
     case MINT_DIM_EXPERTS:
         return x->n_expert;
+    case MINT_DIM_FF_SHEXP:
+        return x->n_ff_shexp;
     }
     return 0;
 }
@@ -179,6 +185,16 @@ int mint_arch_layer_tensors(const mint_arch *a, mint_layer_tensor *out) {
         EXPERTS("ffn_gate_exps.weight", MINT_DIM_EMBD, MINT_DIM_FF_EXP, MINT_SLOT_GATE_EXPS);
         EXPERTS("ffn_up_exps.weight", MINT_DIM_EMBD, MINT_DIM_FF_EXP, MINT_SLOT_UP_EXPS);
         EXPERTS("ffn_down_exps.weight", MINT_DIM_FF_EXP, MINT_DIM_EMBD, MINT_SLOT_DOWN_EXPS);
+        if (!a->moe_shared_expert) break;
+        // the shared expert's gate: one logit per token from a vector
+        VEC("ffn_gate_inp_shexp.weight", MINT_DIM_EMBD, MINT_SLOT_SHEXP_GATE_INP, MINT_REQUIRED,
+            0.1f);
+        MAT("ffn_gate_shexp.weight", MINT_DIM_EMBD, MINT_DIM_FF_SHEXP, MINT_SLOT_GATE_SHEXP,
+            MINT_DIM_EMBD);
+        MAT("ffn_up_shexp.weight", MINT_DIM_EMBD, MINT_DIM_FF_SHEXP, MINT_SLOT_UP_SHEXP,
+            MINT_DIM_EMBD);
+        MAT("ffn_down_shexp.weight", MINT_DIM_FF_SHEXP, MINT_DIM_EMBD, MINT_SLOT_DOWN_SHEXP,
+            MINT_DIM_FF_SHEXP);
         break;
     }
     if (a->ffn != MINT_FFN_MOE)
@@ -238,8 +254,9 @@ void mint_arch_describe(const mint_arch *a, char *buf, size_t cap) {
         OUT("; logits soft-capped at %g%s", a->final_softcap,
             a->final_softcap_key ? " (or final_logit_softcapping)" : "");
     if (a->ffn == MINT_FFN_MOE)
-        OUT("; softmax router, the chosen experts' weights %s",
-            a->moe_norm_weights ? "renormalised" : "as they are");
+        OUT("; softmax router, the chosen experts' weights %s%s",
+            a->moe_norm_weights ? "renormalised" : "as they are",
+            a->moe_shared_expert ? "; a shared expert behind a sigmoid gate" : "");
     if (a->wide_scale_layers)
         OUT("; %d layers scale queries by n_embd / n_head", a->wide_scale_layers);
     if (a->quant_70b_layers)

@@ -86,6 +86,10 @@ typedef struct mint_arch {
                             // it, mint_arch_find never does
     bool moe_ff_is_ff;      // the experts are feed_forward_length wide (llama's layout), not
                             // expert_feed_forward_length
+    bool moe_shared_expert; // beside the routed experts, a shared SwiGLU expert every token
+                            // takes (ffn_gate/up/down_shexp, expert_shared_feed_forward_length
+                            // wide), its output times sigmoid(ffn_gate_inp_shexp . x)
+                            // (Qwen2-MoE)
     // What llama-quantize knows of the architecture (runtime/filetools/mix.c):
     int quant_70b_layers; // a model with this many layers is llama.cpp's 70B type, whose attn_v
                           // gets more bits (0: none)
@@ -98,18 +102,19 @@ typedef struct mint_arch {
 
 // A length in the model's dimensions.
 typedef enum mint_dim {
-    MINT_DIM_0 = 0,   // nothing: a view at the start
-    MINT_DIM_1,       // one: a vector's row count
-    MINT_DIM_EMBD,    // n_embd
-    MINT_DIM_FF,      // n_ff
-    MINT_DIM_FF2,     // 2 n_ff (gate and up in one matrix)
-    MINT_DIM_Q,       // n_head * head_dim
-    MINT_DIM_KV,      // n_head_kv * head_dim
-    MINT_DIM_Q_KV,    // q + kv (where a fused v starts)
-    MINT_DIM_QKV,     // q + 2 kv (q, k and v in one matrix)
-    MINT_DIM_HEAD,    // head_dim
-    MINT_DIM_FF_EXP,  // an expert's feed-forward width (expert_feed_forward_length)
-    MINT_DIM_EXPERTS, // experts (expert_count)
+    MINT_DIM_0 = 0,    // nothing: a view at the start
+    MINT_DIM_1,        // one: a vector's row count
+    MINT_DIM_EMBD,     // n_embd
+    MINT_DIM_FF,       // n_ff
+    MINT_DIM_FF2,      // 2 n_ff (gate and up in one matrix)
+    MINT_DIM_Q,        // n_head * head_dim
+    MINT_DIM_KV,       // n_head_kv * head_dim
+    MINT_DIM_Q_KV,     // q + kv (where a fused v starts)
+    MINT_DIM_QKV,      // q + 2 kv (q, k and v in one matrix)
+    MINT_DIM_HEAD,     // head_dim
+    MINT_DIM_FF_EXP,   // an expert's feed-forward width (expert_feed_forward_length)
+    MINT_DIM_EXPERTS,  // experts (expert_count)
+    MINT_DIM_FF_SHEXP, // the shared expert's width (expert_shared_feed_forward_length)
 } mint_dim;
 
 // Where a tensor (or a view of a fused one) is bound: a field of runtime/engine/model.h's
@@ -137,10 +142,14 @@ typedef enum mint_slot {
     MINT_SLOT_W_DOWN,
     MINT_SLOT_B_DOWN,
     MINT_SLOT_FFN_POST_NORM,
-    MINT_SLOT_ROUTER,    // ffn_gate_inp: [n_embd] -> [n_expert] router logits
-    MINT_SLOT_GATE_EXPS, // ffn_gate_exps: n_expert x ([n_embd] -> [n_ff_exp])
-    MINT_SLOT_UP_EXPS,   // ffn_up_exps: n_expert x ([n_embd] -> [n_ff_exp])
-    MINT_SLOT_DOWN_EXPS, // ffn_down_exps: n_expert x ([n_ff_exp] -> [n_embd])
+    MINT_SLOT_ROUTER,         // ffn_gate_inp: [n_embd] -> [n_expert] router logits
+    MINT_SLOT_GATE_EXPS,      // ffn_gate_exps: n_expert x ([n_embd] -> [n_ff_exp])
+    MINT_SLOT_UP_EXPS,        // ffn_up_exps: n_expert x ([n_embd] -> [n_ff_exp])
+    MINT_SLOT_DOWN_EXPS,      // ffn_down_exps: n_expert x ([n_ff_exp] -> [n_embd])
+    MINT_SLOT_SHEXP_GATE_INP, // ffn_gate_inp_shexp: [n_embd] -> the shared expert's gate logit
+    MINT_SLOT_GATE_SHEXP,     // ffn_gate_shexp: [n_embd] -> [n_ff_shexp]
+    MINT_SLOT_UP_SHEXP,       // ffn_up_shexp: [n_embd] -> [n_ff_shexp]
+    MINT_SLOT_DOWN_SHEXP,     // ffn_down_shexp: [n_ff_shexp] -> [n_embd]
     MINT_SLOT_COUNT
 } mint_slot;
 
@@ -167,17 +176,18 @@ typedef struct mint_layer_tensor {
                            // matrices of [n_in, n_out] each, ne[2] (the experts)
 } mint_layer_tensor;
 
-enum { MINT_LAYER_TENSORS_MAX = 24 };
+enum { MINT_LAYER_TENSORS_MAX = 32 };
 
 // The numbers a mint_dim is made of.
 typedef struct mint_dims {
-    int64_t n_embd;    // residual width
-    int64_t n_ff;      // feed-forward width
-    int64_t n_head;    // query heads
-    int64_t n_head_kv; // key/value heads
-    int64_t head_dim;  // head size
-    int64_t n_ff_exp;  // an expert's feed-forward width (0 without experts)
-    int64_t n_expert;  // experts (0 without)
+    int64_t n_embd;     // residual width
+    int64_t n_ff;       // feed-forward width
+    int64_t n_head;     // query heads
+    int64_t n_head_kv;  // key/value heads
+    int64_t head_dim;   // head size
+    int64_t n_ff_exp;   // an expert's feed-forward width (0 without experts)
+    int64_t n_expert;   // experts (0 without)
+    int64_t n_ff_shexp; // the shared expert's width (0 without)
 } mint_dims;
 
 // d in those numbers.

@@ -381,6 +381,14 @@ static void run_moe_sum(const mint_node *n, const mint_exec *e, int node, int it
                      (const float *)row(e, n->src2, t) + k, k, width);
 }
 
+static void run_moe_shared(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    long lo, hi;
+    mint_split(e->n_tokens, ith, nth, &lo, &hi);
+    for (long t = lo; t < hi; t++)
+        mint_moe_shared_add(row(e, n->dst, t), row(e, n->src, t),
+                            *(const float *)row(e, n->src2, t), n->width);
+}
+
 static const bind_fn bind_table[MINT_OP_COUNT] = {
     [MINT_OP_GET_ROWS] = run_get_rows,
     [MINT_OP_RMS_NORM] = run_rms_norm,
@@ -404,6 +412,7 @@ static const bind_fn bind_table[MINT_OP_COUNT] = {
     [MINT_OP_MOE_GROUP] = run_moe_group,
     [MINT_OP_MOE_MATMUL] = run_moe_matmul,
     [MINT_OP_MOE_SUM] = run_moe_sum,
+    [MINT_OP_MOE_SHARED] = run_moe_shared,
 };
 
 // Work under which a node runs on one thread, in multiply-adds (or elements for row ops): about

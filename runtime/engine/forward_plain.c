@@ -282,6 +282,16 @@ static void mixture_of_experts(mint_plain *p, const mint_layer *L) {
     }
     mint_moe_sum(p->tmp, p->expert_out, (size_t)hp->n_embd * sizeof(float), p->expert_w, k,
                  hp->n_embd);
+    if (!L->gate_shexp.data) return;
+    // The shared expert every token takes (Qwen2-MoE): a dense SwiGLU [n_ff_shexp], times the
+    // sigmoid of its gate's logit (one dot product with a vector).
+    matmul(p, p->hb, p->xb, &L->gate_shexp);
+    matmul(p, p->hb2, p->xb, &L->up_shexp);
+    mint_silu_mul(p->hb, 0, p->hb2, 0, hp->n_ff_shexp, 0, 1);
+    matmul(p, p->expert_out, p->hb, &L->down_shexp);
+    float logit;
+    matmul(p, &logit, p->xb, &L->shexp_gate_inp);
+    mint_moe_shared_add(p->tmp, p->expert_out, logit, hp->n_embd);
 }
 
 // x += the feed-forward block of layer l (x [n_embd], hidden [n_ff]): normalise, the block's
@@ -376,7 +386,8 @@ mint_status mint_plain_create(const mint_model *m, int32_t n_ctx, mint_plain **o
     size_t widest = (size_t)hp->n_embd; // a converted row takes at most 4 bytes per element
     if (q_dim > widest) widest = q_dim;
     if ((size_t)hp->n_ff > widest) widest = (size_t)hp->n_ff;
-    const size_t hidden = (size_t)(hp->n_ff > hp->n_ff_exp ? hp->n_ff : hp->n_ff_exp);
+    size_t hidden = (size_t)(hp->n_ff > hp->n_ff_exp ? hp->n_ff : hp->n_ff_exp);
+    if ((size_t)hp->n_ff_shexp > hidden) hidden = (size_t)hp->n_ff_shexp;
     if (hidden > widest) widest = hidden;
     const size_t n_exp = hp->n_expert > 0 ? (size_t)hp->n_expert : 1;
     const size_t n_used = hp->n_expert_used > 0 ? (size_t)hp->n_expert_used : 1;

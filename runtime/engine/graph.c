@@ -34,6 +34,7 @@ static const char *op_names[MINT_OP_COUNT] = {
     [MINT_OP_MOE_GROUP] = "MOE_GROUP",
     [MINT_OP_MOE_MATMUL] = "MOE_MATMUL",
     [MINT_OP_MOE_SUM] = "MOE_SUM",
+    [MINT_OP_MOE_SHARED] = "MOE_SHARED",
 };
 
 static const char *buf_names[MINT_BUF_COUNT] = {
@@ -156,15 +157,16 @@ static void add_post_norm(builder *b, mint_buf_id dst, const mint_weight *w, con
     if (n) n->w = w;
 }
 
-// The converted input of a node reading src for weights of vec_dot_type vt, sized for width
-// elements: src itself for F32, else a CONVERT into xq (grown to fit).
-static mint_buf_id add_convert(builder *b, mint_buf_id src, uint32_t vt, const char *name) {
+// The converted input of a node reading the first `width` elements of src for weights of
+// vec_dot_type vt: src itself for F32, else a CONVERT into xq (grown to fit).
+static mint_buf_id add_convert(builder *b, mint_buf_id src, int64_t width, uint32_t vt,
+                               const char *name) {
     if (vt == MINT_TYPE_F32) return src;
     mint_node *c = add(b, MINT_OP_CONVERT, MINT_BUF_XQ, src, "%s.in", name);
     if (!c) return MINT_BUF_NONE;
     c->type = vt;
-    c->width = b->g->width[src];
-    uint64_t bytes = mint_row_size(vt, b->g->width[src]);
+    c->width = width;
+    uint64_t bytes = mint_row_size(vt, width);
     if ((int64_t)bytes > b->g->width[MINT_BUF_XQ]) b->g->width[MINT_BUF_XQ] = (int64_t)bytes;
     return MINT_BUF_XQ;
 }
@@ -173,9 +175,11 @@ static mint_buf_id add_convert(builder *b, mint_buf_id src, uint32_t vt, const c
 // matrices of one vec_dot_type share a conversion of xb (gate and up; the three stacks have
 // one type in llama.cpp's files, else each converts its own); the down projections read hb
 // converted, part j of a row for slot j.
-static void add_moe(builder *b, const mint_layer *L, bool norm_weights, int l) {
+static void add_moe(builder *b, const mint_hparams *hp, const mint_layer *L, bool norm_weights,
+                    int l) {
     mint_node *n;
     char nm[32];
+    const int64_t hidden = (int64_t)hp->n_expert_used * hp->n_ff_exp; // k experts' hidden rows
     snprintf(nm, sizeof nm, "blk.%d.ffn_router", l);
     const mint_weight *router[1] = {&L->router};
     const mint_buf_id route[1] = {MINT_BUF_ROUTE};
@@ -195,17 +199,19 @@ static void add_moe(builder *b, const mint_layer *L, bool norm_weights, int l) {
         snprintf(nm, sizeof nm, "blk.%d.%s", l, gu_name[i]);
         const bool shared = i == 1 && b->k->t[gu[0]->type].vec_dot_type == vt;
         const mint_buf_id in = shared ? (vt == MINT_TYPE_F32 ? MINT_BUF_XB : MINT_BUF_XQ)
-                                      : add_convert(b, MINT_BUF_XB, vt, nm);
+                                      : add_convert(b, MINT_BUF_XB, hp->n_embd, vt, nm);
         n = add(b, MINT_OP_MOE_MATMUL, gu_dst[i], in, "%s", nm);
         if (n) {
             n->w = gu[i];
             n->type = vt;
         }
     }
-    add(b, MINT_OP_SILU_MUL, MINT_BUF_HB, MINT_BUF_HB2, "blk.%d.ffn_act", l);
+    n = add(b, MINT_OP_SILU_MUL, MINT_BUF_HB, MINT_BUF_HB2, "blk.%d.ffn_act", l);
+    if (n) n->width = hidden;
     snprintf(nm, sizeof nm, "blk.%d.ffn_down_exps", l);
     const uint32_t vt = b->k->t[L->down_exps.type].vec_dot_type;
-    n = add(b, MINT_OP_MOE_MATMUL, MINT_BUF_EXP, add_convert(b, MINT_BUF_HB, vt, nm), "%s", nm);
+    n = add(b, MINT_OP_MOE_MATMUL, MINT_BUF_EXP, add_convert(b, MINT_BUF_HB, hidden, vt, nm), "%s",
+            nm);
     if (n) {
         n->w = &L->down_exps;
         n->type = vt;
@@ -213,6 +219,33 @@ static void add_moe(builder *b, const mint_layer *L, bool norm_weights, int l) {
     }
     n = add(b, MINT_OP_MOE_SUM, MINT_BUF_TMP, MINT_BUF_EXP, "blk.%d.ffn_moe_sum", l);
     if (n) n->src2 = MINT_BUF_SEL;
+    if (!L->gate_shexp.data) return;
+    // The shared expert (Qwen2-MoE): a dense SwiGLU of n_ff_shexp into exp's first n_embd, its
+    // gate's logit (a dot with a vector) into route, then tmp += exp * sigmoid(logit).
+    char g[48], u[48], d[48], gi[48]; // (node names keep 31 bytes: "blk.47.ffn_gate_inp_shexp")
+    snprintf(g, sizeof g, "blk.%d.ffn_gate_shexp", l);
+    snprintf(u, sizeof u, "blk.%d.ffn_up_shexp", l);
+    snprintf(d, sizeof d, "blk.%d.ffn_down_shexp", l);
+    snprintf(gi, sizeof gi, "blk.%d.ffn_gate_inp_shexp", l);
+    const mint_weight *sgu[2] = {&L->gate_shexp, &L->up_shexp};
+    const mint_buf_id sgu_dst[2] = {MINT_BUF_HB, MINT_BUF_HB2};
+    const char *sgu_name[2] = {g, u};
+    add_matmuls(b, MINT_BUF_XB, 2, sgu, sgu_dst, sgu_name, false);
+    n = add(b, MINT_OP_SILU_MUL, MINT_BUF_HB, MINT_BUF_HB2, "blk.%d.ffn_shexp_act", l);
+    if (n) n->width = hp->n_ff_shexp;
+    const mint_weight *down[1] = {&L->down_shexp};
+    const mint_buf_id exp[1] = {MINT_BUF_EXP};
+    const char *down_name[1] = {d};
+    add_matmuls(b, MINT_BUF_HB, 1, down, exp, down_name, false);
+    const mint_weight *gate[1] = {&L->shexp_gate_inp};
+    const mint_buf_id logit[1] = {MINT_BUF_ROUTE};
+    const char *gate_name[1] = {gi};
+    add_matmuls(b, MINT_BUF_XB, 1, gate, logit, gate_name, false);
+    n = add(b, MINT_OP_MOE_SHARED, MINT_BUF_TMP, MINT_BUF_EXP, "blk.%d.ffn_shexp_add", l);
+    if (n) {
+        n->src2 = MINT_BUF_ROUTE;
+        n->width = hp->n_embd;
+    }
 }
 
 // Whether node b may run while a is still running on other threads: two matmuls of one input
@@ -251,6 +284,8 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, int32_t
         const int64_t kk = hp->n_expert_used;
         if (kk * hp->n_ff_exp > g->width[MINT_BUF_HB])
             g->width[MINT_BUF_HB] = g->width[MINT_BUF_HB2] = kk * hp->n_ff_exp;
+        if (hp->n_ff_shexp > g->width[MINT_BUF_HB]) // the shared expert's hidden row
+            g->width[MINT_BUF_HB] = g->width[MINT_BUF_HB2] = hp->n_ff_shexp;
         g->width[MINT_BUF_ROUTE] = hp->n_expert;
         g->width[MINT_BUF_SEL] = 2 * kk;
         g->width[MINT_BUF_EXP] = kk * hp->n_embd;
@@ -336,7 +371,7 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, int32_t
         snprintf(nm[4], 32, "blk.%d.ffn_norm", l);
         add_norm(&b, &L->ffn_norm, &L->ffn_norm_b, false, nm[4]);
         if (m->desc->ffn == MINT_FFN_MOE) {
-            add_moe(&b, L, m->desc->moe_norm_weights, l);
+            add_moe(&b, hp, L, m->desc->moe_norm_weights, l);
             add(&b, MINT_OP_ADD, MINT_BUF_X, MINT_BUF_TMP, "blk.%d.ffn_res", l);
             continue;
         }

@@ -37,6 +37,8 @@
 //   ffn_act     SILU_MUL     hb = silu(hb) * hb2
 //   ffn_down_exps MOE_MATMUL hb  -> exp        (each expert's output: [k * n_embd])
 //   ffn_moe_sum MOE_SUM      exp, sel -> tmp   (weighted, summed in the experts' order)
+// and, with a shared expert (Qwen2-MoE), its gate/up/act/down as a dense SwiGLU into exp, its
+// gate's logit (MATMUL with a vector) into route, then MOE_SHARED: tmp += exp * sigmoid(route).
 // and after the last block, on the rows whose logits are wanted only:
 //   out_rows    GATHER       x     -> tmp       (those rows, packed)
 //   output_norm RMS_NORM     tmp   -> xb
@@ -75,6 +77,7 @@ typedef enum mint_op {
     MINT_OP_MOE_GROUP,  // the rows (t, j) of the batch listed per chosen expert (exec's moe)
     MINT_OP_MOE_MATMUL, // dst[t][j] = W[expert j of t] . (src[t], or src[t][j] when per_slot)
     MINT_OP_MOE_SUM,    // dst[t] = sum_j weight j of src2[t] * src[t][j]
+    MINT_OP_MOE_SHARED, // dst[t] += src[t] * sigmoid(src2[t][0]) (the shared expert, gated)
     MINT_OP_COUNT,
 } mint_op;
 

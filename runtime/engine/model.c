@@ -65,7 +65,7 @@ enum { MAX_EXPERTS = 512 }; // llama.cpp's LLAMA_MAX_EXPERTS: its files never ha
 static mint_status read_moe_hparams(mint_model *m, mint_err *err) {
     const char *a = m->arch;
     mint_hparams *hp = &m->hp;
-    hp->n_expert = hp->n_expert_used = hp->n_ff_exp = 0;
+    hp->n_expert = hp->n_expert_used = hp->n_ff_exp = hp->n_ff_shexp = 0;
     if (m->desc->ffn != MINT_FFN_MOE) return MINT_OK;
     mint_status st;
     if ((st = get_dim(m->file, a, "expert_count", &hp->n_expert, err)) ||
@@ -90,6 +90,11 @@ static mint_status read_moe_hparams(mint_model *m, mint_err *err) {
     }
     st = get_dim(m->file, a, "expert_feed_forward_length", &hp->n_ff_exp, err);
     if (st != MINT_OK && st != MINT_E_NOT_FOUND) return st;
+    if (m->desc->moe_shared_expert) { // its width, as llama.cpp defaults it: n_ff
+        hp->n_ff_shexp = hp->n_ff;
+        st = get_dim(m->file, a, "expert_shared_feed_forward_length", &hp->n_ff_shexp, err);
+        if (st != MINT_OK && st != MINT_E_NOT_FOUND) return st;
+    }
     if (hp->n_ff_exp < 1)
         return mint_fail(err, MINT_E_FORMAT, "an expert's feed-forward width is 0");
     return MINT_OK;
@@ -386,8 +391,8 @@ static void bind_vector_view(mint_weight *w, const mint_weight *v_all, int64_t i
 
 // A dimension of runtime/engine/arch.h in this model's numbers.
 static int64_t dim_of(const mint_hparams *hp, mint_dim d) {
-    const mint_dims x = {hp->n_embd,   hp->n_ff,     hp->n_head,  hp->n_head_kv,
-                         hp->head_dim, hp->n_ff_exp, hp->n_expert};
+    const mint_dims x = {hp->n_embd,   hp->n_ff,     hp->n_head,   hp->n_head_kv,
+                         hp->head_dim, hp->n_ff_exp, hp->n_expert, hp->n_ff_shexp};
     return mint_dim_value(d, &x);
 }
 
@@ -419,6 +424,10 @@ static mint_weight *slot_of(mint_layer *L, mint_slot s) {
         [MINT_SLOT_GATE_EXPS] = offsetof(mint_layer, gate_exps),
         [MINT_SLOT_UP_EXPS] = offsetof(mint_layer, up_exps),
         [MINT_SLOT_DOWN_EXPS] = offsetof(mint_layer, down_exps),
+        [MINT_SLOT_SHEXP_GATE_INP] = offsetof(mint_layer, shexp_gate_inp),
+        [MINT_SLOT_GATE_SHEXP] = offsetof(mint_layer, gate_shexp),
+        [MINT_SLOT_UP_SHEXP] = offsetof(mint_layer, up_shexp),
+        [MINT_SLOT_DOWN_SHEXP] = offsetof(mint_layer, down_shexp),
     };
     return (mint_weight *)((char *)L + at[s]);
 }

@@ -56,6 +56,11 @@ typedef struct mint_layer {
     mint_weight gate_exps; // n_expert x ([n_embd] -> [n_ff_exp]) (n_mat = n_expert)
     mint_weight up_exps;   // n_expert x ([n_embd] -> [n_ff_exp])
     mint_weight down_exps; // n_expert x ([n_ff_exp] -> [n_embd])
+    // ... and a shared expert every token takes (Qwen2-MoE), data NULL without:
+    mint_weight shexp_gate_inp; // [n_embd] F32: the shared expert's gate logit is its dot with x
+    mint_weight gate_shexp;     // [n_embd] -> [n_ff_shexp]
+    mint_weight up_shexp;       // [n_embd] -> [n_ff_shexp]
+    mint_weight down_shexp;     // [n_ff_shexp] -> [n_embd]
 } mint_layer;
 
 typedef struct mint_hparams {
@@ -88,6 +93,7 @@ typedef struct mint_hparams {
     int32_t n_expert;          // expert_count: experts of a mixture (0: a dense feed-forward)
     int32_t n_expert_used;     // expert_used_count: experts each token takes, 1..n_expert
     int32_t n_ff_exp;          // expert_feed_forward_length: an expert's hidden width
+    int32_t n_ff_shexp;        // expert_shared_feed_forward_length: the shared expert's (0: none)
 } mint_hparams;
 
 typedef struct mint_repack mint_repack;

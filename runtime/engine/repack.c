@@ -71,7 +71,7 @@ struct mint_repack {
     bool joined;        // the thread has been joined
 };
 
-enum { MATS_PER_LAYER = 11 };
+enum { MATS_PER_LAYER = 14 };
 
 // The matrices a token multiplies with, each once (the output is token_embd when tied); a stack
 // of experts is one matrix of all their rows.
@@ -80,9 +80,10 @@ static int matrices(mint_model *m, mint_weight **out) {
     for (int l = 0; l < m->hp.n_layer; l++) {
         mint_layer *L = &m->layers[l];
         // (a mixture's layer has no dense gate, up and down: their data is NULL, skipped)
-        mint_weight *ws[MATS_PER_LAYER] = {&L->wq,        &L->wk,      &L->wv,       &L->wo,
-                                           &L->w_gate,    &L->w_up,    &L->w_down,   &L->router,
-                                           &L->gate_exps, &L->up_exps, &L->down_exps};
+        mint_weight *ws[MATS_PER_LAYER] = {
+            &L->wq,        &L->wk,         &L->wv,       &L->wo,        &L->w_gate,
+            &L->w_up,      &L->w_down,     &L->router,   &L->gate_exps, &L->up_exps,
+            &L->down_exps, &L->gate_shexp, &L->up_shexp, &L->down_shexp};
         for (int i = 0; i < MATS_PER_LAYER; i++) out[n++] = ws[i];
     }
     out[n++] = &m->output;

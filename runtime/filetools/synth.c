@@ -117,6 +117,14 @@ static const preset presets[] = {
      0, NULL, false},
     {"qwen3moe", "micro", "qwen3moe", 8, 16, 1, 2, 1, 8, 16, 259, 1e6f, 1e-6f, true, false, 0, NULL,
      false},
+    // Qwen1.5-MoE-A2.7B (its config.json): Qwen2's attention, 60 experts of 1408, 4 used, a
+    // shared expert of 5632
+    {"qwen2moe", "real", "qwen2moe", 2048, 5632, 24, 16, 16, 128, 8192, 151936, 1e6f, 1e-6f, false,
+     false, 0, NULL, false},
+    {"qwen2moe", "tiny", "qwen2moe", 256, 512, 2, 4, 2, 64, 1024, 512, 1e6f, 1e-6f, false, false, 0,
+     NULL, false},
+    {"qwen2moe", "micro", "qwen2moe", 8, 16, 1, 2, 1, 4, 16, 259, 1e6f, 1e-6f, false, false, 0,
+     NULL, false},
     // OLMoE-1B-7B (its config.json): 64 experts of 1024 (feed_forward_length), 8 used,
     // multi-head attention
     {"olmoe", "real", "olmoe", 2048, 1024, 16, 16, 16, 128, 4096, 50304, 1e4f, 1e-5f, false, false,
@@ -137,24 +145,28 @@ static const preset presets[] = {
 
 // The mixtures' experts, per preset name and shape (MINT_FFN_MOE rows).
 typedef struct moe_shape {
-    const char *name;  // preset name
-    const char *shape; // preset shape
-    int32_t n_expert;  // expert_count
-    int32_t n_used;    // expert_used_count
-    int32_t n_ff_exp;  // expert_feed_forward_length
+    const char *name;   // preset name
+    const char *shape;  // preset shape
+    int32_t n_expert;   // expert_count
+    int32_t n_used;     // expert_used_count
+    int32_t n_ff_exp;   // expert_feed_forward_length
+    int32_t n_ff_shexp; // expert_shared_feed_forward_length (0: no shared expert)
 } moe_shape;
 
 static const moe_shape moe_shapes[] = {
     // clang-format off
-    {"qwen3moe", "real", 128, 8, 768},
-    {"qwen3moe", "tiny", 16, 4, 256},
-    {"qwen3moe", "micro", 4, 2, 16},
-    {"olmoe", "real", 64, 8, 1024},
-    {"olmoe", "tiny", 16, 4, 256},
-    {"olmoe", "micro", 4, 2, 16},
-    {"mixtral", "real", 8, 2, 14336},
-    {"mixtral", "tiny", 8, 2, 768},
-    {"mixtral", "micro", 4, 2, 16},
+    {"qwen3moe", "real", 128, 8, 768, 0},
+    {"qwen3moe", "tiny", 16, 4, 256, 0},
+    {"qwen3moe", "micro", 4, 2, 16, 0},
+    {"qwen2moe", "real", 60, 4, 1408, 5632},
+    {"qwen2moe", "tiny", 16, 4, 256, 512},
+    {"qwen2moe", "micro", 4, 2, 16, 16},
+    {"olmoe", "real", 64, 8, 1024, 0},
+    {"olmoe", "tiny", 16, 4, 256, 0},
+    {"olmoe", "micro", 4, 2, 16, 0},
+    {"mixtral", "real", 8, 2, 14336, 0},
+    {"mixtral", "tiny", 8, 2, 768, 0},
+    {"mixtral", "micro", 4, 2, 16, 0},
     // clang-format on
 };
 
@@ -296,7 +308,8 @@ static int64_t dim_of(const preset *p, mint_dim d) {
                          p->n_head_kv,
                          p->head_dim,
                          moe ? moe->n_ff_exp : 0,
-                         moe ? moe->n_expert : 0};
+                         moe ? moe->n_expert : 0,
+                         moe ? moe->n_ff_shexp : 0};
     return mint_dim_value(d, &x);
 }
 
@@ -567,7 +580,7 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
     preset local = *pr;
     s.pr = &local;
     mint_gguf_writer *w = mint_gguf_writer_create();
-    s.t = calloc((size_t)(8 + 14 * pr->n_layer), sizeof *s.t);
+    s.t = calloc((size_t)(8 + MINT_LAYER_TENSORS_MAX * pr->n_layer), sizeof *s.t); // at most
     if (!w || !s.t) {
         st = mint_fail(err, MINT_E_NOMEM, "out of memory");
         goto done;
@@ -651,8 +664,9 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
             int32_t v;
         } ek[] = {{"expert_count", moe->n_expert},
                   {"expert_used_count", moe->n_used},
-                  {"expert_feed_forward_length", moe->n_ff_exp}};
-        for (size_t i = 0; i < (d->moe_ff_is_ff ? 2u : 3u); i++) {
+                  {"expert_feed_forward_length", moe->n_ff_exp},
+                  {"expert_shared_feed_forward_length", moe->n_ff_shexp}};
+        for (size_t i = 0; i < (d->moe_ff_is_ff ? 2u : moe->n_ff_shexp ? 4u : 3u); i++) {
             snprintf(key, sizeof key, "%s.%s", pr->arch, ek[i].key);
             mint_gguf_add_u32(w, key, (uint32_t)ek[i].v);
         }
