@@ -40,8 +40,8 @@
 # With --ppl TEXT, a third: llama-perplexity vs mint-perplexity on the Q4_K_M file (-c 512
 # --chunks 4 -t 2, wall time with load).
 #
-# With --ik IK_BIN_DIR, ik_llama.cpp's llama-bench (its fastest CPU fork, run with -rtr 1 -mmp 0:
-# its run-time repacking, no mmap) takes its turn in every round too, and the first table gains
+# With --ik IK_BIN_DIR, ik_llama.cpp's llama-bench (its fastest CPU fork, run with -rtr 1 -fmoe 1
+# -mmp 0: its run-time repacking, its fused mixture-of-experts path, no mmap) takes its turn in every round too, and the first table gains
 # its columns and mint's ratio to it.
 # Options: -r N (repetitions per round, default 5), --rounds N (default 3), --quick, --types
 # "Q4_0 ..." (default Q4_0 Q4_K_M Q5_K_M Q6_K Q8_0 F16), --names "llama3-real qwen2-real ..."
@@ -209,7 +209,8 @@ def measure_round(model, order):
         if who == "llama":
             tps[who] = llama_tps(run([llama_bench, "-m", model, "-o", "json"] + no_mmap + common)[0])
         elif who == "ik":
-            out = run([ik_bench, "-m", model, "-o", "json", "-rtr", "1"] + no_mmap + common, env=ik_env)[0]
+            out = run([ik_bench, "-m", model, "-o", "json", "-rtr", "1", "-fmoe", "1"] + no_mmap
+                      + common, env=ik_env)[0]
             tps[who] = llama_tps(out)
         else:
             out = run([mint_bench, "-m", model, "-o", "json", "--kv-type", "f16"] + common)[0]
@@ -288,7 +289,7 @@ command = " ".join(shlex.quote(x) for x in [script] + sys.argv[3:])
 if "MINT_BIN_DIR" in os.environ:
     command = "MINT_BIN_DIR=%s %s" % (shlex.quote(os.environ["MINT_BIN_DIR"]), command)
 peers_run = "; ".join(["llama.cpp's llama-bench without mmap (-mmp 0)"] +
-                      (["ik_llama.cpp's with -rtr 1 -mmp 0"] if ik_bin else []) + ["mint-bench"])
+                      (["ik_llama.cpp's with -rtr 1 -fmoe 1 -mmp 0"] if ik_bin else []) + ["mint-bench"])
 print("`%s`" % command)
 print()
 print("- Run %s, %d round%s. In each, type by type: %s, in reverse order every second round; "
