@@ -330,9 +330,11 @@ static void run_moe_group(const mint_node *n, const mint_exec *e, int node, int 
 
 // Items are (active expert, block of MINT_MOE_TILE_ROWS weight rows), handed out through an
 // atomic counter; each multiplies that block with the rows (t, j) that chose the expert,
-// MINT_MOE_TILE_TOKENS at a time: one row straight from src, more gathered into the thread's
-// scratch so that the gemm kernels take them against each block they read, the outputs then
-// scattered to dst[t][j]. Every output is one dot product, whatever the tile.
+// MINT_MOE_TILE_TOKENS at a time, gathered into the thread's scratch so that the gemm kernels
+// take them against each block they read, the outputs then scattered to dst[t][j]. A lone row of
+// a shared input (a token's gate and up: every slot reads the whole row) is read in place: its
+// buffer row is as aligned as the scratch, and copying it once per item of a one-token step
+// would copy it (experts x blocks) times. Every output is one dot product, whatever the tile.
 static void run_moe_matmul(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
     const mint_weight *w = n->w;
     const mint_type_kernels *tk = &e->k->t[w->type];
@@ -354,14 +356,16 @@ static void run_moe_matmul(const mint_node *n, const mint_exec *e, int node, int
         for (int32_t c0 = g->start[x]; c0 < g->start[x + 1]; c0 += MINT_MOE_TILE_TOKENS) {
             const int nc = g->start[x + 1] - c0 < MINT_MOE_TILE_TOKENS ? g->start[x + 1] - c0
                                                                        : MINT_MOE_TILE_TOKENS;
-            for (int c = 0; c < nc; c++) { // gather the inputs
+            const bool in_place = nc == 1 && !n->per_slot;
+            const char *a =
+                in_place ? (const char *)row(e, n->src, g->rows[c0] / k) : (const char *)panel;
+            for (int c = 0; !in_place && c < nc; c++) { // gather the inputs
                 const int32_t tj = g->rows[c0 + c];
                 const char *in = (const char *)row(e, n->src, tj / k) +
                                  (n->per_slot ? (size_t)(tj % k) * in_bytes : 0);
                 memcpy(panel + (size_t)c * panel_stride, in, in_bytes);
             }
-            matmul_tile(tk, &we, r0, nr, (const char *)panel, panel_stride, nc, ys,
-                        MINT_MOE_TILE_ROWS);
+            matmul_tile(tk, &we, r0, nr, a, panel_stride, nc, ys, MINT_MOE_TILE_ROWS);
             for (int c = 0; c < nc; c++) { // scatter the outputs
                 const int32_t tj = g->rows[c0 + c];
                 float *out = (float *)row(e, n->dst, tj / k) + (size_t)(tj % k) * w->n_out + r0;

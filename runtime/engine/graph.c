@@ -140,6 +140,12 @@ static void add_matmuls(builder *b, mint_buf_id src, int n, const mint_weight *c
     }
 }
 
+// add_matmuls for one weight: dst = W . src.
+static void add_matmul(builder *b, mint_buf_id src, const mint_weight *w, mint_buf_id dst,
+                       const char *name, bool out_only) {
+    add_matmuls(b, src, 1, &w, &dst, &name, out_only);
+}
+
 // A node with a weight that works in place on dst (ADD_BIAS, HEAD_NORM, ROPE), if w->data.
 static mint_node *add_in_place(builder *b, mint_op op, mint_buf_id dst, const mint_weight *w,
                                const char *name) {
@@ -181,10 +187,7 @@ static void add_moe(builder *b, const mint_hparams *hp, const mint_layer *L, boo
     char nm[32];
     const int64_t hidden = (int64_t)hp->n_expert_used * hp->n_ff_exp; // k experts' hidden rows
     snprintf(nm, sizeof nm, "blk.%d.ffn_router", l);
-    const mint_weight *router[1] = {&L->router};
-    const mint_buf_id route[1] = {MINT_BUF_ROUTE};
-    const char *router_name[1] = {nm};
-    add_matmuls(b, MINT_BUF_XB, 1, router, route, router_name, false);
+    add_matmul(b, MINT_BUF_XB, &L->router, MINT_BUF_ROUTE, nm, false);
     n = add(b, MINT_OP_MOE_ROUTE, MINT_BUF_SEL, MINT_BUF_ROUTE, "blk.%d.ffn_route", l);
     if (n) {
         n->scale = norm_weights ? 1.0f : 0.0f; // 1: the weights renormalised
@@ -233,14 +236,8 @@ static void add_moe(builder *b, const mint_hparams *hp, const mint_layer *L, boo
     add_matmuls(b, MINT_BUF_XB, 2, sgu, sgu_dst, sgu_name, false);
     n = add(b, MINT_OP_SILU_MUL, MINT_BUF_HB, MINT_BUF_HB2, "blk.%d.ffn_shexp_act", l);
     if (n) n->width = hp->n_ff_shexp;
-    const mint_weight *down[1] = {&L->down_shexp};
-    const mint_buf_id exp[1] = {MINT_BUF_EXP};
-    const char *down_name[1] = {d};
-    add_matmuls(b, MINT_BUF_HB, 1, down, exp, down_name, false);
-    const mint_weight *gate[1] = {&L->shexp_gate_inp};
-    const mint_buf_id logit[1] = {MINT_BUF_ROUTE};
-    const char *gate_name[1] = {gi};
-    add_matmuls(b, MINT_BUF_XB, 1, gate, logit, gate_name, false);
+    add_matmul(b, MINT_BUF_HB, &L->down_shexp, MINT_BUF_EXP, d, false);
+    add_matmul(b, MINT_BUF_XB, &L->shexp_gate_inp, MINT_BUF_ROUTE, gi, false);
     n = add(b, MINT_OP_MOE_SHARED, MINT_BUF_TMP, MINT_BUF_EXP, "blk.%d.ffn_shexp_add", l);
     if (n) {
         n->src2 = MINT_BUF_ROUTE;
@@ -358,10 +355,7 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, int32_t
         n = add(&b, MINT_OP_ATTENTION, MINT_BUF_ATT, MINT_BUF_Q, "blk.%d.attn", l);
         if (n) n->layer = l;
         snprintf(nm[3], 32, "blk.%d.attn_output", l);
-        const mint_weight *wo[1] = {&L->wo};
-        const mint_buf_id tmp[1] = {MINT_BUF_TMP};
-        const char *wo_name[1] = {nm[3]};
-        add_matmuls(&b, MINT_BUF_ATT, 1, wo, tmp, wo_name, false);
+        add_matmul(&b, MINT_BUF_ATT, &L->wo, MINT_BUF_TMP, nm[3], false);
         snprintf(nm[4], 32, "blk.%d.out_bias", l);
         add_in_place(&b, MINT_OP_ADD_BIAS, MINT_BUF_TMP, &L->bo, nm[4]);
         snprintf(nm[4], 32, "blk.%d.attn_post_norm", l);
@@ -377,10 +371,7 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, int32_t
         }
         if (m->desc->ffn == MINT_FFN_GELU) { // up (+ bias), GELU, down (+ bias)
             snprintf(nm[0], 32, "blk.%d.ffn_up", l);
-            const mint_weight *up[1] = {&L->w_up};
-            const mint_buf_id hb[1] = {MINT_BUF_HB};
-            const char *up_name[1] = {nm[0]};
-            add_matmuls(&b, MINT_BUF_XB, 1, up, hb, up_name, false);
+            add_matmul(&b, MINT_BUF_XB, &L->w_up, MINT_BUF_HB, nm[0], false);
             snprintf(nm[1], 32, "blk.%d.ffn_up_b", l);
             add_in_place(&b, MINT_OP_ADD_BIAS, MINT_BUF_HB, &L->b_up, nm[1]);
             add(&b, MINT_OP_GELU, MINT_BUF_HB, MINT_BUF_NONE, "blk.%d.ffn_act", l);
@@ -395,9 +386,7 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, int32_t
                     MINT_BUF_HB, MINT_BUF_HB2, "blk.%d.ffn_act", l);
         }
         snprintf(nm[2], 32, "blk.%d.ffn_down", l);
-        const mint_weight *down[1] = {&L->w_down};
-        const char *down_name[1] = {nm[2]};
-        add_matmuls(&b, MINT_BUF_HB, 1, down, tmp, down_name, false);
+        add_matmul(&b, MINT_BUF_HB, &L->w_down, MINT_BUF_TMP, nm[2], false);
         snprintf(nm[3], 32, "blk.%d.ffn_down_b", l);
         add_in_place(&b, MINT_OP_ADD_BIAS, MINT_BUF_TMP, &L->b_down, nm[3]);
         snprintf(nm[3], 32, "blk.%d.ffn_post_norm", l);
@@ -408,10 +397,7 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, int32_t
     n = add(&b, MINT_OP_GATHER, MINT_BUF_TMP, MINT_BUF_X, "out_rows");
     if (n) n->out_only = true;
     add_norm(&b, &m->output_norm, &m->output_norm_b, true, "output_norm");
-    const mint_weight *out[1] = {&m->output};
-    const mint_buf_id logits[1] = {MINT_BUF_LOGITS};
-    const char *out_name[1] = {"output"};
-    add_matmuls(&b, MINT_BUF_XB, 1, out, logits, out_name, true);
+    add_matmul(&b, MINT_BUF_XB, &m->output, MINT_BUF_LOGITS, "output", true);
     if (hp->final_softcap != 0.0f) { // Gemma 2: logits = c tanh(logits / c)
         n = add(&b, MINT_OP_SOFTCAP, MINT_BUF_LOGITS, MINT_BUF_NONE, "final_softcap");
         if (n) {
