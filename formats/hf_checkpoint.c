@@ -372,6 +372,7 @@ mint_status mint_hf_open(const char *dir, bool no_mmap, mint_file **out, mint_er
     mint_status st = open_folder(dir, f, err);
     if (st != MINT_OK) {
         mint_err_prefix(err, "hf checkpoint %s", dir);
+        mint_err_one_line(err); // JSON strings (class names, keys) may hold escaped control bytes
         mint_file_close(f);
         return st;
     }

@@ -707,6 +707,11 @@ Test(hf_folder, refused_classes_and_pre_tokenizers) {
                "architecture 'T5ForConditionalGeneration' is not supported (mint reads "
                "LlamaForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma2ForCausalLM, "
                "Gemma3ForCausalLM, Phi3ForCausalLM, GPT2LMHeadModel)");
+    // A class name with an escaped newline stays one line ('?' for the control byte; found by
+    // tests/fuzz/fuzz_hf.c).
+    d = fresh_dir("newline_class");
+    write_text(d, "config.json", "{\"architectures\": [\"T5\\nX\"]}");
+    open_fails(d, MINT_E_UNSUPPORTED, "architecture 'T5?X' is not supported");
     // A byte-level BPE whose Split regex is none mint knows.
     d = tiny_folder("odd_pre", NULL);
     write_text(d, "tokenizer.json",
