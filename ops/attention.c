@@ -153,13 +153,17 @@ static void soft_cap(float *s, int32_t n, float c) {
     if (c != 0.0f) mint_softcap(s, 0, c, n, 0, 1);
 }
 
-// s[lo..n_keys) = softmax(soft-capped s), rounded to f16 for an f16 cache; the rest of
+// s[lo..n_keys) = softmax(soft-capped s) (with the head's sink logit in the sum when sink is not
+// NULL), rounded to f16 for an f16 cache; the rest of
 // s[0..len) = 0. Keys before lo are outside the window: llama.cpp masks them to -inf, whose
 // exponentials add exact zeros to the sum, so leaving them out gives the same bits.
 static void probabilities(const mint_vec_kernels *vk, const mint_kv_view *kv, float softcap,
-                          float *s, int32_t lo, int32_t n_keys, int32_t len) {
+                          const float *sink, float *s, int32_t lo, int32_t n_keys, int32_t len) {
     soft_cap(s + lo, n_keys - lo, softcap);
-    mint_softmax(vk, s + lo, n_keys - lo);
+    if (sink)
+        mint_softmax_sink(vk, s + lo, n_keys - lo, *sink);
+    else
+        mint_softmax(vk, s + lo, n_keys - lo);
     if (kv->type == MINT_TYPE_F16) vk->round_f16(s + lo, n_keys - lo);
     memset(s, 0, (size_t)lo * sizeof(float));
     memset(s + n_keys, 0, (size_t)(len - n_keys) * sizeof(float));
@@ -195,7 +199,7 @@ static void naive_item(const mint_attn_batch *b, const mint_attn_run *run, int h
     }
     for (int32_t i = 0; i < nq; i++) {
         const int32_t n_keys = run->pos0 + i + 1, len = ((n_keys - 1) / B + 1) * B;
-        probabilities(vk, kv, sh->softcap, S + (size_t)i * L,
+        probabilities(vk, kv, sh->softcap, b->sinks ? b->sinks + h : NULL, S + (size_t)i * L,
                       mint_attn_first_key(b->window, n_keys - 1), n_keys, len);
     }
     memset(O, 0, (size_t)nq * hd * sizeof(float));
@@ -230,8 +234,8 @@ static void rowwise_item(const mint_attn_batch *b, const mint_attn_run *run, int
         block_scores(b->k, kv, b->layer, blk, kvh, hd, sh->scale, Q, group, S + (size_t)blk * B,
                      (size_t)L);
     for (int g = 0; g < group; g++)
-        probabilities(vk, kv, sh->softcap, S + (size_t)g * L,
-                      mint_attn_first_key(b->window, n_keys - 1), n_keys, L);
+        probabilities(vk, kv, sh->softcap, b->sinks ? b->sinks + kvh * group + g : NULL,
+                      S + (size_t)g * L, mint_attn_first_key(b->window, n_keys - 1), n_keys, L);
     memset(O, 0, (size_t)group * hd * sizeof(float));
     for (int32_t blk = 0; blk < n_blk; blk++)
         block_values(b->k, kv, b->layer, blk, kvh, hd, S + (size_t)blk * B, (size_t)L, group, NULL,
@@ -340,9 +344,21 @@ static void flash_item(const mint_attn_batch *b, const mint_attn_run *run, int32
         }
     }
     for (int32_t r = 0; r < rows; r++) {
-        float *dst = output(b, run->row0 + t0 + r / group, kvh * group + r % group);
+        const int h = kvh * group + r % group;
+        float *dst = output(b, run->row0 + t0 + r / group, h);
         memcpy(dst, f.O + (size_t)r * hd, (size_t)hd * sizeof(float));
-        vk->scale(dst, hd, (float)(1.0 / f.l[r]));
+        double l = f.l[r];
+        if (b->sinks) { // the sink joins the sum last, as ggml's flash attention adds it
+            const float sink = b->sinks[h];
+            if (sink > f.m[r]) { // a new maximum: what was summed shrinks by e^(m - sink)
+                const float ms = expf(f.m[r] - sink);
+                vk->scale(dst, hd, ms);
+                l = l * (double)ms + 1.0;
+            } else {
+                l += (double)expf(sink - f.m[r]);
+            }
+        }
+        vk->scale(dst, hd, (float)(1.0 / l));
     }
 }
 

@@ -66,6 +66,8 @@ typedef struct mint_attn_batch {
     int32_t n_runs;            // number of runs
     int32_t window;            // a query at position p sees keys p - window + 1 .. p (Gemma's
                                // local layers), or 0: every key up to p
+    const float *sinks;        // [n_head] each head's sink logit (gpt-oss), or NULL: a term
+                               // e^(sink - max) joins the softmax's sum and weighs no value
 } mint_attn_batch;
 
 // Cuts the batch into independent work items (sets every run's item0) and returns their count.
@@ -88,10 +90,12 @@ size_t mint_attention_scratch_bytes(mint_attn_algo algo, const mint_attn_shape *
 
 // out[0..n_keys) = the attention weights of query q (one head) over the keys of KV head kvh in
 // layer l: softmax(q . k * scale) over keys lo .. n_keys - 1 (0 before lo: outside a window),
-// soft-capped when sh says so, sums in double (ops/attention_probs.c). A quantized cache: q is
-// converted to Q8_0 first, and head_dim must be at most MINT_ATTN_PROBS_MAX_HD.
+// soft-capped when sh says so, with the head's sink logit in the sum when sink is not NULL, sums
+// in double (ops/attention_probs.c). A quantized cache: q is converted to Q8_0 first, and
+// head_dim must be at most MINT_ATTN_PROBS_MAX_HD.
 #define MINT_ATTN_PROBS_MAX_HD 1024
 void mint_attention_probs(const mint_kv_view *kv, int32_t l, const mint_attn_shape *sh,
-                          const float *q, int kvh, int32_t lo, int32_t n_keys, float *out);
+                          const float *q, int kvh, int32_t lo, int32_t n_keys, const float *sink,
+                          float *out);
 
 #endif // MINT_ATTENTION_H

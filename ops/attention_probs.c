@@ -12,10 +12,11 @@
 
 #include <math.h>
 
-// out[j] = softmax_j(cap(q . k_j * scale)) for lo <= j < n_keys, and 0 for j < lo (outside a
-// window), for KV head kvh of layer l
+// out[j] = softmax_j(cap(q . k_j * scale)) for lo <= j < n_keys (a sink's term in the sum), and 0
+// for j < lo (outside a window), for KV head kvh of layer l
 void mint_attention_probs(const mint_kv_view *kv, int32_t l, const mint_attn_shape *sh,
-                          const float *q, int kvh, int32_t lo, int32_t n_keys, float *out) {
+                          const float *q, int kvh, int32_t lo, int32_t n_keys, const float *sink,
+                          float *out) {
     const int hd = sh->head_dim;
     const bool f16 = kv->type == MINT_TYPE_F16, quant = mint_kv_quantized(kv);
     double max = -INFINITY;
@@ -54,7 +55,8 @@ void mint_attention_probs(const mint_kv_view *kv, int32_t l, const mint_attn_sha
         if (sh->softcap != 0.0f) out[j] = (float)(tanh(out[j] / sh->softcap) * sh->softcap);
         if (out[j] > max) max = out[j];
     }
-    double sum = 0;
+    if (sink && *sink > max) max = *sink;
+    double sum = sink ? exp((double)*sink - max) : 0; // the sink weighs no value
     for (int32_t j = lo; j < n_keys; j++) sum += exp((double)out[j] - max);
     for (int32_t j = lo; j < n_keys; j++) out[j] = (float)(exp((double)out[j] - max) / sum);
 }

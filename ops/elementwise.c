@@ -81,3 +81,11 @@ void mint_softmax(const mint_vec_kernels *vk, float *s, int32_t n) {
     const double sum = vk->exp_sum(s, n, max);
     vk->scale(s, n, (float)(1.0 / sum));
 }
+
+void mint_softmax_sink(const mint_vec_kernels *vk, float *s, int32_t n, float sink) {
+    float max = vk->max(s, n, -INFINITY);
+    if (sink > max) max = sink;
+    double sum = vk->exp_sum(s, n, max);
+    sum += (double)expf(sink - max);
+    vk->scale(s, n, (float)(1.0 / sum));
+}

@@ -11,6 +11,7 @@
 
 #include "quant/kernels.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -47,7 +48,30 @@ typedef struct mint_rope_cfg {
     bool neox;                 // pairs (x[i], x[i + n_rot/2]) (NEOX) instead of (x[2i], x[2i+1])
     float mscale;              // cos and sin are multiplied by it (rope.scaling.attn_factor, 1):
                                // LongRoPE's sqrt(1 + ln(scale) / ln(original context))
+    float ext_factor;          // YaRN's extrapolation mix (0: none, every angle times freq_scale)
+    float corr_dims[2];        // YaRN: the pairs where the ramp from extrapolated (below [0]) to
+                               // interpolated (above [1]) angles runs
 } mint_rope_cfg;
+
+// YaRN's correction range (ggml_rope_yarn_corr_dims): the pairs whose wavelength spans
+// beta_fast = 32 and beta_slow = 1 turns over n_ctx_orig positions, floored / ceiled and clamped
+// to [0, n_rot - 1], into dims[2].
+void mint_rope_yarn_corr_dims(int n_rot, int n_ctx_orig, float base, float dims[2]);
+
+// The angle of pair i whose unscaled angle is theta (pos * base^(-2i/n_rot) / ff_i), and the
+// factor of its cos and sin, as ggml's rope computes them: theta * freq_scale, then with YaRN
+// (ext_factor != 0) mixed back toward theta by the ramp over corr_dims, and mscale times
+// 1 + 0.1 ln(1 / freq_scale).
+static inline float mint_rope_angle(float theta, int i, float freq_scale, float ext_factor,
+                                    const float corr_dims[2], float *mscale) {
+    const float interp = theta * freq_scale;
+    if (ext_factor == 0.0f) return interp;
+    const float span = corr_dims[1] - corr_dims[0] > 0.001f ? corr_dims[1] - corr_dims[0] : 0.001f;
+    const float y = ((float)i - corr_dims[0]) / span;
+    const float ramp = (1.0f - (y < 0.0f ? 0.0f : y > 1.0f ? 1.0f : y)) * ext_factor;
+    *mscale *= 1.0f + 0.1f * logf(1.0f / freq_scale);
+    return interp * (1.0f - ramp) + theta * ramp;
+}
 
 // x[0..n_heads*head_dim) rotated in place for position pos: pair i of each head turned by
 // pos * base^(-2i/n_rot) / freq_factors[i] * freq_scale, and scaled by mscale.
@@ -94,12 +118,31 @@ void mint_silu_mul(float *g, size_t g_stride, const float *u, size_t u_stride, i
 // s[0..n) = softmax(s) in place (n >= 1), with the float vector kernels vk: the maximum, the
 // exponentials e^(s - max) (mint's exp) summed in double as ggml's soft_max does, times 1 / sum.
 void mint_softmax(const mint_vec_kernels *vk, float *s, int32_t n);
+// mint_softmax with one more logit, `sink`, in the maximum and the sum (ggml's soft_max with
+// sinks): s[i] = e^(s[i] - m) / (sum_j e^(s[j] - m) + e^(sink - m)), m the maximum of both.
+void mint_softmax_sink(const mint_vec_kernels *vk, float *s, int32_t n, float sink);
+
+// How a router's logits become the chosen experts' weights.
+typedef enum mint_moe_weights {
+    MINT_MOE_PROBS = 0,    // softmax over all experts; the chosen ones' probabilities
+    MINT_MOE_PROBS_NORM,   // ... divided by their sum (Qwen3-MoE, Mixtral)
+    MINT_MOE_TOPK_SOFTMAX, // the k best logits, then a softmax over those k (gpt-oss)
+} mint_moe_weights;
 
 // A mixture of experts' router for one token (ops/moe.c): probs[0..n_expert) holds the router's
-// logits and becomes their softmax; ids[0..k) = the k most probable experts, the best first (a
-// tie to the lower id), weights[0..k) = their probabilities, divided by their sum when norm.
+// logits (and becomes their softmax unless how is MINT_MOE_TOPK_SOFTMAX); ids[0..k) = the k
+// experts of the highest logits, the best first (a tie to the lower id), weights[0..k) = their
+// weights as `how` says.
 void mint_moe_route(const mint_vec_kernels *vk, float *probs, int32_t n_expert, int32_t k,
-                    bool norm, int32_t *ids, float *weights);
+                    mint_moe_weights how, int32_t *ids, float *weights);
+
+// g[r][i] = swiglu_oai(g[r][i], u[r][i]) for i < n, r in [r0, r1): gpt-oss's clamped SwiGLU as
+// ggml computes it, x = min(g, 7), y = clamp(u, -7, 7), x / (1 + e^(-1.702 x)) * (y + 1).
+void mint_swiglu_oai(float *g, size_t g_stride, const float *u, size_t u_stride, int64_t n, long r0,
+                     long r1);
+
+// y[0..n) += b[0..n): a bias added to an output row (ops/moe.c; the experts' biases).
+void mint_add_row(float *y, const float *b, int64_t n);
 
 // dst[0..n) = sum over j < k of weights[j] * y[j][0..n) (row j of y at j * y_stride bytes): the
 // chosen experts' outputs, each product rounded, added in the order of j (ops/moe.c).

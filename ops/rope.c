@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-// x[0..n_heads*head_dim) rotated in place for position pos.
+// x[0..n_heads*head_dim) rotated in place for position pos (YaRN: mint_rope_angle).
 void mint_rope_row(float *x, int n_heads, int head_dim, const mint_rope_cfg *c, int32_t pos) {
     // theta follows ggml's running product (not a fresh powf per pair): the two differ by up to
     // 1.8e-4 at positions in the thousands, and the product is what llama.cpp computes. The
@@ -18,9 +18,11 @@ void mint_rope_row(float *x, int n_heads, int head_dim, const mint_rope_cfg *c, 
     const float theta_scale = powf(c->base, -2.0f / (float)c->n_rot);
     float theta = (float)pos;
     for (int i = 0; i < half; i++) {
-        const float t = (c->freq_factors ? theta / c->freq_factors[i] : theta) * c->freq_scale;
-        cs[2 * i] = cosf(t) * c->mscale;
-        cs[2 * i + 1] = sinf(t) * c->mscale;
+        float ms = c->mscale;
+        const float t = mint_rope_angle(c->freq_factors ? theta / c->freq_factors[i] : theta, i,
+                                        c->freq_scale, c->ext_factor, c->corr_dims, &ms);
+        cs[2 * i] = cosf(t) * ms;
+        cs[2 * i + 1] = sinf(t) * ms;
         theta *= theta_scale;
     }
     // Pair i is (v[i * step], v[i * step + off]).
@@ -35,6 +37,19 @@ void mint_rope_row(float *x, int n_heads, int head_dim, const mint_rope_cfg *c, 
             *b = fmaf(x0, si, x1 * co);
         }
     }
+}
+
+// YaRN's correction range (the contract is in ops/ops.h).
+void mint_rope_yarn_corr_dims(int n_rot, int n_ctx_orig, float base, float dims[2]) {
+    // The pair whose wavelength turns n_rot_turns times over n_ctx_orig positions.
+    const float turns[2] = {32.0f, 1.0f};
+    float d[2];
+    for (int j = 0; j < 2; j++)
+        d[j] = (float)n_rot * logf((float)n_ctx_orig / (turns[j] * 2.0f * (float)M_PI)) /
+               (2.0f * logf(base));
+    const float start = floorf(d[0]), end = ceilf(d[1]);
+    dims[0] = start > 0.0f ? start : 0.0f;
+    dims[1] = end < (float)(n_rot - 1) ? end : (float)(n_rot - 1);
 }
 
 // x[r] rotated for position pos[r]   for r in [r0, r1)

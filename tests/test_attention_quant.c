@@ -222,7 +222,7 @@ static void check_quant(mint_type type, int n_head, int n_head_kv, int hd, int32
     for (int h = 0; h < n_head; h++) {
         const int t = N - 1, lo = mint_attn_first_key(window, t);
         mint_attention_probs(kv, 0, &sh, q + (size_t)t * qd + h * hd, h / (n_head / n_head_kv), lo,
-                             N, p);
+                             N, NULL, p);
         float qq[1024];
         query_q8(q + (size_t)t * qd + h * hd, qq, hd);
         double mx = -INFINITY, sum = 0, s[512];

@@ -161,7 +161,8 @@ Test(ops, rope_matches_double) {
                         const bool neox = mode & 1;
                         const float ms = rep == 2 ? 1.19f : 1.0f;
                         const mint_rope_cfg cfg = {
-                            hd, 10000.0f, fss[fi], mode & 2 ? factors : NULL, neox, ms};
+                            hd, 10000.0f, fss[fi], mode & 2 ? factors : NULL, neox, ms, 0.0f,
+                            {0.0f, 0.0f}};
                         fill(x, n, rep == 3 ? 1e3 : 1.0);
                         memcpy(y, x, sizeof(float) * (size_t)n);
                         mint_rope_row(y, HEADS, hd, &cfg, pos);
@@ -205,7 +206,7 @@ Test(ops, rope_rows_use_their_positions) {
     mint_rng_seed(&rng, 4);
     fill(x, ROWS * S, 1.0);
     memcpy(orig, x, sizeof x);
-    const mint_rope_cfg cfg = {HD, 10000.0f, 1.0f, NULL, false, 1.0f};
+    const mint_rope_cfg cfg = {HD, 10000.0f, 1.0f, NULL, false, 1.0f, 0.0f, {0.0f, 0.0f}};
     mint_rope(x, S * sizeof(float), pos, HEADS, HD, &cfg, 1, 4);
     for (int r = 0; r < ROWS; r++) {
         memcpy(row, orig + r * S, sizeof row);

@@ -38,8 +38,8 @@ Test(ops_arch, rope_neox_is_normal_regrouped) {
             normal[h * HD + 2 * i] = neox[h * HD + i] = x[h * HD + 2 * i];
             normal[h * HD + 2 * i + 1] = neox[h * HD + i + HD / 2] = x[h * HD + 2 * i + 1];
         }
-    const mint_rope_cfg c_normal = {HD, 10000.0f, 1.0f, NULL, false, 1.0f};
-    const mint_rope_cfg c_neox = {HD, 10000.0f, 1.0f, NULL, true, 1.0f};
+    const mint_rope_cfg c_normal = {HD, 10000.0f, 1.0f, NULL, false, 1.0f, 0.0f, {0, 0}};
+    const mint_rope_cfg c_neox = {HD, 10000.0f, 1.0f, NULL, true, 1.0f, 0.0f, {0, 0}};
     mint_rope_row(normal, HEADS, HD, &c_normal, 123);
     mint_rope_row(neox, HEADS, HD, &c_neox, 123);
     for (int h = 0; h < HEADS; h++)

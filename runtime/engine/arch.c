@@ -55,6 +55,14 @@ static const mint_arch arches[] = {
     {"llama", .pos = MINT_POS_ROPE, .qkv_bias = MINT_OPTIONAL, .out_bias = MINT_OPTIONAL,
      .rope_freqs = MINT_OPTIONAL, .quant_70b_layers = 80, .quant_70b_gqa = true,
      .ffn = MINT_FFN_MOE, .moe_norm_weights = true, .moe_variant = true, .moe_ff_is_ff = true},
+    // gpt-oss (20b, 120b): biases on q, k, v and the output projection, per-head attention sinks,
+    // a window on every other layer (from layer 0), YaRN RoPE over NEOX pairs; the feed-forward
+    // norm named post_attention_norm; a mixture whose router and experts have biases, weights a
+    // softmax over the chosen k logits, and the clamped SwiGLU of llama.cpp's swiglu_oai.
+    {"gpt-oss", .pos = MINT_POS_ROPE_NEOX, .qkv_bias = MINT_REQUIRED, .out_bias = MINT_REQUIRED,
+     .ffn = MINT_FFN_MOE, .attn_sinks = MINT_REQUIRED, .ffn_norm_post_attention = true,
+     .swa_period = 2, .swa_window_default = 128, .moe_gating = MINT_MOE_SOFTMAX_TOPK,
+     .moe_act = MINT_MOE_SWIGLU_OAI, .moe_biases = MINT_REQUIRED},
 };
 
 const mint_arch *mint_arch_for_file(const char *name, bool has_experts) {
@@ -99,6 +107,8 @@ int64_t mint_dim_value(mint_dim d, const mint_dims *x) {
         return x->n_expert;
     case MINT_DIM_FF_SHEXP:
         return x->n_ff_shexp;
+    case MINT_DIM_HEADS:
+        return x->n_head;
     }
     return 0;
 }
@@ -123,6 +133,13 @@ int mint_arch_layer_tensors(const mint_arch *a, mint_layer_tensor *out) {
 #define EXPERTS(suffix, in, outd, slot)                                                            \
     out[n++] = (mint_layer_tensor) {                                                               \
         suffix, in, outd, MINT_REQUIRED, slot, {{0}}, 0, 0.0f, 1.0f, in, MINT_DIM_EXPERTS          \
+    }
+    // BIASES: one bias vector of len elements per expert, a [len, n_expert] matrix (drawn around
+    // 0 with spread 0.5), when the row has experts' biases.
+#define BIASES(suffix, len, slot)                                                                  \
+    out[n++] = (mint_layer_tensor) {                                                               \
+        suffix, len, MINT_DIM_EXPERTS, a->moe_biases, slot, {{0}}, 0, 0.0f, 0.5f, MINT_DIM_0,      \
+            MINT_DIM_0                                                                             \
     }
     const bool ln = a->norm == MINT_NORM_LAYER;
     NORM("attn_norm.weight", MINT_DIM_EMBD, MINT_SLOT_ATTN_NORM, MINT_REQUIRED);
@@ -156,9 +173,14 @@ int mint_arch_layer_tensors(const mint_arch *a, mint_layer_tensor *out) {
          a->qk_norm);
     MAT("attn_output.weight", MINT_DIM_Q, MINT_DIM_EMBD, MINT_SLOT_WO, MINT_DIM_Q);
     VEC("attn_output.bias", MINT_DIM_EMBD, MINT_SLOT_BO, a->out_bias, 0.1f);
-    NORM("post_attention_norm.weight", MINT_DIM_EMBD, MINT_SLOT_ATTN_POST_NORM,
-         a->post_norms ? MINT_REQUIRED : MINT_ABSENT);
-    NORM("ffn_norm.weight", MINT_DIM_EMBD, MINT_SLOT_FFN_NORM, MINT_REQUIRED);
+    VEC("attn_sinks.weight", MINT_DIM_HEADS, MINT_SLOT_ATTN_SINKS, a->attn_sinks, 1.0f);
+    if (a->ffn_norm_post_attention) // gpt-oss: the feed-forward's norm under this name
+        NORM("post_attention_norm.weight", MINT_DIM_EMBD, MINT_SLOT_FFN_NORM, MINT_REQUIRED);
+    else
+        NORM("post_attention_norm.weight", MINT_DIM_EMBD, MINT_SLOT_ATTN_POST_NORM,
+             a->post_norms ? MINT_REQUIRED : MINT_ABSENT);
+    NORM("ffn_norm.weight", MINT_DIM_EMBD, MINT_SLOT_FFN_NORM,
+         a->ffn_norm_post_attention ? MINT_ABSENT : MINT_REQUIRED);
     VEC("ffn_norm.bias", MINT_DIM_EMBD, MINT_SLOT_FFN_NORM_B, ln ? MINT_REQUIRED : MINT_ABSENT,
         0.05f);
     switch (a->ffn) {
@@ -182,9 +204,14 @@ int mint_arch_layer_tensors(const mint_arch *a, mint_layer_tensor *out) {
         MAT("ffn_gate_inp.weight", MINT_DIM_EMBD, MINT_DIM_EXPERTS, MINT_SLOT_ROUTER,
             MINT_DIM_EMBD);
         out[n - 1].scale = 4.0f; // a peaked router, as trained ones are: clear choices
+        VEC("ffn_gate_inp.bias", MINT_DIM_EXPERTS, MINT_SLOT_ROUTER_B, a->moe_biases, 0.5f);
+        // (gpt-oss's converter writes each bias after its matrix)
         EXPERTS("ffn_gate_exps.weight", MINT_DIM_EMBD, MINT_DIM_FF_EXP, MINT_SLOT_GATE_EXPS);
+        BIASES("ffn_gate_exps.bias", MINT_DIM_FF_EXP, MINT_SLOT_GATE_EXPS_B);
         EXPERTS("ffn_up_exps.weight", MINT_DIM_EMBD, MINT_DIM_FF_EXP, MINT_SLOT_UP_EXPS);
+        BIASES("ffn_up_exps.bias", MINT_DIM_FF_EXP, MINT_SLOT_UP_EXPS_B);
         EXPERTS("ffn_down_exps.weight", MINT_DIM_FF_EXP, MINT_DIM_EMBD, MINT_SLOT_DOWN_EXPS);
+        BIASES("ffn_down_exps.bias", MINT_DIM_EMBD, MINT_SLOT_DOWN_EXPS_B);
         if (!a->moe_shared_expert) break;
         // the shared expert's gate: one logit per token from a vector
         VEC("ffn_gate_inp_shexp.weight", MINT_DIM_EMBD, MINT_SLOT_SHEXP_GATE_INP, MINT_REQUIRED,
@@ -207,6 +234,7 @@ int mint_arch_layer_tensors(const mint_arch *a, mint_layer_tensor *out) {
 #undef VEC
 #undef MAT
 #undef EXPERTS
+#undef BIASES
     return n;
 }
 
@@ -237,7 +265,9 @@ void mint_arch_describe(const mint_arch *a, char *buf, size_t cap) {
                    {a->qk_norm, a->qk_norm_whole ? "q/k norms over the whole projection"
                                                  : "per-head q/k norms"},
                    {a->rope_freqs, "rope_freqs"},
-                   {a->longrope, "LongRoPE factors"}};
+                   {a->longrope, "LongRoPE factors"},
+                   {a->attn_sinks, "attention sinks"},
+                   {a->moe_biases, "router and expert biases"}};
     for (size_t i = 0; i < sizeof tensors / sizeof *tensors; i++)
         if (need[tensors[i].n]) OUT("; %s (%s)", tensors[i].what, need[tensors[i].n]);
     if (a->fused_qkv) OUT("; q/k/v fused in attn_qkv");
@@ -253,10 +283,14 @@ void mint_arch_describe(const mint_arch *a, char *buf, size_t cap) {
     if (a->final_softcap != 0.0f || a->final_softcap_key)
         OUT("; logits soft-capped at %g%s", a->final_softcap,
             a->final_softcap_key ? " (or final_logit_softcapping)" : "");
-    if (a->ffn == MINT_FFN_MOE)
+    if (a->ffn_norm_post_attention) OUT("; the feed-forward norm named post_attention_norm");
+    if (a->ffn == MINT_FFN_MOE && a->moe_gating == MINT_MOE_SOFTMAX_TOPK)
+        OUT("; router: top-k logits, a softmax over them");
+    else if (a->ffn == MINT_FFN_MOE)
         OUT("; softmax router, the chosen experts' weights %s%s",
             a->moe_norm_weights ? "renormalised" : "as they are",
             a->moe_shared_expert ? "; a shared expert behind a sigmoid gate" : "");
+    if (a->moe_act == MINT_MOE_SWIGLU_OAI) OUT("; experts' clamped SwiGLU (swiglu_oai)");
     if (a->wide_scale_layers)
         OUT("; %d layers scale queries by n_embd / n_head", a->wide_scale_layers);
     if (a->quant_70b_layers)

@@ -44,6 +44,21 @@ typedef enum mint_ffn_kind {
                          // softmax probabilities (Qwen3-MoE, OLMoE, Mixtral)
 } mint_ffn_kind;
 
+// How a mixture's router turns its logits into the chosen experts' weights.
+typedef enum mint_moe_gating {
+    MINT_MOE_SOFTMAX = 0,  // softmax over every expert's logit, the best k taken with their
+                           // probabilities (renormalised when moe_norm_weights)
+    MINT_MOE_SOFTMAX_TOPK, // the best k logits taken, then a softmax over those k alone
+                           // (gpt-oss; llama.cpp's SOFTMAX_WEIGHT gating)
+} mint_moe_gating;
+
+// An expert's activation between its gate/up and down projections.
+typedef enum mint_moe_act {
+    MINT_MOE_SWIGLU = 0, // silu(gate) * up
+    MINT_MOE_SWIGLU_OAI, // min(gate, 7) sigmoid(1.702 min(gate, 7)) (clamp(up, -7, 7) + 1)
+                         // (gpt-oss; llama.cpp's swiglu_oai)
+} mint_moe_act;
+
 typedef struct mint_arch {
     const char *name;          // general.architecture, and the prefix of its metadata keys
     mint_norm_kind norm;       // every norm of the model
@@ -90,6 +105,17 @@ typedef struct mint_arch {
                             // takes (ffn_gate/up/down_shexp, expert_shared_feed_forward_length
                             // wide), its output times sigmoid(ffn_gate_inp_shexp . x)
                             // (Qwen2-MoE)
+    // gpt-oss:
+    mint_tensor_need attn_sinks;  // blk.N.attn_sinks.weight [n_head] F32: per head, a logit that
+                                  // joins every softmax of the attention without a value (it only
+                                  // takes weight away from the keys)
+    bool ffn_norm_post_attention; // the feed-forward's RMSNorm weight is stored as
+                                  // blk.N.post_attention_norm.weight (its name in gpt-oss files)
+    mint_moe_gating moe_gating;   // MINT_FFN_MOE: logits to weights
+    mint_moe_act moe_act;         // MINT_FFN_MOE: the experts' activation
+    mint_tensor_need moe_biases;  // biases of the router (ffn_gate_inp.bias [n_expert]) and of
+                                  // every expert's projections (ffn_gate/up/down_exps.bias,
+                                  // [n_ff_exp] / [n_embd] per expert)
     // What llama-quantize knows of the architecture (runtime/filetools/mix.c):
     int quant_70b_layers; // a model with this many layers is llama.cpp's 70B type, whose attn_v
                           // gets more bits (0: none)
@@ -115,6 +141,7 @@ typedef enum mint_dim {
     MINT_DIM_FF_EXP,   // an expert's feed-forward width (expert_feed_forward_length)
     MINT_DIM_EXPERTS,  // experts (expert_count)
     MINT_DIM_FF_SHEXP, // the shared expert's width (expert_shared_feed_forward_length)
+    MINT_DIM_HEADS,    // n_head (one number per query head: attention sinks)
 } mint_dim;
 
 // Where a tensor (or a view of a fused one) is bound: a field of runtime/engine/model.h's
@@ -150,6 +177,11 @@ typedef enum mint_slot {
     MINT_SLOT_GATE_SHEXP,     // ffn_gate_shexp: [n_embd] -> [n_ff_shexp]
     MINT_SLOT_UP_SHEXP,       // ffn_up_shexp: [n_embd] -> [n_ff_shexp]
     MINT_SLOT_DOWN_SHEXP,     // ffn_down_shexp: [n_ff_shexp] -> [n_embd]
+    MINT_SLOT_ATTN_SINKS,     // attn_sinks: [n_head] per-head sink logits
+    MINT_SLOT_ROUTER_B,       // ffn_gate_inp.bias: [n_expert]
+    MINT_SLOT_GATE_EXPS_B,    // ffn_gate_exps.bias: n_expert x [n_ff_exp]
+    MINT_SLOT_UP_EXPS_B,      // ffn_up_exps.bias: n_expert x [n_ff_exp]
+    MINT_SLOT_DOWN_EXPS_B,    // ffn_down_exps.bias: n_expert x [n_embd]
     MINT_SLOT_COUNT
 } mint_slot;
 

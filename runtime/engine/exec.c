@@ -153,12 +153,16 @@ static void run_matmul(const mint_node *n, const mint_exec *e, int node, int ith
 static void run_rope(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
     const mint_hparams *hp = e->hp;
     const bool local = mint_layer_windowed(hp, n->layer); // Gemma's window layers: own base
-    const mint_rope_cfg cfg = {hp->n_rot,
-                               local ? hp->rope_base_swa : hp->rope_base,
-                               local ? hp->rope_freq_scale_swa : hp->rope_freq_scale,
-                               n->w ? n->w->data : NULL,
-                               hp->rope_neox,
-                               hp->rope_mscale};
+    mint_rope_cfg cfg = {hp->n_rot,
+                         local ? hp->rope_base_swa : hp->rope_base,
+                         local ? hp->rope_freq_scale_swa : hp->rope_freq_scale,
+                         n->w ? n->w->data : NULL,
+                         hp->rope_neox,
+                         hp->rope_mscale,
+                         hp->rope_ext_factor,
+                         {0.0f, 0.0f}};
+    if (cfg.ext_factor != 0.0f) // YaRN's range depends on the layer's base
+        mint_rope_yarn_corr_dims(hp->n_rot, hp->n_ctx_orig, cfg.base, cfg.corr_dims);
     long lo, hi;
     mint_split(e->n_tokens, ith, nth, &lo, &hi);
     mint_rope(e->buf[n->dst], e->stride[n->dst], e->pos, (int)(n->width / hp->head_dim),
@@ -203,7 +207,9 @@ static void capture_attention(const mint_node *n, const mint_exec *e, int ith, i
         float *out = e->capture + (((size_t)n->layer * sh->n_head + h) * cm + e->pos[t]) * cm;
         const float *q = (const float *)row(e, n->src, t) + (size_t)h * sh->head_dim;
         const int32_t first = mint_attn_first_key(mint_layer_window(e->hp, n->layer), e->pos[t]);
-        mint_attention_probs(&e->seq_kv[0], n->layer, sh, q, h / group, first, e->pos[t] + 1, out);
+        const float *sink = n->w ? (const float *)n->w->data + h : NULL;
+        mint_attention_probs(&e->seq_kv[0], n->layer, sh, q, h / group, first, e->pos[t] + 1, sink,
+                             out);
     }
 }
 
@@ -220,6 +226,7 @@ static void run_attention(const mint_node *n, const mint_exec *e, int node, int 
         .runs = e->runs,
         .n_runs = e->n_runs,
         .window = mint_layer_window(e->hp, n->layer),
+        .sinks = n->w ? n->w->data : NULL,
     };
     uint8_t *scratch = e->att_scratch + (size_t)ith * e->att_scratch_bytes;
     atomic_int *counter = mint_exec_counter(e, node, 0);
@@ -293,8 +300,8 @@ static void run_moe_route(const mint_node *n, const mint_exec *e, int node, int 
     mint_split(e->n_tokens, ith, nth, &lo, &hi);
     for (long t = lo; t < hi; t++) {
         float *sel = row(e, n->dst, t);
-        mint_moe_route(&e->k->vec, row(e, n->src, t), e->hp->n_expert, k, n->scale != 0.0f, ids,
-                       sel + k);
+        mint_moe_route(&e->k->vec, row(e, n->src, t), e->hp->n_expert, k, (mint_moe_weights)n->type,
+                       ids, sel + k);
         for (int32_t j = 0; j < k; j++) sel[j] = (float)ids[j];
         if (e->route_ids && e->seq[t] == 0 && e->pos[t] < e->route_max) { // for looking at it
             const size_t at = ((size_t)n->layer * (size_t)e->route_max + (size_t)e->pos[t]) * k;
@@ -366,10 +373,12 @@ static void run_moe_matmul(const mint_node *n, const mint_exec *e, int node, int
                 memcpy(panel + (size_t)c * panel_stride, in, in_bytes);
             }
             matmul_tile(tk, &we, r0, nr, a, panel_stride, nc, ys, MINT_MOE_TILE_ROWS);
-            for (int c = 0; c < nc; c++) { // scatter the outputs
+            for (int c = 0; c < nc; c++) { // scatter the outputs (+ the expert's bias)
                 const int32_t tj = g->rows[c0 + c];
                 float *out = (float *)row(e, n->dst, tj / k) + (size_t)(tj % k) * w->n_out + r0;
                 memcpy(out, ys + (size_t)c * MINT_MOE_TILE_ROWS, (size_t)nr * sizeof(float));
+                if (n->bias)
+                    mint_add_row(out, (const float *)n->bias->data + (size_t)x * w->n_out + r0, nr);
             }
         }
     }
@@ -391,6 +400,13 @@ static void run_moe_shared(const mint_node *n, const mint_exec *e, int node, int
     for (long t = lo; t < hi; t++)
         mint_moe_shared_add(row(e, n->dst, t), row(e, n->src, t),
                             *(const float *)row(e, n->src2, t), n->width);
+}
+
+static void run_swiglu_oai(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    long lo, hi;
+    mint_split(e->n_tokens, ith, nth, &lo, &hi);
+    mint_swiglu_oai(e->buf[n->dst], e->stride[n->dst], e->buf[n->src], e->stride[n->src], n->width,
+                    lo, hi);
 }
 
 static const bind_fn bind_table[MINT_OP_COUNT] = {
@@ -417,6 +433,7 @@ static const bind_fn bind_table[MINT_OP_COUNT] = {
     [MINT_OP_MOE_MATMUL] = run_moe_matmul,
     [MINT_OP_MOE_SUM] = run_moe_sum,
     [MINT_OP_MOE_SHARED] = run_moe_shared,
+    [MINT_OP_SWIGLU_OAI] = run_swiglu_oai,
 };
 
 // Work under which a node runs on one thread, in multiply-adds (or elements for row ops): about

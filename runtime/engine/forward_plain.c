@@ -99,10 +99,15 @@ static void rope(float *x, int n_heads, const mint_plain *p, int l, int32_t pos)
     const float base = local ? hp->rope_base_swa : hp->rope_base;
     const float freq_scale = local ? hp->rope_freq_scale_swa : hp->rope_freq_scale;
     const float theta_scale = powf(base, -2.0f / (float)hp->n_rot);
+    float corr[2] = {0.0f, 0.0f}; // YaRN's ramp (gpt-oss): ops/ops.h mint_rope_angle
+    if (hp->rope_ext_factor != 0.0f)
+        mint_rope_yarn_corr_dims(hp->n_rot, hp->n_ctx_orig, base, corr);
     float theta = (float)pos;
     for (int i = 0; i < half; i++) {
-        const float angle = (ff ? theta / ff[i] : theta) * freq_scale;
-        const float c = cosf(angle) * hp->rope_mscale, s = sinf(angle) * hp->rope_mscale;
+        float ms = hp->rope_mscale;
+        const float angle = mint_rope_angle(ff ? theta / ff[i] : theta, i, freq_scale,
+                                            hp->rope_ext_factor, corr, &ms);
+        const float c = cosf(angle) * ms, s = sinf(angle) * ms;
         for (int h = 0; h < n_heads; h++) {
             float *head = x + (size_t)h * hp->head_dim;
             float *a = hp->rope_neox ? head + i : head + 2 * i;
@@ -156,9 +161,11 @@ static void head_norm(float *x, const mint_weight *w, int n_heads, const mint_hp
 
 // s[0..n) = softmax(s) with the reference float vector kernels: the maximum, e^(s - max) with
 // mint's exp (quant/vec_exp.h) summed in double, then times 1 / sum (ggml's soft_max).
-static void softmax(const mint_plain *p, float *s, int32_t n) {
-    const float max = p->ref->vec.max(s, n, -INFINITY);
-    const double sum = p->ref->vec.exp_sum(s, n, max);
+static void softmax(const mint_plain *p, float *s, int32_t n, const float *sink) {
+    float max = p->ref->vec.max(s, n, -INFINITY);
+    if (sink && *sink > max) max = *sink; // gpt-oss: the head's sink logit joins the softmax
+    double sum = p->ref->vec.exp_sum(s, n, max);
+    if (sink) sum += (double)expf(*sink - max); // ... weighing no value
     p->ref->vec.scale(s, n, (float)(1.0 / sum));
 }
 
@@ -239,7 +246,8 @@ static void attention(mint_plain *p, int l, int32_t pos) {
         }
         // The weights: softmax over the positions seen so far (this is the causal mask), or
         // over the window's; the positions before it weigh 0.
-        softmax(p, p->scores + lo, pos + 1 - lo);
+        softmax(p, p->scores + lo, pos + 1 - lo,
+                L->attn_sinks.data ? (const float *)L->attn_sinks.data + h : NULL);
         for (int32_t t = 0; t < lo; t++) p->scores[t] = 0.0f;
         // The output: the values weighted by them, per element one chain of fused
         // multiply-adds from +0 in position order.
@@ -265,20 +273,37 @@ static void attention(mint_plain *p, int l, int32_t pos) {
 // [n_expert], its choice of n_expert_used experts and their weights (ops/moe.c), each chosen
 // expert's SwiGLU (gate and up [n_ff_exp], down [n_embd]) as a dense feed-forward's, then their
 // outputs weighted and summed.
+// y[0..n) += row e of the experts' biases b, when the layer has them.
+static void expert_bias(float *y, const mint_weight *b, int32_t e, int64_t n) {
+    if (b->data) mint_add_row(y, (const float *)b->data + (size_t)e * (size_t)n, n);
+}
+
 static void mixture_of_experts(mint_plain *p, const mint_layer *L) {
     const mint_hparams *hp = &p->m->hp;
     const int32_t k = hp->n_expert_used;
+    const mint_arch *a = p->m->desc;
     matmul(p, p->probs, p->xb, &L->router);
-    mint_moe_route(&p->ref->vec, p->probs, hp->n_expert, k, p->m->desc->moe_norm_weights,
-                   p->expert_ids, p->expert_w);
+    add_bias(p->probs, &L->router_b, hp->n_expert); // gpt-oss
+    const mint_moe_weights how = a->moe_gating == MINT_MOE_SOFTMAX_TOPK ? MINT_MOE_TOPK_SOFTMAX
+                                 : a->moe_norm_weights                  ? MINT_MOE_PROBS_NORM
+                                                                        : MINT_MOE_PROBS;
+    mint_moe_route(&p->ref->vec, p->probs, hp->n_expert, k, how, p->expert_ids, p->expert_w);
     for (int32_t j = 0; j < k; j++) {
-        const mint_weight gate = mint_weight_expert(&L->gate_exps, p->expert_ids[j]);
-        const mint_weight up = mint_weight_expert(&L->up_exps, p->expert_ids[j]);
-        const mint_weight down = mint_weight_expert(&L->down_exps, p->expert_ids[j]);
+        const int32_t e = p->expert_ids[j];
+        const mint_weight gate = mint_weight_expert(&L->gate_exps, e);
+        const mint_weight up = mint_weight_expert(&L->up_exps, e);
+        const mint_weight down = mint_weight_expert(&L->down_exps, e);
+        float *out = p->expert_out + (size_t)j * hp->n_embd;
         matmul(p, p->hb, p->xb, &gate);
         matmul(p, p->hb2, p->xb, &up);
-        mint_silu_mul(p->hb, 0, p->hb2, 0, hp->n_ff_exp, 0, 1);
-        matmul(p, p->expert_out + (size_t)j * hp->n_embd, p->hb, &down);
+        expert_bias(p->hb, &L->gate_exps_b, e, hp->n_ff_exp); // gpt-oss's experts have biases
+        expert_bias(p->hb2, &L->up_exps_b, e, hp->n_ff_exp);
+        if (a->moe_act == MINT_MOE_SWIGLU_OAI)
+            mint_swiglu_oai(p->hb, 0, p->hb2, 0, hp->n_ff_exp, 0, 1);
+        else
+            mint_silu_mul(p->hb, 0, p->hb2, 0, hp->n_ff_exp, 0, 1);
+        matmul(p, out, p->hb, &down);
+        expert_bias(out, &L->down_exps_b, e, hp->n_embd);
     }
     mint_moe_sum(p->tmp, p->expert_out, (size_t)hp->n_embd * sizeof(float), p->expert_w, k,
                  hp->n_embd);

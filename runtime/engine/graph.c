@@ -3,6 +3,7 @@
 #include "runtime/engine/graph.h"
 
 #include "base/error.h"
+#include "ops/ops.h"
 #include "quant/kernels.h"
 
 #include <inttypes.h>
@@ -35,6 +36,7 @@ static const char *op_names[MINT_OP_COUNT] = {
     [MINT_OP_MOE_MATMUL] = "MOE_MATMUL",
     [MINT_OP_MOE_SUM] = "MOE_SUM",
     [MINT_OP_MOE_SHARED] = "MOE_SHARED",
+    [MINT_OP_SWIGLU_OAI] = "SWIGLU_OAI",
 };
 
 static const char *buf_names[MINT_BUF_COUNT] = {
@@ -181,20 +183,25 @@ static mint_buf_id add_convert(builder *b, mint_buf_id src, int64_t width, uint3
 // matrices of one vec_dot_type share a conversion of xb (gate and up; the three stacks have
 // one type in llama.cpp's files, else each converts its own); the down projections read hb
 // converted, part j of a row for slot j.
-static void add_moe(builder *b, const mint_hparams *hp, const mint_layer *L, bool norm_weights,
+static void add_moe(builder *b, const mint_hparams *hp, const mint_layer *L, const mint_arch *a,
                     int l) {
     mint_node *n;
     char nm[32];
     const int64_t hidden = (int64_t)hp->n_expert_used * hp->n_ff_exp; // k experts' hidden rows
     snprintf(nm, sizeof nm, "blk.%d.ffn_router", l);
     add_matmul(b, MINT_BUF_XB, &L->router, MINT_BUF_ROUTE, nm, false);
+    snprintf(nm, sizeof nm, "blk.%d.ffn_router_b", l);
+    add_in_place(b, MINT_OP_ADD_BIAS, MINT_BUF_ROUTE, &L->router_b, nm); // gpt-oss
     n = add(b, MINT_OP_MOE_ROUTE, MINT_BUF_SEL, MINT_BUF_ROUTE, "blk.%d.ffn_route", l);
     if (n) {
-        n->scale = norm_weights ? 1.0f : 0.0f; // 1: the weights renormalised
-        n->layer = l;                          // for the routing capture
+        n->type = a->moe_gating == MINT_MOE_SOFTMAX_TOPK ? MINT_MOE_TOPK_SOFTMAX
+                  : a->moe_norm_weights                  ? MINT_MOE_PROBS_NORM
+                                                         : MINT_MOE_PROBS;
+        n->layer = l; // for the routing capture
     }
     add(b, MINT_OP_MOE_GROUP, MINT_BUF_NONE, MINT_BUF_SEL, "blk.%d.ffn_group", l);
     const mint_weight *gu[2] = {&L->gate_exps, &L->up_exps};
+    const mint_weight *gu_b[2] = {&L->gate_exps_b, &L->up_exps_b};
     const mint_buf_id gu_dst[2] = {MINT_BUF_HB, MINT_BUF_HB2};
     const char *gu_name[2] = {"ffn_gate_exps", "ffn_up_exps"};
     for (int i = 0; i < 2; i++) {
@@ -207,9 +214,11 @@ static void add_moe(builder *b, const mint_hparams *hp, const mint_layer *L, boo
         if (n) {
             n->w = gu[i];
             n->type = vt;
+            n->bias = gu_b[i]->data ? gu_b[i] : NULL;
         }
     }
-    n = add(b, MINT_OP_SILU_MUL, MINT_BUF_HB, MINT_BUF_HB2, "blk.%d.ffn_act", l);
+    n = add(b, a->moe_act == MINT_MOE_SWIGLU_OAI ? MINT_OP_SWIGLU_OAI : MINT_OP_SILU_MUL,
+            MINT_BUF_HB, MINT_BUF_HB2, "blk.%d.ffn_act", l);
     if (n) n->width = hidden;
     snprintf(nm, sizeof nm, "blk.%d.ffn_down_exps", l);
     const uint32_t vt = b->k->t[L->down_exps.type].vec_dot_type;
@@ -219,6 +228,7 @@ static void add_moe(builder *b, const mint_hparams *hp, const mint_layer *L, boo
         n->w = &L->down_exps;
         n->type = vt;
         n->per_slot = true;
+        n->bias = L->down_exps_b.data ? &L->down_exps_b : NULL;
     }
     n = add(b, MINT_OP_MOE_SUM, MINT_BUF_TMP, MINT_BUF_EXP, "blk.%d.ffn_moe_sum", l);
     if (n) n->src2 = MINT_BUF_SEL;
@@ -353,7 +363,10 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, int32_t
             n->width = kv_dim;
         }
         n = add(&b, MINT_OP_ATTENTION, MINT_BUF_ATT, MINT_BUF_Q, "blk.%d.attn", l);
-        if (n) n->layer = l;
+        if (n) {
+            n->layer = l;
+            n->w = L->attn_sinks.data ? &L->attn_sinks : NULL; // gpt-oss's sink logits
+        }
         snprintf(nm[3], 32, "blk.%d.attn_output", l);
         add_matmul(&b, MINT_BUF_ATT, &L->wo, MINT_BUF_TMP, nm[3], false);
         snprintf(nm[4], 32, "blk.%d.out_bias", l);
@@ -365,7 +378,7 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, int32_t
         snprintf(nm[4], 32, "blk.%d.ffn_norm", l);
         add_norm(&b, &L->ffn_norm, &L->ffn_norm_b, false, nm[4]);
         if (m->desc->ffn == MINT_FFN_MOE) {
-            add_moe(&b, hp, L, m->desc->moe_norm_weights, l);
+            add_moe(&b, hp, L, m->desc, l);
             add(&b, MINT_OP_ADD, MINT_BUF_X, MINT_BUF_TMP, "blk.%d.ffn_res", l);
             continue;
         }

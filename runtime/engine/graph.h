@@ -78,6 +78,7 @@ typedef enum mint_op {
     MINT_OP_MOE_MATMUL, // dst[t][j] = W[expert j of t] . (src[t], or src[t][j] when per_slot)
     MINT_OP_MOE_SUM,    // dst[t] = sum_j weight j of src2[t] * src[t][j]
     MINT_OP_MOE_SHARED, // dst[t] += src[t] * sigmoid(src2[t][0]) (the shared expert, gated)
+    MINT_OP_SWIGLU_OAI, // dst[t] = swiglu_oai(dst[t], src[t]) (gpt-oss's experts: ops/ops.h)
     MINT_OP_COUNT,
 } mint_op;
 
@@ -109,17 +110,19 @@ typedef struct mint_node {
     mint_buf_id src;      // first input buffer
     mint_buf_id src2;     // second input (KV_STORE: v; SILU_MUL: up), else NONE
     const mint_weight *w; // weight (GET_ROWS, RMS_NORM, MATMUL, ADD_BIAS, HEAD_NORM; ROPE: the
-                          // frequency factors, or NULL), else NULL
+                          // frequency factors, or NULL; ATTENTION: the sinks, or NULL), else NULL
     int32_t layer;        // block index (KV_STORE, ATTENTION), else -1
-    uint32_t type;        // CONVERT: target type; MATMUL: the type src was converted to
-    int64_t width;        // elements per row of dst (or of src for CONVERT)
-    float scale;          // SCALE: the factor; SOFTCAP: the cap; else 0
-    bool out_only;        // runs on the n_out gathered rows whose logits are wanted (the
-                          // final norm and the output head), not on every row of the batch
-    bool no_barrier;      // the next node neither reads nor writes what this one writes
-                          // (q, k and v; gate and up): threads go on without waiting
-    bool per_slot;        // MOE_MATMUL: slot j of row t reads part j of src[t] (the experts'
-                          // own hidden rows), not the whole row (the shared input)
+    uint32_t type;        // CONVERT: target type; MATMUL: the type src was converted to;
+                          // MOE_ROUTE: the weighting (ops/ops.h mint_moe_weights)
+    const mint_weight *bias; // MOE_MATMUL: the experts' biases (row e: expert e's), or NULL
+    int64_t width;           // elements per row of dst (or of src for CONVERT)
+    float scale;             // SCALE: the factor; SOFTCAP: the cap; else 0
+    bool out_only;           // runs on the n_out gathered rows whose logits are wanted (the
+                             // final norm and the output head), not on every row of the batch
+    bool no_barrier;         // the next node neither reads nor writes what this one writes
+                             // (q, k and v; gate and up): threads go on without waiting
+    bool per_slot;           // MOE_MATMUL: slot j of row t reads part j of src[t] (the experts'
+                             // own hidden rows), not the whole row (the shared input)
 } mint_node;
 
 typedef struct mint_graph {

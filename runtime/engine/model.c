@@ -147,6 +147,26 @@ static mint_status read_gemma_hparams(mint_model *m, mint_err *err) {
     return MINT_OK;
 }
 
+// YaRN (rope.scaling.type yarn: gpt-oss): the extrapolation mix is 1, and the factor of cos and
+// sin is llama.cpp's attention factor: get_mscale(s) = 1 + 0.1 ln s (s > 1), times
+// 1 / (1 + 0.1 ln s) (which ops/rope.c multiplies back, as ggml's rope does), times
+// rope.scaling.attn_factor; each step rounded to f32 as there. llama.cpp reads the yarn_* keys
+// (log multiplier, betas) only for other architectures: so does mint, by not reading them.
+// Without YaRN, nothing changes.
+static mint_status read_yarn(mint_model *m, bool yarn, mint_err *err) {
+    mint_hparams *hp = &m->hp;
+    hp->rope_ext_factor = 0.0f;
+    if (!yarn) return MINT_OK;
+    if (!(hp->rope_freq_scale < 1.0f))
+        return mint_fail(err, MINT_E_FORMAT, "rope scaling type yarn needs a factor above 1");
+    const float factor = 1.0f / hp->rope_freq_scale;
+    float attn = 0.1f * logf(factor) + 1.0f; // get_mscale(factor, 1)
+    attn *= 1.0f / (1.0f + 0.1f * logf(factor));
+    hp->rope_mscale *= attn; // rope.scaling.attn_factor (1 when absent) times the above
+    hp->rope_ext_factor = 1.0f;
+    return MINT_OK;
+}
+
 static mint_status read_hparams(mint_model *m, mint_err *err) {
     const mint_file *f = m->file;
     const char *a = m->arch;
@@ -229,10 +249,11 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
     const char *stype = NULL;
     uint64_t slen = 0;
     bool has_type = mint_file_get_str(f, key, &stype, &slen, NULL) == MINT_OK;
-    if (has_type && strcmp(stype, "none") != 0 && strcmp(stype, "linear") != 0)
+    const bool yarn = has_type && strcmp(stype, "yarn") == 0;
+    if (has_type && strcmp(stype, "none") != 0 && strcmp(stype, "linear") != 0 && !yarn)
         return mint_fail(err, MINT_E_UNSUPPORTED,
-                         "rope scaling type '%s' is not supported "
-                         "(mint does none and linear)",
+                         "rope scaling type '%.64s' is not supported "
+                         "(mint does none, linear and yarn)",
                          stype);
     float factor = 0;
     st = get_float(f, a, "rope.scaling.factor", &factor, err);
@@ -251,6 +272,7 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
     hp->n_ctx_orig = hp->n_ctx_train;
     st = get_dim(f, a, "rope.scaling.original_context_length", &hp->n_ctx_orig, err);
     if (st != MINT_OK && st != MINT_E_NOT_FOUND) return st;
+    if ((st = read_yarn(m, yarn, err))) return st;
     hp->attn_scale = 1.0f / sqrtf((float)hp->head_dim);
     if (hp->n_layer == m->desc->wide_scale_layers) // Gemma 27B: query_pre_attn_scalar
         hp->attn_scale = 1.0f / sqrtf((float)(hp->n_embd / hp->n_head));
@@ -428,6 +450,11 @@ static mint_weight *slot_of(mint_layer *L, mint_slot s) {
         [MINT_SLOT_GATE_SHEXP] = offsetof(mint_layer, gate_shexp),
         [MINT_SLOT_UP_SHEXP] = offsetof(mint_layer, up_shexp),
         [MINT_SLOT_DOWN_SHEXP] = offsetof(mint_layer, down_shexp),
+        [MINT_SLOT_ATTN_SINKS] = offsetof(mint_layer, attn_sinks),
+        [MINT_SLOT_ROUTER_B] = offsetof(mint_layer, router_b),
+        [MINT_SLOT_GATE_EXPS_B] = offsetof(mint_layer, gate_exps_b),
+        [MINT_SLOT_UP_EXPS_B] = offsetof(mint_layer, up_exps_b),
+        [MINT_SLOT_DOWN_EXPS_B] = offsetof(mint_layer, down_exps_b),
     };
     return (mint_weight *)((char *)L + at[s]);
 }
@@ -463,6 +490,12 @@ static mint_status bind_layer(mint_model *m, int l, mint_err *err) {
                 bind_view(slot_of(L, vw->slot), &all, dim_of(hp, vw->at), dim_of(hp, vw->n));
         }
     }
+    // The experts' biases are read as f32 rows (runtime/engine/exec.c adds them to outputs).
+    const mint_weight *biases[3] = {&L->gate_exps_b, &L->up_exps_b, &L->down_exps_b};
+    for (int i = 0; i < 3; i++)
+        if (biases[i]->data && biases[i]->type != MINT_TYPE_F32)
+            return mint_fail(err, MINT_E_UNSUPPORTED, "tensor '%s' is %s; mint reads it as F32",
+                             biases[i]->name, mint_type_name(biases[i]->type));
     return MINT_OK;
 }
 

@@ -61,6 +61,12 @@ typedef struct mint_layer {
     mint_weight gate_shexp;     // [n_embd] -> [n_ff_shexp]
     mint_weight up_shexp;       // [n_embd] -> [n_ff_shexp]
     mint_weight down_shexp;     // [n_ff_shexp] -> [n_embd]
+    // gpt-oss (data NULL without):
+    mint_weight attn_sinks;  // [n_head] F32: each head's sink logit (ops/attention.h)
+    mint_weight router_b;    // [n_expert] F32 bias of the router logits
+    mint_weight gate_exps_b; // [n_ff_exp] x n_expert F32 (n_out = n_expert): expert e's gate bias
+    mint_weight up_exps_b;   // [n_ff_exp] x n_expert F32: expert e's up bias is row e
+    mint_weight down_exps_b; // [n_embd] x n_expert F32: expert e's down bias is row e
 } mint_layer;
 
 typedef struct mint_hparams {
@@ -75,7 +81,11 @@ typedef struct mint_hparams {
     int32_t n_rot;         // rotary dimensions (== head_dim for llama)
     float rope_base;       // llama.rope.freq_base (10000)
     float rope_freq_scale; // 1 / llama.rope.scaling.factor for linear scaling (1)
-    float rope_mscale;     // rope.scaling.attn_factor: RoPE's cos and sin times it (1)
+    float rope_mscale;     // rope.scaling.attn_factor: RoPE's cos and sin times it (1); with
+                           // YaRN, llama.cpp's attention factor (ops/rope.c adds its own)
+    float rope_ext_factor; // YaRN's extrapolation mix (1 with rope.scaling.type yarn, else 0);
+                           // its range of pairs comes from n_ctx_orig and each layer's base
+                           // (ops/ops.h mint_rope_yarn_corr_dims)
     int32_t n_ctx_orig;    // rope.scaling.original_context_length (n_ctx_train): a context
                            // longer than it takes LongRoPE's long factors
     float rms_eps;         // the norms' epsilon: attention.layer_norm_rms_epsilon (RMSNorm) or

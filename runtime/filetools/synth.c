@@ -139,6 +139,14 @@ static const preset presets[] = {
      false, 0, NULL, false},
     {"mixtral", "tiny", "llama", 256, 768, 2, 4, 2, 64, 1024, 512, 1e6f, 1e-5f, false, false, 0,
      NULL, false},
+    // gpt-oss-20b (its config.json): 24 layers 2880 wide, 64 query heads of 64, 8 KV heads, YaRN
+    // (factor 32 over 4096 positions), 32 experts of 2880, 4 used; tiny: 16 experts of 256
+    {"gpt-oss", "real", "gpt-oss", 2880, 2880, 24, 64, 8, 64, 131072, 201088, 150000.0f, 1e-5f,
+     false, false, 0, NULL, false},
+    {"gpt-oss", "tiny", "gpt-oss", 256, 256, 2, 4, 2, 64, 1024, 512, 150000.0f, 1e-5f, false, false,
+     0, NULL, false},
+    {"gpt-oss", "micro", "gpt-oss", 8, 16, 2, 2, 1, 4, 16, 259, 150000.0f, 1e-5f, false, false, 0,
+     NULL, false},
     {"mixtral", "micro", "llama", 8, 16, 1, 2, 1, 4, 16, 259, 1e6f, 1e-5f, true, false, 0, NULL,
      false},
 };
@@ -167,6 +175,9 @@ static const moe_shape moe_shapes[] = {
     {"mixtral", "real", 8, 2, 14336, 0},
     {"mixtral", "tiny", 8, 2, 768, 0},
     {"mixtral", "micro", 4, 2, 16, 0},
+    {"gpt-oss", "real", 32, 4, 2880, 0},
+    {"gpt-oss", "tiny", 16, 4, 256, 0},
+    {"gpt-oss", "micro", 4, 2, 16, 0},
     // clang-format on
 };
 
@@ -674,6 +685,11 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
     if (d->pos != MINT_POS_LEARNED) { // GPT-2 has no RoPE
         snprintf(key, sizeof key, "%s.rope.freq_base", pr->arch);
         mint_gguf_add_f32(w, key, pr->rope_base);
+    }
+    if (strcmp(pr->arch, "gpt-oss") == 0) { // YaRN, as gpt-oss's converter writes it
+        mint_gguf_add_str(w, "gpt-oss.rope.scaling.type", "yarn");
+        mint_gguf_add_f32(w, "gpt-oss.rope.scaling.factor", 32.0f);
+        mint_gguf_add_u32(w, "gpt-oss.rope.scaling.original_context_length", 4096);
     }
     snprintf(key, sizeof key, "%s.attention.%s", pr->arch,
              d->norm == MINT_NORM_LAYER ? "layer_norm_epsilon" : "layer_norm_rms_epsilon");
