@@ -161,8 +161,8 @@ Test(ops, rope_matches_double) {
                         const bool neox = mode & 1;
                         const float ms = rep == 2 ? 1.19f : 1.0f;
                         const mint_rope_cfg cfg = {
-                            hd, 10000.0f, fss[fi], mode & 2 ? factors : NULL, neox, ms, 0.0f,
-                            {0.0f, 0.0f}};
+                            hd,   10000.0f, fss[fi], mode & 2 ? factors : NULL,
+                            neox, ms,       0.0f,    {0.0f, 0.0f}};
                         fill(x, n, rep == 3 ? 1e3 : 1.0);
                         memcpy(y, x, sizeof(float) * (size_t)n);
                         mint_rope_row(y, HEADS, hd, &cfg, pos);
@@ -196,6 +196,76 @@ Test(ops, rope_matches_double) {
                     worst_rel[pi], (8.0 * positions[pi] + 8.0) * UNIT);
     cr_log_info("rope: max error / budget %.3f; max pair-norm change %.3g (budget 1e-6)",
                 worst_ratio, worst_norm);
+}
+
+// YaRN (gpt-oss: factor 32 over 4096 original positions, base 150000, NEOX pairs of a 64-wide
+// head): the correction range is the pairs [8, 18] (the formula in double: 8.09 floored, 17.4
+// ceiled); pairs below it keep their angle pos theta_i, pairs above it take pos theta_i / 32,
+// and the ramp between mixes the two linearly; cos and sin are scaled by 1 + 0.1 ln 32 times the
+// attention factor. Against that formula in double: the angle's error is at most pos theta_i's
+// (the larger of the two it mixes) as in rope_matches_double, plus the mix's two products and
+// sum (3 roundings), so the same budget with a factor 2.
+Test(ops, rope_yarn_matches_double) {
+    enum { HD = 64, HEADS = 2 };
+    mint_rng_seed(&rng, 41);
+    const int n_ctx_orig = 4096;
+    const double base = 150000.0, factor = 32.0;
+    float dims[2];
+    mint_rope_yarn_corr_dims(HD, n_ctx_orig, (float)base, dims);
+    double want[2];
+    for (int j = 0; j < 2; j++)
+        want[j] = HD * log(n_ctx_orig / ((j ? 1.0 : 32.0) * 2 * M_PI)) / (2 * log(base));
+    cr_assert(dims[0] == floor(want[0]) && dims[1] == ceil(want[1]) && dims[0] == 8.0f &&
+                  dims[1] == 18.0f,
+              "corr dims %g %g (double %g %g)", dims[0], dims[1], want[0], want[1]);
+    const float attn = 0.87f; // any attention factor: it multiplies cos and sin
+    const mint_rope_cfg cfg = {HD,   (float)base, (float)(1.0 / factor), NULL, true,
+                               attn, 1.0f,        {dims[0], dims[1]}};
+    const int32_t positions[] = {0, 1, 17, 511, 4095, 20000};
+    float x[HD * HEADS], y[HD * HEADS];
+    double worst = 0;
+    for (size_t pi = 0; pi < sizeof positions / sizeof *positions; pi++) {
+        const int32_t pos = positions[pi];
+        fill(x, HD * HEADS, 1.0);
+        memcpy(y, x, sizeof x);
+        mint_rope_row(y, HEADS, HD, &cfg, pos);
+        const double ms = attn * (1.0 + 0.1 * log(factor));
+        const double budget = 2.0 * (8.0 * pos + 8.0) * UNIT;
+        for (int h = 0; h < HEADS; h++)
+            for (int i = 0; i < HD / 2; i++) {
+                const double extrap = pos * pow(base, -2.0 * i / HD), interp = extrap / factor;
+                const double ramp = 1.0 - fmin(1.0, fmax(0.0, (i - dims[0]) / (dims[1] - dims[0])));
+                const double th = interp * (1.0 - ramp) + extrap * ramp;
+                const int a = h * HD + i, b = a + HD / 2;
+                const double ra = ms * (x[a] * cos(th) - x[b] * sin(th));
+                const double rb = ms * (x[a] * sin(th) + x[b] * cos(th));
+                const double d = hypot(y[a] - ra, y[b] - rb) / (ms * hypot(x[a], x[b]));
+                cr_assert(d <= budget, "pos %d pair %d: %.3g > %.3g", pos, i, d, budget);
+                worst = fmax(worst, d / budget);
+            }
+    }
+    cr_log_info("rope yarn: corr dims [%g, %g]; max error / budget %.3f", dims[0], dims[1], worst);
+}
+
+// gpt-oss's clamped SwiGLU against its formula in double: min(g, 7) sigmoid(1.702 min(g, 7))
+// (clamp(u, -7, 7) + 1), within a few roundings (expf's ulp, a division, a product: 8 units
+// relative to the larger of the output and the gate's magnitude times the up factor).
+Test(ops, swiglu_oai_matches_double) {
+    enum { N = 4096 };
+    static float g[N], u[N], out[N];
+    mint_rng_seed(&rng, 43);
+    fill(g, N, 6.0);
+    fill(u, N, 6.0);
+    g[0] = 7.0f, g[1] = 30.0f, g[2] = -30.0f, u[3] = -9.0f, u[4] = 9.0f, u[5] = -7.0f;
+    memcpy(out, g, sizeof g);
+    mint_swiglu_oai(out, 0, u, 0, N, 0, 1);
+    for (int i = 0; i < N; i++) {
+        const double x = fmin(g[i], 7.0), y = fmin(fmax(u[i], -7.0), 7.0);
+        const double want = x / (1.0 + exp(-1.702 * x)) * (y + 1.0);
+        const double scale = fabs(x) * (fabs(y) + 1.0) + 1e-30;
+        cr_assert(fabs(out[i] - want) <= 8 * UNIT * scale, "[%d] g %g u %g: %.9g vs %.9g", i, g[i],
+                  u[i], out[i], want);
+    }
 }
 
 // mint_rope rotates row r by pos[r], for the rows of its range only.
@@ -445,8 +515,8 @@ Test(ops, convert_and_gemm_tile_match_double, .timeout = MT_HANG(60)) {
 // out[t][h] = softmax_j<=t(scale * q_th . k_j) . v_j in double. For an f16 cache, k, v and q are
 // rounded to f16 and so are the probabilities (ops/attention.c), as mint does.
 // Query t sees keys lo .. t, lo = t - window + 1 with a window (else 0); scores soft-capped.
-static void attention_ref(int f16, const mint_attn_shape *sh, int window, const float *q,
-                          const float *k, const float *v, int n, double *out) {
+static void attention_ref(int f16, const mint_attn_shape *sh, int window, const float *sinks,
+                          const float *q, const float *k, const float *v, int n, double *out) {
     const int hd = sh->head_dim, group = sh->n_head / sh->n_head_kv, qd = sh->n_head * hd;
     const int kvd = sh->n_head_kv * hd;
     double *s = malloc(sizeof(double) * (size_t)n);
@@ -466,6 +536,8 @@ static void attention_ref(int f16, const mint_attn_shape *sh, int window, const 
                 if (sh->softcap != 0) s[j] = tanh(s[j] / sh->softcap) * sh->softcap;
                 m = fmax(m, s[j]);
             }
+            if (sinks) m = fmax(m, sinks[h]); // a sink: one more term of the sum, no value
+            if (sinks) sum = exp(sinks[h] - m);
             for (int j = lo; j <= t; j++) sum += s[j] = exp(s[j] - m);
             for (int j = lo; j <= t; j++) s[j] = f16 ? round_f16((float)(s[j] / sum)) : s[j] / sum;
             for (int i = 0; i < hd; i++) {
@@ -542,8 +614,9 @@ static double max_err(const float *out, const double *ref, size_t len, double vm
 // N tokens in blocks of `block` positions: the batch ends partway through a block, and flash's
 // query blocks (64 rows: 16 queries of MHA, 8 of a group of 8) and steps (at least 64 positions)
 // end partway through the batch.
-static void check_attention_wc(mint_type type, int n_head, int n_head_kv, int hd, int32_t block,
-                               int N, double budget, int window, float softcap) {
+static void check_attention_wcs(mint_type type, int n_head, int n_head_kv, int hd, int32_t block,
+                                int N, double budget, int window, float softcap,
+                                const float *sinks) {
     const int f16 = type == MINT_TYPE_F16;
     const mint_attn_shape sh = {n_head, n_head_kv, hd, (float)(1.0 / sqrt(hd)), softcap};
     const int qd = n_head * hd, kvd = n_head_kv * hd;
@@ -576,7 +649,7 @@ static void check_attention_wc(mint_type type, int n_head, int n_head_kv, int hd
                       "kv_store pos %d [%d]", j, i);
             vmax = fmax(vmax, fabs(vv));
         }
-    attention_ref(f16, &sh, window, q, k, v, N, ref);
+    attention_ref(f16, &sh, window, sinks, q, k, v, N, ref);
 
     size_t scratch_bytes = 0;
     for (int a = 0; a < MINT_ATTN_ALGO_COUNT; a++) {
@@ -595,7 +668,8 @@ static void check_attention_wc(mint_type type, int n_head, int n_head_kv, int hd
                                .out_stride = qd * sizeof(float),
                                .runs = &run0,
                                .n_runs = 1,
-                               .window = window};
+                               .window = window,
+                               .sinks = sinks};
     double worst[MINT_ATTN_ALGO_COUNT];
     for (int a = 0; a < MINT_ATTN_ALGO_COUNT; a++) {
         // (a) the whole batch against the double-precision reference
@@ -637,13 +711,18 @@ static void check_attention_wc(mint_type type, int n_head, int n_head_kv, int hd
             cr_assert_eq(memcmp(out, naive, sizeof(float) * N * qd), 0,
                          "rowwise differs from naive");
     }
-    cr_log_info("attention %s %d/%d heads hd %d, %d tokens in blocks of %d, window %d, cap %g: "
+    cr_log_info("attention %s %d/%d heads hd %d, %d tokens in blocks of %d, window %d, cap %g%s: "
                 "max |out - ref| / max|v|: naive %.3g, rowwise %.3g, flash %.3g (budget %g)",
                 f16 ? "f16" : "f32", n_head, n_head_kv, hd, N, block, window, (double)softcap,
-                worst[0], worst[1], worst[2], budget);
+                sinks ? ", sinks" : "", worst[0], worst[1], worst[2], budget);
     for (int i = 0; i < n_blk; i++) free(pc.mem[i]);
     free(q), free(k), free(v), free(out), free(out1), free(naive), free(ref);
     free(scratch);
+}
+
+static void check_attention_wc(mint_type type, int n_head, int n_head_kv, int hd, int32_t block,
+                               int N, double budget, int window, float softcap) {
+    check_attention_wcs(type, n_head, n_head_kv, hd, block, N, budget, window, softcap, NULL);
 }
 
 static void check_attention(mint_type type, int n_head, int n_head_kv, int hd, int32_t block, int N,
@@ -676,6 +755,15 @@ Test(ops, attention_f32_window_softcap, .timeout = MT_HANG(60)) {
     check_attention_wc(MINT_TYPE_F32, 8, 2, 64, 7, 200, 2e-6, 9, 50.0f);
     check_attention_wc(MINT_TYPE_F32, 8, 2, 64, 32, 200, 2e-6, 100, 2.0f);
     check_attention_wc(MINT_TYPE_F32, 4, 4, 16, 16, 70, 2e-6, 1, 0.0f);
+}
+// gpt-oss's sinks: per head a logit in the softmax's sum that weighs no value; some far above
+// every score (they take almost all the weight, and flash meets a sink above its running
+// maximum), some far below, with and without a window.
+Test(ops, attention_sinks, .timeout = MT_HANG(60)) {
+    const float sinks[8] = {0.0f, 3.0f, -2.0f, 40.0f, 1.5f, -30.0f, 0.5f, 6.0f};
+    check_attention_wcs(MINT_TYPE_F32, 8, 2, 64, 7, 200, 2e-6, 0, 0.0f, sinks);
+    check_attention_wcs(MINT_TYPE_F32, 8, 2, 64, 32, 200, 2e-6, 9, 0.0f, sinks);
+    check_attention_wcs(MINT_TYPE_F16, 8, 2, 64, 7, 200, 1e-3, 0, 0.0f, sinks);
 }
 Test(ops, attention_f16_window, .timeout = MT_HANG(60)) {
     check_attention_wc(MINT_TYPE_F16, 8, 2, 64, 7, 200, 1e-3, 9, 50.0f);
