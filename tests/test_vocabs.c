@@ -15,6 +15,7 @@
 #include "helpers/vocab_test.h"
 #include "runtime/text/bpe.h"
 #include "runtime/text/byte_unicode.h"
+#include "runtime/text/pretokenize.h"
 #include "runtime/text/vocab.h"
 
 #include <criterion/criterion.h>
@@ -392,6 +393,48 @@ Test(synthetic, merges_by_rank_and_pre_tokenizer) {
     free(back);
     free(ids);
     synth_end(&s, v);
+}
+
+// gpt-oss's o200k pre-tokenizer ("gpt-4o"): no vocabulary file of it is in the test data, so its
+// splits are checked against Python's `regex` module running tokenizer.json's original regex
+// (\p{Lu}... classes, case-insensitive contractions), which on these texts (ASCII letters, whose
+// case is plain) agrees with the rewrite llama.cpp and mint use.
+Test(synthetic, gpt4o_pre_tokenizer_splits_as_o200k) {
+    static const struct {
+        const char *text;
+        const char *pieces[12];
+    } cases[] = {
+        {"Hello world's HTTPServer 1234567 test\n\n  x",
+         {"Hello", " world's", " HTTPServer", " ", "123", "456", "7", " test", "\n\n", " ", " x"}},
+        {"I'LL GO, don't!! a/b\r\n\tend  ",
+         {"I'LL", " GO", ",", " don't", "!!", " a", "/b", "\r\n", "\tend", "  "}},
+        {"camelCaseWORDS 3.14159 ...\n\n\n",
+         {"camel", "Case", "WORDS", " ", "3", ".", "141", "59", " ...\n\n\n"}},
+        {"  leading spaces and trailing   ",
+         {" ", " leading", " spaces", " and", " trailing", "   "}},
+    };
+    mint_pretok *p = NULL;
+    uint32_t flags = 0;
+    mint_err err;
+    cr_assert_eq(mint_pretok_create("gpt-4o", 6, &p, &flags, &err), MINT_OK, "%s", err.msg);
+    cr_assert(flags & MINT_PRE_KEEP_SPACES); // llama.cpp: clean_spaces = false
+    mint_pretok_work w = {0};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        const char *t = cases[c].text;
+        cr_assert_eq(mint_pretok_split(p, &w, t, strlen(t), &err), MINT_OK, "%s", err.msg);
+        size_t n = 0;
+        while (n < 12 && cases[c].pieces[n]) n++;
+        cr_assert_eq(w.n_cut, n, "case %zu: %zu pieces, want %zu", c, w.n_cut, n);
+        for (size_t i = 0, at = 0; i < n; at = w.cut[i++]) {
+            const size_t len = w.cut[i] - at;
+            cr_assert(len == strlen(cases[c].pieces[i]) &&
+                          memcmp(t + at, cases[c].pieces[i], len) == 0,
+                      "case %zu piece %zu: '%.*s', want '%s'", c, i, (int)len, t + at,
+                      cases[c].pieces[i]);
+        }
+    }
+    mint_pretok_work_free(&w);
+    mint_pretok_free(p);
 }
 
 Test(synthetic, unknown_pre_tokenizer_is_one_clear_line) {

@@ -35,6 +35,7 @@ enum rx_set {
     RX_DEEPSEEK_LLM,
     RX_DEEPSEEK_CODER,
     RX_NEWLINES,
+    RX_GPT4O,
     RX_COUNT
 };
 
@@ -89,6 +90,14 @@ static const char *const rx_sets[RX_COUNT][MAX_RX + 1] = {
          "\xBF]+",
          "\\p{N}", NULL},
     [RX_NEWLINES] = {"[^\\n]+|[\\n]+", NULL},
+    // o200k (gpt-oss, Llama 4): tokenizer.json's regex as llama.cpp rewrites it for its engine
+    // (an upper-case run is a letter not in a-z, a lower-case run a letter not in A-Z), so that
+    // non-ASCII letters split as llama.cpp splits them
+    [RX_GPT4O] =
+        {"[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}])([^a-z]))*((?=[\\p{L}])([^A-Z]))+" RX_CONTRACTIONS
+         "?|[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}])([^a-z]))+((?=[\\p{L}])([^A-Z]))*" RX_CONTRACTIONS
+         "?|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
+         NULL},
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -167,6 +176,10 @@ static const struct pre_name {
     {"granite-embed-multi-311m", RX_NEWLINES,
      SPM_STYLE | MINT_PRE_NEWLINE_WORD | MINT_PRE_FORCE_BOS},
     {"sarvam-moe", RX_NEWLINES, SPM_STYLE | KEEP},
+    {"gpt-4o", RX_GPT4O, KEEP},
+    {"llama4", RX_GPT4O, KEEP},
+    {"kanana2", RX_GPT4O, KEEP},
+    {"talkie", RX_GPT4O, KEEP},
 };
 
 struct mint_pretok {
