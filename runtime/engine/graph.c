@@ -7,6 +7,7 @@
 #include "quant/kernels.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -465,8 +466,12 @@ char *mint_graph_describe(const mint_graph *g, const mint_model *m) {
                              : n->w == &m->rope_long  ? ", LongRoPE long factors"
                              : n->w == &m->rope_short ? ", LongRoPE short factors"
                                                       : ", rope_freqs factors";
-            char ms[32] = "";
-            if (m->hp.rope_mscale != 1.0f)
+            char ms[48] = "";
+            if (m->hp.rope_ext_factor != 0.0f) // ops/rope.c multiplies in its own 1 + 0.1 ln s
+                snprintf(ms, sizeof ms, ", YaRN x %g, cos/sin x %.4g",
+                         1.0 / (double)m->hp.rope_freq_scale,
+                         m->hp.rope_mscale * (1.0f + 0.1f * logf(1.0f / m->hp.rope_freq_scale)));
+            else if (m->hp.rope_mscale != 1.0f)
                 snprintf(ms, sizeof ms, ", cos/sin x %.4g", m->hp.rope_mscale);
             snprintf(type, sizeof type, "  (%s pairs%s%s)", m->hp.rope_neox ? "NEOX" : "NORMAL", ff,
                      ms);
