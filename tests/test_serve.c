@@ -265,6 +265,73 @@ Test(serve, every_architecture_answers_as_mint_run_does, .timeout = MT_HANG(300)
     }
 }
 
+// Streamed text equals the one-body text, also where a character is made of several byte tokens
+// (the tiny Llama 3 file on stories260K's vocabulary, whose byte-fallback tokens sampled at
+// temperature 1 make multi-byte characters: seed 206 gives one; each seed's answer in one body,
+// then streamed, the chunks joined).
+Test(serve, streamed_text_equals_one_body_for_byte_tokens, .timeout = MT_HANG(180)) {
+    char model[4096];
+    snprintf(model, sizeof model, "%s", mt_path(mt_tmpdir(), "serve-llama3-stories-vocab.gguf"));
+    mint_synth_params p = {.preset = "llama3",
+                           .ftype = "F32",
+                           .seed = 1,
+                           .n_threads = 2,
+                           .shape = "tiny",
+                           .vocab = stories()};
+    mint_err e;
+    cr_assert_eq(mint_synth_write(&p, model, &e), MINT_OK, "%s", e.msg);
+    mt_server s;
+    mt_server_start(&s, "-m '%s' --chat-template zephyr -t 1", model);
+    int multibyte = 0;
+    for (int seed = 200; seed < 216; seed++) {
+        char body[512];
+        snprintf(body, sizeof body,
+                 "{\"prompt\":\"Once upon a time\",\"max_tokens\":30,\"temperature\":1.0,"
+                 "\"seed\":%d}",
+                 seed);
+        json_object *o = mt_post_json(&s, "/v1/completions", body);
+        char *want = strdup(gets_(o, "choices.0.text"));
+        json_object_put(o);
+        for (const unsigned char *c = (const unsigned char *)want; *c; c++)
+            multibyte += *c >= 0xC0 && !(c[0] == 0xEF && c[1] == 0xBF && c[2] == 0xBD);
+        snprintf(body, sizeof body,
+                 "{\"prompt\":\"Once upon a time\",\"max_tokens\":30,\"temperature\":1.0,"
+                 "\"seed\":%d,\"stream\":true}",
+                 seed);
+        mt_resp r = mt_http(&s, "POST", "/v1/completions", body, NULL);
+        cr_assert_eq(r.status, 200);
+        json_object *ch = sse_chunks(r.body);
+        char joined[4096] = "";
+        for (size_t k = 0; k < json_object_array_length(ch); k++)
+            strncat(joined, gets_(mt_jidx(ch, k), "choices.0.text"),
+                    sizeof joined - strlen(joined) - 1);
+        cr_assert_str_eq(joined, want, "seed %d: streamed [%s], one body [%s]", seed, joined, want);
+        json_object_put(ch);
+        mt_resp_free(&r);
+        free(want);
+    }
+    cr_assert_gt(multibyte, 0, "no seed made a multi-byte character: the test tests nothing");
+    cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+}
+
+// A message's typed text parts are joined with a newline, as llama-server joins them: the prompt
+// of ["What is", "the best book"] has the tokens of "What is\nthe best book".
+Test(serve, content_parts_join_with_a_newline, .timeout = MT_HANG(120)) {
+    mt_server s;
+    mt_server_start(&s, "-m '%s' --chat-template zephyr -t 1", stories());
+    json_object *a = mt_post_json(
+        &s, "/v1/chat/completions",
+        "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"What "
+        "is\"},{\"type\":\"text\",\"text\":\"the best book\"}]}],\"max_tokens\":1}");
+    json_object *b = mt_post_json(&s, "/v1/chat/completions",
+                                  "{\"messages\":[{\"role\":\"user\",\"content\":\"What is\\nthe "
+                                  "best book\"}],\"max_tokens\":1}");
+    cr_assert_eq(geti(a, "usage.prompt_tokens"), geti(b, "usage.prompt_tokens"));
+    json_object_put(a);
+    json_object_put(b);
+    cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+}
+
 Test(serve, chat_equals_mint_run_cnv_one_body_and_streamed, .timeout = MT_HANG(180)) {
     const char *model = stories();
     char *out, *err;

@@ -83,7 +83,8 @@ static bool boolean(parser *p, json_object *req, const char *key, bool *out) {
     return true;
 }
 
-// Text of a message's content: a string, or OpenAI's list of {type: "text", text} parts.
+// Text of a message's content: a string, or OpenAI's list of {type: "text", text} parts, joined
+// with a newline between them once there is text (llama-server's join of typed text parts).
 static bool content_text(parser *p, json_object *c, char **out) {
     if (json_object_is_type(c, json_type_string)) {
         if (has_nul(c)) return fail(p, "messages", "a message's content contains U+0000");
@@ -101,14 +102,15 @@ static bool content_text(parser *p, json_object *c, char **out) {
             !json_object_is_type(text, json_type_string))
             return fail(p, "messages", "only text content parts are supported");
         if (has_nul(text)) return fail(p, "messages", "a message's content contains U+0000");
-        total += (size_t)json_object_get_string_len(text);
+        total += (size_t)json_object_get_string_len(text) + 1;
     }
     char *s = malloc(total + 1);
     if (!s) return fail(p, "messages", "out of memory");
     size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) { // joined with a newline after text so far, as llama-server
         json_object *text;
         json_object_object_get_ex(json_object_array_get_idx(c, i), "text", &text);
+        if (k > 0) s[k++] = '\n';
         memcpy(s + k, json_object_get_string(text), (size_t)json_object_get_string_len(text));
         k += (size_t)json_object_get_string_len(text);
     }

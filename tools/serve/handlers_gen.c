@@ -208,12 +208,20 @@ static void stream_job(gen *g, int i) {
     const bool done = j->state == JOB_DONE;
     const size_t vis = done ? j->text_len : reply_utf8_complete(j->text, j->visible);
     while (g->sent_tok[i] < j->n_tok && j->tok[g->sent_tok[i]].text_end <= vis) {
+        // Tokens t .. t1 - 1: one token, or as many as a character cut between them needs (byte
+        // tokens of one multi-byte character go out together; sent alone, each would show as
+        // U+FFFD); a character not yet whole waits for the next call.
         const int t = g->sent_tok[i];
-        const size_t end =
-            j->tok[t].text_end < g->sent_text[i] ? g->sent_text[i] : j->tok[t].text_end;
-        chunk(g, i, j, g->sent_text[i], end, t, t + 1);
+        int t1 = t + 1;
+        size_t end = j->tok[t].text_end;
+        while (reply_utf8_complete(j->text, end) < end && t1 < j->n_tok &&
+               j->tok[t1].text_end <= vis)
+            end = j->tok[t1++].text_end;
+        if (reply_utf8_complete(j->text, end) < end && !done) break;
+        if (end < g->sent_text[i]) end = g->sent_text[i];
+        chunk(g, i, j, g->sent_text[i], end, t, t1);
         g->sent_text[i] = end;
-        g->sent_tok[i] = t + 1;
+        g->sent_tok[i] = t1;
     }
     if (done && g->sent_text[i] < j->text_len) { // text past the last whole token (rare)
         chunk(g, i, j, g->sent_text[i], j->text_len, g->sent_tok[i], g->sent_tok[i]);
