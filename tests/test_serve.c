@@ -108,7 +108,6 @@ Test(serve, health_models_and_metrics_follow_traffic, .timeout = MT_HANG(120)) {
     cr_assert_eq(json_object_array_length(get(o, "data")), 1);
     json_object_put(o);
     mt_resp_free(&r);
-
     r = mt_http(&s, "GET", "/metrics", NULL, NULL);
     cr_assert_eq(r.status, 200);
     cr_assert(strstr(r.headers, "text/plain; version=0.0.4"), "%s", r.headers);
@@ -149,6 +148,23 @@ Test(serve, health_models_and_metrics_follow_traffic, .timeout = MT_HANG(120)) {
     cr_assert_geq(mt_metric(&s, "mint_prompt_tokens_total"), 1);
     cr_assert_eq(mt_metric(&s, "mint_slots_busy"), 0);
     cr_assert_eq(mt_metric(&s, "mint_queue_length"), 0);
+    // llama-server's other names answer the same
+    static const char *const aliases[][2] = {{"/v1/health", "/health"}, {"/models", "/v1/models"}};
+    for (int i = 0; i < 2; i++) {
+        mt_resp a = mt_http(&s, "GET", aliases[i][0], NULL, NULL);
+        mt_resp b = mt_http(&s, "GET", aliases[i][1], NULL, NULL);
+        cr_assert(a.status == 200 && !strcmp(a.body, b.body), "%s: %d %s", aliases[i][0], a.status,
+                  a.body);
+        mt_resp_free(&a);
+        mt_resp_free(&b);
+    }
+    o = mt_post_json(&s, "/completions", "{\"prompt\":\"Hi\",\"max_tokens\":2}");
+    cr_assert_str_eq(gets_(o, "object"), "text_completion");
+    json_object_put(o);
+    o = mt_post_json(&s, "/chat/completions",
+                     "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"max_tokens\":2}");
+    cr_assert_str_eq(gets_(o, "object"), "chat.completion");
+    json_object_put(o);
     cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
 }
 

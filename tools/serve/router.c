@@ -87,6 +87,11 @@ static const route ROUTES[] = {
     {"/v1/completions", "POST", true, false, true, handle_completions, "/v1/completions"},
     {"/v1/chat/completions", "POST", true, false, true, handle_chat, "/v1/chat/completions"},
     {"/v1/next", "POST", true, false, true, handle_next, "/v1/next"},
+    // llama-server's other names of the same endpoints (counted under the /v1 ones)
+    {"/v1/health", "GET, HEAD", false, true, false, handle_health, "/health"},
+    {"/models", "GET, HEAD", false, false, false, handle_models, "/v1/models"},
+    {"/completions", "POST", true, false, true, handle_completions, "/v1/completions"},
+    {"/chat/completions", "POST", true, false, true, handle_chat, "/v1/chat/completions"},
 };
 
 static enum MHD_Result dispatch(serve_http *h, struct MHD_Connection *c, const serve_call *r,
