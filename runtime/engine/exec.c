@@ -342,7 +342,56 @@ static void run_moe_group(const mint_node *n, const mint_exec *e, int node, int 
 // a shared input (a token's gate and up: every slot reads the whole row) is read in place: its
 // buffer row is as aligned as the scratch, and copying it once per item of a one-token step
 // would copy it (experts x blocks) times. Every output is one dot product, whatever the tile.
+// One token (a generation step): its k experts' rows as one list of 16-row groups in expert
+// order, cut as run_matmul cuts one matrix: each thread owns a contiguous share (a stream
+// through one expert's rows, then the next's), taken in about 8 chunks from its own counter, the
+// others' leftovers after. Each run of groups within one expert is one kernel call writing
+// straight into the slot's output. Every output is the same dot product as in the batched path.
+static void moe_matmul_one_token(const mint_node *n, const mint_exec *e, int node, int ith,
+                                 int nth) {
+    const mint_weight *w = n->w;
+    const mint_type_kernels *tk = &e->k->t[w->type];
+    const mint_moe_groups *g = &e->moe;
+    const int32_t k = e->hp->n_expert_used;
+    const size_t in_bytes = (size_t)mint_row_size(n->type, w->n_in);
+    const long per_expert = (long)((w->n_out + MINT_PACK_ROWS - 1) / MINT_PACK_ROWS);
+    const long groups = (long)*g->n_active * per_expert;
+    const long share = (groups + nth - 1) / nth;
+    const long cg = share / 8 > 1 ? share / 8 : 1;
+    for (int v = 0; v < nth; v++) {
+        const int o = (ith + v) % nth;
+        long lo, hi;
+        mint_split(groups, o, nth, &lo, &hi);
+        atomic_int *next = mint_exec_counter(e, node, 1 + o);
+        for (long c = atomic_fetch_add(next, 1); lo + c * cg < hi; c = atomic_fetch_add(next, 1)) {
+            const long c1 = lo + (c + 1) * cg < hi ? lo + (c + 1) * cg : hi;
+            for (long g0 = lo + c * cg; g0 < c1;) { // the chunk, cut at experts' ends
+                const long xi = g0 / per_expert, end = (xi + 1) * per_expert;
+                const long g1 = c1 < end ? c1 : end;
+                const int32_t x = g->active[xi], j = g->rows[g->start[x]] % k;
+                const mint_weight we = mint_weight_expert(w, x);
+                const int64_t r0 = (g0 - xi * per_expert) * MINT_PACK_ROWS;
+                const int64_t r1 = (g1 - xi * per_expert) * MINT_PACK_ROWS < w->n_out
+                                       ? (g1 - xi * per_expert) * MINT_PACK_ROWS
+                                       : w->n_out;
+                const char *a =
+                    (const char *)row(e, n->src, 0) + (n->per_slot ? (size_t)j * in_bytes : 0);
+                float *out = (float *)row(e, n->dst, 0) + (size_t)j * w->n_out;
+                matmul_tile(tk, &we, r0, (int)(r1 - r0), a, in_bytes, 1, out + r0, 0);
+                if (n->bias)
+                    mint_add_row(out + r0, (const float *)n->bias->data + (size_t)x * w->n_out + r0,
+                                 r1 - r0);
+                g0 = g1;
+            }
+        }
+    }
+}
+
 static void run_moe_matmul(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    if (e->n_tokens == 1) {
+        moe_matmul_one_token(n, e, node, ith, nth);
+        return;
+    }
     const mint_weight *w = n->w;
     const mint_type_kernels *tk = &e->k->t[w->type];
     const mint_moe_groups *g = &e->moe;
