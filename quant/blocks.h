@@ -54,6 +54,15 @@ typedef struct mint_block_q8_1 {
     int8_t qs[MINT_QK]; // [32] quants
 } mint_block_q8_1;
 
+// MXFP4 (OCP microscaling FP4): 32 E2M1 values sharing one power-of-two scale. The nibbles are
+// indices into the E2M1 table (quant/unpack.h: mint_mxfp4_value, the values doubled so they are
+// integers) and the scale is an E8M0 exponent taken at half its value (quant/fp16.h:
+// mint_e8m0_half_to_f32), so y = value(q) * 2^(e - 128) (exactly 2^(e-127) times the E2M1 value).
+typedef struct mint_block_mxfp4 {
+    uint8_t e;               // E8M0 exponent (bias 127)
+    uint8_t qs[MINT_QK / 2]; // [16] two 4-bit E2M1 codes per byte, same order as Q4_0
+} mint_block_mxfp4;
+
 // ---------------------------------------------------------------------------------------------
 // 256-element super-blocks (K-quants): 16 sub-blocks of 16 (Q2_K, Q3_K, Q6_K) or 8 of 32
 // (Q4_K, Q5_K), each with its own quantized scale (and min).
@@ -117,6 +126,9 @@ _Static_assert(sizeof(mint_block_q8_0) == 34, "q8_0 size");
 _Static_assert(offsetof(mint_block_q8_0, qs) == 2, "q8_0 qs");
 _Static_assert(sizeof(mint_block_q8_1) == 36, "q8_1 size");
 _Static_assert(offsetof(mint_block_q8_1, s) == 2 && offsetof(mint_block_q8_1, qs) == 4, "q8_1");
+
+_Static_assert(sizeof(mint_block_mxfp4) == 17, "mxfp4 size");
+_Static_assert(offsetof(mint_block_mxfp4, qs) == 1, "mxfp4 qs");
 
 _Static_assert(sizeof(mint_block_q2_K) == 84, "q2_K size");
 _Static_assert(offsetof(mint_block_q2_K, qs) == 16 && offsetof(mint_block_q2_K, d) == 80 &&

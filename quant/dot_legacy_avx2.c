@@ -1,5 +1,5 @@
 // dot_legacy_avx2.c - dot products and gemm tiles of the 32-element block types (Q4_0, Q4_1,
-// Q5_0, Q5_1, Q8_0) with Q8_0 / Q8_1 activations, for AVX2 (Haswell, Zen 1 and later).
+// Q5_0, Q5_1, Q8_0, MXFP4) with Q8_0 / Q8_1 activations, for AVX2 (Haswell, Zen 1 and later).
 //
 // Integer part, per (row, column) block: vpmaddubsw multiplies unsigned weight bytes by signed
 // activation bytes and adds adjacent pairs into int16 (no saturation: levels are at most 31, or
@@ -8,7 +8,8 @@
 // summed as sum(q * a) - offset * sum(a): the offset term is one vpmaddubsw per activation block,
 // subtracted in int16 (each pair stays within 2 * 16 * 127), so each (row, column) pays one
 // vpsubw for it. Q8_0 x Q8_0 moves w's sign onto a: |w| * (a * sign(w)) with vpsignb (a is never
-// -128, so the negation cannot overflow).
+// -128, so the negation cannot overflow). MXFP4 does the same with its codes looked up (vpshufb)
+// as their doubled E2M1 values, -12..12, and its E8M0 exponent as the block's f32 half-scale.
 //
 // Float part. The block scale d_w * d_a differs for every (row, column, block), so each block's
 // integer sum must be scaled by its own float. Four rows share one accumulator: vphaddd folds
@@ -22,7 +23,9 @@
 //
 // Tiles: 4 rows x 8 columns for a batch (8 accumulators, 4 unpacked weight blocks), 4 x 1 for one
 // token. Eight-row tiles (two accumulators per column) measured within noise of these.
+#include "quant/fp16.h"
 #include "quant/simd_avx2.h"
+#include "quant/unpack.h"
 
 #define MINT_LEVEL_NAME(name) name##_avx2
 
@@ -37,9 +40,17 @@ MINT_AVX2_INLINE size_t block_bytes(mint_type type) {
         return sizeof(mint_block_q5_0);
     case MINT_TYPE_Q5_1:
         return sizeof(mint_block_q5_1);
+    case MINT_TYPE_MXFP4:
+        return sizeof(mint_block_mxfp4);
     default:
         return sizeof(mint_block_q8_0);
     }
+}
+
+// Types whose weights are signed bytes, multiplied as |w| times a with w's sign (Q8_0, and
+// MXFP4 after its table lookup).
+MINT_AVX2_INLINE bool is_signed(mint_type type) {
+    return type == MINT_TYPE_Q8_0 || type == MINT_TYPE_MXFP4;
 }
 
 MINT_AVX2_INLINE bool has_offset(mint_type type) {
@@ -51,13 +62,15 @@ MINT_AVX2_INLINE bool has_min(mint_type type) {
 }
 
 // One weight block, ready to multiply: the unsigned operand of vpmaddubsw (levels, or |w| for
-// Q8_0) and, for Q8_0, w itself (whose signs go onto the activations).
+// Q8_0 and MXFP4) and, for those two, w itself (whose signs go onto the activations).
 typedef struct legacy_w {
     __m256i u;    // [32] unsigned bytes
     __m256i sign; // [32] Q8_0's w (sign source); unused otherwise
 } legacy_w;
 
-// Unpacks block ib of a row; *d and *m get the f16 bits of its scale and min (m: 0 if none).
+// Unpacks block ib of a row; *d and *m get the f16 bits of its scale and min (m: 0 if none), or
+// for MXFP4 *d its E8M0 exponent byte. MXFP4's codes become their doubled E2M1 values (-12..12)
+// by one vpshufb from the 16-byte table in both halves.
 MINT_AVX2_INLINE legacy_w legacy_unpack(mint_type type, const uint8_t *row, int64_t ib, uint16_t *d,
                                         uint16_t *m) {
     legacy_w w = {_mm256_setzero_si256(), _mm256_setzero_si256()};
@@ -87,6 +100,15 @@ MINT_AVX2_INLINE legacy_w legacy_unpack(mint_type type, const uint8_t *row, int6
         w.u = _mm256_or_si256(nibbles32(b->qs), bits_to_0x10(load_u32(b->qh)));
         *d = b->d;
         *m = b->m;
+        break;
+    }
+    case MINT_TYPE_MXFP4: {
+        const mint_block_mxfp4 *b = (const mint_block_mxfp4 *)row + ib;
+        const __m256i table = _mm256_broadcastsi128_si256(
+            _mm_loadu_si128((const __m128i *)(const void *)mint_mxfp4_table()));
+        w.sign = _mm256_shuffle_epi8(table, nibbles32(b->qs));
+        w.u = _mm256_abs_epi8(w.sign);
+        *d = b->e;
         break;
     }
     default: {
@@ -130,7 +152,7 @@ MINT_AVX2_INLINE legacy_a legacy_act(mint_type type, const uint8_t *row, int64_t
 // at most 2 * 31 * 127 (Q5_1) or 2 * 128 * 127 (Q8_0) in magnitude.
 MINT_AVX2_INLINE __m256i legacy_pairs(mint_type type, legacy_w w, legacy_a a) {
     __m256i p;
-    if (type == MINT_TYPE_Q8_0)
+    if (is_signed(type))
         p = _mm256_maddubs_epi16(w.u, _mm256_sign_epi8(a.q, w.sign));
     else
         p = _mm256_maddubs_epi16(w.u, a.q);
@@ -140,9 +162,10 @@ MINT_AVX2_INLINE __m256i legacy_pairs(mint_type type, legacy_w w, legacy_a a) {
 
 // Four rows' products of one block folded into [r0 r1 r2 r3 | r0 r1 r2 r3] int32: low half the
 // row's elements 0..15, high half 16..31 (no instruction here crosses the 128-bit halves). Up to
-// Q5_1 a sum of 8 products stays below 2^15 (8 * 31 * 127 = 31496), so the first two folds can
-// be 16-bit vphaddw and one vpmaddwd widens the result, instead of widening each row; Q8_0's
-// products (up to 128 * 127) only allow the pairs in 16 bits, so it widens first.
+// Q5_1 (and MXFP4, 8 * 12 * 127) a sum of 8 products stays below 2^15 (8 * 31 * 127 = 31496),
+// so the first two folds can be 16-bit vphaddw and one vpmaddwd widens the result, instead of
+// widening each row; Q8_0's products (up to 128 * 127) only allow the pairs in 16 bits, so it
+// widens first.
 MINT_AVX2_INLINE __m256i legacy_fold4(mint_type type, const __m256i p[4]) {
     const __m256i ones = _mm256_set1_epi16(1);
     if (type == MINT_TYPE_Q8_0) {
@@ -161,6 +184,14 @@ MINT_AVX2_INLINE __m256 f16x4_twice(const uint16_t v[4]) {
     const uint64_t bits =
         (uint64_t)v[0] | (uint64_t)v[1] << 16 | (uint64_t)v[2] << 32 | (uint64_t)v[3] << 48;
     return _mm256_cvtph_ps(_mm_set1_epi64x((long long)bits));
+}
+
+// Four E8M0 exponents as their f32 half-scales [v0 v1 v2 v3 | v0 v1 v2 v3] (MXFP4's d_w).
+MINT_AVX2_INLINE __m256 e8m0x4_twice(const uint16_t e[4]) {
+    const __m128 v =
+        _mm_setr_ps(mint_e8m0_half_to_f32((uint8_t)e[0]), mint_e8m0_half_to_f32((uint8_t)e[1]),
+                    mint_e8m0_half_to_f32((uint8_t)e[2]), mint_e8m0_half_to_f32((uint8_t)e[3]));
+    return _mm256_set_m128(v, v);
 }
 
 // Four f16 values as f32 [v0 v1 v2 v3 | 0 0 0 0]: the *_1 types add m_w * s_a into the low half
@@ -186,7 +217,7 @@ MINT_AVX2_INLINE void legacy_tile(const int R, const int C, mint_type type, cons
 #pragma GCC unroll 4
         for (int r = 0; r < R; r++)
             w[r] = legacy_unpack(type, t->w + r * t->w_stride, ib, &d[r], &m[r]);
-        const __m256 dw = f16x4_twice(d);
+        const __m256 dw = type == MINT_TYPE_MXFP4 ? e8m0x4_twice(d) : f16x4_twice(d);
         const __m256 mw = has_min(type) ? f16x4_low(m) : _mm256_setzero_ps();
 #pragma GCC unroll 8
         for (int c = 0; c < C; c++) {
@@ -231,9 +262,13 @@ MINT_AVX2_INLINE void q5_1_tile(const int R, const int C, const mint_tile *t) {
 MINT_AVX2_INLINE void q8_0_tile(const int R, const int C, const mint_tile *t) {
     legacy_tile(R, C, MINT_TYPE_Q8_0, t);
 }
+MINT_AVX2_INLINE void mxfp4_tile(const int R, const int C, const mint_tile *t) {
+    legacy_tile(R, C, MINT_TYPE_MXFP4, t);
+}
 
 MINT_TILE_KERNELS(q4_0_q8_0, q4_0_tile, 4, 8, 4)
 MINT_TILE_KERNELS(q4_1_q8_1, q4_1_tile, 4, 8, 4)
 MINT_TILE_KERNELS(q5_0_q8_0, q5_0_tile, 4, 8, 4)
 MINT_TILE_KERNELS(q5_1_q8_1, q5_1_tile, 4, 8, 4)
 MINT_TILE_KERNELS(q8_0_q8_0, q8_0_tile, 4, 8, 4)
+MINT_TILE_KERNELS(mxfp4_q8_0, mxfp4_tile, 4, 8, 4)

@@ -1,5 +1,5 @@
 // dot_legacy_neon.h - dot products and gemm tiles of the 32-element block types (Q4_0, Q4_1,
-// Q5_0, Q5_1, Q8_0 weights against Q8_0 / Q8_1 activations) for aarch64.
+// Q5_0, Q5_1, Q8_0, MXFP4 weights against Q8_0 / Q8_1 activations) for aarch64.
 //
 // Not an ordinary header: it holds the kernels' bodies and is compiled twice, by
 // quant/dot_legacy_neon.c (baseline NEON) and quant/dot_legacy_neondot.c (dotprod), which differ
@@ -16,9 +16,14 @@
 // The block scales of the tile's R rows are widened together (one FCVTL of R f16 values) and
 // multiplied by the column's activation scale once per column; FMLA by element then picks row
 // r's scale. The products d_w * d_a are the same IEEE multiplies in every tile shape.
+//
+// MXFP4 unpacks by one TBL per half: its codes index the doubled E2M1 values (-12..12, exact
+// int8), and its block scale is the E8M0 exponent's f32 half-scale instead of an f16.
+#include "quant/fp16.h"
 #include "quant/simd_neon.h"
+#include "quant/unpack.h"
 
-enum legacy_kind { KIND_Q4_0, KIND_Q4_1, KIND_Q5_0, KIND_Q5_1, KIND_Q8_0 };
+enum legacy_kind { KIND_Q4_0, KIND_Q4_1, KIND_Q5_0, KIND_Q5_1, KIND_Q8_0, KIND_MXFP4 };
 
 // Bytes per weight block of a kind.
 MINT_NEON_INLINE size_t weight_block_bytes(enum legacy_kind kind) {
@@ -31,9 +36,20 @@ MINT_NEON_INLINE size_t weight_block_bytes(enum legacy_kind kind) {
         return sizeof(mint_block_q5_0);
     case KIND_Q5_1:
         return sizeof(mint_block_q5_1);
+    case KIND_MXFP4:
+        return sizeof(mint_block_mxfp4);
     default:
         return sizeof(mint_block_q8_0);
     }
+}
+
+// The E8M0 exponents at p + r * stride for r < R as f32 half-scales in lanes 0..R-1 (MXFP4's
+// d_w; lanes >= R are zero).
+MINT_NEON_INLINE float32x4_t e8m0_rows(const int R, const uint8_t *p, size_t stride) {
+    float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma GCC unroll 4
+    for (int r = 0; r < R; r++) v[r] = mint_e8m0_half_to_f32(p[(size_t)r * stride]);
+    return vld1q_f32(v);
 }
 
 // Whether a kind has a minimum m (and pairs with Q8_1 activations).
@@ -92,6 +108,13 @@ MINT_NEON_INLINE void unpack_block(enum legacy_kind kind, const uint8_t *b, int8
         *hi = vreinterpretq_s8_u8(vorrq_u8(vshrq_n_u8(v, 4), hh));
         break;
     }
+    case KIND_MXFP4: {
+        const uint8x16_t v = vld1q_u8(((const mint_block_mxfp4 *)b)->qs);
+        const int8x16_t table = vld1q_s8(mint_mxfp4_table());
+        *lo = vqtbl1q_s8(table, vandq_u8(v, m4));
+        *hi = vqtbl1q_s8(table, vshrq_n_u8(v, 4));
+        break;
+    }
     default: {
         const int8_t *qs = ((const mint_block_q8_0 *)b)->qs;
         *lo = vld1q_s8(qs);
@@ -123,8 +146,10 @@ MINT_NEON_INLINE void legacy_tile(const int R, const int C, enum legacy_kind kin
         int8x16_t wl[4], wh[4];
 #pragma GCC unroll 4
         for (int r = 0; r < R; r++) unpack_block(kind, wblk + r * t->w_stride, &wl[r], &wh[r]);
-        // d is every weight block's first field, m (the *_1 types) its second.
-        const float32x4_t dw = mint_neon_f16_rows(R, wblk, t->w_stride);
+        // d is every weight block's first field (MXFP4: its E8M0 byte), m (the *_1 types) its
+        // second.
+        const float32x4_t dw = kind == KIND_MXFP4 ? e8m0_rows(R, wblk, t->w_stride)
+                                                  : mint_neon_f16_rows(R, wblk, t->w_stride);
         const float32x4_t mw = with_min ? mint_neon_f16_rows(R, wblk + 2, t->w_stride) : dw;
 #pragma GCC unroll 4
         for (int c = 0; c < C; c++) {
@@ -171,6 +196,9 @@ MINT_NEON_INLINE void q5_1_tile(const int R, const int C, const mint_tile *t) {
 MINT_NEON_INLINE void q8_0_tile(const int R, const int C, const mint_tile *t) {
     legacy_tile(R, C, KIND_Q8_0, t);
 }
+MINT_NEON_INLINE void mxfp4_tile(const int R, const int C, const mint_tile *t) {
+    legacy_tile(R, C, KIND_MXFP4, t);
+}
 
 // Tile shapes: with SDOT a pair's block is two instructions and 4 x 2 tiles stay in the 32
 // registers; the baseline's SMULL / SADALP steps need more temporaries, and beyond 2 x 2 the
@@ -188,3 +216,4 @@ MINT_TILE_KERNELS(q4_1_q8_1, q4_1_tile, LEGACY_RMAX, LEGACY_CMAX, LEGACY_RMAX)
 MINT_TILE_KERNELS(q5_0_q8_0, q5_0_tile, LEGACY_RMAX, LEGACY_CMAX, LEGACY_RMAX)
 MINT_TILE_KERNELS(q5_1_q8_1, q5_1_tile, LEGACY_RMAX, LEGACY_CMAX, LEGACY_RMAX)
 MINT_TILE_KERNELS(q8_0_q8_0, q8_0_tile, LEGACY_RMAX, LEGACY_CMAX, LEGACY_RMAX)
+MINT_TILE_KERNELS(mxfp4_q8_0, mxfp4_tile, LEGACY_RMAX, LEGACY_CMAX, LEGACY_RMAX)

@@ -138,6 +138,23 @@ void vec_dot_q8_0_q8_0_ref(int64_t n, float *restrict s, const void *restrict vw
     *s = sum;
 }
 
+// The E2M1 values are signed integers (the table doubled), so no offset: sumi is the exact sum of
+// value * a, and the block scale is the activation's d times the weight's half-scale, multiplied
+// in that order and then by sumi, as ggml's generic kernel does.
+void vec_dot_mxfp4_q8_0_ref(int64_t n, float *restrict s, const void *restrict vw,
+                            const void *restrict va) {
+    const mint_block_mxfp4 *w = vw;
+    const mint_block_q8_0 *a = va;
+    float sum = 0.0f;
+    for (int64_t ib = 0; ib < n / MINT_QK; ib++) {
+        int sumi = 0;
+        for (int e = 0; e < MINT_QK; e++)
+            sumi += mint_mxfp4_value(mint_nibble(w[ib].qs, e)) * a[ib].qs[e];
+        sum += mint_f16_to_f32(a[ib].d) * mint_e8m0_half_to_f32(w[ib].e) * (float)sumi;
+    }
+    *s = sum;
+}
+
 // ---------------------------------------------------------------------------------------------
 // K-quants . Q8_K. Per super-block: isum = sum over sub-blocks of (integer scale) * (sum of
 // q_w * q_a), and for the types with mins summs = sum of (integer min) * (sum of q_a) taken from

@@ -78,4 +78,11 @@ static inline uint16_t mint_f32_to_bf16(float f) {
     return (uint16_t)((x + 0x7FFF + ((x >> 16) & 1)) >> 16);
 }
 
+// E8M0 exponent e (MXFP4's block scale, a power of two with bias 127) -> f32 2^(e - 128): half
+// the scale, because MXFP4's value table is doubled to be integers. e = 0 and 1 give the f32
+// subnormals 2^-128 and 2^-127; e = 255 (E8M0's NaN) is 2^127, as ggml reads it.
+static inline float mint_e8m0_half_to_f32(uint8_t e) {
+    return mint_f32_from_bits(e < 2 ? 0x00200000u << e : (uint32_t)(e - 1) << 23);
+}
+
 #endif // MINT_QUANT_FP16_H

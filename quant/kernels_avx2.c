@@ -32,6 +32,7 @@ const mint_kernels mint_kernels_avx2 = {
                                 .gemm = gemm_q8_0_q8_0_avx2,
                                 .from_float = quantize_row_q8_0_act_avx2,
                                 .to_float = dequantize_row_q8_0_avx2},
+            [MINT_TYPE_MXFP4] = {.vec_dot = vec_dot_mxfp4_q8_0_avx2, .gemm = gemm_mxfp4_q8_0_avx2},
             [MINT_TYPE_Q8_1] = {.from_float = quantize_row_q8_1_act_avx2},
             [MINT_TYPE_Q2_K] = {.vec_dot = vec_dot_q2_K_q8_K_avx2, .gemm = gemm_q2_K_q8_K_avx2},
             [MINT_TYPE_Q3_K] = {.vec_dot = vec_dot_q3_K_q8_K_avx2, .gemm = gemm_q3_K_q8_K_avx2},

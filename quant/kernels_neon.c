@@ -28,6 +28,7 @@ const mint_kernels mint_kernels_neon = {
             [MINT_TYPE_Q8_0] = {.vec_dot = vec_dot_q8_0_q8_0_neon,
                                 .gemm = gemm_q8_0_q8_0_neon,
                                 .from_float = quantize_row_q8_0_act_neon},
+            [MINT_TYPE_MXFP4] = {.vec_dot = vec_dot_mxfp4_q8_0_neon, .gemm = gemm_mxfp4_q8_0_neon},
             [MINT_TYPE_Q8_1] = {.from_float = quantize_row_q8_1_act_neon},
             [MINT_TYPE_Q2_K] = {.vec_dot = vec_dot_q2_K_q8_K_neon, .gemm = gemm_q2_K_q8_K_neon},
             [MINT_TYPE_Q3_K] = {.vec_dot = vec_dot_q3_K_q8_K_neon, .gemm = gemm_q3_K_q8_K_neon},

@@ -21,6 +21,8 @@ const mint_kernels mint_kernels_neondot = {
                                 .gemm = gemm_q5_1_q8_1_neondot},
             [MINT_TYPE_Q8_0] = {.vec_dot = vec_dot_q8_0_q8_0_neondot,
                                 .gemm = gemm_q8_0_q8_0_neondot},
+            [MINT_TYPE_MXFP4] = {.vec_dot = vec_dot_mxfp4_q8_0_neondot,
+                                 .gemm = gemm_mxfp4_q8_0_neondot},
             [MINT_TYPE_Q2_K] = {.vec_dot = vec_dot_q2_K_q8_K_neondot,
                                 .gemm = gemm_q2_K_q8_K_neondot},
             [MINT_TYPE_Q3_K] = {.vec_dot = vec_dot_q3_K_q8_K_neondot,

@@ -41,6 +41,9 @@ const mint_kernels mint_kernels_ref = {
                                 .vec_dot = vec_dot_q8_0_q8_0_ref,
                                 .from_float = quantize_row_q8_0_act_ref,
                                 .to_float = dequantize_row_q8_0_ref},
+            [MINT_TYPE_MXFP4] = {.vec_dot_type = MINT_TYPE_Q8_0,
+                                 .vec_dot = vec_dot_mxfp4_q8_0_ref,
+                                 .to_float = dequantize_row_mxfp4_ref},
             [MINT_TYPE_Q8_1] = {.vec_dot_type = MINT_TYPE_Q8_1,
                                 .from_float = quantize_row_q8_1_act_ref,
                                 .to_float = dequantize_row_q8_1_ref},
@@ -94,6 +97,8 @@ mint_quantize_row_fn mint_quantizer_ref(mint_type t) {
         return quantize_row_q5_1_ref;
     case MINT_TYPE_Q8_0:
         return quantize_row_q8_0_ref;
+    case MINT_TYPE_MXFP4:
+        return quantize_row_mxfp4_ref;
     case MINT_TYPE_Q2_K:
         return quantize_row_q2_K_ref;
     case MINT_TYPE_Q3_K:

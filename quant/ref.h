@@ -52,6 +52,12 @@ void quantize_row_q5_1_ref(const float *restrict x, void *restrict y, int64_t n)
 // Q8_0 as a weight: d = amax/127, q = roundf(x * (1/d)). Not the activation rounding below.
 void quantize_row_q8_0_ref(const float *restrict x, void *restrict y, int64_t n);
 
+// ---- MXFP4 (quant/quant_mxfp4_ref.c) -------------------------------------------------------
+void dequantize_row_mxfp4_ref(const void *restrict x, float *restrict y, int64_t n);
+// llama.cpp's only MXFP4 quantizer (it takes no importance matrix): the E8M0 exponent from the
+// block's largest |x|, then the nearest E2M1 code of each value.
+void quantize_row_mxfp4_ref(const float *restrict x, void *restrict y, int64_t n);
+
 // ---- 256-element super-blocks (quant/quant_k_ref.c) -----------------------------------------
 void dequantize_row_q2_K_ref(const void *restrict x, float *restrict y, int64_t n);
 void dequantize_row_q3_K_ref(const void *restrict x, float *restrict y, int64_t n);
@@ -94,6 +100,9 @@ void vec_dot_q5_1_q8_1_ref(int64_t n, float *restrict s, const void *restrict w,
                            const void *restrict a);
 void vec_dot_q8_0_q8_0_ref(int64_t n, float *restrict s, const void *restrict w,
                            const void *restrict a);
+// MXFP4 . Q8_0: sumi = sum value(q) * a (exact), then (d_a * 2^(e-128)) * sumi, ggml's order.
+void vec_dot_mxfp4_q8_0_ref(int64_t n, float *restrict s, const void *restrict w,
+                            const void *restrict a);
 void vec_dot_q2_K_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,
                            const void *restrict a);
 void vec_dot_q3_K_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,

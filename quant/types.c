@@ -40,7 +40,7 @@ static const mint_type_traits type_table[MINT_TYPE_COUNT] = {
     [MINT_TYPE_BF16] = {"BF16", 1, 2, true, false},
     [MINT_TYPE_TQ1_0] = {"TQ1_0", 256, 54, false, true},
     [MINT_TYPE_TQ2_0] = {"TQ2_0", 256, 66, false, true},
-    [MINT_TYPE_MXFP4] = {"MXFP4", 32, 17, false, true},
+    [MINT_TYPE_MXFP4] = {"MXFP4", 32, 17, true, true},
 };
 
 const mint_type_traits *mint_type_get(uint32_t type) {

@@ -13,6 +13,17 @@ static inline int mint_nibble(const uint8_t *qs, int e) {
     return e < 16 ? qs[e] & 0xF : qs[e - 16] >> 4;
 }
 
+// MXFP4's E2M1 code q (0..15) as twice its value, an integer: codes 0..7 are 0, 0.5, 1, 1.5, 2,
+// 3, 4, 6 and 8..15 their negatives (8 is -0). The SIMD kernels look the same 16 bytes up
+// (pshufb / tbl) from mint_mxfp4_table.
+static inline const int8_t *mint_mxfp4_table(void) {
+    static const int8_t table[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+    return table;
+}
+static inline int mint_mxfp4_value(int q) {
+    return mint_mxfp4_table()[q & 0xF];
+}
+
 // The 4 qh bytes of Q5_0/Q5_1 as one little-endian word: bit e is element e's 5th bit.
 static inline uint32_t mint_load_u32_le(const uint8_t *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;

@@ -479,6 +479,13 @@ Test(gguf_malformed, row_length_not_a_multiple_of_the_block) {
     m = one_tensor("tensor.k", MINT_TYPE_Q4_K, 1, ne2, 144);
     expect_reject(&m, "ne[0] = 32 is not a multiple of the Q4_K block size 256", NULL);
     free(m.p);
+    int64_t ne3[3] = {48, 2, 4}; // an expert stack of MXFP4 rows 48 long
+    m = one_tensor("blk.0.ffn_up_exps.weight", MINT_TYPE_MXFP4, 3, ne3, 17 * 12);
+    expect_reject(&m,
+                  "tensor 'blk.0.ffn_up_exps.weight': row length ne[0] = 48 is not a multiple of "
+                  "the MXFP4 block size 32",
+                  NULL);
+    free(m.p);
 }
 
 Test(gguf_malformed, tensor_name_too_long_empty_nul) {

@@ -589,6 +589,37 @@ Test(mix_options, shape_fallbacks) {
     cr_expect(strstr(err.msg, "output.weight") && strstr(err.msg, "96"), "%s", err.msg);
 }
 
+// MXFP4_MOE: stacks of more than one matrix MXFP4 (or F16 when the row does not fit its 32-element
+// block: llama.cpp has no smaller block to fall back to), the output head and everything else
+// quantized Q8_0, norms and the router kept.
+Test(mix_options, mxfp4_moe) {
+    mint_mix_model model = {.n_layer = 1, .n_head = 4, .n_head_kv = 4, .n_expert = 4};
+    mint_mix_tensor t[] = {
+        {"blk.0.ffn_up_exps.weight", MINT_TYPE_F32, {64, 96, 4, 1}},
+        {"blk.0.ffn_down_exps.weight", MINT_TYPE_F32, {96, 64, 4, 1}},
+        {"blk.0.ffn_gate_exps.weight", MINT_TYPE_F32, {100, 64, 4, 1}},
+        {"blk.0.ffn_gate_inp.weight", MINT_TYPE_F32, {64, 4, 1, 1}},
+        {"blk.0.attn_v.weight", MINT_TYPE_F32, {64, 64, 1, 1}},
+        {"blk.0.ffn_up_shexp.weight", MINT_TYPE_F32, {64, 96, 1, 1}},
+        {"blk.0.attn_norm.weight", MINT_TYPE_F32, {64, 1, 1, 1}},
+        {"token_embd.weight", MINT_TYPE_F32, {64, 512, 1, 1}},
+        {"output.weight", MINT_TYPE_F32, {64, 512, 1, 1}},
+    };
+    static const char *const want[] = {"MXFP4", "MXFP4", "F16",  "F32", "Q8_0",
+                                       "Q8_0",  "F32",   "Q8_0", "Q8_0"};
+    mint_mix_choice out[9];
+    mint_err err;
+    mint_mix_params p = mint_mix_default_params(MINT_FTYPE_MXFP4_MOE);
+    cr_assert_eq(mint_mix_plan(&model, t, 9, &p, out, NULL, &err), MINT_OK, "%s", err.msg);
+    for (size_t i = 0; i < 9; i++)
+        cr_expect_str_eq(mint_type_name(out[i].type), want[i], "%s: %s", t[i].name, out[i].reason);
+    cr_expect_str_eq(out[2].reason,
+                     "MXFP4_MOE: ne[2] = 4 -> MXFP4; fallback: ne[0] 100 not a multiple of 32 "
+                     "(MXFP4) -> F16");
+    cr_expect_eq(mint_ftype_base_type(MINT_FTYPE_MXFP4_MOE), MINT_TYPE_MXFP4);
+    cr_expect_eq(mint_ftype_file_type(MINT_FTYPE_MXFP4_MOE), 38);
+}
+
 // The attn_v tensors of an 80-layer model 8192 wide with 1024-wide V.
 static void seventy_b_attn_v_tensors(mint_mix_tensor t[80]) {
     static char names[80][32];
@@ -663,10 +694,13 @@ Test(mix_ftype, names_as_llama_quantize_takes_them) {
         const char *name;
         mint_ftype ft;
     } ok[] = {
-        {"Q4_K_M", MINT_FTYPE_Q4_K_M}, {"q4_k_m", MINT_FTYPE_Q4_K_M}, {"Q4_K", MINT_FTYPE_Q4_K_M},
-        {"q3_k", MINT_FTYPE_Q3_K_M},   {"Q5_K", MINT_FTYPE_Q5_K_M},   {"F16", MINT_FTYPE_F16},
-        {"bf16", MINT_FTYPE_BF16},     {"F32", MINT_FTYPE_F32},       {"15", MINT_FTYPE_Q4_K_M},
-        {"0", MINT_FTYPE_F32},         {"21", MINT_FTYPE_Q2_K_S},     {"q8_0", MINT_FTYPE_Q8_0},
+        {"Q4_K_M", MINT_FTYPE_Q4_K_M},       {"q4_k_m", MINT_FTYPE_Q4_K_M},
+        {"Q4_K", MINT_FTYPE_Q4_K_M},         {"q3_k", MINT_FTYPE_Q3_K_M},
+        {"Q5_K", MINT_FTYPE_Q5_K_M},         {"F16", MINT_FTYPE_F16},
+        {"bf16", MINT_FTYPE_BF16},           {"F32", MINT_FTYPE_F32},
+        {"15", MINT_FTYPE_Q4_K_M},           {"0", MINT_FTYPE_F32},
+        {"21", MINT_FTYPE_Q2_K_S},           {"q8_0", MINT_FTYPE_Q8_0},
+        {"mxfp4_moe", MINT_FTYPE_MXFP4_MOE}, {"38", MINT_FTYPE_MXFP4_MOE},
     };
     mint_err err;
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {

@@ -49,7 +49,7 @@ static const struct {
     {MINT_TYPE_Q5_1, MINT_TYPE_Q8_1}, {MINT_TYPE_Q8_0, MINT_TYPE_Q8_0},
     {MINT_TYPE_Q2_K, MINT_TYPE_Q8_K}, {MINT_TYPE_Q3_K, MINT_TYPE_Q8_K},
     {MINT_TYPE_Q4_K, MINT_TYPE_Q8_K}, {MINT_TYPE_Q5_K, MINT_TYPE_Q8_K},
-    {MINT_TYPE_Q6_K, MINT_TYPE_Q8_K},
+    {MINT_TYPE_Q6_K, MINT_TYPE_Q8_K}, {MINT_TYPE_MXFP4, MINT_TYPE_Q8_0},
 };
 #define N_WEIGHT_TYPES (sizeof weight_types / sizeof weight_types[0])
 
@@ -61,19 +61,21 @@ Test(blocks, sizes_match_the_type_table) {
         mint_type t;
         size_t size;
     } sizes[] = {
-        {MINT_TYPE_Q4_0, sizeof(mint_block_q4_0)}, {MINT_TYPE_Q4_1, sizeof(mint_block_q4_1)},
-        {MINT_TYPE_Q5_0, sizeof(mint_block_q5_0)}, {MINT_TYPE_Q5_1, sizeof(mint_block_q5_1)},
-        {MINT_TYPE_Q8_0, sizeof(mint_block_q8_0)}, {MINT_TYPE_Q8_1, sizeof(mint_block_q8_1)},
-        {MINT_TYPE_Q2_K, sizeof(mint_block_q2_K)}, {MINT_TYPE_Q3_K, sizeof(mint_block_q3_K)},
-        {MINT_TYPE_Q4_K, sizeof(mint_block_q4_K)}, {MINT_TYPE_Q5_K, sizeof(mint_block_q5_K)},
-        {MINT_TYPE_Q6_K, sizeof(mint_block_q6_K)}, {MINT_TYPE_Q8_K, sizeof(mint_block_q8_K)},
+        {MINT_TYPE_Q4_0, sizeof(mint_block_q4_0)},   {MINT_TYPE_Q4_1, sizeof(mint_block_q4_1)},
+        {MINT_TYPE_Q5_0, sizeof(mint_block_q5_0)},   {MINT_TYPE_Q5_1, sizeof(mint_block_q5_1)},
+        {MINT_TYPE_Q8_0, sizeof(mint_block_q8_0)},   {MINT_TYPE_Q8_1, sizeof(mint_block_q8_1)},
+        {MINT_TYPE_Q2_K, sizeof(mint_block_q2_K)},   {MINT_TYPE_Q3_K, sizeof(mint_block_q3_K)},
+        {MINT_TYPE_Q4_K, sizeof(mint_block_q4_K)},   {MINT_TYPE_Q5_K, sizeof(mint_block_q5_K)},
+        {MINT_TYPE_Q6_K, sizeof(mint_block_q6_K)},   {MINT_TYPE_Q8_K, sizeof(mint_block_q8_K)},
+        {MINT_TYPE_MXFP4, sizeof(mint_block_mxfp4)},
     };
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         const mint_type_traits *tr = mint_type_get(sizes[i].t);
         cr_assert_not_null(tr);
         cr_expect_eq(tr->size, sizes[i].size, "%s: table %u bytes, struct %zu", tr->name, tr->size,
                      sizes[i].size);
-        cr_expect_eq(tr->blck, sizes[i].t < MINT_TYPE_Q2_K ? MINT_QK : MINT_QK_K, "%s", tr->name);
+        const bool k_quant = sizes[i].t >= MINT_TYPE_Q2_K && sizes[i].t <= MINT_TYPE_Q8_K;
+        cr_expect_eq(tr->blck, k_quant ? MINT_QK_K : MINT_QK, "%s", tr->name);
     }
 }
 
@@ -339,6 +341,59 @@ Test(dequant, legacy_blocks_known_values) {
     cr_expect_eq(y[1], -63.5f);
 }
 
+// MXFP4: code q is twice an E2M1 value (0, 0.5, 1, 1.5, 2, 3, 4, 6, then the negatives), the
+// E8M0 exponent e scales by 2^(e-127), and the file stores the value doubled against 2^(e-128).
+Test(dequant, mxfp4_known_values) {
+    float y[MINT_QK];
+    mint_block_mxfp4 b = {.e = 127}; // scale 1
+    b.qs[0] = 0xF7, b.qs[1] = 0x89, b.qs[15] = 0x15;
+    dequantize_row_mxfp4_ref(&b, y, MINT_QK);
+    cr_expect_eq(y[0], 6.0f);   // code 7
+    cr_expect_eq(y[16], -6.0f); // code 15
+    cr_expect_eq(y[1], -0.5f);  // code 9
+    cr_expect_eq(y[17], 0.0f);  // code 8 is -0: ggml's int8 table stores 0
+    cr_expect_eq(y[15], 3.0f);  // code 5
+    cr_expect_eq(y[31], 0.5f);  // code 1
+    b.e = 130;                  // scale 8
+    dequantize_row_mxfp4_ref(&b, y, MINT_QK);
+    cr_expect_eq(y[0], 48.0f);
+    // The two exponents below 2 are f32 subnormals; 255 (E8M0's NaN) reads as 2^128.
+    cr_expect_eq(mint_e8m0_half_to_f32(0), ldexpf(1.0f, -128));
+    cr_expect_eq(mint_e8m0_half_to_f32(1), ldexpf(1.0f, -127));
+    cr_expect_eq(mint_e8m0_half_to_f32(2), ldexpf(1.0f, -126));
+    cr_expect_eq(mint_e8m0_half_to_f32(254), ldexpf(1.0f, 126));
+}
+
+// The MXFP4 quantizer's exponent and rounding on chosen blocks (the random-data byte identity
+// with llama-quantize is tests/test_quantize_arch.c's MXFP4_MOE files).
+Test(quantize, mxfp4_exponent_and_nearest_code) {
+    float x[MINT_QK] = {0};
+    mint_block_mxfp4 b;
+    quantize_row_mxfp4_ref(x, &b, MINT_QK);
+    cr_expect_eq(b.e, 0, "all zeros: exponent 0");
+    for (int j = 0; j < 16; j++) cr_expect_eq(b.qs[j], 0);
+    // amax = 6: floor(log2 6) = 2, e = 127; the scale is 1 and 6 is code 7 exactly.
+    x[0] = 6.0f, x[1] = -0.25f, x[2] = 0.75f, x[16] = 2.5f, x[17] = -5.0f, x[3] = 100.0f / 41;
+    quantize_row_mxfp4_ref(x, &b, MINT_QK);
+    cr_expect_eq(b.e, 127);
+    cr_expect_eq(b.qs[0] & 0xF, 7);
+    cr_expect_eq(b.qs[1] & 0xF, 0, "-0.25 ties 0 and -0.5: the first code (0) wins");
+    cr_expect_eq(b.qs[2] & 0xF, 1, "0.75 ties 0.5 and 1: the first code (0.5) wins");
+    cr_expect_eq(b.qs[0] >> 4, 4, "2.5 ties 2 and 3: code 4 (2) comes first");
+    cr_expect_eq(b.qs[1] >> 4, 14, "-5 ties -4 and -6: code 14 (-4) comes first");
+    cr_expect_eq(b.qs[3] & 0xF, 4, "2.44 is nearest 2");
+    // amax = 8: e = 128, the scale 2; 8 is code 6 (4 * 2).
+    x[0] = -8.0f;
+    quantize_row_mxfp4_ref(x, &b, MINT_QK);
+    cr_expect_eq(b.e, 128);
+    cr_expect_eq(b.qs[0] & 0xF, 14);
+    // amax = 7.99: still e = 127, and 7.99 clamps to 6 (code 7).
+    x[0] = 7.99f;
+    quantize_row_mxfp4_ref(x, &b, MINT_QK);
+    cr_expect_eq(b.e, 127);
+    cr_expect_eq(b.qs[0] & 0xF, 7);
+}
+
 Test(dequant, k_quant_blocks_known_values) {
     float y[MINT_QK_K];
 
@@ -406,10 +461,11 @@ static const struct {
     mint_type t;
     double rmse_budget; // RMSE over RT_N values of unit variance
 } round_trip[] = {
-    {MINT_TYPE_F16, 2.3e-4},  {MINT_TYPE_BF16, 1.8e-3}, {MINT_TYPE_Q8_0, 6.0e-3},
-    {MINT_TYPE_Q4_0, 9.5e-2}, {MINT_TYPE_Q4_1, 8.7e-2}, {MINT_TYPE_Q5_0, 4.8e-2},
-    {MINT_TYPE_Q5_1, 4.2e-2}, {MINT_TYPE_Q2_K, 3.3e-1}, {MINT_TYPE_Q3_K, 1.7e-1},
-    {MINT_TYPE_Q4_K, 8.0e-2}, {MINT_TYPE_Q5_K, 4.0e-2}, {MINT_TYPE_Q6_K, 2.0e-2},
+    {MINT_TYPE_F16, 2.3e-4},   {MINT_TYPE_BF16, 1.8e-3}, {MINT_TYPE_Q8_0, 6.0e-3},
+    {MINT_TYPE_Q4_0, 9.5e-2},  {MINT_TYPE_Q4_1, 8.7e-2}, {MINT_TYPE_Q5_0, 4.8e-2},
+    {MINT_TYPE_Q5_1, 4.2e-2},  {MINT_TYPE_Q2_K, 3.3e-1}, {MINT_TYPE_Q3_K, 1.7e-1},
+    {MINT_TYPE_Q4_K, 8.0e-2},  {MINT_TYPE_Q5_K, 4.0e-2}, {MINT_TYPE_Q6_K, 2.0e-2},
+    {MINT_TYPE_MXFP4, 1.2e-1},
 };
 
 Test(round_trip, rmse_within_budget) {

@@ -1,8 +1,9 @@
 // test_quantize_arch.c - mint_quantize_file against llama-quantize on every architecture mint
 // runs: each one's tiny synthetic F32 file quantized to every file type of `mint-quantize --help`
 // gives, byte for byte, the file llama-quantize wrote from the same file: its tensors in its order
-// with its types, the whole data section's XXH3-64 (and for Q8_0, Q4_0, Q4_K_M and Q6_K each
-// tensor's), its metadata keys in its order and the same general.file_type.
+// with its types, the whole data section's XXH3-64 (and for Q8_0, Q4_0, Q4_K_M, Q6_K and
+// MXFP4_MOE each tensor's), its metadata keys in its order and the same general.file_type. The
+// mixtures have MXFP4_MOE too (their experts' stacks MXFP4); on a dense model it is plain Q8_0.
 //
 // The reference is tests/reference/arch_quant.json (tests/reference/README.md says how it was
 // made): llama-quantize's output is not kept, only its hashes, so this runs on a fresh clone.
@@ -51,8 +52,9 @@ static void hex64(uint64_t v, char out[17]) {
     snprintf(out, 17, "%016" PRIx64, v);
 }
 
-// One architecture, every file type of the reference.
-static void check_arch(const char *arch) {
+// One architecture, every file type of the reference: the 17 of every architecture, and
+// MXFP4_MOE for a mixture of experts.
+static void check_arch(const char *arch, bool moe) {
     json_object *entry = mt_jget(mt_jget(reference(), "files"), arch);
     const char *src = tiny_file(arch, entry);
     json_object *types = mt_jget(entry, "types");
@@ -134,44 +136,44 @@ static void check_arch(const char *arch) {
         mint_file_close(f);
         checked++;
     }
-    cr_assert_eq(checked, 17, "%s: %d file types in the reference", arch, checked);
+    cr_assert_eq(checked, moe ? 18 : 17, "%s: %d file types in the reference", arch, checked);
 }
 
 Test(quantize_arch, llama3) {
-    check_arch("llama3");
+    check_arch("llama3", false);
 }
 Test(quantize_arch, qwen2) {
-    check_arch("qwen2");
+    check_arch("qwen2", false);
 }
 Test(quantize_arch, qwen3) {
-    check_arch("qwen3");
+    check_arch("qwen3", false);
 }
 Test(quantize_arch, phi3) {
-    check_arch("phi3");
+    check_arch("phi3", false);
 }
 Test(quantize_arch, gpt2) {
-    check_arch("gpt2");
+    check_arch("gpt2", false);
 }
 Test(quantize_arch, gemma2) {
-    check_arch("gemma2");
+    check_arch("gemma2", false);
 }
 Test(quantize_arch, gemma3) {
-    check_arch("gemma3");
+    check_arch("gemma3", false);
 }
 Test(quantize_arch, qwen3moe) { // experts stacked in 3-D tensors; the router kept F32
-    check_arch("qwen3moe");
+    check_arch("qwen3moe", true);
 }
 Test(quantize_arch, olmoe) {
-    check_arch("olmoe");
+    check_arch("olmoe", true);
 }
 Test(quantize_arch, qwen2moe) { // and a shared expert's tensors
-    check_arch("qwen2moe");
+    check_arch("qwen2moe", true);
 }
 Test(quantize_arch, mixtral) { // a llama file with 8 experts: llama.cpp's 8-expert rules
-    check_arch("mixtral");
+    check_arch("mixtral", true);
 }
 Test(quantize_arch, gpt_oss) { // biases (1-D and per expert) and sinks kept F32
-    check_arch("gpt-oss");
+    check_arch("gpt-oss", true);
 }
 
 // `mint-quantize --compare` on each architecture's tiny file: a table row per type, the source's

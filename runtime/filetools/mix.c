@@ -28,18 +28,17 @@ typedef struct ftype_info {
     mint_type base;   // the type most tensors get
 } ftype_info;
 
-// In llama-quantize's listing order, so error messages read like its usage text.
+// LLAMA_FTYPE_MOSTLY_<name> and its base type, in llama-quantize's listing order (for messages).
+#define FTYPE(name, base)                                                                          \
+    { MINT_FTYPE_##name, #name, MINT_TYPE_##base }
 static const ftype_info ftypes[] = {
-    {MINT_FTYPE_Q4_0, "Q4_0", MINT_TYPE_Q4_0},     {MINT_FTYPE_Q4_1, "Q4_1", MINT_TYPE_Q4_1},
-    {MINT_FTYPE_Q5_0, "Q5_0", MINT_TYPE_Q5_0},     {MINT_FTYPE_Q5_1, "Q5_1", MINT_TYPE_Q5_1},
-    {MINT_FTYPE_Q2_K, "Q2_K", MINT_TYPE_Q2_K},     {MINT_FTYPE_Q2_K_S, "Q2_K_S", MINT_TYPE_Q2_K},
-    {MINT_FTYPE_Q3_K_S, "Q3_K_S", MINT_TYPE_Q3_K}, {MINT_FTYPE_Q3_K_M, "Q3_K_M", MINT_TYPE_Q3_K},
-    {MINT_FTYPE_Q3_K_L, "Q3_K_L", MINT_TYPE_Q3_K}, {MINT_FTYPE_Q4_K_S, "Q4_K_S", MINT_TYPE_Q4_K},
-    {MINT_FTYPE_Q4_K_M, "Q4_K_M", MINT_TYPE_Q4_K}, {MINT_FTYPE_Q5_K_S, "Q5_K_S", MINT_TYPE_Q5_K},
-    {MINT_FTYPE_Q5_K_M, "Q5_K_M", MINT_TYPE_Q5_K}, {MINT_FTYPE_Q6_K, "Q6_K", MINT_TYPE_Q6_K},
-    {MINT_FTYPE_Q8_0, "Q8_0", MINT_TYPE_Q8_0},     {MINT_FTYPE_F16, "F16", MINT_TYPE_F16},
-    {MINT_FTYPE_BF16, "BF16", MINT_TYPE_BF16},     {MINT_FTYPE_F32, "F32", MINT_TYPE_F32},
+    FTYPE(Q4_0, Q4_0),   FTYPE(Q4_1, Q4_1),   FTYPE(MXFP4_MOE, MXFP4), FTYPE(Q5_0, Q5_0),
+    FTYPE(Q5_1, Q5_1),   FTYPE(Q2_K, Q2_K),   FTYPE(Q2_K_S, Q2_K),     FTYPE(Q3_K_S, Q3_K),
+    FTYPE(Q3_K_M, Q3_K), FTYPE(Q3_K_L, Q3_K), FTYPE(Q4_K_S, Q4_K),     FTYPE(Q4_K_M, Q4_K),
+    FTYPE(Q5_K_S, Q5_K), FTYPE(Q5_K_M, Q5_K), FTYPE(Q6_K, Q6_K),       FTYPE(Q8_0, Q8_0),
+    FTYPE(F16, F16),     FTYPE(BF16, BF16),   FTYPE(F32, F32),
 };
+#undef FTYPE
 #define N_FTYPES (sizeof ftypes / sizeof ftypes[0])
 
 // llama-quantize's short names for the _M mixes.
@@ -58,10 +57,9 @@ static const struct {
     const char *name;
     int number;
 } ftypes_foreign[] = {
-    {"MXFP4_MOE", 38}, {"IQ2_XXS", 19}, {"IQ2_XS", 20}, {"IQ2_S", 28},
-    {"IQ2_M", 29},     {"IQ1_S", 24},   {"IQ1_M", 31},  {"TQ1_0", 36},
-    {"TQ2_0", 37},     {"IQ3_XXS", 23}, {"IQ3_S", 26},  {"IQ3_M", 27},
-    {"IQ3_XS", 22},    {"IQ4_NL", 25},  {"IQ4_XS", 30}, {"COPY", -1},
+    {"IQ2_XXS", 19}, {"IQ2_XS", 20}, {"IQ2_S", 28},  {"IQ2_M", 29},   {"IQ1_S", 24},
+    {"IQ1_M", 31},   {"TQ1_0", 36},  {"TQ2_0", 37},  {"IQ3_XXS", 23}, {"IQ3_S", 26},
+    {"IQ3_M", 27},   {"IQ3_XS", 22}, {"IQ4_NL", 25}, {"IQ4_XS", 30},  {"COPY", -1},
 };
 
 static const ftype_info *ftype_find(int ftype) {
@@ -142,7 +140,7 @@ static mint_status check_type(int type, const char *what, mint_err *err) {
     if (!t) return mint_fail(err, MINT_E_ARG, "%s: type code %d is unknown", what, type);
     return mint_fail(err, MINT_E_UNSUPPORTED,
                      "%s: mint cannot compute %s (it can: F32 F16 BF16 Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 "
-                     "Q2_K Q3_K Q4_K Q5_K Q6_K)",
+                     "MXFP4 Q2_K Q3_K Q4_K Q5_K Q6_K)",
                      what, t->name);
 }
 
@@ -192,7 +190,7 @@ mint_status mint_mix_override_parse(const char *arg, mint_mix_override *out, min
     if (out->type < 0)
         return mint_fail(err, MINT_E_ARG,
                          "--tensor-type '%s': unknown type '%s'; valid: F32 F16 BF16 Q4_0 Q4_1 "
-                         "Q5_0 Q5_1 Q8_0 Q2_K Q3_K Q4_K Q5_K Q6_K",
+                         "Q5_0 Q5_1 Q8_0 MXFP4 Q2_K Q3_K Q4_K Q5_K Q6_K",
                          arg, eq + 1);
     mint_status st = check_type(out->type, "--tensor-type", err);
     if (st != MINT_OK) return st;
@@ -383,6 +381,8 @@ static int rule_output(mix_state *s, const mint_mix_tensor *t, category cat, int
         why(c, "%s: --output-tensor-type -> %s", what, tn(s->p->output_type));
         return s->p->output_type;
     }
+    if (s->p->ftype == MINT_FTYPE_MXFP4_MOE) // before the shape test, as llama.cpp has it
+        return why(c, "%s: MXFP4_MOE -> Q8_0", what), MINT_TYPE_Q8_0;
     if (t->ne[0] % blck != 0) {
         why(c, "%s: ne[0] %lld not a multiple of %s's %u -> Q8_0", what, (long long)t->ne[0],
             tn(type), blck);
@@ -512,6 +512,10 @@ static int mix_rule(mix_state *s, const mint_mix_tensor *t, category cat, int ty
                     mint_mix_choice *c) {
     if (cat == CAT_OUTPUT || (s->tied && cat == CAT_TOKEN_EMBD))
         return rule_output(s, t, cat, type, c);
+    if (s->p->ftype == MINT_FTYPE_MXFP4_MOE) { // the experts' stacks MXFP4, the rest Q8_0
+        type = t->ne[2] > 1 ? MINT_TYPE_MXFP4 : MINT_TYPE_Q8_0;
+        return why(c, "MXFP4_MOE: ne[2] = %lld -> %s", (long long)t->ne[2], tn(type)), type;
+    }
     if (cat == CAT_ATTN_K && s->n_expert == 8) {
         why(c, "attn_k: 8 experts -> Q8_0");
         return MINT_TYPE_Q8_0;

@@ -26,9 +26,12 @@
 // planner visits tensors in that order too and reports it: it is also the order llama-quantize
 // writes them in.
 //
-// Not covered, because mint has no use for them yet: MoE rules (n_expert == 8, expert tensors),
-// architectures mint does not run (Falcon's rules), IQ/TQ/MXFP4 file types, importance matrices (so
-// Q2_K_S, which llama.cpp refuses to make without one, fails with MINT_E_UNSUPPORTED).
+// MXFP4_MOE replaces 3b by its own rule: output.weight (and a tied token_embd) Q8_0, a tensor of
+// more than one matrix (ne[2] > 1: the experts' stacks) MXFP4, every other one Q8_0.
+//
+// Not covered, because mint has no use for them yet: architectures mint does not run (Falcon's
+// rules), IQ/TQ file types, importance matrices (so Q2_K_S, which llama.cpp refuses to make
+// without one, fails with MINT_E_UNSUPPORTED).
 #ifndef MINT_FILETOOLS_MIX_H
 #define MINT_FILETOOLS_MIX_H
 
@@ -45,24 +48,25 @@
 // llama.cpp's LLAMA_FTYPE numbers (llama.h); the value is what general.file_type holds. Only
 // those whose tensor types mint can compute are listed.
 typedef enum mint_ftype {
-    MINT_FTYPE_F32 = 0,     // ALL_F32
-    MINT_FTYPE_F16 = 1,     // MOSTLY_F16
-    MINT_FTYPE_Q4_0 = 2,    // MOSTLY_Q4_0
-    MINT_FTYPE_Q4_1 = 3,    // MOSTLY_Q4_1
-    MINT_FTYPE_Q8_0 = 7,    // MOSTLY_Q8_0
-    MINT_FTYPE_Q5_0 = 8,    // MOSTLY_Q5_0
-    MINT_FTYPE_Q5_1 = 9,    // MOSTLY_Q5_1
-    MINT_FTYPE_Q2_K = 10,   // MOSTLY_Q2_K
-    MINT_FTYPE_Q3_K_S = 11, // MOSTLY_Q3_K_S
-    MINT_FTYPE_Q3_K_M = 12, // MOSTLY_Q3_K_M
-    MINT_FTYPE_Q3_K_L = 13, // MOSTLY_Q3_K_L
-    MINT_FTYPE_Q4_K_S = 14, // MOSTLY_Q4_K_S
-    MINT_FTYPE_Q4_K_M = 15, // MOSTLY_Q4_K_M
-    MINT_FTYPE_Q5_K_S = 16, // MOSTLY_Q5_K_S
-    MINT_FTYPE_Q5_K_M = 17, // MOSTLY_Q5_K_M
-    MINT_FTYPE_Q6_K = 18,   // MOSTLY_Q6_K
-    MINT_FTYPE_Q2_K_S = 21, // MOSTLY_Q2_K_S (needs an importance matrix, see above)
-    MINT_FTYPE_BF16 = 32,   // MOSTLY_BF16
+    MINT_FTYPE_F32 = 0,        // ALL_F32
+    MINT_FTYPE_F16 = 1,        // MOSTLY_F16
+    MINT_FTYPE_Q4_0 = 2,       // MOSTLY_Q4_0
+    MINT_FTYPE_Q4_1 = 3,       // MOSTLY_Q4_1
+    MINT_FTYPE_Q8_0 = 7,       // MOSTLY_Q8_0
+    MINT_FTYPE_Q5_0 = 8,       // MOSTLY_Q5_0
+    MINT_FTYPE_Q5_1 = 9,       // MOSTLY_Q5_1
+    MINT_FTYPE_Q2_K = 10,      // MOSTLY_Q2_K
+    MINT_FTYPE_Q3_K_S = 11,    // MOSTLY_Q3_K_S
+    MINT_FTYPE_Q3_K_M = 12,    // MOSTLY_Q3_K_M
+    MINT_FTYPE_Q3_K_L = 13,    // MOSTLY_Q3_K_L
+    MINT_FTYPE_Q4_K_S = 14,    // MOSTLY_Q4_K_S
+    MINT_FTYPE_Q4_K_M = 15,    // MOSTLY_Q4_K_M
+    MINT_FTYPE_Q5_K_S = 16,    // MOSTLY_Q5_K_S
+    MINT_FTYPE_Q5_K_M = 17,    // MOSTLY_Q5_K_M
+    MINT_FTYPE_Q6_K = 18,      // MOSTLY_Q6_K
+    MINT_FTYPE_Q2_K_S = 21,    // MOSTLY_Q2_K_S (needs an importance matrix, see above)
+    MINT_FTYPE_BF16 = 32,      // MOSTLY_BF16
+    MINT_FTYPE_MXFP4_MOE = 38, // MOSTLY_MXFP4_MOE: experts MXFP4, every other matrix Q8_0
 } mint_ftype;
 
 // Parses a file type the way llama-quantize's type argument does: a name, case-insensitively
