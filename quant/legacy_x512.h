@@ -142,10 +142,10 @@ X512_ALWAYS_INLINE int pk_nd(ltype T) {
 // Block b of a packed group g (nb blocks per row): its body vectors, and its rest (NULL when d
 // is in the body).
 X512_ALWAYS_INLINE const __m512i *pk_body(ltype T, const uint8_t *g, int64_t nb, int64_t b) {
-    return (const __m512i *)(g + mint_pack_body_at(pk_nd(T), pk_off(T) != 0, nb, b));
+    return (const __m512i *)(g + mint_pack_body_at(pk_nd(T), pk_off(T), nb, b));
 }
 X512_ALWAYS_INLINE const uint8_t *pk_rest(ltype T, const uint8_t *g, int64_t nb, int64_t b) {
-    return pk_off(T) ? g + mint_pack_rest_at(pk_nd(T), nb, b) : NULL;
+    return pk_off(T) ? g + mint_pack_rest_at(pk_nd(T), pk_off(T), nb, b) : NULL;
 }
 
 // The panel of one block from its body vectors and its rest (32 bytes: 16 f16 d).
