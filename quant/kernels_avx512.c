@@ -1,7 +1,6 @@
 // kernels_avx512.c - the avx512 level's table: AVX-512 F/BW/VL/DQ (Skylake-X; Zen 4 and Ice Lake
 // take the avx512vnni level, which stands on this one), on top of the avx2 level (quant/kernels.h
-// says how levels stack). What it does not list (the Q4_0 / Q8_0 dequantizers, MXFP4's dot
-// product and gemm, which have no lanes = rows version yet) is avx2's.
+// says how levels stack). What it does not list (the Q4_0 / Q8_0 dequantizers) is avx2's.
 //
 // Float types: quant/float_avx512.c; activation conversions: quant/act_avx512.c; the integer
 // types, with gemm_packed over quant/pack.h's layout: quant/legacy_x512.h and quant/kquant_x512.h
@@ -44,6 +43,9 @@ const mint_kernels mint_kernels_avx512 = {
                                 .gemm = gemm_q8_0_q8_0_avx512,
                                 .gemm_packed = gemm_packed_q8_0_q8_0_avx512,
                                 .from_float = quantize_row_q8_0_act_avx512},
+            [MINT_TYPE_MXFP4] = {.vec_dot = vec_dot_mxfp4_q8_0_avx512,
+                                 .gemm = gemm_mxfp4_q8_0_avx512,
+                                 .gemm_packed = gemm_packed_mxfp4_q8_0_avx512},
             [MINT_TYPE_Q2_K] = {.vec_dot = vec_dot_q2_K_q8_K_avx512,
                                 .gemm = gemm_q2_K_q8_K_avx512,
                                 .gemm_packed = gemm_packed_q2_K_q8_K_avx512},

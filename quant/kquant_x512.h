@@ -440,10 +440,10 @@ X512_ALWAYS_INLINE int kpk_nd(ktype T) {
     return T.bs / 4;
 }
 X512_ALWAYS_INLINE const __m512i *kpk_body(ktype T, const uint8_t *g, int64_t nb, int64_t b) {
-    return (const __m512i *)(g + mint_pack_body_at(kpk_nd(T), T.bs % 4 != 0, nb, b));
+    return (const __m512i *)(g + mint_pack_body_at(kpk_nd(T), T.bs % 4, nb, b));
 }
 X512_ALWAYS_INLINE const uint8_t *kpk_rest(ktype T, const uint8_t *g, int64_t nb, int64_t b) {
-    return T.bs % 4 ? g + mint_pack_rest_at(kpk_nd(T), nb, b) : NULL;
+    return T.bs % 4 ? g + mint_pack_rest_at(kpk_nd(T), T.bs % 4, nb, b) : NULL;
 }
 
 // Columns c0 .. c0 + C - 1 (C <= 8, fixed at compile time) of one packed 16-row group g: each

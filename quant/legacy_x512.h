@@ -1,4 +1,4 @@
-// legacy_x512.h - Q4_0, Q4_1, Q5_0, Q5_1 and Q8_0 dot products and gemm for AVX-512, as one
+// legacy_x512.h - Q4_0, Q4_1, Q5_0, Q5_1, Q8_0 and MXFP4 dot products and gemm for AVX-512, as one
 // source compiled twice: quant/legacy_avx512.c (vpmaddubsw emulation of u8 x s8 dots) and
 // quant/legacy_avx512vnni.c (vpdpbusd). Included only by those two files.
 //
@@ -7,15 +7,18 @@
 // register. From those registers each block yields, lanes = rows:
 //   q[8]  its 32 levels as unsigned bytes, dword j = elements 4j..4j+3 (low nibbles of qs bytes
 //         0..15 are elements 0..15, high nibbles 16..31, plus the 5th bit for Q5_x);
-//   d, m  its f16 scale (and offset) widened to f32.
+//   d, m  its f16 scale (and offset) widened to f32 (MXFP4: its E8M0 half-scale).
+// MXFP4's codes become levels by one vpshufb from the E2M1 table (quant/unpack.h) plus 12, so
+// that they are unsigned (0..24) like Q4_0's nibbles, and the offset 12 is taken off as below.
 // Dword j of an activation block's quants is then the same for all 16 rows: one broadcast, one
 // vpdpbusd advances 16 exact block sums by 4 products. The unsigned levels carry an offset
-// (Q4_0: 8, Q5_0: 16, Q8_0 under VNNI: 128 after flipping the sign bit), subtracted as
+// (Q4_0: 8, Q5_0: 16, MXFP4: 12, Q8_0 under VNNI: 128 after flipping the sign bit), subtracted as
 // offset * sum(activation block), which is computed once per activation block; that form is
 // also immune to GCC 12's miscompilation of (u8 - k) * s8 sums (see dot_ref.c).
 //
 // Float order of one output element, the same in every path: acc = 0, then for each block in
 // order acc = fma((float)sumi, d_w * d_a, acc) (and, for Q4_1/Q5_1, acc = fma(m_w, s_a, acc)).
+// For MXFP4 d_w is a power of two, so d_w * d_a is the reference's d_a * d_w bit for bit.
 // vec_dot is the one-token path with one row, so it agrees with gemm by construction.
 //
 // The including file defines MINT_LEVEL_NAME (quant/kernels.h), which names the entry points.
@@ -35,6 +38,7 @@ typedef struct ltype {
     int offset; // level offset subtracted as offset * sum(a)
     int per;    // whole blocks in one window
     int win;    // 64-byte loads per row per window
+    int mx;     // 1: MXFP4 (E8M0 exponent byte first, nibbles are E2M1 codes looked up)
 } ltype;
 
 #if defined(__AVX512VNNI__)
@@ -43,11 +47,16 @@ typedef struct ltype {
 #define Q8_OFFSET 0 // the emulation multiplies the signed bytes directly (dot_w)
 #endif
 
-static const ltype LT_Q4_0 = {18, 2, 0, 0, 0, 8, 7, 2};
-static const ltype LT_Q4_1 = {20, 4, 2, 0, 0, 0, 6, 2};
-static const ltype LT_Q5_0 = {22, 6, 0, 2, 0, 16, 5, 2};
-static const ltype LT_Q5_1 = {24, 8, 2, 4, 0, 0, 5, 2};
-static const ltype LT_Q8_0 = {34, 2, 0, 0, 1, Q8_OFFSET, 5, 3};
+static const ltype LT_Q4_0 = {18, 2, 0, 0, 0, 8, 7, 2, 0};
+static const ltype LT_Q4_1 = {20, 4, 2, 0, 0, 0, 6, 2, 0};
+static const ltype LT_Q5_0 = {22, 6, 0, 2, 0, 16, 5, 2, 0};
+static const ltype LT_Q5_1 = {24, 8, 2, 4, 0, 0, 5, 2, 0};
+static const ltype LT_Q8_0 = {34, 2, 0, 0, 1, Q8_OFFSET, 5, 3, 0};
+static const ltype LT_MXFP4 = {17, 1, 0, 0, 0, 12, 7, 2, 1};
+
+// MXFP4's E2M1 table (quant/unpack.h: mint_mxfp4_table, the values doubled) plus the offset 12:
+// the levels 0..24 are unsigned bytes, what vpdpbusd (and vpmaddubsw) multiply without overflow.
+static const int8_t MX_LUT[16] = {12, 13, 14, 15, 16, 18, 20, 24, 12, 11, 10, 9, 8, 6, 4, 0};
 
 // Blocks per K chunk of the tile path and activation rows per column chunk: the panels
 // (2 x 16 rows x KB blocks x 640 bytes) and the activation block data stay in L1/L2; together
@@ -75,9 +84,30 @@ typedef struct act_info {
 // ---------------------------------------------------------------------------------------------
 // From transposed windows to block panels.
 
-// The dword of each lane that starts at byte `off` of the window (off is even).
+// The dword of each lane that starts at byte `off` of the window (MXFP4's 17-byte blocks put
+// it at any offset mod 4, the other types at an even one).
 X512_ALWAYS_INLINE __m512i dword_at(const __m512i *tb, int off) {
-    return off % 4 == 0 ? tb[off / 4] : x512_shift16(tb[off / 4], tb[off / 4 + 1]);
+    if (off % 4 == 0) return tb[off / 4];
+    if (off % 4 == 2) return x512_shift16(tb[off / 4], tb[off / 4 + 1]);
+    return _mm512_or_si512(_mm512_srli_epi32(tb[off / 4], 8 * (off % 4)),
+                           _mm512_slli_epi32(tb[off / 4 + 1], 32 - 8 * (off % 4)));
+}
+
+// MXFP4's E8M0 exponents (0..255, one per dword lane) as f32 half-scales 2^(e - 128), bit for bit
+// mint_e8m0_half_to_f32 (quant/fp16.h): (e - 1) << 23, and the subnormals 2^-128, 2^-127 for
+// e = 0, 1.
+X512_ALWAYS_INLINE __m512 e8m0_half(__m512i e) {
+    const __m512i normal = _mm512_slli_epi32(_mm512_sub_epi32(e, _mm512_set1_epi32(1)), 23);
+    const __m512i sub = _mm512_sllv_epi32(_mm512_set1_epi32(0x00200000), e);
+    const __mmask16 small = _mm512_cmplt_epu32_mask(e, _mm512_set1_epi32(2));
+    return _mm512_castsi512_ps(_mm512_mask_mov_epi32(normal, small, sub));
+}
+
+// The levels of 64 E2M1 codes (bytes 0..15), as MX_LUT gives them.
+X512_ALWAYS_INLINE __m512i mx_levels(__m512i codes) {
+    const __m512i lut =
+        _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)MX_LUT));
+    return _mm512_shuffle_epi8(lut, codes);
 }
 
 X512_ALWAYS_INLINE __m512 f16_at(const __m512i *tb, int off) {
@@ -94,8 +124,14 @@ static const int32_t HBIT_LUT[16] = {
 // The panel of block i of a window (tb: the transposed window, 16 * win dwords per lane).
 X512_ALWAYS_INLINE void make_panel(ltype T, const __m512i *tb, int i, panel *p) {
     const int o = i * T.bs;
-    p->d = f16_at(tb, o);
-    p->m = T.m_off ? f16_at(tb, o + T.m_off) : _mm512_setzero_ps();
+    if (T.mx) { // the exponent byte at o
+        p->d = e8m0_half(
+            _mm512_and_si512(_mm512_srli_epi32(tb[o / 4], 8 * (o % 4)), _mm512_set1_epi32(0xFF)));
+        p->m = _mm512_setzero_ps();
+    } else {
+        p->d = f16_at(tb, o);
+        p->m = T.m_off ? f16_at(tb, o + T.m_off) : _mm512_setzero_ps();
+    }
     if (T.wide) {
         X512_UNROLL for (int j = 0; j < 8; j++) {
             const __m512i v = dword_at(tb, o + T.q_off + 4 * j);
@@ -105,8 +141,8 @@ X512_ALWAYS_INLINE void make_panel(ltype T, const __m512i *tb, int i, panel *p) 
     }
     X512_UNROLL for (int j = 0; j < 4; j++) {
         const __m512i v = dword_at(tb, o + T.q_off + 4 * j);
-        p->q[j] = x512_lo4(v);
-        p->q[4 + j] = x512_hi4(v);
+        p->q[j] = T.mx ? mx_levels(x512_lo4(v)) : x512_lo4(v);
+        p->q[4 + j] = T.mx ? mx_levels(x512_hi4(v)) : x512_hi4(v);
     }
     if (T.h_off) {
         const __m512i lut = _mm512_loadu_si512(HBIT_LUT);
@@ -131,9 +167,10 @@ X512_ALWAYS_INLINE void load_window(int out_of_line, ltype T, __m512i *tb, const
 // ---------------------------------------------------------------------------------------------
 // The packed layout (quant/pack.h): body vectors already lanes = rows, d in the rest.
 
-// First byte of the body in a block, and its dwords.
+// First byte of the body in a block (the bytes of the rest before it: 2 for d, 1 for MXFP4's
+// exponent), and its dwords.
 X512_ALWAYS_INLINE int pk_off(ltype T) {
-    return T.bs % 4 ? 2 : 0;
+    return T.bs % 4;
 }
 X512_ALWAYS_INLINE int pk_nd(ltype T) {
     return (T.bs - pk_off(T)) / 4;
@@ -142,23 +179,31 @@ X512_ALWAYS_INLINE int pk_nd(ltype T) {
 // Block b of a packed group g (nb blocks per row): its body vectors, and its rest (NULL when d
 // is in the body).
 X512_ALWAYS_INLINE const __m512i *pk_body(ltype T, const uint8_t *g, int64_t nb, int64_t b) {
-    return (const __m512i *)(g + mint_pack_body_at(pk_nd(T), pk_off(T) != 0, nb, b));
+    return (const __m512i *)(g + mint_pack_body_at(pk_nd(T), pk_off(T), nb, b));
 }
 X512_ALWAYS_INLINE const uint8_t *pk_rest(ltype T, const uint8_t *g, int64_t nb, int64_t b) {
-    return pk_off(T) ? g + mint_pack_rest_at(pk_nd(T), nb, b) : NULL;
+    return pk_off(T) ? g + mint_pack_rest_at(pk_nd(T), pk_off(T), nb, b) : NULL;
 }
 
-// The panel of one block from its body vectors and its rest (32 bytes: 16 f16 d).
-X512_ALWAYS_INLINE void make_panel_packed(ltype T, const __m512i *body, const uint8_t *rest,
-                                          panel *p) {
-    const int off = pk_off(T), qd = (T.q_off - off) / 4;
-    if (off) {
+// The d (and m) of one block's panel from its body vectors and its rest.
+X512_ALWAYS_INLINE void scales_packed(ltype T, const __m512i *body, const uint8_t *rest, panel *p) {
+    if (T.mx) { // 16 bytes: the rows' exponents
+        p->d = e8m0_half(_mm512_cvtepu8_epi32(_mm_load_si128((const __m128i *)rest)));
+        p->m = _mm512_setzero_ps();
+    } else if (pk_off(T)) { // 32 bytes: the rows' f16 d
         p->d = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)rest));
         p->m = _mm512_setzero_ps();
     } else { // d and m are the f16 halves of body dword 0
         p->d = x512_f16_lo(body[0]);
         p->m = T.m_off ? x512_f16_hi(body[0]) : _mm512_setzero_ps();
     }
+}
+
+// The panel of one block from its body vectors and its rest.
+X512_ALWAYS_INLINE void make_panel_packed(ltype T, const __m512i *body, const uint8_t *rest,
+                                          panel *p) {
+    const int off = pk_off(T), qd = (T.q_off - off) / 4;
+    scales_packed(T, body, rest, p);
     if (T.wide) {
         X512_UNROLL for (int j = 0; j < 8; j++) {
             const __m512i v = _mm512_load_si512(body + qd + j);
@@ -168,8 +213,8 @@ X512_ALWAYS_INLINE void make_panel_packed(ltype T, const __m512i *body, const ui
     }
     X512_UNROLL for (int j = 0; j < 4; j++) {
         const __m512i v = _mm512_load_si512(body + qd + j);
-        p->q[j] = x512_lo4(v);
-        p->q[4 + j] = x512_hi4(v);
+        p->q[j] = T.mx ? mx_levels(x512_lo4(v)) : x512_lo4(v);
+        p->q[4 + j] = T.mx ? mx_levels(x512_hi4(v)) : x512_hi4(v);
     }
     if (T.h_off) {
         const __m512i lut = _mm512_loadu_si512(HBIT_LUT);
@@ -356,7 +401,8 @@ X512_ALWAYS_INLINE void gemv(ltype T, int64_t n, const uint8_t *w, size_t w_stri
                         x512_prefetch_slice(wr + 16 * w_stride, 16 * w_stride, j + i, nk);
                     panel p;
                     __m512i s = _mm512_set1_epi32(info.off[j + i]);
-                    if (HI16 && !T.wide && !T.h_off) {
+                    if (HI16 && !T.wide && !T.h_off &&
+                        !T.mx) { // (MXFP4's codes are looked up whole)
                         s = nibble_sum_hi16(T, tb, i, a, k0 + j + i, s);
                         p.d = f16_at(tb, i * T.bs);
                         p.m = T.m_off ? f16_at(tb, i * T.bs + T.m_off) : _mm512_setzero_ps();
@@ -382,12 +428,12 @@ X512_ALWAYS_INLINE void group_cols(ltype T, int C, const uint8_t *g, int64_t nb,
                                    const uint8_t *const *ar, const act_info *info, int cw, int c0,
                                    __m512 *acc) {
     const int nd = pk_nd(T), qd = (T.q_off - pk_off(T)) / 4;
-    const int hi16 = HI16 && !T.wide && !T.h_off;
+    const int hi16 = HI16 && !T.wide && !T.h_off && !T.mx;
     for (int j = 0; j < nk; j++) {
         const int64_t b = k0 + j;
         const __m512i *bb = pk_body(T, g, nb, b);
         const uint8_t *rest = pk_rest(T, g, nb, b);
-        x512_prefetch_ahead(bb, (size_t)(nd * 64 + (pk_off(T) ? 32 : 0)));
+        x512_prefetch_ahead(bb, (size_t)(nd * 64 + 16 * pk_off(T)));
         panel p;
         __m512i lo[4], hi[4];
         if (hi16) {
@@ -397,13 +443,7 @@ X512_ALWAYS_INLINE void group_cols(ltype T, int C, const uint8_t *g, int64_t nb,
                 lo[m] = x512_lo4(v);
                 hi[m] = _mm512_and_si512(v, _mm512_set1_epi8((char)0xF0));
             }
-            if (pk_off(T)) {
-                p.d = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)rest));
-                p.m = _mm512_setzero_ps();
-            } else {
-                p.d = x512_f16_lo(bb[0]);
-                p.m = T.m_off ? x512_f16_hi(bb[0]) : _mm512_setzero_ps();
-            }
+            scales_packed(T, bb, rest, &p);
         } else {
             make_panel_packed(T, bb, rest, &p);
         }
@@ -613,3 +653,5 @@ X512_KERNELS(q5_0_q8_0, gemm, LT_Q5_0)
 X512_KERNELS(q5_1_q8_1, gemm, LT_Q5_1)
 // Q8_0 . Q8_0.
 X512_KERNELS(q8_0_q8_0, gemm, LT_Q8_0)
+// MXFP4 . Q8_0.
+X512_KERNELS(mxfp4_q8_0, gemm, LT_MXFP4)

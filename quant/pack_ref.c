@@ -4,18 +4,20 @@
 #include <string.h>
 
 // Body and rest of every block type mint computes with (quant/blocks.h): the 32-element types
-// keep d first (their rest), the K-quants with an odd half-dword keep it last.
+// keep d (MXFP4: its exponent) first as their rest, the K-quants with an odd half-dword keep it
+// last.
 static const mint_pack_layout layouts[MINT_TYPE_COUNT] = {
-    [MINT_TYPE_Q4_0] = {18, 2, 4, 0},     // d | qs[16]
-    [MINT_TYPE_Q4_1] = {20, 0, 5, -1},    // d m | qs[16]
-    [MINT_TYPE_Q5_0] = {22, 2, 5, 0},     // d | qh[4] qs[16]
-    [MINT_TYPE_Q5_1] = {24, 0, 6, -1},    // d m | qh[4] qs[16]
-    [MINT_TYPE_Q8_0] = {34, 2, 8, 0},     // d | qs[32]
-    [MINT_TYPE_Q2_K] = {84, 0, 21, -1},   // scales[16] qs[64] d dmin
-    [MINT_TYPE_Q3_K] = {110, 0, 27, 108}, // hmask[32] qs[64] scales[12] | d
-    [MINT_TYPE_Q4_K] = {144, 0, 36, -1},  // d dmin scales[12] qs[128]
-    [MINT_TYPE_Q5_K] = {176, 0, 44, -1},  // d dmin scales[12] qh[32] qs[128]
-    [MINT_TYPE_Q6_K] = {210, 0, 52, 208}, // ql[128] qh[64] scales[16] | d
+    [MINT_TYPE_Q4_0] = {18, 2, 4, 0, 2},     // d | qs[16]
+    [MINT_TYPE_Q4_1] = {20, 0, 5, -1, 0},    // d m | qs[16]
+    [MINT_TYPE_Q5_0] = {22, 2, 5, 0, 2},     // d | qh[4] qs[16]
+    [MINT_TYPE_Q5_1] = {24, 0, 6, -1, 0},    // d m | qh[4] qs[16]
+    [MINT_TYPE_Q8_0] = {34, 2, 8, 0, 2},     // d | qs[32]
+    [MINT_TYPE_MXFP4] = {17, 1, 4, 0, 1},    // e | qs[16]
+    [MINT_TYPE_Q2_K] = {84, 0, 21, -1, 0},   // scales[16] qs[64] d dmin
+    [MINT_TYPE_Q3_K] = {110, 0, 27, 108, 2}, // hmask[32] qs[64] scales[12] | d
+    [MINT_TYPE_Q4_K] = {144, 0, 36, -1, 0},  // d dmin scales[12] qs[128]
+    [MINT_TYPE_Q5_K] = {176, 0, 44, -1, 0},  // d dmin scales[12] qh[32] qs[128]
+    [MINT_TYPE_Q6_K] = {210, 0, 52, 208, 2}, // ql[128] qh[64] scales[16] | d
 };
 
 const mint_pack_layout *mint_pack_layout_of(mint_type t) {
@@ -76,13 +78,14 @@ void mint_pack_rows_ref(mint_type t, int64_t n, const void *w, size_t w_stride, 
             const uint8_t *row = (const uint8_t *)w + (size_t)(g * MINT_PACK_ROWS + r) * w_stride;
             for (size_t b = 0; b < nb; b++) {
                 const uint8_t *blk = row + b * (size_t)L->bs;
-                const int nd = L->body_dwords;
-                const size_t at = mint_pack_body_at(nd, L->rest_off >= 0, (int64_t)nb, (int64_t)b);
+                const int nd = L->body_dwords, rb = L->rest_bytes;
+                const size_t at = mint_pack_body_at(nd, rb, (int64_t)nb, (int64_t)b);
                 for (int j = 0; j < nd; j++)
                     memcpy(grp + at + (size_t)j * 64 + 4 * (size_t)r, blk + L->body_off + 4 * j, 4);
-                if (L->rest_off >= 0)
-                    memcpy(grp + mint_pack_rest_at(nd, (int64_t)nb, (int64_t)b) + 2 * (size_t)r,
-                           blk + L->rest_off, 2);
+                if (rb)
+                    memcpy(grp + mint_pack_rest_at(nd, rb, (int64_t)nb, (int64_t)b) +
+                               (size_t)rb * (size_t)r,
+                           blk + L->rest_off, (size_t)rb);
             }
         }
     }

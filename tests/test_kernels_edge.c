@@ -3,11 +3,16 @@
 // exact rounding ties, infinities, f16 overflow and subnormal ranges, and ties for Q8_K's max;
 // f16/bf16 conversions including NaN; plain-float dot products whose length is not a multiple of
 // the vector width (attention calls them with the head size); and gemm shapes beyond the small
-// tiles (a whole 64 x 64 driver tile, and one token against many rows).
+// tiles (a whole 64 x 64 driver tile, and one token against many rows); MXFP4 blocks with the
+// extreme E8M0 exponents, on the file's rows and packed.
 #include "helpers/hang.h"
 #include "mint.h"
+#include "quant/blocks.h"
+#include "quant/fp16.h"
 #include "quant/kernels.h"
+#include "quant/pack.h"
 #include "quant/types.h"
+#include "quant/unpack.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -216,10 +221,86 @@ Test(kernels_edge, gemm_of_driver_tiles_equals_vec_dot, .timeout = MT_HANG(120))
     const mint_type types[] = {MINT_TYPE_F32,  MINT_TYPE_F16,  MINT_TYPE_BF16, MINT_TYPE_Q4_0,
                                MINT_TYPE_Q4_1, MINT_TYPE_Q5_0, MINT_TYPE_Q5_1, MINT_TYPE_Q8_0,
                                MINT_TYPE_Q2_K, MINT_TYPE_Q3_K, MINT_TYPE_Q4_K, MINT_TYPE_Q5_K,
-                               MINT_TYPE_Q6_K};
+                               MINT_TYPE_Q6_K, MINT_TYPE_MXFP4};
     for (int ki = 0; ki < nk; ki++)
         for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
             check_gemm(k[ki], types[ti], 256, 64, 64); // a full prompt tile
             check_gemm(k[ki], types[ti], 512, 203, 1); // one token over a thread's rows
         }
+}
+
+// MXFP4 rows whose blocks take the E8M0 exponents the quantizer of ordinary data never writes:
+// 0 and 1 (half-scales 2^-128 and 2^-127, f32 subnormals, so the block scales d_w * d_a are
+// subnormal too), and up to 254 and 255 (2^126, 2^127; 255 is E8M0's NaN, read as ggml reads it)
+// against activations small enough (about 1e-4) that the sums stay finite. Every level's vec_dot
+// is within the budget of tests/test_kernels.c of the reference, plus a subnormal's rounding per
+// block (the reference rounds d_w * d_a * sumi there, the kernels fuse it into the sum), its
+// gemm equals its vec_dot, and its gemm_packed over packed rows equals its gemm, bit for bit.
+static void check_mxfp4_exponents(const uint8_t *exps, int ne, float act_scale) {
+    const mint_kernels *ref = mint_kernels_for(MINT_ISA_REF), *k[MINT_ISA_COUNT];
+    const int nk = available(k);
+    enum { NB = 9, N = NB * 32, NR = 21, NC = 5 };
+    const size_t ws = sizeof(mint_block_mxfp4) * NB, as = sizeof(mint_block_q8_0) * NB;
+    uint8_t *w = malloc(ws * NR), *a = malloc(as * NC);
+    for (int r = 0; r < NR; r++) // a third of the rows keep one exponent, the others cycle
+        for (int b = 0; b < NB; b++) {
+            mint_block_mxfp4 *blk = (mint_block_mxfp4 *)(w + (size_t)r * ws) + b;
+            blk->e = exps[(r + b * (r % 3)) % ne];
+            for (int i = 0; i < 16; i++) blk->qs[i] = (uint8_t)(frand() * 128.0f + 128.0f);
+        }
+    float x[N];
+    for (int c = 0; c < NC; c++) {
+        for (int i = 0; i < N; i++) x[i] = frand() * act_scale;
+        ref->t[MINT_TYPE_Q8_0].from_float(x, a + (size_t)c * as, N);
+    }
+    uint8_t *packed = aligned_alloc(64, mint_pack_bytes(MINT_TYPE_MXFP4, N, NR));
+    mint_pack_rows_ref(MINT_TYPE_MXFP4, N, w, ws, NR, packed);
+    const size_t gb = mint_pack_group_bytes(MINT_TYPE_MXFP4, N);
+    float y[NC][NR], z[NC][NR];
+    for (int ki = 0; ki < nk; ki++) {
+        const mint_type_kernels *tk = &k[ki]->t[MINT_TYPE_MXFP4];
+        const char *name = k[ki]->name;
+        for (int nc = 1; nc <= NC; nc += NC - 1) {
+            tk->gemm(N, w, ws, NR, a, as, nc, &y[0][0], NR);
+            if (tk->gemm_packed) tk->gemm_packed(N, packed, gb, NR, a, as, nc, &z[0][0], NR);
+            for (int c = 0; c < nc; c++)
+                for (int r = 0; r < NR; r++) {
+                    const uint8_t *wr = w + (size_t)r * ws, *ac = a + (size_t)c * as;
+                    float s, s_ref;
+                    tk->vec_dot(N, &s, wr, ac);
+                    ref->t[MINT_TYPE_MXFP4].vec_dot(N, &s_ref, wr, ac);
+                    cr_assert(memcmp(&y[c][r], &s, sizeof s) == 0,
+                              "%s MXFP4 gemm nc=%d (%d,%d): %.9g vs vec_dot %.9g", name, nc, r, c,
+                              y[c][r], s);
+                    if (tk->gemm_packed)
+                        cr_assert(memcmp(&z[c][r], &s, sizeof s) == 0,
+                                  "%s MXFP4 gemm_packed nc=%d (%d,%d): %.9g vs %.9g", name, nc, r,
+                                  c, z[c][r], s);
+                    // sum |w a| in double (a dequantized weight can exceed f32's range).
+                    double mag = 0;
+                    for (int b = 0; b < NB; b++) {
+                        const mint_block_mxfp4 *wb = (const mint_block_mxfp4 *)wr + b;
+                        const mint_block_q8_0 *ab = (const mint_block_q8_0 *)ac + b;
+                        const double d = ldexp(1.0, wb->e - 128) * fabs(mint_f16_to_f32(ab->d));
+                        for (int e = 0; e < 32; e++)
+                            mag += d * abs(mint_mxfp4_value(mint_nibble(wb->qs, e)) * ab->qs[e]);
+                    }
+                    cr_assert(isfinite(s_ref), "reference not finite: pick smaller activations");
+                    const double lim = mag / (1 << 18) + NB * ldexp(1.0, -149);
+                    cr_assert_leq(fabs((double)s - s_ref), lim,
+                                  "%s MXFP4 row %d col %d: %.9g vs ref %.9g (budget %g)", name, r,
+                                  c, s, s_ref, lim);
+                }
+        }
+    }
+    free(w);
+    free(a);
+    free(packed);
+}
+
+Test(kernels_edge, mxfp4_extreme_exponents) {
+    const uint8_t low[] = {0, 1, 2, 3, 127, 128};
+    check_mxfp4_exponents(low, (int)sizeof low, 1.0f);
+    const uint8_t high[] = {200, 253, 254, 255};
+    check_mxfp4_exponents(high, (int)sizeof high, 1e-4f);
 }

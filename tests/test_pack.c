@@ -14,7 +14,7 @@
 #include <string.h>
 
 static const mint_type packable[] = {
-    MINT_TYPE_Q4_0, MINT_TYPE_Q4_1, MINT_TYPE_Q5_0, MINT_TYPE_Q5_1, MINT_TYPE_Q8_0,
+    MINT_TYPE_Q4_0, MINT_TYPE_Q4_1, MINT_TYPE_Q5_0, MINT_TYPE_Q5_1, MINT_TYPE_Q8_0, MINT_TYPE_MXFP4,
     MINT_TYPE_Q2_K, MINT_TYPE_Q3_K, MINT_TYPE_Q4_K, MINT_TYPE_Q5_K, MINT_TYPE_Q6_K,
 };
 #define N_PACKABLE (sizeof packable / sizeof *packable)
@@ -79,6 +79,8 @@ static void release(mats *m) {
     free(m->packed);
 }
 
+// Seven blocks per row: with 2-byte rests three pairs and an unpaired last block, with MXFP4's
+// 1-byte rests a run of four and a shorter run of three.
 Test(pack, is_a_permutation_of_the_rows) {
     for (size_t ti = 0; ti < N_PACKABLE; ti++) {
         const mint_type t = packable[ti];
@@ -86,30 +88,35 @@ Test(pack, is_a_permutation_of_the_rows) {
         cr_assert_not_null(L);
         const int64_t blk = mint_type_get(t)->blck;
         cr_assert_eq(L->bs, (int)mint_type_get(t)->size);
-        cr_assert_eq(4 * L->body_dwords + (L->rest_off >= 0 ? 2 : 0), L->bs);
-        mats m = make(t, 3 * blk, 37, 1);
+        cr_assert_eq(4 * L->body_dwords + L->rest_bytes, L->bs);
+        cr_assert_eq(L->rest_off >= 0, L->rest_bytes > 0);
+        const size_t nb = 7;
+        mats m = make(t, (int64_t)nb * blk, 37, 1);
         cr_assert_eq(m.gb % 64, 0);
-        const size_t nb = 3;
-        const int nd = L->body_dwords;
-        const bool has_rest = L->rest_off >= 0;
+        cr_assert_eq(m.gb, (16 * nb * (size_t)L->bs + 63) / 64 * 64);
+        const int nd = L->body_dwords, rb = L->rest_bytes;
+        // Blocks per run of rests: as many as fill 64 bytes with 16 rows' rests.
+        const size_t run = rb ? 64 / (16 * (size_t)rb) : 1;
         // Read every byte back from where the layout says it is.
         for (int r = 0; r < 48; r++) {
             const uint8_t *g = m.packed + (size_t)(r / 16) * m.gb;
             for (size_t b = 0; b < nb; b++) {
                 uint8_t blkb[256];
                 memset(blkb, 0, sizeof blkb);
-                // Where the layout puts block b: bodies in order, the rests of a pair after
-                // the pair's bodies (block 2 of 3 is unpaired).
-                const size_t pair = has_rest ? (b / 2) * (2 * (size_t)nd + 1) * 64 : 0;
-                const size_t at = has_rest ? pair + (b % 2) * (size_t)nd * 64 : b * (size_t)nd * 64;
-                const size_t rest =
-                    b == 2 ? pair + (size_t)nd * 64 : pair + 2 * (size_t)nd * 64 + (b % 2) * 32;
-                cr_assert_eq(at, mint_pack_body_at(nd, has_rest, 3, (int64_t)b));
-                if (has_rest) cr_assert_eq(rest, mint_pack_rest_at(nd, 3, (int64_t)b));
+                // Where the layout puts block b: bodies in order, the rests of a run after the
+                // run's bodies (the last run is shorter).
+                const size_t first = b / run * run, in_run = nb - first < run ? nb - first : run;
+                const size_t base = rb ? (b / run) * (run * (size_t)nd + 1) * 64 : 0;
+                const size_t at = rb ? base + (b % run) * (size_t)nd * 64 : b * (size_t)nd * 64;
+                const size_t rest = base + in_run * (size_t)nd * 64 + (b % run) * 16 * (size_t)rb;
+                cr_assert_eq(at, mint_pack_body_at(nd, rb, (int64_t)nb, (int64_t)b));
+                if (rb) cr_assert_eq(rest, mint_pack_rest_at(nd, rb, (int64_t)nb, (int64_t)b));
                 for (int j = 0; j < nd; j++)
                     memcpy(blkb + L->body_off + 4 * j,
                            g + at + (size_t)j * 64 + 4 * (size_t)(r % 16), 4);
-                if (has_rest) memcpy(blkb + L->rest_off, g + rest + 2 * (size_t)(r % 16), 2);
+                if (rb)
+                    memcpy(blkb + L->rest_off, g + rest + (size_t)rb * (size_t)(r % 16),
+                           (size_t)rb);
                 if (r < m.rows) {
                     cr_assert_eq(memcmp(blkb, m.w + (size_t)r * m.w_stride + b * (size_t)L->bs,
                                         (size_t)L->bs),
@@ -122,6 +129,12 @@ Test(pack, is_a_permutation_of_the_rows) {
         }
         release(&m);
     }
+    // The 2-byte rests where they always were (Q4_0: 4 body dwords), and MXFP4's runs of four.
+    cr_assert_eq(mint_pack_rest_at(4, 2, 7, 3), 576 + 256 * 2 + 32);
+    cr_assert_eq(mint_pack_rest_at(4, 2, 7, 6), 3 * 576 + 256);
+    cr_assert_eq(mint_pack_body_at(4, 1, 7, 5), 1088 + 256);
+    cr_assert_eq(mint_pack_rest_at(4, 1, 7, 2), 1024 + 32);
+    cr_assert_eq(mint_pack_rest_at(4, 1, 7, 6), 1088 + 768 + 32);
     cr_assert_null(mint_pack_layout_of(MINT_TYPE_F16));
     cr_assert_null(mint_pack_layout_of(MINT_TYPE_Q8_K));
 }
@@ -194,8 +207,9 @@ Test(pack, gemm_packed_equals_gemm_bit_for_bit, .timeout = MT_HANG(240)) {
                                mint_type_name(t));
             levels++;
             const int64_t blk = unit_of(t);
-            // Short rows (one block), the TinyLlama widths, rows with an odd block count.
-            const int64_t widths[] = {blk, 2048, 2816, 3 * blk};
+            // Short rows (one block), the TinyLlama widths, rows with an odd block count, and
+            // six blocks (MXFP4: a run of four rests and a shorter one of two).
+            const int64_t widths[] = {blk, 2048, 2816, 3 * blk, 6 * blk};
             for (size_t wi = 0; wi < sizeof widths / sizeof *widths; wi++) {
                 mats m = make(t, widths[wi], 70, 67);
                 const int shapes[][3] = {{0, 1, 1},   {0, 16, 1},  {0, 45, 1},   {16, 54, 1},
@@ -213,8 +227,8 @@ Test(pack, gemm_packed_equals_gemm_bit_for_bit, .timeout = MT_HANG(240)) {
 // Rows longer than a one-token K chunk of the 32-element kernels (the partial sums go through y
 // between chunks).
 Test(pack, gemm_packed_on_rows_of_128k_elements, .timeout = MT_HANG(120)) {
-    const mint_type types[] = {MINT_TYPE_Q4_0, MINT_TYPE_Q8_0, MINT_TYPE_Q4_K, MINT_TYPE_Q6_K,
-                               MINT_TYPE_F16};
+    const mint_type types[] = {MINT_TYPE_Q4_0, MINT_TYPE_Q8_0, MINT_TYPE_MXFP4,
+                               MINT_TYPE_Q4_K, MINT_TYPE_Q6_K, MINT_TYPE_F16};
     for (int isa = 0; isa < MINT_ISA_COUNT; isa++) {
         const mint_kernels *k = mint_kernels_for((mint_isa)isa);
         if (!k) continue;

@@ -93,6 +93,48 @@ Test(repack, k_quants_give_the_file_layouts_logits, .timeout = MT_HANG(300)) {
     for (size_t i = 0; i < sizeof types / sizeof *types; i++) check_type(types[i]);
 }
 
+// A mixture whose experts are MXFP4 (the tiny qwen3moe in MXFP4_MOE: expert stacks MXFP4, the
+// rest Q8_0): the stacks are packed where the level reads MXFP4 packed (AVX-512), moved
+// elsewhere, and the logits are the file layout's, bit for bit, with 1 and 2 threads.
+Test(repack, mxfp4_experts_give_the_file_layouts_logits, .timeout = MT_HANG(300)) {
+    const char *path = mt_path(mt_tmpdir(), "repack-qwen3moe-tiny-mxfp4_moe.gguf");
+    mint_synth_params sp = {
+        .preset = "qwen3moe", .ftype = "MXFP4_MOE", .seed = 7, .n_threads = 2, .shape = "tiny"};
+    mint_err err;
+    cr_assert_eq(mint_synth_write(&sp, path, &err), MINT_OK, "%s", err.msg);
+    mint_model *plain, *packed;
+    const mint_model_params no = {.no_repack = true};
+    cr_assert_eq(mint_model_open(path, &no, &plain, &err), MINT_OK, "%s", err.msg);
+    cr_assert_eq(mint_model_open(path, NULL, &packed, &err), MINT_OK, "%s", err.msg);
+    mint_model_repack_wait(packed);
+    const mint_kernels *k = mint_kernels_get();
+    const mint_layer *L = &packed->layers[0];
+    const mint_weight *ws[] = {&L->gate_exps, &L->up_exps, &L->down_exps};
+    for (size_t i = 0; i < sizeof ws / sizeof *ws; i++) {
+        const mint_weight *w = ws[i];
+        cr_assert_eq(w->type, MINT_TYPE_MXFP4, "%s", w->name);
+        const bool expect = k->t[MINT_TYPE_MXFP4].gemm_packed != NULL;
+        cr_assert_eq(w->packed != NULL, expect, "%s at %s: packed %d", w->name, k->name,
+                     !!w->packed);
+        cr_assert_eq(w->moved != NULL, !expect, "%s: moved %d", w->name, !!w->moved);
+    }
+    mint_model_desc d;
+    mint_model_describe(plain, &d);
+    cr_assert_gt(d.n_vocab, 432); // the program's tokens
+    const size_t n = (N_PROMPT + N_STEPS) * (size_t)d.n_vocab;
+    float *ref = program(plain, 1);
+    for (int t = 1; t <= 2; t++) {
+        float *a = program(packed, t), *b = program(plain, t);
+        cr_assert_eq(memcmp(a, ref, n * sizeof *a), 0, "MXFP4_MOE: repacked, %d threads", t);
+        cr_assert_eq(memcmp(b, ref, n * sizeof *b), 0, "MXFP4_MOE: file layout, %d threads", t);
+        free(a);
+        free(b);
+    }
+    free(ref);
+    mint_model_close(plain);
+    mint_model_close(packed);
+}
+
 // Float matrices: packed where the level has packed float kernels (AVX-512), moved elsewhere
 // (AVX2, NEON), and either way the map's bits.
 Test(repack, float_types_give_the_file_layouts_logits, .timeout = MT_HANG(300)) {
