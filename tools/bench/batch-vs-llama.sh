@@ -15,7 +15,8 @@
 # the last columns are mint / llama.cpp and mint / mint's own single stream at 8 and 16
 # sequences, from the rounds' medians.
 #
-# Options: --types "Q4_0 ..." (default Q4_0 Q4_K_M Q8_0), --npl LIST (default 1,2,4,8,16),
+# Options: --types "Q4_0 ..." (default Q4_0 Q4_K_M Q8_0), --name NAME (MODELS_DIR holds
+# NAME-<TYPE>.gguf instead, e.g. olmoe-real), --npl LIST (default 1,2,4,8,16),
 # --rounds N (default 2), -t N (default 2). Needs python3 (standard library only). Progress
 # goes to stderr.
 set -eu
@@ -37,6 +38,7 @@ import json, os, statistics, subprocess, sys
 llama_bin, models_dir, mint_bin = sys.argv[1:4]
 args = sys.argv[4:]
 types, npl, rounds, threads = "Q4_0 Q4_K_M Q8_0".split(), "1,2,4,8,16", 2, "2"
+name = "tinyllama"
 i = 0
 while i < len(args):
     a = args[i]
@@ -51,6 +53,8 @@ while i < len(args):
         rounds = int(v)
     elif a == "-t":
         threads = v
+    elif a == "--name":
+        name = v
     else:
         sys.exit("batch-vs-llama: unknown option %s" % a)
     i += 2
@@ -93,7 +97,7 @@ print("| type | runtime | " + " | ".join(str(s) for s in seqs) +
       " | mint / llama.cpp at 8, 16 | mint / own single stream at 8, 16 |")
 print("|---|---|" + "---|" * len(seqs) + "---|---|")
 for t in types:
-    model = os.path.join(models_dir, "tinyllama-%s.gguf" % t)
+    model = os.path.join(models_dir, "%s-%s.gguf" % (name, t))
     if not os.path.exists(model):
         sys.exit("batch-vs-llama: %s not found" % model)
     res = {"mint": [], "llama.cpp": []}
