@@ -1,8 +1,8 @@
 // test_ops_arch.c - the ops some architectures add to llama's block, each against a
 // double-precision twin (or, for NEOX RoPE, against the NORMAL RoPE of tests/test_ops.c): NEOX
 // pairs, per-head RMSNorm (Qwen3), LayerNorm and GELU as ggml computes them (GPT-2), soft-capping
-// and GeGLU (Gemma). Sliding-window attention is tested with the other attention cases in
-// tests/test_ops.c.
+// and GeGLU (Gemma), YaRN RoPE and the clamped SwiGLU (gpt-oss). Sliding-window attention and
+// gpt-oss's sinks are tested with the other attention cases in tests/test_ops.c.
 #include "base/rng.h"
 #include "ops/ops.h"
 #include "quant/fp16.h"
@@ -186,4 +186,74 @@ Test(ops_arch, gelu_mul_is_gelu_times_up) {
     mint_gelu_mul(y, sizeof y, u, sizeof u, N, 0, 1);
     for (int i = 0; i < N; i++)
         cr_assert(same_bits(y[i], g[i] <= -10.0f ? 0.0f : mint_gelu_one(g[i]) * u[i]), "[%d]", i);
+}
+
+// YaRN (gpt-oss: factor 32 over 4096 original positions, base 150000, NEOX pairs of a 64-wide
+// head): the correction range is the pairs [8, 18] (the formula in double: 8.09 floored, 17.4
+// ceiled); pairs below it keep their angle pos theta_i, pairs above it take pos theta_i / 32,
+// and the ramp between mixes the two linearly; cos and sin are scaled by 1 + 0.1 ln 32 times the
+// attention factor. Against that formula in double: the angle's error is at most pos theta_i's
+// (the larger of the two it mixes) as in rope_matches_double, plus the mix's two products and
+// sum (3 roundings), so the same budget with a factor 2.
+Test(ops, rope_yarn_matches_double) {
+    enum { HD = 64, HEADS = 2 };
+    mint_rng_seed(&rng, 41);
+    const int n_ctx_orig = 4096;
+    const double base = 150000.0, factor = 32.0;
+    float dims[2];
+    mint_rope_yarn_corr_dims(HD, n_ctx_orig, (float)base, dims);
+    double want[2];
+    for (int j = 0; j < 2; j++)
+        want[j] = HD * log(n_ctx_orig / ((j ? 1.0 : 32.0) * 2 * M_PI)) / (2 * log(base));
+    cr_assert(dims[0] == floor(want[0]) && dims[1] == ceil(want[1]) && dims[0] == 8.0f &&
+                  dims[1] == 18.0f,
+              "corr dims %g %g (double %g %g)", dims[0], dims[1], want[0], want[1]);
+    const float attn = 0.87f; // any attention factor: it multiplies cos and sin
+    const mint_rope_cfg cfg = {HD,   (float)base, (float)(1.0 / factor), NULL, true,
+                               attn, 1.0f,        {dims[0], dims[1]}};
+    const int32_t positions[] = {0, 1, 17, 511, 4095, 20000};
+    float x[HD * HEADS], y[HD * HEADS];
+    double worst = 0;
+    for (size_t pi = 0; pi < sizeof positions / sizeof *positions; pi++) {
+        const int32_t pos = positions[pi];
+        fill(x, HD * HEADS, 1.0);
+        memcpy(y, x, sizeof x);
+        mint_rope_row(y, HEADS, HD, &cfg, pos);
+        const double ms = attn * (1.0 + 0.1 * log(factor));
+        const double budget = 2.0 * (8.0 * pos + 8.0) * UNIT;
+        for (int h = 0; h < HEADS; h++)
+            for (int i = 0; i < HD / 2; i++) {
+                const double extrap = pos * pow(base, -2.0 * i / HD), interp = extrap / factor;
+                const double ramp = 1.0 - fmin(1.0, fmax(0.0, (i - dims[0]) / (dims[1] - dims[0])));
+                const double th = interp * (1.0 - ramp) + extrap * ramp;
+                const int a = h * HD + i, b = a + HD / 2;
+                const double ra = ms * (x[a] * cos(th) - x[b] * sin(th));
+                const double rb = ms * (x[a] * sin(th) + x[b] * cos(th));
+                const double d = hypot(y[a] - ra, y[b] - rb) / (ms * hypot(x[a], x[b]));
+                cr_assert(d <= budget, "pos %d pair %d: %.3g > %.3g", pos, i, d, budget);
+                worst = fmax(worst, d / budget);
+            }
+    }
+    cr_log_info("rope yarn: corr dims [%g, %g]; max error / budget %.3f", dims[0], dims[1], worst);
+}
+
+// gpt-oss's clamped SwiGLU against its formula in double: min(g, 7) sigmoid(1.702 min(g, 7))
+// (clamp(u, -7, 7) + 1), within a few roundings (expf's ulp, a division, a product: 8 units
+// relative to the larger of the output and the gate's magnitude times the up factor).
+Test(ops, swiglu_oai_matches_double) {
+    enum { N = 4096 };
+    static float g[N], u[N], out[N];
+    mint_rng_seed(&rng, 43);
+    fill(g, N, 6.0);
+    fill(u, N, 6.0);
+    g[0] = 7.0f, g[1] = 30.0f, g[2] = -30.0f, u[3] = -9.0f, u[4] = 9.0f, u[5] = -7.0f;
+    memcpy(out, g, sizeof g);
+    mint_swiglu_oai(out, 0, u, 0, N, 0, 1);
+    for (int i = 0; i < N; i++) {
+        const double x = fmin(g[i], 7.0), y = fmin(fmax(u[i], -7.0), 7.0);
+        const double want = x / (1.0 + exp(-1.702 * x)) * (y + 1.0);
+        const double scale = fabs(x) * (fabs(y) + 1.0) + 1e-30;
+        cr_assert(fabs(out[i] - want) <= 8 * UNIT * scale, "[%d] g %g u %g: %.9g vs %.9g", i, g[i],
+                  u[i], out[i], want);
+    }
 }
