@@ -100,6 +100,29 @@ static void matmul_tile(const mint_type_kernels *tk, const mint_weight *w, int64
     mint_gemm_tile(tk, w->n_in, wr, w->row_bytes, nr, a, a_stride, nc, y, y_stride);
 }
 
+// The next chunk [*u0, *u1) of a node's `units` for thread ith, or false when none is left.
+// Each thread owns a contiguous share of the units, taken in about 8 chunks from its own
+// counter; a thread done with its share takes what is left of the others' (*v: the owner it is
+// on, 0 at the start). On a shared or busy machine one thread is often descheduled for a while:
+// the other goes on with its work instead of waiting at the barrier.
+static bool next_chunk(const mint_exec *e, int node, int ith, int nth, long units, int *v, long *u0,
+                       long *u1) {
+    const long share = (units + nth - 1) / nth;
+    const long cg = share / 8 > 1 ? share / 8 : 1;
+    for (; *v < nth; (*v)++) {
+        const int o = (ith + *v) % nth;
+        long lo, hi;
+        mint_split(units, o, nth, &lo, &hi);
+        const long c = atomic_fetch_add(mint_exec_counter(e, node, 1 + o), 1);
+        if (lo + c * cg < hi) {
+            *u0 = lo + c * cg;
+            *u1 = *u0 + cg < hi ? *u0 + cg : hi;
+            return true;
+        }
+    }
+    return false;
+}
+
 static void run_matmul(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
     const mint_weight *w = n->w;
     const mint_type_kernels *tk = &e->k->t[w->type];
@@ -112,26 +135,13 @@ static void run_matmul(const mint_node *n, const mint_exec *e, int node, int ith
     if (n_tok == 0) return; // the output of a batch that wants no logits
     if (n_tok == 1 || (n_tok <= SMALL_BATCH && packed_rows(tk, w))) {
         // Each thread owns a contiguous share of the 16-row groups (the packed layout's unit),
-        // one stream through the weights, and takes it in about 8 chunks from its own counter;
-        // a thread done with its share takes what is left of the others' (on a shared or busy
-        // machine one thread is often descheduled for a while: the other goes on with its work
-        // instead of waiting at the barrier).
+        // one stream through the weights (next_chunk).
         const long groups = (long)((w->n_out + MINT_PACK_ROWS - 1) / MINT_PACK_ROWS);
-        const long share = (groups + nth - 1) / nth;
-        const long cg = share / 8 > 1 ? share / 8 : 1;
-        for (int v = 0; v < nth; v++) {
-            const int o = (ith + v) % nth;
-            long lo, hi;
-            mint_split(groups, o, nth, &lo, &hi);
-            atomic_int *next = mint_exec_counter(e, node, 1 + o);
-            for (long k = atomic_fetch_add(next, 1); lo + k * cg < hi;
-                 k = atomic_fetch_add(next, 1)) {
-                const long g0 = lo + k * cg, g1 = g0 + cg < hi ? g0 + cg : hi;
-                const long r0 = g0 * MINT_PACK_ROWS;
-                const long r1 =
-                    g1 * MINT_PACK_ROWS < w->n_out ? g1 * MINT_PACK_ROWS : (long)w->n_out;
-                matmul_tile(tk, w, r0, (int)(r1 - r0), a, a_stride, (int)n_tok, y + r0, y_stride);
-            }
+        long g0, g1;
+        for (int v = 0; next_chunk(e, node, ith, nth, groups, &v, &g0, &g1);) {
+            const long r0 = g0 * MINT_PACK_ROWS;
+            const long r1 = g1 * MINT_PACK_ROWS < w->n_out ? g1 * MINT_PACK_ROWS : (long)w->n_out;
+            matmul_tile(tk, w, r0, (int)(r1 - r0), a, a_stride, (int)n_tok, y + r0, y_stride);
         }
         return;
     }
@@ -343,10 +353,10 @@ static void run_moe_group(const mint_node *n, const mint_exec *e, int node, int 
 // buffer row is as aligned as the scratch, and copying it once per item of a one-token step
 // would copy it (experts x blocks) times. Every output is one dot product, whatever the tile.
 // One token (a generation step): its k experts' rows as one list of 16-row groups in expert
-// order, cut as run_matmul cuts one matrix: each thread owns a contiguous share (a stream
-// through one expert's rows, then the next's), taken in about 8 chunks from its own counter, the
-// others' leftovers after. Each run of groups within one expert is one kernel call writing
-// straight into the slot's output. Every output is the same dot product as in the batched path.
+// order, cut as run_matmul cuts one matrix (next_chunk): a contiguous share per thread, a stream
+// through one expert's rows, then the next's. Each run of groups within one expert is one kernel
+// call writing straight into the slot's output. Every output is the same dot product as in the
+// batched path.
 static void moe_matmul_one_token(const mint_node *n, const mint_exec *e, int node, int ith,
                                  int nth) {
     const mint_weight *w = n->w;
@@ -356,33 +366,25 @@ static void moe_matmul_one_token(const mint_node *n, const mint_exec *e, int nod
     const size_t in_bytes = (size_t)mint_row_size(n->type, w->n_in);
     const long per_expert = (long)((w->n_out + MINT_PACK_ROWS - 1) / MINT_PACK_ROWS);
     const long groups = (long)*g->n_active * per_expert;
-    const long share = (groups + nth - 1) / nth;
-    const long cg = share / 8 > 1 ? share / 8 : 1;
-    for (int v = 0; v < nth; v++) {
-        const int o = (ith + v) % nth;
-        long lo, hi;
-        mint_split(groups, o, nth, &lo, &hi);
-        atomic_int *next = mint_exec_counter(e, node, 1 + o);
-        for (long c = atomic_fetch_add(next, 1); lo + c * cg < hi; c = atomic_fetch_add(next, 1)) {
-            const long c1 = lo + (c + 1) * cg < hi ? lo + (c + 1) * cg : hi;
-            for (long g0 = lo + c * cg; g0 < c1;) { // the chunk, cut at experts' ends
-                const long xi = g0 / per_expert, end = (xi + 1) * per_expert;
-                const long g1 = c1 < end ? c1 : end;
-                const int32_t x = g->active[xi], j = g->rows[g->start[x]] % k;
-                const mint_weight we = mint_weight_expert(w, x);
-                const int64_t r0 = (g0 - xi * per_expert) * MINT_PACK_ROWS;
-                const int64_t r1 = (g1 - xi * per_expert) * MINT_PACK_ROWS < w->n_out
-                                       ? (g1 - xi * per_expert) * MINT_PACK_ROWS
-                                       : w->n_out;
-                const char *a =
-                    (const char *)row(e, n->src, 0) + (n->per_slot ? (size_t)j * in_bytes : 0);
-                float *out = (float *)row(e, n->dst, 0) + (size_t)j * w->n_out;
-                matmul_tile(tk, &we, r0, (int)(r1 - r0), a, in_bytes, 1, out + r0, 0);
-                if (n->bias)
-                    mint_add_row(out + r0, (const float *)n->bias->data + (size_t)x * w->n_out + r0,
-                                 r1 - r0);
-                g0 = g1;
-            }
+    long c0, c1;
+    for (int v = 0; next_chunk(e, node, ith, nth, groups, &v, &c0, &c1);) {
+        for (long g0 = c0; g0 < c1;) { // the chunk, cut at experts' ends
+            const long xi = g0 / per_expert, end = (xi + 1) * per_expert;
+            const long g1 = c1 < end ? c1 : end;
+            const int32_t x = g->active[xi], j = g->rows[g->start[x]] % k;
+            const mint_weight we = mint_weight_expert(w, x);
+            const int64_t r0 = (g0 - xi * per_expert) * MINT_PACK_ROWS;
+            const int64_t r1 = (g1 - xi * per_expert) * MINT_PACK_ROWS < w->n_out
+                                   ? (g1 - xi * per_expert) * MINT_PACK_ROWS
+                                   : w->n_out;
+            const char *a =
+                (const char *)row(e, n->src, 0) + (n->per_slot ? (size_t)j * in_bytes : 0);
+            float *out = (float *)row(e, n->dst, 0) + (size_t)j * w->n_out;
+            matmul_tile(tk, &we, r0, (int)(r1 - r0), a, in_bytes, 1, out + r0, 0);
+            if (n->bias)
+                mint_add_row(out + r0, (const float *)n->bias->data + (size_t)x * w->n_out + r0,
+                             r1 - r0);
+            g0 = g1;
         }
     }
 }
