@@ -1,7 +1,6 @@
 // moe.c - the steps of a mixture of experts that are not matmuls: the router's choice, the
-// weighted sum of the chosen experts' outputs, gpt-oss's activation and its experts' biases (the
-// matmuls in between are the gemm kernels of quant/, one expert's rows at a time:
-// runtime/engine/exec.c).
+// weighted sum of the chosen experts' outputs, gpt-oss's activation (the matmuls in between are the
+// gemm kernels of quant/, one expert's rows at a time: runtime/engine/exec.c).
 //
 // The router and the sum follow the ggml ops llama.cpp's build_moe_ffn chains (soft_max, argsort
 // top-k, get_rows, sum_rows, clamp, div; then mul and add), so a choice and its weights are
@@ -82,9 +81,4 @@ void mint_swiglu_oai(float *g, size_t g_stride, const float *u, size_t u_stride,
             gr[i] = glu * (y + 1.0f);
         }
     }
-}
-
-// y += b (the contract is in ops/ops.h).
-void mint_add_row(float *y, const float *b, int64_t n) {
-    for (int64_t i = 0; i < n; i++) y[i] = y[i] + b[i];
 }

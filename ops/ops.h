@@ -141,9 +141,6 @@ void mint_moe_route(const mint_vec_kernels *vk, float *probs, int32_t n_expert, 
 void mint_swiglu_oai(float *g, size_t g_stride, const float *u, size_t u_stride, int64_t n, long r0,
                      long r1);
 
-// y[0..n) += b[0..n): a bias added to an output row (ops/moe.c; the experts' biases).
-void mint_add_row(float *y, const float *b, int64_t n);
-
 // dst[0..n) = sum over j < k of weights[j] * y[j][0..n) (row j of y at j * y_stride bytes): the
 // chosen experts' outputs, each product rounded, added in the order of j (ops/moe.c).
 void mint_moe_sum(float *dst, const float *y, size_t y_stride, const float *weights, int32_t k,

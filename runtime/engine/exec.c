@@ -382,8 +382,8 @@ static void moe_matmul_one_token(const mint_node *n, const mint_exec *e, int nod
             float *out = (float *)row(e, n->dst, 0) + (size_t)j * w->n_out;
             matmul_tile(tk, &we, r0, (int)(r1 - r0), a, in_bytes, 1, out + r0, 0);
             if (n->bias)
-                mint_add_row(out + r0, (const float *)n->bias->data + (size_t)x * w->n_out + r0,
-                             r1 - r0);
+                mint_add(out + r0, 0, (const float *)n->bias->data + (size_t)x * w->n_out + r0, 0,
+                         r1 - r0, 0, 1);
             g0 = g1;
         }
     }
@@ -429,7 +429,8 @@ static void run_moe_matmul(const mint_node *n, const mint_exec *e, int node, int
                 float *out = (float *)row(e, n->dst, tj / k) + (size_t)(tj % k) * w->n_out + r0;
                 memcpy(out, ys + (size_t)c * MINT_MOE_TILE_ROWS, (size_t)nr * sizeof(float));
                 if (n->bias)
-                    mint_add_row(out, (const float *)n->bias->data + (size_t)x * w->n_out + r0, nr);
+                    mint_add(out, 0, (const float *)n->bias->data + (size_t)x * w->n_out + r0, 0,
+                             nr, 0, 1);
             }
         }
     }

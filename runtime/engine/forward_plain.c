@@ -159,16 +159,15 @@ static void head_norm(float *x, const mint_weight *w, int n_heads, const mint_hp
         rmsnorm(x + at, x + at, w->data, len, hp->rms_eps);
 }
 
-// s[0..n) = softmax(s) with the reference float vector kernels: the maximum, e^(s - max) with
-// mint's exp (quant/vec_exp.h) summed in double, then times 1 / sum (ggml's soft_max).
+// s[0..n) = softmax(s) with the reference float vector kernels (ops/elementwise.c): the maximum,
+// e^(s - max) with mint's exp (quant/vec_exp.h) summed in double, then times 1 / sum (ggml's
+// soft_max), a sink's e^(sink - max) in the sum when the layer has sinks.
 static void softmax(const mint_plain *p, float *s, int32_t n, const float *sink) {
-    float max = p->ref->vec.max(s, n, -INFINITY);
-    if (sink && *sink > max) max = *sink; // gpt-oss: the head's sink logit joins the softmax
-    double sum = p->ref->vec.exp_sum(s, n, max);
-    if (sink) sum += (double)expf(*sink - max); // ... weighing no value
-    p->ref->vec.scale(s, n, (float)(1.0 / sum));
+    if (sink) // gpt-oss: the head's sink logit joins the softmax, weighing no value
+        mint_softmax_sink(&p->ref->vec, s, n, *sink);
+    else
+        mint_softmax(&p->ref->vec, s, n);
 }
-
 // ---------------------------------------------------------------------------------------------
 // The forward pass
 
@@ -275,7 +274,7 @@ static void attention(mint_plain *p, int l, int32_t pos) {
 // outputs weighted and summed.
 // y[0..n) += row e of the experts' biases b, when the layer has them.
 static void expert_bias(float *y, const mint_weight *b, int32_t e, int64_t n) {
-    if (b->data) mint_add_row(y, (const float *)b->data + (size_t)e * (size_t)n, n);
+    if (b->data) mint_add(y, 0, (const float *)b->data + (size_t)e * (size_t)n, 0, n, 0, 1);
 }
 
 static void mixture_of_experts(mint_plain *p, const mint_layer *L) {
