@@ -10,14 +10,17 @@
 //
 // Each step is a function over the candidates (runtime/text/sampler_internal.h) with a one-line
 // contract; a step whose parameter turns it off returns at once, as in llama.cpp. The steps
-// differ from llama.cpp's only where llama.cpp leaves a choice open: equal logits are ordered by
-// lower id first, and the draw uses mint's own RNG (base/rng.h) instead of std::mt19937, so
-// mint and llama.cpp produce the same distributions but not the same random text for a seed.
+// compute as llama.cpp's do (probabilities and their running sums in float, the draw's weights
+// expf in float summed in double, the first candidate whose running sum reaches u * total) and
+// the draw takes u from std::mt19937 seeded with the seed's low 32 bits, as llama.cpp's dist
+// sampler does (base/mt19937.h): the same seed gives llama.cpp's tokens wherever the logits
+// agree. They differ only where llama.cpp leaves a choice open: equal logits are ordered by lower
+// id first.
 //
 // Sampling allocates nothing: the candidate array, the penalty history and the penalty's marks
 // are sized at create.
 #include "base/error.h"
-#include "base/rng.h"
+#include "base/mt19937.h"
 #include "runtime/text/sampler_internal.h"
 
 #include <math.h>
@@ -40,7 +43,7 @@ struct mint_sampler {
     uint32_t *seen;             // [n_vocab] per-token mark: seen[id] == stamp means "in history"
     uint32_t stamp;             // current mark; bumped once per penalty pass
     const struct sampler_chain *chain; // greedy or sampling, chosen from params.temp at create
-    mint_rng rng;                      // seeded from params.seed, or from the seed of a reset
+    mint_mt19937 rng;                  // seeded from params.seed (its low 32 bits), or a reset's
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -94,15 +97,16 @@ static float candidates_max_logit(const mint_candidates *c) {
     return m;
 }
 
-// p[i] = exp(logit[i] - max) / sum over the candidates (sum in double).
+// p[i] = exp(logit[i] - max) / sum over the candidates, in float as llama.cpp computes it (so
+// that top-p keeps the same tokens).
 static void candidates_softmax(mint_candidates *c) {
     float max = candidates_max_logit(c);
-    double sum = 0.0;
+    float sum = 0.0f;
     for (size_t i = 0; i < c->n; i++) {
         c->data[i].p = expf(c->data[i].logit - max);
         sum += c->data[i].p;
     }
-    for (size_t i = 0; i < c->n; i++) c->data[i].p = (float)(c->data[i].p / sum);
+    for (size_t i = 0; i < c->n; i++) c->data[i].p /= sum;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -161,7 +165,7 @@ static void step_top_p(mint_sampler *s, mint_candidates *c) {
         n_sorted = c->n < TOP_P_FIRST_SORT ? c->n : TOP_P_FIRST_SORT;
         candidates_sort_top(c, n_sorted);
     }
-    double cum = 0.0;
+    float cum = 0.0f; // in float, as llama.cpp sums it
     size_t keep = c->n;
     for (size_t i = 0; i < c->n; i++) {
         if (i == n_sorted) { // the prefix fell short: sort what follows it
@@ -221,22 +225,24 @@ static int32_t pick_only(mint_sampler *s, const mint_candidates *c) {
     return c->data[0].id;
 }
 
-// Draws from softmax(logits) over the survivors: one uniform u in [0, 1) per call, even when one
-// candidate is left, so the i-th sample always uses the i-th number of the stream. Returns the
-// first candidate whose running sum of weights exceeds u * total.
+// Draws from softmax(logits) over the survivors as llama.cpp's dist sampler does: one uniform u
+// in [0, 1) per call, even when one candidate is left (so the i-th sample always uses the i-th
+// number of the stream), weights expf(logit - max) in float summed in double, and the first
+// candidate whose running sum reaches u * total.
 static int32_t pick_draw(mint_sampler *s, const mint_candidates *c) {
-    double u = mint_rng_uniform(&s->rng);
+    double u = mint_mt_uniform(&s->rng);
+    if (c->n == 1) return c->data[0].id;
     float max = candidates_max_logit(c);
     double total = 0.0;
-    for (size_t i = 0; i < c->n; i++) total += exp((double)c->data[i].logit - max);
+    for (size_t i = 0; i < c->n; i++) total += expf(c->data[i].logit - max);
     double target = u * total, cum = 0.0;
-    // The running sum repeats the additions that made `total`, so it reaches total > target
-    // at the end; the fallback only catches logits that are NaN or all -inf.
+    // The running sum repeats the additions that made `total`, so it reaches target by the
+    // end; the fallback only catches logits that are NaN or all -inf.
     for (size_t i = 0; i < c->n; i++) {
-        cum += exp((double)c->data[i].logit - max);
-        if (cum > target) return c->data[i].id;
+        cum += expf(c->data[i].logit - max);
+        if (cum >= target) return c->data[i].id;
     }
-    return c->data[0].id;
+    return c->data[c->n - 1].id;
 }
 
 typedef struct sampler_chain {
@@ -352,7 +358,7 @@ mint_status mint_sampler_create(const mint_sampler_params *params, int32_t n_voc
     s->history = calloc((size_t)p.repeat_last_n + 1, sizeof *s->history);
     if (!s->cand.data || !s->seen || !s->history) goto nomem;
     s->chain = p.temp > 0.0f ? &SAMPLING_CHAIN : &GREEDY_CHAIN;
-    mint_rng_seed(&s->rng, p.seed);
+    mint_mt_seed(&s->rng, (uint32_t)p.seed);
     *out = s;
     return MINT_OK;
 
@@ -398,7 +404,7 @@ void mint_sampler_reset(mint_sampler *s, uint64_t seed) {
     if (!s) return;
     s->n_history = 0;
     s->history_next = 0;
-    mint_rng_seed(&s->rng, seed);
+    mint_mt_seed(&s->rng, (uint32_t)seed);
 }
 
 void mint_sampler_dist(mint_sampler *s, const float *logits, float *probs) {
@@ -411,13 +417,13 @@ void mint_sampler_dist(mint_sampler *s, const float *logits, float *probs) {
     // The weights pick_draw uses, normalised.
     float max = candidates_max_logit(c);
     double total = 0.0;
-    for (size_t i = 0; i < c->n; i++) total += exp((double)c->data[i].logit - max);
+    for (size_t i = 0; i < c->n; i++) total += expf(c->data[i].logit - max);
     for (size_t i = 0; i < c->n; i++)
-        probs[c->data[i].id] = (float)(exp((double)c->data[i].logit - max) / total);
+        probs[c->data[i].id] = (float)(expf(c->data[i].logit - max) / total);
 }
 
 int32_t mint_sampler_draw(mint_sampler *s, const float *probs) {
-    double u = mint_rng_uniform(&s->rng), total = 0.0;
+    double u = mint_mt_uniform(&s->rng), total = 0.0;
     int32_t last = 0;
     for (int32_t i = 0; i < s->n_vocab; i++) {
         total += probs[i];
@@ -433,7 +439,7 @@ int32_t mint_sampler_draw(mint_sampler *s, const float *probs) {
 }
 
 double mint_sampler_uniform(mint_sampler *s) {
-    return mint_rng_uniform(&s->rng);
+    return mint_mt_uniform(&s->rng);
 }
 
 const mint_sampler_params *mint_sampler_get_params(const mint_sampler *s) {
@@ -465,7 +471,7 @@ int32_t mint_sampler_sample_info(mint_sampler *s, const float *logits, mint_samp
         float max = candidates_max_logit(c);
         double total = 0.0, mine = 0.0;
         for (size_t i = 0; i < c->n; i++) {
-            const double w = exp((double)c->data[i].logit - max);
+            const double w = expf(c->data[i].logit - max); // pick_draw's weights
             total += w;
             if (c->data[i].id == token) mine = w;
         }
