@@ -1,7 +1,7 @@
 // fuzz_serve_request.c - mint-serve's request parser (tools/common/serve_request.c) on arbitrary
-// bodies, as both kinds. The first byte picks the kind (low bit) and the max_tokens cap (the
-// rest); the body is the bytes after it, in a buffer of exactly its length (no NUL after it), so
-// that a read past the end is caught.
+// bodies, as all three kinds (chat, completions, llama-server's /completion). The first byte
+// picks the kind (its value mod 3) and the max_tokens cap (the rest); the body is the bytes after
+// it, in a buffer of exactly its length (no NUL after it), so that a read past the end is caught.
 //
 // Checked: parsing is deterministic; a failure leaves a non-empty NUL-terminated message and a
 // param that is NULL or a field's name; a success gives values inside their documented ranges,
@@ -40,7 +40,13 @@ static bool known_param(const char *p) {
                                         "logprobs",
                                         "top_logprobs",
                                         "echo",
-                                        "stream_options"};
+                                        "stream_options",
+                                        "n_predict",
+                                        "n_probs",
+                                        "return_tokens",
+                                        "post_sampling_probs",
+                                        "id_slot",
+                                        "response_fields"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (!strcmp(p, names[i])) return true;
     return false;
@@ -59,6 +65,10 @@ static void check_ok(const serve_request *r, serve_kind kind, int cap) {
     FUZZ_CHECK(r->logprobs || r->top_logprobs == 0);
     FUZZ_CHECK(r->n_stop >= 0 && r->n_stop <= SERVE_MAX_STOP);
     for (int i = 0; i < r->n_stop; i++) FUZZ_CHECK(r->stop[i] && r->stop[i][0]);
+    FUZZ_CHECK(r->n_bias >= 0 && r->n_bias <= SERVE_MAX_BIAS && (r->bias || !r->n_bias));
+    for (int i = 0; i < r->n_bias; i++)
+        FUZZ_CHECK((r->bias[i].text || r->bias[i].id >= 0) &&
+                   (r->bias[i].bias == -INFINITY || isfinite(r->bias[i].bias)));
     if (kind == SERVE_CHAT) {
         FUZZ_CHECK(r->msgs && r->n_msgs >= 1 && r->n_msgs <= SERVE_MAX_MSGS);
         FUZZ_CHECK(!r->prompt && !r->prompt_ids);
@@ -69,6 +79,17 @@ static void check_ok(const serve_request *r, serve_kind kind, int cap) {
                        !strcmp(role, "assistant"));
         }
         FUZZ_CHECK(!r->echo);
+    } else if (kind == SERVE_NATIVE) {
+        FUZZ_CHECK(!r->msgs && r->prompts && r->n_prompts >= 1 &&
+                   r->n_prompts <= SERVE_MAX_PROMPTS);
+        for (int i = 0; i < r->n_prompts; i++)
+            for (int k = 0; k < r->prompts[i].n_parts; k++) {
+                const serve_part *part = &r->prompts[i].parts[k];
+                FUZZ_CHECK((part->text != NULL) != (part->ids != NULL));
+                FUZZ_CHECK(part->text || part->n_ids >= 1);
+                for (int x = 0; x < part->n_ids; x++) FUZZ_CHECK(part->ids[x] >= 0);
+            }
+        FUZZ_CHECK(r->n_probs == r->top_logprobs && r->n_fields <= SERVE_MAX_FIELDS);
     } else {
         FUZZ_CHECK(!r->msgs && (r->prompt != NULL) != (r->prompt_ids != NULL));
         FUZZ_CHECK(!r->prompt_ids || r->n_prompt_ids >= 1);
@@ -80,8 +101,10 @@ static void check_ok(const serve_request *r, serve_kind kind, int cap) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 1) return 0;
-    const serve_kind kind = (data[0] & 1) ? SERVE_COMPLETION : SERVE_CHAT;
-    const int cap = 1 + (data[0] >> 1) * 40;
+    const serve_kind kind = data[0] % 3 == 0   ? SERVE_CHAT
+                            : data[0] % 3 == 1 ? SERVE_COMPLETION
+                                               : SERVE_NATIVE;
+    const int cap = 1 + (data[0] / 3) * 40;
     const size_t len = size - 1;
     char *body = malloc(len ? len : 1); // exactly the body: no NUL after it
     FUZZ_CHECK(body);
@@ -90,8 +113,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char msg[300], msg2[300];
     const char *param = (const char *)1, *param2 = NULL;
     memset(msg, 0x5A, sizeof msg);
-    const bool ok = serve_parse_request(body, len, kind, cap, &r, msg, sizeof msg, &param);
-    const bool ok2 = serve_parse_request(body, len, kind, cap, &again, msg2, sizeof msg2, &param2);
+    // OpenAI's defaults (mint-serve passes its command line's).
+    const serve_defaults d = {.max_tokens_cap = cap,
+                              .max_tokens = kind == SERVE_COMPLETION ? 16 : -1,
+                              .temperature = 1.0f,
+                              .top_p = 1.0f,
+                              .repeat_penalty = 1.0f};
+    const bool ok = serve_parse_request(body, len, kind, &d, &r, msg, sizeof msg, &param);
+    const bool ok2 = serve_parse_request(body, len, kind, &d, &again, msg2, sizeof msg2, &param2);
     FUZZ_CHECK(ok == ok2);
     if (ok) {
         check_ok(&r, kind, cap);

@@ -249,6 +249,26 @@ json_object *mt_jidx(json_object *a, size_t i) {
     return json_object_array_get_idx(a, i);
 }
 
+json_object *mt_jpath(json_object *o, const char *path) {
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *save, *k = strtok_r(buf, ".", &save); k; k = strtok_r(NULL, ".", &save))
+        o = (*k >= '0' && *k <= '9') ? mt_jidx(o, (size_t)atoi(k)) : mt_jget(o, k);
+    return o;
+}
+
+const char *mt_jpath_str(json_object *o, const char *path) {
+    json_object *v = mt_jpath(o, path);
+    cr_assert(json_object_is_type(v, json_type_string), "%s is not a string", path);
+    return json_object_get_string(v);
+}
+
+int mt_jpath_int(json_object *o, const char *path) {
+    json_object *v = mt_jpath(o, path);
+    cr_assert(json_object_is_type(v, json_type_int), "%s is not an integer", path);
+    return json_object_get_int(v);
+}
+
 void mt_turn_counts(const char *err, int turn, long *evaluated, long *reused) {
     char key[32];
     snprintf(key, sizeof key, "[turn %d: ", turn);

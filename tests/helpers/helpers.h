@@ -62,5 +62,10 @@ json_object *mt_json_source(const char *rel);
 // Member lookups that fail the test when absent.
 json_object *mt_jget(json_object *o, const char *key);
 json_object *mt_jidx(json_object *a, size_t i);
+// A member by a dotted path of keys and indexes ("choices.0.text"), asserting each step exists;
+// the same as a string and as an integer (asserting the type).
+json_object *mt_jpath(json_object *o, const char *path);
+const char *mt_jpath_str(json_object *o, const char *path);
+int mt_jpath_int(json_object *o, const char *path);
 
 #endif // MINT_TEST_HELPERS_H

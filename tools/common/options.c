@@ -39,13 +39,17 @@ static void join_names(const char *const *names, char *buf, size_t cap) {
     }
 }
 
-// Whether spelling a is one of the space-separated spellings of e.
+// Whether spelling a is one of the space-separated spellings of e. An '_' in a flag matches '-'
+// ("--backend_sampling" is "--backend-sampling"), as llama.cpp's parser has it.
 static bool spelled(const opt *e, const char *a) {
     const size_t n = strlen(a);
     for (const char *s = e->flags; s && *s;) {
         const char *end = strchr(s, ' ');
         size_t k = end ? (size_t)(end - s) : strlen(s);
-        if (k == n && memcmp(s, a, n) == 0) return true;
+        bool same = k == n;
+        for (size_t i = 0; same && i < n; i++)
+            same = s[i] == a[i] || (s[i] == '-' && a[i] == '_' && i > 0);
+        if (same) return true;
         s = end ? end + 1 : s + k;
     }
     return false;

@@ -184,6 +184,174 @@ static bool prompt(parser *p, json_object *req, serve_request *r) {
     return true;
 }
 
+// One /completion prompt part list from a JSON value: a string, a list mixing token ids and
+// strings, or {"prompt_string": s} (llama-server's multimodal shape; media are refused).
+static bool native_one(parser *p, json_object *v, serve_prompt *out) {
+    if (json_object_is_type(v, json_type_object)) {
+        json_object *s, *media;
+        if (json_object_object_get_ex(v, "multimodal_data", &media) && media &&
+            !(json_object_is_type(media, json_type_array) && json_object_array_length(media) == 0))
+            return fail(p, "prompt", "this server takes text only: 'multimodal_data' is refused");
+        if (!json_object_object_get_ex(v, "prompt_string", &s) ||
+            !json_object_is_type(s, json_type_string))
+            return fail(p, "prompt", "a prompt object needs 'prompt_string'");
+        v = s;
+    }
+    const bool arr = json_object_is_type(v, json_type_array);
+    const size_t n = arr ? json_object_array_length(v) : 1;
+    if (!arr && !json_object_is_type(v, json_type_string))
+        return fail(p, "prompt", "a prompt is a string, token ids, or a list of them");
+    if (n > (1u << 20)) return fail(p, "prompt", "'prompt' has %zu parts", n);
+    out->parts = calloc(n ? n : 1, sizeof *out->parts);
+    if (!out->parts) return fail(p, "prompt", "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        json_object *e = arr ? json_object_array_get_idx(v, i) : v;
+        serve_part *part = &out->parts[out->n_parts];
+        if (json_object_is_type(e, json_type_string)) {
+            if (has_nul(e)) return fail(p, "prompt", "'prompt' contains U+0000");
+            if (!(part->text = dup_str(e))) return fail(p, "prompt", "out of memory");
+            out->n_parts++;
+            continue;
+        }
+        if (!json_object_is_type(e, json_type_int))
+            return fail(p, "prompt", "a prompt's list holds token ids and strings only");
+        const int64_t id = json_object_get_int64(e);
+        if (id < 0 || id > INT32_MAX) return fail(p, "prompt", "token id %lld", (long long)id);
+        serve_part *prev = out->n_parts > 0 ? &out->parts[out->n_parts - 1] : NULL;
+        if (!prev || prev->text) { // a new run of ids
+            part->ids = malloc((n - i) * sizeof *part->ids);
+            if (!part->ids) return fail(p, "prompt", "out of memory");
+            out->n_parts++;
+            prev = part;
+        }
+        prev->ids[prev->n_ids++] = (int32_t)id;
+    }
+    return true;
+}
+
+// /completion's prompt: one prompt (a string, token ids, ids mixed with strings, an object) or a
+// list of such prompts, each answered on its own.
+static bool native_prompts(parser *p, json_object *req, serve_request *r) {
+    json_object *v;
+    if (!json_object_object_get_ex(req, "prompt", &v) || v == NULL)
+        return fail(p, "prompt", "'prompt' is required");
+    bool many = false;
+    if (json_object_is_type(v, json_type_array)) {
+        const size_t n = json_object_array_length(v);
+        many = n > 0;
+        for (size_t i = 0; i < n; i++) // a number at the top makes it one mixed sequence
+            if (json_object_is_type(json_object_array_get_idx(v, i), json_type_int)) many = false;
+        if (many && n > SERVE_MAX_PROMPTS)
+            return fail(p, "prompt", "'prompt' has %zu prompts; at most %d", n, SERVE_MAX_PROMPTS);
+        if (n == 0) return fail(p, "prompt", "'prompt' is empty");
+    }
+    const size_t n = many ? json_object_array_length(v) : 1;
+    r->prompts = calloc(n, sizeof *r->prompts);
+    if (!r->prompts) return fail(p, "prompt", "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        r->n_prompts = (int)i + 1;
+        if (!native_one(p, many ? json_object_array_get_idx(v, i) : v, &r->prompts[i]))
+            return false;
+    }
+    return true;
+}
+
+// logit_bias: OpenAI's {"id": bias} or llama-server's [[id or text, bias or false], ...] and
+// {"text": bias}; false bans the token.
+static bool logit_bias(parser *p, json_object *req, serve_request *r) {
+    json_object *v;
+    if (!json_object_object_get_ex(req, "logit_bias", &v) || v == NULL) return true;
+    const bool obj = json_object_is_type(v, json_type_object);
+    if (!obj && !json_object_is_type(v, json_type_array))
+        return fail(p, "logit_bias", "'logit_bias' must be an object or a list of [token, bias]");
+    const size_t n = obj ? (size_t)json_object_object_length(v) : json_object_array_length(v);
+    if (n > SERVE_MAX_BIAS)
+        return fail(p, "logit_bias", "'logit_bias' has %zu entries; at most %d", n, SERVE_MAX_BIAS);
+    r->bias = calloc(n ? n : 1, sizeof *r->bias);
+    if (!r->bias) return fail(p, "logit_bias", "out of memory");
+    json_object *key = NULL, *val = NULL;
+    // (json-c's iterator is for objects only: begun on a list it crashes)
+    struct json_object_iterator it =
+        obj ? json_object_iter_begin(v) : json_object_iter_init_default();
+    for (size_t i = 0; i < n; i++) {
+        if (obj) {
+            key = json_object_new_string(json_object_iter_peek_name(&it));
+            val = json_object_iter_peek_value(&it);
+            json_object_iter_next(&it);
+        } else {
+            json_object *e = json_object_array_get_idx(v, i);
+            if (!json_object_is_type(e, json_type_array) || json_object_array_length(e) != 2)
+                return fail(p, "logit_bias", "a logit_bias entry must be [token, bias]");
+            key = json_object_get(json_object_array_get_idx(e, 0));
+            val = json_object_array_get_idx(e, 1);
+        }
+        serve_bias *b = &r->bias[r->n_bias];
+        bool ok = true;
+        if (json_object_is_type(val, json_type_boolean) && !json_object_get_boolean(val))
+            b->bias = -INFINITY;
+        else if (json_object_is_type(val, json_type_double) ||
+                 json_object_is_type(val, json_type_int))
+            b->bias = (float)json_object_get_double(val);
+        else
+            ok = false;
+        ok = ok && (b->bias == -INFINITY || (isfinite(b->bias) && fabsf(b->bias) <= 1e6f));
+        // A token id (a number, or in an object's key its digits), or a text to tokenize.
+        if (ok && json_object_is_type(key, json_type_int)) {
+            const int64_t id = json_object_get_int64(key);
+            ok = id >= 0 && id <= INT32_MAX;
+            b->id = (int32_t)id;
+        } else if (ok && json_object_is_type(key, json_type_string) && !has_nul(key)) {
+            const char *ks = json_object_get_string(key);
+            size_t digits = 0;
+            while (ks[digits] >= '0' && ks[digits] <= '9') digits++;
+            if (obj && digits > 0 && digits < 10 && ks[digits] == '\0')
+                b->id = (int32_t)atol(ks);
+            else
+                ok = (b->text = strdup(ks)) != NULL;
+        } else {
+            ok = false;
+        }
+        json_object_put(key);
+        if (!ok)
+            return fail(p, "logit_bias",
+                        "logit_bias entry %zu: a token id or text with a number (or false)", i);
+        r->n_bias++;
+    }
+    return true;
+}
+
+// /completion's own fields.
+static bool native_fields(parser *p, json_object *req, serve_request *r, int cap) {
+    json_object *v;
+    int n_predict = r->max_tokens;
+    if (!integer(p, req, "n_predict", -1, cap, &n_predict)) return false;
+    if (n_predict == 0)
+        return fail(p, "n_predict", "'n_predict' 0 asks for nothing (give -1 or a count)");
+    r->max_tokens = n_predict;
+    int n_probs = 0;
+    if (!integer(p, req, "n_probs", 0, SERVE_MAX_TOP_LP, &n_probs) ||
+        !boolean(p, req, "return_tokens", &r->return_tokens) ||
+        !boolean(p, req, "post_sampling_probs", &r->post_sampling_probs) ||
+        !integer(p, req, "id_slot", -1, 1 << 20, &r->id_slot))
+        return false;
+    r->n_probs = n_probs;
+    r->logprobs = n_probs > 0;
+    r->top_logprobs = n_probs;
+    if (json_object_object_get_ex(req, "response_fields", &v) && v) {
+        if (!json_object_is_type(v, json_type_array) ||
+            json_object_array_length(v) > SERVE_MAX_FIELDS)
+            return fail(p, "response_fields",
+                        "'response_fields' must be a list of at most %d names", SERVE_MAX_FIELDS);
+        for (size_t i = 0; i < json_object_array_length(v); i++) {
+            json_object *f = json_object_array_get_idx(v, i);
+            if (!json_object_is_type(f, json_type_string) || has_nul(f))
+                return fail(p, "response_fields", "'response_fields' must hold names");
+            r->fields[r->n_fields++] = dup_str(f);
+        }
+    }
+    return true;
+}
+
 static bool stops(parser *p, json_object *req, serve_request *r) {
     json_object *v;
     if (!json_object_object_get_ex(req, "stop", &v) || v == NULL) return true;
@@ -212,8 +380,8 @@ static bool stops(parser *p, json_object *req, serve_request *r) {
 
 // Fields OpenAI knows and mint cannot honour: refused rather than silently ignored.
 static bool unsupported(parser *p, json_object *req) {
-    static const char *const fields[] = {"tools",      "functions", "tool_choice", "function_call",
-                                         "logit_bias", "audio",     "prediction"};
+    static const char *const fields[] = {"tools",         "functions", "tool_choice",
+                                         "function_call", "audio",     "prediction"};
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
         json_object *v;
         if (!json_object_object_get_ex(req, fields[i], &v) || v == NULL) continue;
@@ -237,14 +405,19 @@ static bool only_space(const char *s, size_t n) {
     return true;
 }
 
-bool serve_parse_request(const char *body, size_t len, serve_kind kind, int max_tokens_cap,
+bool serve_parse_request(const char *body, size_t len, serve_kind kind, const serve_defaults *dflt,
                          serve_request *r, char *msg, size_t cap, const char **param) {
     memset(r, 0, sizeof *r);
     r->kind = kind;
-    r->max_tokens = kind == SERVE_COMPLETION ? 16 : -1; // OpenAI's defaults
-    r->temperature = 1.0f;
-    r->top_p = 1.0f;
-    r->repeat_penalty = 1.0f;
+    const int max_tokens_cap = dflt->max_tokens_cap;
+    r->max_tokens = dflt->max_tokens;
+    r->temperature = dflt->temperature;
+    r->top_p = dflt->top_p;
+    r->top_k = dflt->top_k;
+    r->min_p = dflt->min_p;
+    r->repeat_penalty = dflt->repeat_penalty;
+    r->ignore_eos = dflt->ignore_eos;
+    r->id_slot = -1;
     r->n = 1;
     parser p = {msg, cap, param};
     *param = NULL;
@@ -275,8 +448,10 @@ bool serve_parse_request(const char *body, size_t len, serve_kind kind, int max_
     } else {
         double d;
         json_object *v;
-        ok = (kind == SERVE_CHAT ? messages(&p, req, r) : prompt(&p, req, r)) &&
-             unsupported(&p, req) && stops(&p, req, r);
+        ok = (kind == SERVE_CHAT         ? messages(&p, req, r)
+              : kind == SERVE_COMPLETION ? prompt(&p, req, r)
+                                         : native_prompts(&p, req, r)) &&
+             unsupported(&p, req) && stops(&p, req, r) && logit_bias(&p, req, r);
         if (ok && json_object_object_get_ex(req, "model", &v) && v)
             r->model = json_object_is_type(v, json_type_string) ? dup_str(v) : NULL;
         // max_completion_tokens (newer clients) wins over max_tokens.
@@ -303,6 +478,8 @@ bool serve_parse_request(const char *body, size_t len, serve_kind kind, int max_
                  integer(&p, req, "top_logprobs", 0, SERVE_MAX_TOP_LP, &r->top_logprobs);
             if (ok && r->top_logprobs > 0 && !r->logprobs)
                 ok = fail(&p, "top_logprobs", "'top_logprobs' needs 'logprobs': true");
+        } else if (ok && kind == SERVE_NATIVE) {
+            ok = native_fields(&p, req, r, max_tokens_cap);
         } else if (ok) { // completions: logprobs is the number of alternatives (0..5)
             int lp = -1;
             ok = integer(&p, req, "logprobs", 0, 5, &lp) && boolean(&p, req, "echo", &r->echo);
@@ -330,5 +507,16 @@ void serve_request_free(serve_request *r) {
     free(r->prompt_ids);
     free(r->model);
     for (int i = 0; i < r->n_stop; i++) free(r->stop[i]);
+    for (int i = 0; i < r->n_bias; i++) free(r->bias[i].text);
+    free(r->bias);
+    for (int i = 0; r->prompts && i < r->n_prompts; i++) {
+        for (int k = 0; k < r->prompts[i].n_parts; k++) {
+            free(r->prompts[i].parts[k].text);
+            free(r->prompts[i].parts[k].ids);
+        }
+        free(r->prompts[i].parts);
+    }
+    free(r->prompts);
+    for (int i = 0; i < r->n_fields; i++) free(r->fields[i]);
     memset(r, 0, sizeof *r);
 }

@@ -19,7 +19,32 @@
 typedef enum serve_kind {
     SERVE_CHAT = 0,       // POST /v1/chat/completions
     SERVE_COMPLETION = 1, // POST /v1/completions
+    SERVE_NATIVE = 2,     // POST /completion (llama-server's own shape)
 } serve_kind;
+
+#define SERVE_MAX_PROMPTS 16   // prompts of one /completion request
+#define SERVE_MAX_BIAS    4096 // logit_bias entries
+#define SERVE_MAX_FIELDS  32   // response_fields
+
+// A piece of a /completion prompt: text, or token ids (llama-server mixes them in one sequence).
+typedef struct serve_part {
+    char *text;   // UTF-8, or NULL for ids
+    int32_t *ids; // [n_ids] token ids when text is NULL
+    int n_ids;
+} serve_part;
+
+// One /completion prompt: its parts in order.
+typedef struct serve_prompt {
+    serve_part *parts; // [n_parts]
+    int n_parts;
+} serve_prompt;
+
+// A logit_bias entry: a token id, or a text whose tokens all get the bias.
+typedef struct serve_bias {
+    int32_t id; // the token, when text is NULL
+    char *text; // or a text to tokenize (without BOS)
+    float bias; // added to the logit; -INFINITY bans the token
+} serve_bias;
 
 typedef struct serve_msg {
     char *role;    // "system", "user" or "assistant"
@@ -51,12 +76,36 @@ typedef struct serve_request {
     int top_logprobs;   // and of this many alternatives (0 .. 20)
     bool echo;          // completions: the prompt's text precedes the completion
     bool ignore_eos;    // extension: keep going past an end-of-generation token
+    serve_bias *bias;   // [n_bias] logit_bias
+    int n_bias;
+    // POST /completion (SERVE_NATIVE) only:
+    serve_prompt *prompts; // [n_prompts] the prompts, each answered on its own
+    int n_prompts;
+    int n_probs;                    // alternatives per token (0 .. 20)
+    bool return_tokens;             // "tokens": the generated ids
+    bool post_sampling_probs;       // probabilities after the sampler chain
+    int id_slot;                    // the slot asked for (-1: any)
+    char *fields[SERVE_MAX_FIELDS]; // response_fields: the members to answer with
+    int n_fields;
 } serve_request;
+
+// What a request gets for the fields it leaves out (llama-server's: the server's own sampling
+// flags), and the bound on what it may ask.
+typedef struct serve_defaults {
+    int max_tokens_cap;   // max_tokens above this is refused
+    int max_tokens;       // when the request gives none (-1: the server's limit)
+    float temperature;    // --temp
+    float top_p;          // --top-p
+    int top_k;            // --top-k
+    float min_p;          // --min-p
+    float repeat_penalty; // --repeat-penalty
+    bool ignore_eos;      // --ignore-eos
+} serve_defaults;
 
 // Parses body as a request of this kind. Returns true, or false with one line in msg and the
 // offending field in *param (NULL when the body itself is at fault: not JSON, not an object,
-// invalid UTF-8). max_tokens_cap bounds max_tokens (a larger one is refused).
-bool serve_parse_request(const char *body, size_t len, serve_kind kind, int max_tokens_cap,
+// invalid UTF-8).
+bool serve_parse_request(const char *body, size_t len, serve_kind kind, const serve_defaults *d,
                          serve_request *out, char *msg, size_t cap, const char **param);
 void serve_request_free(serve_request *r);
 

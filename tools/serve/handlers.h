@@ -43,6 +43,10 @@ enum MHD_Result handle_favicon(serve_http *h, struct MHD_Connection *c, const se
 enum MHD_Result handle_health(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result handle_models(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result handle_metrics(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+// handlers_props.c
+enum MHD_Result handle_props(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+enum MHD_Result handle_slots(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+enum MHD_Result handle_apply_template(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 // handlers_tokens.c
 enum MHD_Result handle_tokenize(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result handle_detokenize(serve_http *h, struct MHD_Connection *c, const serve_call *r);
@@ -50,6 +54,8 @@ enum MHD_Result handle_detokenize(serve_http *h, struct MHD_Connection *c, const
 enum MHD_Result handle_completions(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result handle_chat(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result handle_next(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+enum MHD_Result handle_completion_native(serve_http *h, struct MHD_Connection *c,
+                                         const serve_call *r);
 
 // handlers_tokens.c: a text's ids in a malloc'd array, however many tokens it takes.
 mint_status serve_tokenize(const mint_model *m, const char *text, size_t len, bool add_special,

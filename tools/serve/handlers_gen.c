@@ -5,7 +5,7 @@
 // watches the client's socket: a client that leaves cancels its jobs, and the scheduler frees
 // their slots at its next step.
 #include "cli.h"
-#include "handlers.h"
+#include "gen.h"
 
 #include <math.h>
 #include <poll.h>
@@ -13,25 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-typedef struct gen {
-    serve_http *h;
-    serve_request req;      // the parsed request
-    job *jobs[SERVE_MAX_N]; // one per choice
-    int n;
-    bool chat, peek, stream; // the endpoint and the mode
-    char id[48];             // "chatcmpl-…" / "cmpl-…"
-    long created;            // unix seconds
-    int fd;                  // the client's socket
-    char *echo;              // completions with echo: the prompt's text
-    size_t echo_len;
-    // streaming
-    int sent_tok[SERVE_MAX_N];     // tokens whose logprobs were sent
-    size_t sent_text[SERVE_MAX_N]; // text bytes sent
-    bool sent_final[SERVE_MAX_N];  // the finish chunk was sent
-    bool ended;                    // [DONE] queued
-    reply_sse sse;                 // events waiting to go out
-} gen;
 
 // The client closed its end (or the connection broke).
 static bool client_gone(const gen *g) {
@@ -42,6 +23,7 @@ static bool client_gone(const gen *g) {
 
 static void cancel_all(gen *g) {
     for (int i = 0; i < g->n; i++) {
+        if (!g->jobs[i]) continue; // a request refused before its jobs were made
         pthread_mutex_lock(&g->jobs[i]->mu);
         g->jobs[i]->cancelled = true;
         pthread_mutex_unlock(&g->jobs[i]->mu);
@@ -75,13 +57,13 @@ static const char *job_error(const job *j, unsigned *status) {
 // ---------------------------------------------------------------------------------------------
 // Log-probabilities in OpenAI's two shapes
 
-static json_object *token_str(const mint_model *m, int32_t id) {
+json_object *gen_token_str(const mint_model *m, int32_t id) {
     char b[256];
     size_t n = mint_token_to_piece(m, id, false, b, sizeof b);
     return reply_utf8_string(b, n < sizeof b ? n : 0);
 }
 
-static json_object *token_bytes(const mint_model *m, int32_t id) {
+json_object *gen_token_bytes(const mint_model *m, int32_t id) {
     char b[256];
     size_t n = mint_token_to_piece(m, id, false, b, sizeof b);
     json_object *a = json_object_new_array();
@@ -93,30 +75,57 @@ static json_object *token_bytes(const mint_model *m, int32_t id) {
 // Chat: {"content": [{id, token, logprob, bytes, top_logprobs: [{id, token, logprob, bytes}]}]}
 // "id" (the token id) is an extension, as in llama-server's: clients ignore it, the chat page
 // shows it.
-static json_object *chat_logprobs(const gen *g, const job *j, int from, int to) {
+json_object *gen_logprob_items(const gen *g, const job *j, int from, int to) {
     const mint_model *m = sched_model(g->h->e);
     json_object *content = json_object_new_array();
     for (int t = from; t < to; t++) {
         const serve_token *k = &j->tok[t];
         json_object *o = json_object_new_object(), *top = json_object_new_array();
         json_object_object_add(o, "id", json_object_new_int(k->id));
-        json_object_object_add(o, "token", token_str(m, k->id));
+        json_object_object_add(o, "token", gen_token_str(m, k->id));
         json_object_object_add(o, "logprob", json_object_new_double(k->logprob));
-        json_object_object_add(o, "bytes", token_bytes(m, k->id));
+        json_object_object_add(o, "bytes", gen_token_bytes(m, k->id));
         for (int a = 0; a < k->n_top; a++) {
             json_object *x = json_object_new_object();
             json_object_object_add(x, "id", json_object_new_int(k->top_id[a]));
-            json_object_object_add(x, "token", token_str(m, k->top_id[a]));
+            json_object_object_add(x, "token", gen_token_str(m, k->top_id[a]));
             json_object_object_add(x, "logprob", json_object_new_double(k->top_lp[a]));
-            json_object_object_add(x, "bytes", token_bytes(m, k->top_id[a]));
+            json_object_object_add(x, "bytes", gen_token_bytes(m, k->top_id[a]));
             json_object_array_add(top, x);
         }
         json_object_object_add(o, "top_logprobs", top);
         json_object_array_add(content, o);
     }
+    return content;
+}
+
+static json_object *chat_logprobs(const gen *g, const job *j, int from, int to) {
     json_object *lp = json_object_new_object();
-    json_object_object_add(lp, "content", content);
+    json_object_object_add(lp, "content", gen_logprob_items(g, j, from, to));
     return lp;
+}
+
+json_object *gen_timings(const job *j) {
+    const int prompt_n = j->n_prompt - j->n_reused;
+    const double t0 = j->t_started > 0 ? j->t_started : j->t_created;
+    const double t1 = j->t_first > 0 ? j->t_first : j->t_done > 0 ? j->t_done : t0;
+    const double end = j->t_done > 0 ? j->t_done : serve_now();
+    const double prompt_ms = (t1 - t0) * 1e3, gen_ms = (end - t1) * 1e3;
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "cache_n", json_object_new_int(j->n_reused));
+    json_object_object_add(o, "prompt_n", json_object_new_int(prompt_n));
+    json_object_object_add(o, "prompt_ms", json_object_new_double(prompt_ms));
+    json_object_object_add(o, "prompt_per_token_ms",
+                           json_object_new_double(prompt_n > 0 ? prompt_ms / prompt_n : 0));
+    json_object_object_add(o, "prompt_per_second",
+                           json_object_new_double(prompt_ms > 0 ? 1e3 * prompt_n / prompt_ms : 0));
+    json_object_object_add(o, "predicted_n", json_object_new_int(j->n_tok));
+    json_object_object_add(o, "predicted_ms", json_object_new_double(gen_ms));
+    json_object_object_add(o, "predicted_per_token_ms",
+                           json_object_new_double(j->n_tok > 0 ? gen_ms / j->n_tok : 0));
+    json_object_object_add(o, "predicted_per_second",
+                           json_object_new_double(gen_ms > 0 ? 1e3 * j->n_tok / gen_ms : 0));
+    return o;
 }
 
 // Completions: {"tokens", "token_logprobs", "top_logprobs": [{token: logprob}], "text_offset"}
@@ -126,11 +135,11 @@ static json_object *completion_logprobs(const gen *g, const job *j, int from, in
                 *tops = json_object_new_array(), *offs = json_object_new_array();
     for (int t = from; t < to; t++) {
         const serve_token *k = &j->tok[t];
-        json_object_array_add(tokens, token_str(m, k->id));
+        json_object_array_add(tokens, gen_token_str(m, k->id));
         json_object_array_add(lps, json_object_new_double(k->logprob));
         json_object *top = json_object_new_object();
         for (int a = 0; a < k->n_top; a++) {
-            json_object *s = token_str(m, k->top_id[a]);
+            json_object *s = gen_token_str(m, k->top_id[a]);
             json_object_object_add(top, json_object_get_string(s),
                                    json_object_new_double(k->top_lp[a]));
             json_object_put(s);
@@ -169,6 +178,10 @@ static json_object *envelope(const gen *g, const char *object) {
     json_object_object_add(o, "object", json_object_new_string(object));
     json_object_object_add(o, "created", json_object_new_int64(g->created));
     json_object_object_add(o, "model", json_object_new_string(g->h->cfg->model_name));
+    // llama-server's "b<build>-<commit>"; OpenAI's clients pass it through.
+    char fp[64];
+    snprintf(fp, sizeof fp, "b%s-mint", mint_version());
+    json_object_object_add(o, "system_fingerprint", json_object_new_string(fp));
     return o;
 }
 
@@ -177,6 +190,10 @@ static json_object *envelope(const gen *g, const char *object) {
 
 // One chunk: text bytes [from, to) of job i with the logprobs of tokens [t0, t1).
 static void chunk(gen *g, int i, const job *j, size_t from, size_t to, int t0, int t1) {
+    if (g->native) {
+        reply_sse_event(&g->sse, native_partial(g, i, from, to, t0, t1));
+        return;
+    }
     json_object *o = envelope(g, g->chat ? "chat.completion.chunk" : "text_completion");
     json_object *ch = json_object_new_object(), *choices = json_object_new_array();
     json_object_object_add(ch, "index", json_object_new_int(i));
@@ -233,6 +250,10 @@ static void stream_job(gen *g, int i) {
         reply_sse_event(&g->sse, reply_error_object(failed));
         g->sent_final[i] = true;
     }
+    if (done && !g->sent_final[i] && g->native) {
+        reply_sse_event(&g->sse, native_result(g, i));
+        g->sent_final[i] = true;
+    }
     if (done && !g->sent_final[i]) {
         json_object *o = envelope(g, g->chat ? "chat.completion.chunk" : "text_completion");
         json_object *ch = json_object_new_object(), *choices = json_object_new_array();
@@ -268,13 +289,14 @@ static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max) {
             all &= g->sent_final[i];
         }
         if (all) {
-            if (g->req.include_usage) {
+            if (g->req.include_usage && !g->native) {
                 json_object *o = envelope(g, g->chat ? "chat.completion.chunk" : "text_completion");
                 json_object_object_add(o, "choices", json_object_new_array());
                 json_object_object_add(o, "usage", usage(g));
+                json_object_object_add(o, "timings", gen_timings(g->jobs[0]));
                 reply_sse_event(&g->sse, o);
             }
-            reply_sse_raw(&g->sse, "data: [DONE]\n\n", 14);
+            if (!g->native) reply_sse_raw(&g->sse, "data: [DONE]\n\n", 14);
             g->ended = true;
         } else if (g->sse.len == 0) {
             for (int i = 0; i < g->n; i++)
@@ -305,7 +327,7 @@ static json_object *whole(gen *g, unsigned *status) {
         for (int k = 0; j->peek_id && k < j->peek; k++) {
             json_object *c = json_object_new_object();
             json_object_object_add(c, "id", json_object_new_int(j->peek_id[k]));
-            json_object_object_add(c, "piece", token_str(m, j->peek_id[k]));
+            json_object_object_add(c, "piece", gen_token_str(m, j->peek_id[k]));
             json_object_object_add(c, "logit", json_object_new_double(j->peek_logit[k]));
             json_object_object_add(c, "p", json_object_new_double(j->peek_p[k]));
             json_object_array_add(arr, c);
@@ -313,6 +335,12 @@ static json_object *whole(gen *g, unsigned *status) {
         json_object_object_add(o, "candidates", arr);
         json_object_object_add(o, "prompt_tokens", json_object_new_int(j->n_prompt));
         return o;
+    }
+    if (g->native) { // one prompt: its result; several: the list of them
+        if (g->n == 1 && g->req.n_prompts <= 1) return native_result(g, 0);
+        json_object *list = json_object_new_array();
+        for (int i = 0; i < g->n; i++) json_object_array_add(list, native_result(g, i));
+        return list;
     }
     json_object *o = envelope(g, g->chat ? "chat.completion" : "text_completion");
     json_object *choices = json_object_new_array();
@@ -344,6 +372,7 @@ static json_object *whole(gen *g, unsigned *status) {
     }
     json_object_object_add(o, "choices", choices);
     json_object_object_add(o, "usage", usage(g));
+    json_object_object_add(o, "timings", gen_timings(g->jobs[0]));
     return o;
 }
 
@@ -352,6 +381,7 @@ static void gen_free(void *cls) {
     cancel_all(g); // a no-op for finished jobs; frees the slots of a client that left
     for (int i = 0; i < g->n; i++) job_release(g->jobs[i]);
     serve_request_free(&g->req);
+    for (int i = 0; i < SERVE_MAX_JOBS; i++) free(g->prompt_text[i]);
     free(g->echo);
     reply_sse_free(&g->sse);
     free(g);
@@ -431,8 +461,6 @@ static bool has_messages(const char *body, size_t len) {
     return chat;
 }
 
-typedef enum gen_kind { GEN_COMPLETION, GEN_CHAT, GEN_NEXT } gen_kind;
-
 static enum MHD_Result generate(serve_http *h, struct MHD_Connection *c, const serve_call *r,
                                 gen_kind kind) {
     if (atomic_load(&h->stopping))
@@ -443,50 +471,74 @@ static enum MHD_Result generate(serve_http *h, struct MHD_Connection *c, const s
     if (!g) return MHD_NO;
     g->h = h;
     g->fd = -1;
+    g->kind = kind;
     g->chat = kind == GEN_CHAT;
     g->peek = kind == GEN_NEXT;
+    g->native = kind == GEN_NATIVE;
     // /v1/next takes either shape: messages (a chat) or a prompt.
     const bool as_chat = g->chat || (g->peek && has_messages(body, len));
     char msg[600];
     const char *param = NULL;
-    if (!serve_parse_request(body, len, as_chat ? SERVE_CHAT : SERVE_COMPLETION, h->cfg->max_tokens,
-                             &g->req, msg, sizeof msg, &param)) {
+    const serve_config *cfg = h->cfg;
+    const serve_defaults defaults = {
+        .max_tokens_cap = cfg->max_tokens,
+        .max_tokens = cfg->n_predict > 0 && cfg->n_predict < cfg->max_tokens ? cfg->n_predict : -1,
+        .temperature = cfg->sampling.temp,
+        .top_p = cfg->sampling.top_p,
+        .top_k = cfg->sampling.top_k,
+        .min_p = cfg->sampling.min_p,
+        .repeat_penalty = cfg->sampling.repeat_penalty,
+        .ignore_eos = cfg->ignore_eos};
+    const serve_kind sk = g->native ? SERVE_NATIVE : as_chat ? SERVE_CHAT : SERVE_COMPLETION;
+    if (!serve_parse_request(body, len, sk, &defaults, &g->req, msg, sizeof msg, &param)) {
         free(g);
         return reply_error(c, 400, "invalid_request_error", param, "%s", msg);
     }
     g->stream = g->req.stream && !g->peek;
-    int32_t *ids = NULL;
-    int n_ids = 0;
-    msg[0] = '\0';
-    if (!prompt_tokens(g, &ids, &n_ids, msg, sizeof msg) || n_ids < 1) {
-        free(ids);
-        gen_free(g);
-        return reply_error(c, 400, "invalid_request_error", as_chat ? "messages" : "prompt", "%s",
-                           msg[0] ? msg : "the prompt is empty");
+    g->n = g->peek ? 1 : g->native ? g->req.n_prompts : g->req.n;
+    // The prompts' tokens: one for every job, or one per job for /completion's prompt lists.
+    const int n_arrays = g->native ? g->n : 1, n_ctx = cfg->n_ctx;
+    int32_t *ids[SERVE_MAX_JOBS] = {0}, *bias_id = NULL;
+    int n_ids[SERVE_MAX_JOBS] = {0}, n_bias = 0, too_long = -1;
+    float *bias = NULL;
+    const char *pparam = as_chat ? "messages" : "prompt";
+    bool ok = true;
+    for (int i = 0; i < n_arrays && ok; i++) {
+        msg[0] = '\0';
+        ok = g->native ? native_prompt_tokens(g, i, &ids[i], &n_ids[i], msg, sizeof msg)
+                       : prompt_tokens(g, &ids[i], &n_ids[i], msg, sizeof msg);
+        if (ok && n_ids[i] < 1) ok = false, snprintf(msg, sizeof msg, "the prompt is empty");
+        if (!ok && !msg[0]) snprintf(msg, sizeof msg, "out of memory");
+        if (ok && n_ids[i] >= n_ctx) ok = false, too_long = i;
     }
-    const int n_ctx = h->cfg->n_ctx;
-    if (n_ids >= n_ctx) {
-        free(ids);
-        gen_free(g);
-        return reply_error(c, 400, "invalid_request_error", as_chat ? "messages" : "prompt",
-                           "the prompt has %d token%s; the context holds %d (leave room for "
-                           "the reply)",
-                           n_ids, cli_plural(n_ids), n_ctx);
+    if (ok && g->req.n_bias > 0) {
+        ok = gen_resolve_bias(g, &bias_id, &bias, &n_bias, msg, sizeof msg);
+        if (!ok) pparam = "logit_bias";
     }
-    const int room = n_ctx - n_ids;
-    int max_tokens = g->req.max_tokens < 0 ? h->cfg->max_tokens : g->req.max_tokens;
-    if (max_tokens > room) max_tokens = room;
+    if (!ok) {
+        const int n_long = too_long >= 0 ? n_ids[too_long] : 0;
+        for (int i = 0; i < n_arrays; i++) free(ids[i]);
+        free(bias_id);
+        free(bias);
+        gen_free(g);
+        if (too_long >= 0) return reply_exceed_context(c, pparam, n_long, n_ctx);
+        return reply_error(c, 400, "invalid_request_error", pparam, "%s", msg);
+    }
     const uint64_t id = atomic_fetch_add(&h->next_id, 1);
     snprintf(g->id, sizeof g->id, "%s-%llu", g->chat ? "chatcmpl" : "cmpl", (unsigned long long)id);
     g->created = (long)time(NULL);
-    g->n = g->peek ? 1 : g->req.n;
     for (int i = 0; i < g->n; i++) {
         job *j = g->jobs[i] = job_new();
         if (!j) break;
+        const int a = g->native ? i : 0;
         j->id = id;
-        j->prompt = malloc((size_t)n_ids * sizeof *ids);
-        if (j->prompt) memcpy(j->prompt, ids, (size_t)n_ids * sizeof *ids);
-        j->n_prompt = n_ids;
+        j->prompt = malloc((size_t)n_ids[a] * sizeof *ids[a]);
+        if (j->prompt) memcpy(j->prompt, ids[a], (size_t)n_ids[a] * sizeof *ids[a]);
+        j->n_prompt = n_ids[a];
+        // Up to the request's limit (else the server's -n, else --max-tokens), within the room
+        // the slot has after the prompt.
+        int max_tokens = g->req.max_tokens < 0 ? cfg->max_tokens : g->req.max_tokens;
+        if (max_tokens > n_ctx - n_ids[a]) max_tokens = n_ctx - n_ids[a];
         j->max_tokens = max_tokens;
         mint_sampler_params sp = mint_sampler_default_params();
         sp.temp = g->req.temperature;
@@ -494,17 +546,32 @@ static enum MHD_Result generate(serve_http *h, struct MHD_Connection *c, const s
         sp.top_p = g->req.top_p;
         sp.min_p = g->req.min_p;
         sp.repeat_penalty = g->req.repeat_penalty;
-        sp.seed = (g->req.has_seed ? g->req.seed : ((uint64_t)time(NULL) << 20) ^ id) + (uint64_t)i;
+        sp.repeat_last_n = cfg->sampling.repeat_last_n;
+        const uint64_t seed = g->req.has_seed  ? g->req.seed
+                              : cfg->seed >= 0 ? (uint64_t)cfg->seed
+                                               : ((uint64_t)time(NULL) << 20) ^ id;
+        sp.seed = g->native ? seed : seed + (uint64_t)i; // n choices differ; prompts need not
         j->sp = sp;
         for (int k = 0; k < g->req.n_stop; k++) j->stop[j->n_stop++] = strdup(g->req.stop[k]);
         j->top_logprobs = g->req.logprobs ? g->req.top_logprobs : 0;
         j->ignore_eos = g->req.ignore_eos;
         j->peek = g->peek ? 64 : 0;
-        j->deadline = j->t_created + h->cfg->timeout;
+        j->deadline = j->t_created + cfg->timeout;
+        if (n_bias > 0) {
+            j->bias_id = malloc((size_t)n_bias * sizeof *bias_id);
+            j->bias = malloc((size_t)n_bias * sizeof *bias);
+            if (j->bias_id && j->bias) {
+                memcpy(j->bias_id, bias_id, (size_t)n_bias * sizeof *bias_id);
+                memcpy(j->bias, bias, (size_t)n_bias * sizeof *bias);
+                j->n_bias = n_bias;
+            }
+        }
     }
-    free(ids);
+    for (int i = 0; i < n_arrays; i++) free(ids[i]);
+    free(bias_id);
+    free(bias);
     for (int i = 0; i < g->n; i++)
-        if (!g->jobs[i] || !g->jobs[i]->prompt) {
+        if (!g->jobs[i] || !g->jobs[i]->prompt || (n_bias && !g->jobs[i]->n_bias)) {
             gen_free(g);
             return reply_error(c, 500, "server_error", NULL, "out of memory");
         }
@@ -547,4 +614,9 @@ enum MHD_Result handle_chat(serve_http *h, struct MHD_Connection *c, const serve
 
 enum MHD_Result handle_next(serve_http *h, struct MHD_Connection *c, const serve_call *r) {
     return generate(h, c, r, GEN_NEXT);
+}
+
+enum MHD_Result handle_completion_native(serve_http *h, struct MHD_Connection *c,
+                                         const serve_call *r) {
+    return generate(h, c, r, GEN_NATIVE);
 }

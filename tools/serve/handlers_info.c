@@ -10,7 +10,9 @@ extern const char mint_web_chat_html[];
 extern const char mint_web_views_js[];
 
 enum MHD_Result handle_page(serve_http *h, struct MHD_Connection *c, const serve_call *r) {
-    (void)h, (void)r;
+    (void)r;
+    if (h->cfg->no_ui)
+        return reply_error(c, 404, "not_found_error", NULL, "no page here (started with --no-ui)");
     // The page with the shared views inlined where its marker is.
     static const char mark[] = "/*MINT_VIEWS*/";
     const char *at = strstr(mint_web_chat_html, mark);
@@ -48,6 +50,18 @@ enum MHD_Result handle_models(serve_http *h, struct MHD_Connection *c, const ser
     json_object_object_add(m, "object", json_object_new_string("model"));
     json_object_object_add(m, "created", json_object_new_int64(0));
     json_object_object_add(m, "owned_by", json_object_new_string("mint"));
+    // llama-server's --alias A,B,C and --tags X,Y: every alias, and the tags.
+    json_object *aliases = json_object_new_array(), *tags = json_object_new_array();
+    const char *lists[2] = {h->cfg->alias ? h->cfg->alias : h->cfg->model_name, h->cfg->tags};
+    json_object *into[2] = {aliases, tags};
+    for (int k = 0; k < 2; k++)
+        for (const char *p = lists[k]; p && *p;) {
+            const size_t n = strcspn(p, ",");
+            if (n) json_object_array_add(into[k], json_object_new_string_len(p, (int)n));
+            p += n + (p[n] == ',');
+        }
+    json_object_object_add(m, "aliases", aliases);
+    json_object_object_add(m, "tags", tags);
     json_object *data = json_object_new_array();
     json_object_array_add(data, m);
     json_object *o = json_object_new_object();

@@ -8,6 +8,17 @@
 #include <string.h>
 
 _Thread_local unsigned reply_last_status;
+_Thread_local const char *reply_cors_origin;
+
+// Headers every answer carries: CORS, when the request came from an allowed page's origin.
+static enum MHD_Result queue(struct MHD_Connection *c, unsigned status, struct MHD_Response *r) {
+    if (reply_cors_origin) {
+        MHD_add_response_header(r, "Access-Control-Allow-Origin", reply_cors_origin);
+        MHD_add_response_header(r, "Access-Control-Allow-Credentials", "true");
+        MHD_add_response_header(r, "Vary", "Origin");
+    }
+    return MHD_queue_response(c, status, r);
+}
 
 enum MHD_Result reply_json(struct MHD_Connection *c, unsigned status, json_object *body) {
     reply_last_status = status;
@@ -17,17 +28,19 @@ enum MHD_Result reply_json(struct MHD_Connection *c, unsigned status, json_objec
     json_object_put(body);
     if (!r) return MHD_NO;
     MHD_add_response_header(r, "Content-Type", "application/json");
-    enum MHD_Result ret = MHD_queue_response(c, status, r);
+    enum MHD_Result ret = queue(c, status, r);
     MHD_destroy_response(r);
     return ret;
 }
 
-static json_object *error_shape(const char *msg, const char *type, const char *param) {
+// OpenAI's error shape, with llama-server's code: the HTTP status.
+static json_object *error_shape(const char *msg, const char *type, const char *param,
+                                unsigned status) {
     json_object *e = json_object_new_object();
     json_object_object_add(e, "message", json_object_new_string(msg));
     json_object_object_add(e, "type", json_object_new_string(type));
     json_object_object_add(e, "param", param ? json_object_new_string(param) : NULL);
-    json_object_object_add(e, "code", NULL);
+    json_object_object_add(e, "code", json_object_new_int((int)status));
     json_object *o = json_object_new_object();
     json_object_object_add(o, "error", e);
     return o;
@@ -40,11 +53,25 @@ enum MHD_Result reply_error(struct MHD_Connection *c, unsigned status, const cha
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return reply_json(c, status, error_shape(msg, type, param));
+    return reply_json(c, status, error_shape(msg, type, param, status));
+}
+
+enum MHD_Result reply_exceed_context(struct MHD_Connection *c, const char *param, int n_prompt,
+                                     int n_ctx) {
+    char msg[300];
+    snprintf(msg, sizeof msg,
+             "the request exceeds the available context size: the prompt has %d tokens; a slot "
+             "holds %d (leave room for the reply)",
+             n_prompt, n_ctx);
+    json_object *o = error_shape(msg, "exceed_context_size_error", param, 400), *e;
+    json_object_object_get_ex(o, "error", &e);
+    json_object_object_add(e, "n_prompt_tokens", json_object_new_int(n_prompt));
+    json_object_object_add(e, "n_ctx", json_object_new_int(n_ctx));
+    return reply_json(c, 400, o);
 }
 
 json_object *reply_error_object(const char *msg) {
-    return error_shape(msg, "server_error", NULL);
+    return error_shape(msg, "server_error", NULL, 500);
 }
 
 enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, const char *type,
@@ -53,7 +80,7 @@ enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, const char
     struct MHD_Response *r = MHD_create_response_from_buffer(n, (void *)s, MHD_RESPMEM_MUST_COPY);
     if (!r) return MHD_NO;
     MHD_add_response_header(r, "Content-Type", type);
-    enum MHD_Result ret = MHD_queue_response(c, status, r);
+    enum MHD_Result ret = queue(c, status, r);
     MHD_destroy_response(r);
     return ret;
 }
@@ -68,7 +95,7 @@ enum MHD_Result reply_busy(struct MHD_Connection *c) {
     MHD_add_response_header(r, "Content-Type", "application/json");
     MHD_add_response_header(r, "Retry-After", "1");
     reply_last_status = 503;
-    enum MHD_Result ret = MHD_queue_response(c, 503, r);
+    enum MHD_Result ret = queue(c, 503, r);
     MHD_destroy_response(r);
     return ret;
 }
@@ -77,7 +104,7 @@ enum MHD_Result reply_not_allowed(struct MHD_Connection *c, const char *method, 
                                   const char *allow) {
     char msg[600];
     snprintf(msg, sizeof msg, "%s takes %s, not %s", url, allow, method);
-    json_object *o = error_shape(msg, "invalid_request_error", NULL);
+    json_object *o = error_shape(msg, "invalid_request_error", NULL, 405);
     size_t n;
     const char *s = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN, &n);
     struct MHD_Response *r = MHD_create_response_from_buffer(n, (void *)s, MHD_RESPMEM_MUST_COPY);
@@ -86,7 +113,7 @@ enum MHD_Result reply_not_allowed(struct MHD_Connection *c, const char *method, 
     MHD_add_response_header(r, "Content-Type", "application/json");
     MHD_add_response_header(r, "Allow", allow);
     reply_last_status = 405;
-    enum MHD_Result ret = MHD_queue_response(c, 405, r);
+    enum MHD_Result ret = queue(c, 405, r);
     MHD_destroy_response(r);
     return ret;
 }
@@ -152,7 +179,7 @@ enum MHD_Result reply_stream(struct MHD_Connection *c, MHD_ContentReaderCallback
     MHD_add_response_header(r, "Cache-Control", "no-cache");
     MHD_add_response_header(r, "X-Accel-Buffering", "no"); // nginx: do not buffer
     reply_last_status = 200;
-    enum MHD_Result ret = MHD_queue_response(c, 200, r);
+    enum MHD_Result ret = queue(c, 200, r);
     MHD_destroy_response(r);
     return ret;
 }

@@ -13,13 +13,19 @@
 // The status of the last response queued by this thread (thread per connection: this request's),
 // for /metrics and -v.
 extern _Thread_local unsigned reply_last_status;
+// The origin to allow in this thread's answers (CORS), set by the router per request; NULL: none.
+extern _Thread_local const char *reply_cors_origin;
 
 // Sends a JSON body (consumed) with a status; returns MHD's answer.
 enum MHD_Result reply_json(struct MHD_Connection *c, unsigned status, json_object *body);
-// Sends OpenAI's error shape: {"error": {"message", "type", "param", "code"}}.
+// Sends OpenAI's error shape: {"error": {"message", "type", "param", "code"}}, code being the
+// status as llama-server sends it.
 enum MHD_Result reply_error(struct MHD_Connection *c, unsigned status, const char *type,
                             const char *param, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+// 400 exceed_context_size_error (llama-server's), with n_prompt_tokens and n_ctx.
+enum MHD_Result reply_exceed_context(struct MHD_Connection *c, const char *param, int n_prompt,
+                                     int n_ctx);
 // The same shape as an object (for a stream's error event or a body), type "server_error".
 json_object *reply_error_object(const char *msg);
 // Sends n bytes of text with a content type.

@@ -53,17 +53,76 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap) {
     fprintf(stderr, SERVE_TOOL ": http: %s\n", line);
 }
 
-// Constant-time comparison of the Authorization header with "Bearer <key>".
-static bool authorized(const serve_http *h, struct MHD_Connection *c) {
-    if (!h->cfg->api_key) return true;
-    const char *got = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
-    char want[600];
-    snprintf(want, sizeof want, "Bearer %s", h->cfg->api_key);
+// Whether got equals want, in time that depends on their lengths only.
+static bool same_key(const char *want, const char *got) {
     const size_t wl = strlen(want), gl = got ? strlen(got) : 0;
     unsigned diff = (unsigned)(wl ^ gl);
     for (size_t i = 0; i < wl; i++)
         diff |= (unsigned char)want[i] ^ (unsigned char)(i < gl ? got[i] : 0);
     return diff == 0;
+}
+
+// Whether the request carries one of the API keys: "Authorization: Bearer KEY" or "X-Api-Key:
+// KEY" (Anthropic's clients send the latter). Every key is compared, whichever matches.
+static bool authorized(const serve_http *h, struct MHD_Connection *c) {
+    if (h->cfg->n_api_keys == 0) return true;
+    const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+    const char *xkey = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Api-Key");
+    const char *bearer = auth && !strncmp(auth, "Bearer ", 7) ? auth + 7 : NULL;
+    bool ok = false;
+    for (int i = 0; i < h->cfg->n_api_keys; i++)
+        ok |= same_key(h->cfg->api_keys[i], bearer) | same_key(h->cfg->api_keys[i], xkey);
+    return ok;
+}
+
+// Whether origin ("http://host:port") is a page served from this machine: host localhost,
+// 127.0.0.1 or [::1], any scheme and port (--cors-origins' word "localhost").
+static bool local_origin(const char *origin) {
+    const char *host = strstr(origin, "://");
+    host = host ? host + 3 : origin;
+    static const char *const names[] = {"localhost", "127.0.0.1", "[::1]"};
+    for (size_t i = 0; i < 3; i++) {
+        const size_t n = strlen(names[i]);
+        if (!strncmp(host, names[i], n) && (host[n] == '\0' || host[n] == ':' || host[n] == '/'))
+            return true;
+    }
+    return false;
+}
+
+// The Origin of a browser's request when --cors-origins allows it (a listed origin, "*" for any,
+// "localhost" for this machine's pages), else NULL: the answer then carries no CORS header and
+// the browser keeps it from the page.
+static const char *cors_origin(const serve_http *h, struct MHD_Connection *c) {
+    const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+    const char *allowed = h->cfg->cors_origins;
+    if (!origin || !allowed) return NULL;
+    for (const char *p = allowed; *p;) {
+        const size_t n = strcspn(p, ",");
+        if ((n == 1 && *p == '*') || (n == strlen(origin) && !strncmp(p, origin, n)) ||
+            (n == 9 && !strncmp(p, "localhost", 9) && local_origin(origin)))
+            return origin;
+        p += n + (p[n] == ',');
+    }
+    return NULL;
+}
+
+// A CORS preflight (OPTIONS): the methods and the headers asked for, allowed for an allowed
+// origin. Answered before authentication: browsers send no credentials with a preflight.
+static enum MHD_Result preflight(struct MHD_Connection *c) {
+    struct MHD_Response *r = MHD_create_response_from_buffer(0, "", MHD_RESPMEM_PERSISTENT);
+    if (!r) return MHD_NO;
+    if (reply_cors_origin) {
+        MHD_add_response_header(r, "Access-Control-Allow-Origin", reply_cors_origin);
+        MHD_add_response_header(r, "Access-Control-Allow-Credentials", "true");
+        MHD_add_response_header(r, "Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS");
+        MHD_add_response_header(r, "Access-Control-Allow-Headers", "*");
+        MHD_add_response_header(r, "Access-Control-Max-Age", "86400");
+        MHD_add_response_header(r, "Vary", "Origin");
+    }
+    reply_last_status = 200; // llama-server's status for a preflight
+    enum MHD_Result ret = MHD_queue_response(c, 200, r);
+    MHD_destroy_response(r);
+    return ret;
 }
 
 // The routes. open: answered without the API key; body: the body must be within --max-body.
@@ -73,7 +132,8 @@ typedef struct route {
     bool post;         // POST (else GET and HEAD)
     bool open, body;
     serve_handler handler;
-    const char *endpoint; // its label in /metrics
+    const char *endpoint; // its label in /metrics (a POST route whose allow names GET too
+                          // answers both)
 } route;
 
 static const route ROUTES[] = {
@@ -87,15 +147,25 @@ static const route ROUTES[] = {
     {"/v1/completions", "POST", true, false, true, handle_completions, "/v1/completions"},
     {"/v1/chat/completions", "POST", true, false, true, handle_chat, "/v1/chat/completions"},
     {"/v1/next", "POST", true, false, true, handle_next, "/v1/next"},
-    // llama-server's other names of the same endpoints (counted under the /v1 ones)
+    {"/completion", "POST", true, false, true, handle_completion_native, "/completion"},
+    {"/props", "GET, HEAD, POST", true, false, true, handle_props, "/props"},
+    {"/slots", "GET, HEAD", false, false, false, handle_slots, "/slots"},
+    {"/apply-template", "POST", true, false, true, handle_apply_template, "/apply-template"},
+    // llama-server's other names of the same endpoints (counted under the first name; its
+    // /completions is its own shape, /completion's, not OpenAI's /v1/completions)
     {"/v1/health", "GET, HEAD", false, true, false, handle_health, "/health"},
     {"/models", "GET, HEAD", false, false, false, handle_models, "/v1/models"},
-    {"/completions", "POST", true, false, true, handle_completions, "/v1/completions"},
+    {"/completions", "POST", true, false, true, handle_completion_native, "/completion"},
     {"/chat/completions", "POST", true, false, true, handle_chat, "/v1/chat/completions"},
 };
 
 static enum MHD_Result dispatch(serve_http *h, struct MHD_Connection *c, const serve_call *r,
                                 bool too_big, const char **endpoint) {
+    reply_cors_origin = cors_origin(h, c);
+    if (!strcmp(r->method, "OPTIONS")) {
+        *endpoint = "OPTIONS";
+        return preflight(c);
+    }
     const bool get = !strcmp(r->method, "GET") || !strcmp(r->method, "HEAD");
     const bool post = !strcmp(r->method, "POST");
     const route *rt = NULL;
@@ -113,7 +183,8 @@ static enum MHD_Result dispatch(serve_http *h, struct MHD_Connection *c, const s
     if (!rt->open && !authorized(h, c))
         return reply_error(c, 401, "authentication_error", NULL,
                            "a valid API key is needed (Authorization: Bearer KEY)");
-    if (rt->post ? !post : !get) return reply_not_allowed(c, r->method, r->url, rt->allow);
+    if (rt->post ? !(post || (get && strstr(rt->allow, "GET"))) : !get)
+        return reply_not_allowed(c, r->method, r->url, rt->allow);
     if (rt->body && too_big)
         return reply_error(c, 413, "invalid_request_error", NULL,
                            "the body is larger than the %zu bytes allowed", h->cfg->max_body);

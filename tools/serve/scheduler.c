@@ -24,6 +24,11 @@ typedef struct slot {
     int32_t next;      // generating: the token to evaluate next
     bool gen;          // the prompt is done: generating
     int row;           // its row of logits (mint_get_logits) in this step's batch, or -1
+    // For /slots, written by the scheduler and read by any thread:
+    atomic_ullong task;   // the job's request id + 1 (0: free)
+    atomic_int n_past;    // positions of the sequence after the last step
+    atomic_int n_decoded; // tokens generated
+    atomic_int n_prompt;  // the job's prompt tokens
 } slot;
 
 struct serve_sched {
@@ -32,6 +37,7 @@ struct serve_sched {
     mint_ctx *ctx;
     serve_metrics *metrics;
     int32_t n_vocab, n_batch;
+    float *biased; // [n_vocab] a row of logits with a job's logit_bias added
     pthread_t thread;
     pthread_mutex_t mu; // the queue and the flags
     pthread_cond_t cv;  // work arrived / stop
@@ -61,6 +67,8 @@ job *job_new(void) {
     pthread_mutex_init(&j->mu, NULL);
     pthread_cond_init(&j->cv, NULL);
     j->refs = 1;
+    j->slot = -1;
+    j->stop_word = -1;
     j->t_created = serve_now();
     return j;
 }
@@ -78,6 +86,8 @@ void job_release(job *j) {
     free(j->peek_p);
     free(j->peek_id);
     free(j->peek_logit);
+    free(j->bias_id);
+    free(j->bias);
     pthread_mutex_destroy(&j->mu);
     pthread_cond_destroy(&j->cv);
     free(j);
@@ -120,15 +130,23 @@ static void free_slot(serve_sched *e, slot *s) {
     s->smp = NULL;
     job_release(s->j);
     s->j = NULL;
+    atomic_store(&s->task, 0);
     atomic_fetch_sub(&e->busy, 1);
 }
 
 // Takes a queued job into slot index si: its sampler, and the part of its prompt already cached.
 static void admit(serve_sched *e, int si, job *j) {
     slot *s = &e->slots[si];
-    memset(s, 0, sizeof *s);
+    s->smp = NULL;
+    s->step = NULL;
+    s->n_eval = 0;
+    s->next = 0;
+    s->gen = false;
     s->j = j;
     s->row = -1;
+    atomic_store(&s->task, j->id + 1);
+    atomic_store(&s->n_decoded, 0);
+    atomic_store(&s->n_prompt, j->n_prompt);
     mint_err err;
     mint_gen_params gp = mint_gen_default_params();
     gp.max_tokens = j->max_tokens;
@@ -152,6 +170,8 @@ static void admit(serve_sched *e, int si, job *j) {
     s->n_eval = held;
     pthread_mutex_lock(&j->mu);
     j->n_reused = held;
+    j->slot = si;
+    j->t_started = serve_now();
     j->state = JOB_RUNNING;
     pthread_mutex_unlock(&j->mu);
 }
@@ -177,6 +197,11 @@ static bool post_token(serve_sched *e, slot *s, int si, const mint_gen_token *ou
     job_add_text(j, out->piece, out->n_piece);
     j->visible += out->n_text;
     if (out->finish == MINT_FINISH_STOP) { // the text ends where the stop string begins
+        for (int k = 0; k < j->n_stop && j->stop_word < 0; k++) {
+            const size_t n = strlen(j->stop[k]);
+            if (j->visible + n <= j->text_len && !memcmp(j->text + j->visible, j->stop[k], n))
+                j->stop_word = k;
+        }
         j->text_len = j->visible;
         j->text[j->text_len] = '\0';
     }
@@ -280,6 +305,11 @@ static bool step(serve_sched *e) {
             free_slot(e, s);
             continue;
         }
+        if (s->j->n_bias > 0) { // logit_bias: the job's row, changed
+            memcpy(e->biased, logits, (size_t)e->n_vocab * sizeof *logits);
+            for (int k = 0; k < s->j->n_bias; k++) e->biased[s->j->bias_id[k]] += s->j->bias[k];
+            logits = e->biased;
+        }
         mint_gen_token out;
         if (mint_gen_step(s->step, logits, &out, &err) != MINT_OK) {
             pthread_mutex_lock(&s->j->mu);
@@ -292,8 +322,11 @@ static bool step(serve_sched *e) {
         } else {
             s->next = out.token;
             s->gen = true;
+            atomic_store(&s->n_decoded, out.n_generated);
         }
     }
+    for (int si = 0; si < e->n_slots; si++)
+        atomic_store(&e->slots[si].n_past, mint_seq_n_past(e->ctx, si));
     return true;
 }
 
@@ -347,6 +380,7 @@ mint_status sched_start(const serve_config *cfg, mint_model *m, serve_metrics *m
     cp.n_threads = cfg->n_threads;
     cp.n_ctx = cfg->n_ctx;
     cp.n_seq_max = cfg->parallel;
+    if (cfg->kv_unified && cfg->ctx_size > 0) cp.kv_size = cfg->ctx_size; // one pool of -c
     cp.kv_block = cfg->kv_block;
     cp.kv_type = (mint_kv_type)cfg->kv_type;
     cp.prefix_cache_bytes = (uint64_t)cfg->cache_ram << 20;
@@ -360,18 +394,20 @@ mint_status sched_start(const serve_config *cfg, mint_model *m, serve_metrics *m
     e->n_vocab = d.n_vocab;
     e->n_batch = mint_ctx_n_batch(e->ctx);
     e->n_slots = cfg->parallel;
-    e->q_cap = cfg->queue + SERVE_MAX_N; // room for one request's choices beyond the limit
+    e->q_cap = cfg->queue + SERVE_MAX_JOBS; // room for one request's jobs beyond the limit
     e->slots = calloc((size_t)e->n_slots, sizeof *e->slots);
     e->queue = calloc((size_t)e->q_cap, sizeof *e->queue);
     e->batch = calloc((size_t)e->n_batch, sizeof *e->batch);
+    e->biased = malloc((size_t)e->n_vocab * sizeof *e->biased);
     pthread_mutex_init(&e->mu, NULL);
     pthread_cond_init(&e->cv, NULL);
-    if (!e->slots || !e->queue || !e->batch ||
+    if (!e->slots || !e->queue || !e->batch || !e->biased ||
         pthread_create(&e->thread, NULL, sched_main, e) != 0) {
         mint_ctx_free(e->ctx);
         free(e->slots);
         free(e->queue);
         free(e->batch);
+        free(e->biased);
         free(e);
         return MINT_E_NOMEM;
     }
@@ -441,5 +477,20 @@ void sched_stop(serve_sched *e, double seconds) {
     free(e->slots);
     free(e->queue);
     free(e->batch);
+    free(e->biased);
     free(e);
+}
+
+int sched_slot_info(serve_sched *e, serve_slot_info *info, int cap) {
+    const int n = e->n_slots < cap ? e->n_slots : cap;
+    for (int si = 0; si < n; si++) {
+        const slot *s = &e->slots[si];
+        const unsigned long long task = atomic_load(&s->task);
+        info[si] = (serve_slot_info){.busy = task != 0,
+                                     .task = task ? task - 1 : 0,
+                                     .n_past = atomic_load(&s->n_past),
+                                     .n_prompt = task ? atomic_load(&s->n_prompt) : 0,
+                                     .n_decoded = task ? atomic_load(&s->n_decoded) : 0};
+    }
+    return n;
 }

@@ -24,30 +24,55 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SERVE_TOOL "mint-serve"
+#define SERVE_TOOL     "mint-serve"
+#define SERVE_MAX_JOBS 16 // jobs of one request: its choices (n) or its prompts (/completion)
 
 typedef struct serve_config {
-    const char *model_path;    // -m
-    const char *model_name;    // the id /v1/models reports (the file's name)
-    const char *host;          // --host (default 127.0.0.1)
-    int port;                  // --port (default 8080; 0 = any free port, printed)
-    int parallel;              // --parallel: slots decoded together
-    int queue;                 // --queue: requests waiting beyond the slots
-    int n_ctx;                 // -c: positions per slot
-    int n_threads;             // -t
-    int max_tokens;            // --max-tokens: cap on max_tokens
-    size_t max_body;           // --max-body bytes
-    size_t max_header;         // --max-header bytes (all headers of a request)
-    int max_connections;       // --max-connections
-    double timeout;            // --timeout: seconds a request may take
-    double drain;              // --drain: seconds in-flight requests get at shutdown
-    const char *api_key;       // --api-key (Bearer), or NULL
+    const char *model_path; // -m, or the file -hf / --hf-file found in the cache
+    const char *model_name; // the id /v1/models reports (--alias, else the file's name)
+    const char *alias;      // -a --alias: a name, or several separated by ',', or NULL
+    const char *tags;       // --tags: ',' separated, or NULL
+    const char *hf_repo;    // -hf owner/name[:quant], or NULL
+    const char *hf_file;    // --hf-file, or NULL
+    const char *model_url;  // --model-url (refused: mint does not download)
+    const char *host;       // --host (default 127.0.0.1)
+    int port;               // --port (default 8080; 0 = any free port, printed)
+    int parallel;           // --parallel: slots decoded together (-1: llama-server's auto, 4)
+    int queue;              // --queue: requests waiting beyond the slots
+    int ctx_size;           // -c as given: positions of the whole context (llama-server's
+                            // meaning), split over the slots unless --kv-unified; 0: the model's
+    bool kv_unified;        // -kvu: every slot may use the whole context (one shared pool)
+    bool no_kv_unified;     // -no-kvu
+    int n_ctx;              // positions per slot (from -c, --parallel and -kvu at start-up)
+    int n_threads;          // -t
+    int max_tokens;         // --max-tokens: cap on max_tokens
+    int n_predict;          // -n: tokens a request generates when it does not say (-1: up
+                            // to the context); a request's own limit is capped by it too
+    mint_sampler_params sampling; // --temp --top-k --top-p --min-p --repeat-penalty
+                                  // --repeat-last-n: a request's defaults
+    int64_t seed;                 // -s --seed: a request's default seed (-1: a new one each time)
+    bool ignore_eos;              // --ignore-eos: every request's default
+    size_t max_body;              // --max-body bytes
+    size_t max_header;            // --max-header bytes (all headers of a request)
+    int max_connections;          // --max-connections
+    double timeout;               // --timeout: seconds a request may take
+    double drain;                 // --drain: seconds in-flight requests get at shutdown
+    const char *api_key;      // --api-key: one key or several separated by ',' (Bearer), or NULL
+    const char *api_key_file; // --api-key-file: one key per line, or NULL
+    char **api_keys;          // [n_api_keys] every accepted key (from both), filled at start-up
+    int n_api_keys;
+    const char *cors_origins;  // --cors-origins: allowed origins, ',' separated ("*" default)
     const char *chat_template; // --chat-template, or NULL (the model's)
-    int kv_block;              // --kv-block (0 = default)
-    int kv_type;               // --kv-type: a mint_kv_type (the index in kv_types)
-    int cache_ram;             // --cache-ram: MiB of KV blocks kept for the prompt cache beyond
-                               // the slots' own (mint_ctx_params.prefix_cache_bytes)
-    bool verbose;              // -v: a line per request
+    bool slots;                       // --slots (the default: /slots answers)
+    bool no_slots;                    // --no-slots: /slots answers 501
+    bool props;                       // --props: POST /props may change settings
+    bool metrics;                     // --metrics (/metrics answers either way)
+    bool no_ui;                       // --no-ui / --no-webui: no page at /
+    int kv_block;                     // --kv-block (0 = default)
+    int kv_type;                      // --kv-type: a mint_kv_type (the index in kv_types)
+    int cache_ram; // --cache-ram: MiB of KV blocks kept for the prompt cache beyond
+                   // the slots' own (mint_ctx_params.prefix_cache_bytes)
+    bool verbose;  // -v: a line per request
     // --chat-template-file: a Jinja chat template to read, or NULL
     const char *chat_template_file;
     load_options load;     // --no-mmap, --mlock: how the weights are loaded
@@ -79,6 +104,9 @@ typedef struct job {
     bool ignore_eos;  // keep going past an end-of-generation token
     int peek;         // > 0: no generation; report this many candidates for the
                       // next token (the page's sampler view)
+    int32_t *bias_id; // [n_bias] logit_bias: tokens ...
+    float *bias;      // ... and what is added to their logits (-INFINITY: banned)
+    int n_bias;
     double t_created; // seconds (monotonic)
     double deadline;  // the request's time limit
     // Shared with the scheduler, under mu.
@@ -94,6 +122,9 @@ typedef struct job {
     char error[MINT_ERR_MSG_MAX]; // when finish is "error"
     bool cancelled;               // the client is gone, or the server stops
     int n_reused;                 // prompt tokens found in the KV cache
+    int slot;                     // the slot it ran in (-1: not admitted)
+    int stop_word;                // the stop string that ended it (index in stop), or -1
+    double t_started;             // when a slot took it (0: not yet)
     double t_first;               // when the first token came (0: not yet)
     double t_done;                // when it finished
     float *peek_p;                // peek: [peek] probabilities (temperature 1) ...
@@ -118,6 +149,16 @@ mint_status sched_start(const serve_config *cfg, mint_model *m, serve_metrics *m
 bool sched_submit(serve_sched *e, job *const *jobs, int n);
 int sched_queue_length(serve_sched *e);
 int sched_busy_slots(serve_sched *e);
+// A slot as GET /slots shows it (read without stopping the scheduler: a snapshot).
+typedef struct serve_slot_info {
+    bool busy;     // a job is in it
+    uint64_t task; // its job's request id (0 when free)
+    int n_past;    // positions of its sequence in the KV cache
+    int n_prompt;  // its job's prompt tokens
+    int n_decoded; // tokens generated so far
+} serve_slot_info;
+// Fills info[0 .. slots) (cap at least the --parallel count) and returns how many.
+int sched_slot_info(serve_sched *e, serve_slot_info *info, int cap);
 // Stops admitting; waits up to `seconds` for queued and running jobs, cancels what is left, and
 // joins the thread.
 void sched_stop(serve_sched *e, double seconds);

@@ -1,0 +1,288 @@
+// test_serve_llama.c - mint-serve as a drop-in llama-server, tested as its clients meet it (curl
+// against a live server): llama-server's command line (every flag of the suite's start lines
+// accepted, -c split over the slots, -hf from the Hugging Face cache), its own POST /completion
+// (equal to the OpenAI endpoint's answer for the same request, streamed and not, token ids and
+// texts mixed, several prompts, response_fields, n_probs, logit_bias), /props, /slots,
+// /apply-template, CORS preflights and API keys (Bearer, X-Api-Key, several, from a file), and its
+// errors (exceed_context_size_error). tools/scripts/llama-server-suite.sh runs llama.cpp's own
+// suite against it besides.
+#include "helpers/helpers.h"
+#include "helpers/server.h"
+
+#include <criterion/criterion.h>
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *stories(void) {
+    static char path[4096];
+    snprintf(path, sizeof path, "%s", mt_data_path("stories260K.gguf"));
+    return path;
+}
+
+// A llama-server command line as llama.cpp's server tests start it (their utils.py).
+#define SUITE_FLAGS                                                                                \
+    "--host 127.0.0.1 --temp 0.8 --seed 42 --alias tinyllama-2 --ctx-size 512 --batch-size 32 "    \
+    "--parallel 2 --n-predict 64 --no-slots --no-jinja -t 1"
+
+Test(serve_llama, a_llama_server_command_line_starts_and_says_what_it_ignores,
+     .timeout = MT_HANG(120)) {
+    mt_server s;
+    mt_server_start(&s,
+                    "-m '%s' " SUITE_FLAGS " -ngl 99 -fa on --cont-batching --metrics "
+                    "--backend_sampling --cache-reuse 256 -ub 16 --jinja --reasoning-format none",
+                    stories());
+    char *log = mt_server_log(&s);
+    cr_assert(strstr(log, "-ngl 99 ignored: mint runs on the CPU only"), "%s", log);
+    cr_assert(strstr(log, "--backend_sampling ignored"), "'_' spells '-', as llama.cpp: %s", log);
+    // -c 512 over 2 slots: 256 positions each (llama-server's split)
+    cr_assert(strstr(log, "2 slots of 256 positions"), "%s", log);
+    free(log);
+    json_object *o = mt_post_json(&s, "/completion", "{\"prompt\":\"Once\"}");
+    cr_assert_eq(mt_jpath_int(o, "generation_settings.n_predict"), 64,
+                 "-n 64 is the default limit");
+    cr_assert_eq(json_object_get_int64(mt_jpath(o, "generation_settings.seed")), 42, "--seed 42");
+    cr_assert_eq(mt_jpath_int(o, "tokens_predicted"), 64);
+    cr_assert_str_eq(mt_jpath_str(o, "model"), "tinyllama-2");
+    json_object_put(o);
+    mt_resp r = mt_http(&s, "GET", "/slots", NULL, NULL);
+    cr_assert_eq(r.status, 501, "--no-slots: %s", r.body);
+    mt_resp_free(&r);
+    cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+    // Refused, not silently ignored: TLS, LoRA, downloads.
+    char *out = NULL, *err = NULL;
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "'%s' -m '%s' --ssl-key-file k.pem", mt_bin("mint-serve"), stories());
+    cr_assert_eq(mt_run(cmd, &out, &err), 2);
+    cr_assert(strstr(err, "--ssl-key-file: mint-serve has no TLS") &&
+                  !strchr(strchr(err, '\n') + 1, '\n'),
+              "%s", err);
+    free(out);
+    free(err);
+}
+
+Test(serve_llama, native_completion_equals_the_openai_answer, .timeout = MT_HANG(180)) {
+    mt_server s;
+    mt_server_start(&s, "-m '%s' " SUITE_FLAGS, stories());
+    const char *prompt = "I believe the meaning of life is";
+    char body[1024];
+    snprintf(body, sizeof body,
+             "{\"prompt\":\"%s\",\"n_predict\":8,\"temperature\":0,"
+             "\"return_tokens\":true}",
+             prompt);
+    json_object *n = mt_post_json(&s, "/completion", body);
+    snprintf(body, sizeof body, "{\"prompt\":\"%s\",\"max_tokens\":8,\"temperature\":0}", prompt);
+    json_object *oai = mt_post_json(&s, "/v1/completions", body);
+    cr_assert_str_eq(mt_jpath_str(n, "content"), mt_jpath_str(oai, "choices.0.text"));
+    cr_assert_eq(mt_jpath_int(n, "tokens_predicted"), 8);
+    cr_assert_eq(json_object_array_length(mt_jpath(n, "tokens")), 8);
+    cr_assert_eq(mt_jpath_int(n, "timings.predicted_n"), 8);
+    // The prompt as llama-server shows it: BOS written out, the leading space of SentencePiece.
+    cr_assert_str_eq(mt_jpath_str(n, "prompt"), "<s> I believe the meaning of life is");
+    cr_assert_eq(mt_jpath_int(n, "tokens_evaluated"), mt_jpath_int(oai, "usage.prompt_tokens"));
+    cr_assert_str_eq(mt_jpath_str(n, "stop_type"), "limit");
+    cr_assert_eq(json_object_get_boolean(mt_jpath(n, "stop")), true);
+    // Streamed: the events' text is the body's text, the last event says why it stopped.
+    snprintf(body, sizeof body,
+             "{\"prompt\":\"%s\",\"n_predict\":8,\"temperature\":0,"
+             "\"stream\":true}",
+             prompt);
+    mt_resp r = mt_http(&s, "POST", "/completion", body, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert_null(strstr(r.body, "[DONE]"), "/completion streams end without [DONE]");
+    char joined[2048] = "";
+    int events = 0;
+    json_object *last = NULL;
+    for (char *line = strstr(r.body, "data: "); line; line = strstr(line + 1, "data: ")) {
+        char *end = strstr(line, "\n\n");
+        cr_assert(end);
+        json_object *ev = json_tokener_parse(line + 6);
+        cr_assert(ev, "event %d is not JSON", events);
+        strncat(joined, mt_jpath_str(ev, "content"), sizeof joined - strlen(joined) - 1);
+        json_object_put(last);
+        last = ev;
+        events++;
+    }
+    cr_assert_str_eq(joined, mt_jpath_str(n, "content"));
+    cr_assert(json_object_get_boolean(mt_jpath(last, "stop")) &&
+              mt_jpath_int(last, "timings.predicted_n") == 8);
+    json_object_put(last);
+    mt_resp_free(&r);
+    // A list of prompts (token ids, text), each answered alone; ids mixed with text in one.
+    snprintf(body, sizeof body, "{\"content\":\"%s\",\"add_special\":true}", prompt);
+    mt_resp t = mt_http(&s, "POST", "/tokenize", body, NULL);
+    json_object *tk = json_tokener_parse(t.body), *tokens = mt_jpath(tk, "tokens");
+    char ids[512] = "";
+    for (size_t i = 0; i < json_object_array_length(tokens); i++)
+        snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%d", i ? "," : "",
+                 json_object_get_int(mt_jidx(tokens, i)));
+    const int n_tokens = (int)json_object_array_length(tokens);
+    json_object_put(tk);
+    mt_resp_free(&t);
+    snprintf(body, sizeof body, "{\"prompt\":[[%s], \"%s\"],\"n_predict\":8,\"temperature\":0}",
+             ids, prompt);
+    mt_resp many = mt_http(&s, "POST", "/completion", body, NULL);
+    json_object *list = json_tokener_parse(many.body);
+    cr_assert(json_object_is_type(list, json_type_array) && json_object_array_length(list) == 2,
+              "%s", many.body);
+    cr_assert_str_eq(mt_jpath_str(list, "0.content"), mt_jpath_str(n, "content"));
+    cr_assert_str_eq(mt_jpath_str(list, "1.content"), mt_jpath_str(n, "content"));
+    json_object_put(list);
+    mt_resp_free(&many);
+    snprintf(body, sizeof body, "{\"prompt\":[%s, \"and\", 13],\"n_predict\":2}", ids);
+    json_object *mixed = mt_post_json(&s, "/completion", body);
+    cr_assert_eq(mt_jpath_int(mixed, "tokens_evaluated"), n_tokens + 2,
+                 "the ids, the text's one token (no BOS inside), the id 13");
+    json_object_put(mixed);
+    json_object_put(n);
+    json_object_put(oai);
+    cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+}
+
+Test(serve_llama, fields_probabilities_and_logit_bias, .timeout = MT_HANG(180)) {
+    mt_server s;
+    mt_server_start(&s, "-m '%s' " SUITE_FLAGS, stories());
+    json_object *o =
+        mt_post_json(&s, "/completion",
+                     "{\"prompt\":\"Once upon\",\"n_predict\":4,\"temperature\":0,\"n_probs\":3,"
+                     "\"return_tokens\":true}");
+    json_object *probs = mt_jpath(o, "completion_probabilities");
+    cr_assert_eq(json_object_array_length(probs), 4);
+    for (int t = 0; t < 4; t++) {
+        json_object *p = mt_jidx(probs, (size_t)t);
+        cr_assert_eq(json_object_array_length(mt_jpath(p, "top_logprobs")), 3);
+        // greedy: the token is the most likely one, with its log-probability
+        cr_assert_eq(mt_jpath_int(p, "id"), mt_jpath_int(p, "top_logprobs.0.id"));
+        cr_assert_float_eq(json_object_get_double(mt_jpath(p, "logprob")),
+                           json_object_get_double(mt_jpath(p, "top_logprobs.0.logprob")), 1e-6);
+        cr_assert_eq(mt_jpath_int(p, "id"),
+                     json_object_get_int(mt_jidx(mt_jpath(o, "tokens"), (size_t)t)));
+    }
+    // Banning the first greedy token: another comes first, and the banned one never comes.
+    const int first = json_object_get_int(mt_jidx(mt_jpath(o, "tokens"), 0));
+    char body[512];
+    snprintf(
+        body, sizeof body,
+        "{\"prompt\":\"Once upon\",\"n_predict\":4,\"temperature\":0,\"return_tokens\":true,"
+        "\"logit_bias\":[[%d,false]],\"response_fields\":[\"tokens\",\"timings/predicted_n\"]}",
+        first);
+    json_object *b = mt_post_json(&s, "/completion", body);
+    cr_assert_eq(json_object_object_length(b), 2, "response_fields: only the two asked for");
+    cr_assert_eq(mt_jpath_int(b, "timings/predicted_n"), 4);
+    for (size_t t = 0; t < 4; t++)
+        cr_assert_neq(json_object_get_int(mt_jidx(mt_jpath(b, "tokens"), t)), first);
+    json_object_put(b);
+    json_object_put(o);
+    // A prompt longer than a slot: llama-server's error, with the counts.
+    char big[8192] = "{\"prompt\":\"";
+    for (int i = 0; i < 60; i++) strcat(big, "I believe the meaning ");
+    strcat(big, "\"}");
+    mt_resp r = mt_http(&s, "POST", "/completion", big, NULL);
+    cr_assert_eq(r.status, 400);
+    json_object *e = json_tokener_parse(r.body);
+    cr_assert_str_eq(mt_jpath_str(e, "error.type"), "exceed_context_size_error");
+    cr_assert_eq(mt_jpath_int(e, "error.n_ctx"), 256);
+    cr_assert_gt(mt_jpath_int(e, "error.n_prompt_tokens"), 256);
+    cr_assert_eq(mt_jpath_int(e, "error.code"), 400);
+    json_object_put(e);
+    mt_resp_free(&r);
+    cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+}
+
+Test(serve_llama, props_slots_and_apply_template, .timeout = MT_HANG(120)) {
+    mt_server s;
+    mt_server_start(&s, "-m '%s' --seed 7 -c 1024 -np 4 --slots --chat-template zephyr -t 1",
+                    stories());
+    mt_resp r = mt_http(&s, "GET", "/props", NULL, NULL);
+    json_object *p = json_tokener_parse(r.body);
+    cr_assert_eq(mt_jpath_int(p, "total_slots"), 4);
+    cr_assert_eq(mt_jpath_int(p, "default_generation_settings.n_ctx"), 256);
+    cr_assert_eq(mt_jpath_int(p, "default_generation_settings.params.seed"), 7);
+    cr_assert(strstr(mt_jpath_str(p, "model_path"), "stories260K.gguf"));
+    json_object_put(p);
+    mt_resp_free(&r);
+    r = mt_http(&s, "GET", "/slots", NULL, NULL);
+    json_object *sl = json_tokener_parse(r.body);
+    cr_assert_eq(json_object_array_length(sl), 4);
+    cr_assert_eq(mt_jpath_int(sl, "3.n_ctx"), 256);
+    cr_assert_eq(mt_jpath_int(sl, "3.id"), 3);
+    cr_assert_eq(json_object_get_boolean(mt_jpath(sl, "0.is_processing")), false);
+    json_object_put(sl);
+    mt_resp_free(&r);
+    json_object *t = mt_post_json(&s, "/apply-template",
+                                  "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}");
+    cr_assert_str_eq(mt_jpath_str(t, "prompt"), "<|user|>\nHi</s>\n<|assistant|>\n");
+    json_object_put(t);
+    cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+}
+
+Test(serve_llama, cors_preflights_and_api_keys, .timeout = MT_HANG(120)) {
+    char keys[4096];
+    snprintf(keys, sizeof keys, "%s", mt_path(mt_tmpdir(), "serve-keys.txt"));
+    cr_assert(mt_write_file(keys, "\n  key-from-file  \n", 18));
+    mt_server s;
+    mt_server_start(&s, "-m '%s' -t 1 --api-key k1,k2 --api-key-file '%s' --cors-origins localhost",
+                    stories(), keys);
+    static const char *const ok[] = {"-H 'Authorization: Bearer k1'",
+                                     "-H 'Authorization: Bearer k2'",
+                                     "-H 'X-Api-Key: key-from-file'"};
+    for (int i = 0; i < 3; i++) {
+        mt_resp r = mt_http(&s, "GET", "/v1/models", NULL, ok[i]);
+        cr_assert_eq(r.status, 200, "%s: %s", ok[i], r.body);
+        mt_resp_free(&r);
+    }
+    mt_resp r = mt_http(&s, "GET", "/v1/models", NULL, "-H 'Authorization: Bearer k3'");
+    cr_assert_eq(r.status, 401);
+    mt_resp_free(&r);
+    // A preflight needs no key; a local page's origin is allowed, another is not.
+    r = mt_http(&s, "OPTIONS", "/v1/chat/completions", NULL,
+                "-H 'Origin: http://localhost:3000' -H 'Access-Control-Request-Method: POST'");
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.headers, "Access-Control-Allow-Origin: http://localhost:3000"), "%s",
+              r.headers);
+    cr_assert(strstr(r.headers, "Access-Control-Allow-Methods: GET, POST, DELETE, OPTIONS"));
+    mt_resp_free(&r);
+    r = mt_http(&s, "OPTIONS", "/v1/chat/completions", NULL,
+                "-H 'Origin: http://localhost.evil.com' -H 'Access-Control-Request-Method: POST'");
+    cr_assert_eq(r.status, 200);
+    cr_assert_null(strstr(r.headers, "Access-Control-Allow-Origin"), "%s", r.headers);
+    mt_resp_free(&r);
+    cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+}
+
+Test(serve_llama, hf_repo_comes_from_the_hugging_face_cache, .timeout = MT_HANG(120)) {
+    // The hub's layout: models--OWNER--NAME/refs/main, snapshots/<commit>/<file>.
+    char cache[1024], dir[1200], cmd[16384];
+    snprintf(cache, sizeof cache, "%.1000s", mt_path(mt_tmpdir(), "hf-cache"));
+    snprintf(dir, sizeof dir, "%.1000s/models--ggml-org--test-stories/snapshots/abc123", cache);
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p '%s' '%s/models--ggml-org--test-stories/refs' && "
+             "printf abc123 > '%s/models--ggml-org--test-stories/refs/main' && "
+             "ln -sf '%s' '%s/stories-Q8_0.gguf' && ln -sf '%s' '%s/stories-F32.gguf'",
+             dir, cache, cache, stories(), dir, stories(), dir);
+    cr_assert_eq(system(cmd), 0);
+    setenv("LLAMA_CACHE", cache, 1);
+    mt_server s;
+    mt_server_start(&s, "-hf ggml-org/test-stories:f32 -t 1");
+    char *log = mt_server_log(&s);
+    cr_assert(strstr(log, "stories-F32.gguf on http"), "the :QUANT names the file: %s", log);
+    free(log);
+    cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+    char *out = NULL, *err = NULL;
+    snprintf(cmd, sizeof cmd, "'%s' -hf ggml-org/absent --hf-file x.gguf", mt_bin("mint-serve"));
+    cr_assert_eq(mt_run(cmd, &out, &err), 1);
+    cr_assert(strstr(err, "ggml-org/absent file x.gguf is not in the Hugging Face cache"), "%s",
+              err);
+    free(out);
+    free(err);
+    snprintf(cmd, sizeof cmd, "'%s' -hf '../etc'", mt_bin("mint-serve"));
+    cr_assert_eq(mt_run(cmd, &out, &err), 1);
+    cr_assert(strstr(err, "is not a repository name"), "%s", err);
+    free(out);
+    free(err);
+    unsetenv("LLAMA_CACHE");
+}

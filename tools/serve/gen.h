@@ -1,0 +1,56 @@
+// gen.h - one generation request while it is answered, shared by the generation endpoints:
+// handlers_gen.c (OpenAI's /v1/completions and /v1/chat/completions, the page's /v1/next, and
+// the request flow of all of them) and handlers_native.c (llama-server's own POST /completion
+// shape). A request becomes one job per choice (n) or per prompt (/completion's prompt lists).
+#ifndef MINT_SERVE_GEN_H
+#define MINT_SERVE_GEN_H
+
+#include "handlers.h"
+
+typedef enum gen_kind { GEN_COMPLETION, GEN_CHAT, GEN_NEXT, GEN_NATIVE } gen_kind;
+
+typedef struct gen {
+    serve_http *h;
+    serve_request req;         // the parsed request
+    job *jobs[SERVE_MAX_JOBS]; // one per choice, or per prompt
+    int n;
+    gen_kind kind;
+    bool chat, peek, stream, native; // the endpoint and the mode
+    char id[48];                     // "chatcmpl-…" / "cmpl-…"
+    long created;                    // unix seconds
+    int fd;                          // the client's socket
+    char *echo;                      // completions with echo: the prompt's text
+    size_t echo_len;
+    char *prompt_text[SERVE_MAX_JOBS]; // /completion: each prompt's tokens as text ("prompt")
+    // streaming
+    int sent_tok[SERVE_MAX_JOBS];     // tokens whose logprobs were sent
+    size_t sent_text[SERVE_MAX_JOBS]; // text bytes sent
+    bool sent_final[SERVE_MAX_JOBS];  // the finish chunk was sent
+    bool ended;                       // [DONE] queued
+    reply_sse sse;                    // events waiting to go out
+} gen;
+
+// handlers_gen.c
+// A token's text as a JSON string (invalid UTF-8 as U+FFFD), and its bytes as a list.
+json_object *gen_token_str(const mint_model *m, int32_t id);
+json_object *gen_token_bytes(const mint_model *m, int32_t id);
+// Tokens [from, to) of j as [{id, token, logprob, bytes, top_logprobs: [...]}] (OpenAI's chat
+// log-probabilities' "content", and /completion's "completion_probabilities").
+json_object *gen_logprob_items(const gen *g, const job *j, int from, int to);
+// llama-server's "timings" of a job: prompt and generation counts, milliseconds and rates.
+json_object *gen_timings(const job *j);
+
+// handlers_native.c
+// /completion's prompt i as tokens (BOS before a leading text part), its text written to
+// g->prompt_text[i]; false and one line in msg for a bad prompt.
+bool native_prompt_tokens(gen *g, int i, int32_t **ids, int *n, char *msg, size_t cap);
+// The request's logit_bias as token ids and biases (a text's every token biased); false and one
+// line in msg for an id outside the vocabulary.
+bool gen_resolve_bias(gen *g, int32_t **ids, float **bias, int *n, char *msg, size_t cap);
+// /completion's answer for job i: the whole result (non-streamed, or the last
+// event of a stream, whose content was sent before), and one streamed event of text bytes
+// [from, to) with tokens [t0, t1).
+json_object *native_result(const gen *g, int i);
+json_object *native_partial(const gen *g, int i, size_t from, size_t to, int t0, int t1);
+
+#endif // MINT_SERVE_GEN_H
