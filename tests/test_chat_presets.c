@@ -2,11 +2,17 @@
 // every name llama.cpp lists resolves, mint lists exactly those names, and each preset rendered
 // by mint_chat_apply equals llama_chat_apply_template's text for that name, byte for byte, on
 // every conversation of tests/reference/chat_presets.json with and without the generation
-// prompt (tests/reference/README.md says how llama.cpp made it).
+// prompt (tests/reference/README.md says how llama.cpp made it). And the programs: mint-run and
+// mint-serve take every name (in any case) and a Jinja template's text as --chat-template, as
+// llama-server does, and refuse anything else.
 #include "helpers/helpers.h"
+#include "helpers/server.h"
+#include "helpers/tool.h"
 
 #include <criterion/criterion.h>
 #include <json-c/json.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,4 +93,115 @@ Test(chat_presets, every_preset_renders_as_llama_cpp, .timeout = MT_HANG(120)) {
     }
     cr_log_info("%zu names, %zu cases x 3 BOS/EOS texts: %zu differ", n_names, n_cases, n_bad);
     cr_expect_eq(n_bad, 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The programs
+
+// A template given as --chat-template's text (no single quote: it goes through a shell).
+#define JINJA_ARG                                                                                  \
+    "{% for m in messages %}{{ m.role + \": \" + m.content + \"\\n\" }}{% endfor %}"               \
+    "{% if add_generation_prompt %}{{ \"bot:\" }}{% endif %}"
+
+// The prompt tokens mint-run -cnv and mint-serve make of one user turn with template src: the
+// rendering, BOS added unless the text starts with the BOS text, control tokens parsed.
+static long prompt_tokens(const char *src, const char *user) {
+    mint_model *m = NULL;
+    mint_err err;
+    cr_assert_eq(mint_model_open(mt_data_path("stories260K.gguf"), NULL, &m, &err), MINT_OK, "%s",
+                 err.msg);
+    mint_model_desc d;
+    mint_model_describe(m, &d);
+    const char *bos = mint_token_text(m, d.bos), *eos = mint_token_text(m, d.eos);
+    const mint_chat_msg msg = {"user", user};
+    char *text = NULL;
+    cr_assert_eq(mint_chat_apply(src, &msg, 1, true, bos, eos, &text, NULL, &err), MINT_OK, "%s",
+                 err.msg);
+    const bool add_bos = strncmp(text, bos, strlen(bos)) != 0;
+    int32_t ids[1024];
+    size_t n = 0;
+    cr_assert_eq(mint_tokenize(m, text, strlen(text), add_bos, true, ids, 1024, &n, &err), MINT_OK,
+                 "%s", err.msg);
+    mint_chat_free(text);
+    mint_model_close(m);
+    return (long)n;
+}
+
+// mint-run -cnv: a name (any case) or a template's text renders the first turn with that
+// template (the turn evaluates exactly its tokens); "gigachat" writes "<s>" itself, so no BOS is
+// added before it.
+Test(chat_presets, mint_run_takes_every_name_and_a_template, .timeout = MT_HANG(120)) {
+    const char *args[] = {"llama3", "GEMMA", "mistral-v7", "gigachat", JINJA_ARG};
+    const char *srcs[] = {mint_chat_preset("llama3"), mint_chat_preset("gemma"),
+                          mint_chat_preset("mistral-v7"), mint_chat_preset("gigachat"), JINJA_ARG};
+    const char *labels[] = {"chat template llama3", "chat template gemma",
+                            "chat template mistral-v7", "chat template gigachat",
+                            "chat template given by --chat-template"};
+    for (size_t i = 0; i < sizeof args / sizeof *args; i++) {
+        char cmd[4400], *out, *err;
+        snprintf(cmd, sizeof cmd,
+                 "-m '%s' -cnv --chat-template '%s' -p 'Hello there' -v -n 1 --temp 0 -t 1",
+                 mt_data_path("stories260K.gguf"), args[i]);
+        int rc = run_tool_stdin(&out, &err, "", "mint-run", cmd);
+        cr_assert_eq(rc, 0, "%s: %s", args[i], err);
+        long evaluated, reused;
+        mt_turn_counts(err, 1, &evaluated, &reused);
+        const long want = prompt_tokens(srcs[i], "Hello there");
+        cr_expect_eq(evaluated, want, "%s: turn 1 evaluated %ld tokens, the rendering has %ld",
+                     args[i], evaluated, want);
+        cr_expect(strstr(err, labels[i]), "%s: -v does not say '%s':\n%s", args[i], labels[i], err);
+        free(out);
+        free(err);
+    }
+    // Neither a name nor a template: a usage error naming the value (exit 2).
+    char *out, *err;
+    int rc = run_tool(&out, &err, "mint-run", "-m '%s' -cnv --chat-template 'llama-9' -t 1",
+                      mt_data_path("stories260K.gguf"));
+    expect_one_line_error(rc, out, err, "--chat-template expects", "an unknown name");
+    cr_assert(strstr(err, "'llama-9'"), "%s", err);
+    cr_assert_eq(rc, 2);
+    free(out);
+    free(err);
+    // A template that does not render: refused at start-up (exit 1), named as given.
+    rc = run_tool(&out, &err, "mint-run", "-m '%s' -cnv --chat-template '{{ broken' -t 1",
+                  mt_data_path("stories260K.gguf"));
+    expect_one_line_error(rc, out, err, "given by --chat-template: chat template: template line",
+                          "a broken template");
+    cr_assert_eq(rc, 1);
+    free(out);
+    free(err);
+    // --help lists the library's names.
+    rc = run_tool(&out, &err, "mint-run", "--help");
+    cr_assert_eq(rc, 0);
+    for (size_t i = 0; mint_chat_preset_name(i); i++)
+        cr_expect(strstr(out, mint_chat_preset_name(i)), "--help lacks %s",
+                  mint_chat_preset_name(i));
+    free(out);
+    free(err);
+}
+
+// mint-serve: the same values; a chat request's prompt is the template's rendering.
+Test(chat_presets, mint_serve_takes_a_name_and_a_template, .timeout = MT_HANG(120)) {
+    const char *args[] = {"Phi3", JINJA_ARG};
+    const char *srcs[] = {mint_chat_preset("phi3"), JINJA_ARG};
+    for (size_t i = 0; i < 2; i++) {
+        mt_server s;
+        mt_server_start(&s, "-m '%s' --chat-template '%s' -t 1", mt_data_path("stories260K.gguf"),
+                        args[i]);
+        json_object *o = mt_post_json(&s, "/v1/chat/completions",
+                                      "{\"messages\":[{\"role\":\"user\",\"content\":"
+                                      "\"Hello there\"}],\"max_tokens\":1}");
+        json_object *usage = mt_jget(o, "usage");
+        const long got = json_object_get_int(mt_jget(usage, "prompt_tokens"));
+        cr_expect_eq(got, prompt_tokens(srcs[i], "Hello there"), "%s", args[i]);
+        json_object_put(o);
+        cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+    }
+    char *out, *err;
+    int rc = run_tool(&out, &err, "mint-serve", "-m '%s' --chat-template nope",
+                      mt_data_path("stories260K.gguf"));
+    expect_one_line_error(rc, out, err, "--chat-template expects", "an unknown name");
+    cr_assert_eq(rc, 2);
+    free(out);
+    free(err);
 }

@@ -8,6 +8,7 @@
 //
 // tools/serve/: scheduler.c (batching), router.c (daemon, routing), handlers_*.c (the endpoints),
 // reply.c (JSON, SSE and error answers), metrics.c; tools/web/chat.html (the page).
+#include "chat_arg.h"
 #include "cli.h"
 #include "compat.h"
 #include "options.h"
@@ -23,7 +24,6 @@
 #define F(member) OPT_FIELD(serve_config, member)
 
 static const char *const kv_types[] = {"f32", "f16", "q8_0", "q4_0", NULL}; // mint_kv_type order
-static const char *const chat_templates[] = {"zephyr", "llama2", "chatml", NULL};
 
 static const opt opts[] = {
     {"-m --model", OPT_STRING, F(model_path), "FILE",
@@ -53,8 +53,9 @@ static const opt opts[] = {
      .help = "seconds in-flight requests get at shutdown"},
     {"--api-key", OPT_STRING, F(api_key), "KEY",
      .help = "require Authorization: Bearer KEY (not for / and /health)"},
-    {"--chat-template", OPT_CHOICE, F(chat_template), "NAME", .names = chat_templates,
-     .help = "the chat template (default: from the model)"},
+    {"--chat-template", OPT_STRING, F(chat_template), "NAME", .names = cli_chat_names,
+     .help = "the chat template (default: from the model): one of llama.cpp's\n"
+             "built-in names, or a Jinja template's text"},
     {"--chat-template-file", OPT_STRING, F(chat_template_file), "FILE",
      .help = "a Jinja chat template from a file"},
     {"--kv-type", OPT_ENUM, F(kv_type), .names = kv_types, .def = "f32",
@@ -91,6 +92,7 @@ static bool check(void *options, char *err, size_t n) {
         snprintf(err, n, "give only one of --chat-template and --chat-template-file");
         return false;
     }
+    if (c->chat_template && !cli_chat_check(&c->chat_template, err, n)) return false;
     return compat_fold(&c->compat, NULL, &c->kv_type, err, n);
 }
 
@@ -105,6 +107,7 @@ static const opt_program program = {
 int main(int argc, char **argv) {
     serve_config cfg = {0};
     char msg[700];
+    cli_chat_names_init(); // --chat-template's names, for --help and the check
     int done = opt_main(&program, argc, argv, &cfg);
     if (done >= 0) return done;
     // SIGINT and SIGTERM are taken by sigwait below, in this thread only: block them first, so
@@ -135,14 +138,15 @@ int main(int argc, char **argv) {
     mint_model_desc d;
     mint_model_describe(m, &d);
     if (cfg.n_ctx == 0) cfg.n_ctx = d.n_ctx_train < 4096 ? d.n_ctx_train : 4096;
-    // The chat template's Jinja source: --chat-template's preset, --chat-template-file's text or
-    // the model's own. Without one, chat requests get the library's refusal (mint_chat_apply),
-    // the same words mint-run -cnv and the Python binding give; /v1/completions never needs it.
+    // The chat template's Jinja source: --chat-template's preset (or the template it gives),
+    // --chat-template-file's text or the model's own. Without one, chat requests get the library's
+    // refusal (mint_chat_apply), the same words mint-run -cnv and the Python binding give;
+    // /v1/completions never needs it.
     char *tmpl = NULL;
     const char *tmpl_name = "of the model";
     if (cfg.chat_template) {
-        tmpl = strdup(mint_chat_preset(cfg.chat_template));
-        tmpl_name = cfg.chat_template;
+        tmpl = strdup(cli_chat_source(cfg.chat_template));
+        tmpl_name = cli_chat_label(cfg.chat_template);
     } else if (cfg.chat_template_file) {
         size_t len;
         tmpl = cli_read_file(cfg.chat_template_file, &len, msg, sizeof msg);
