@@ -15,8 +15,9 @@
 //     differs between jinja2 and llama.cpp, not between mint and llama.cpp).
 //   - State across messages (Llama-2's and Mistral's "inside a turn", Gemma's and Orion's system
 //     text waiting for the next turn) is a namespace(), which jinja2 carries out of loops.
-//   - Several ignore add_generation_prompt (Llama-2, Mistral, MiniCPM, Orion, Hunyuan, RWKV's
-//     prompt follows the last user turn whatever it says): the sources ignore it alike.
+//   - Several ignore add_generation_prompt (the Llama-2 and Mistral variants, MiniCPM, Orion, the
+//     three Hunyuan, DeepSeek-OCR; RWKV World's prompt follows the last user turn whatever it
+//     says): the sources ignore it alike.
 // Nothing any name does is beyond Jinja: every builder is string concatenation over the
 // messages, which a template can always express.
 #include "mint.h"
