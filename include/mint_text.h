@@ -176,10 +176,12 @@ MINT_API const char *mint_finish_name(mint_finish f);
 // ---------------------------------------------------------------------------------------------
 // Chat templates
 
+// The three families mint recognises in a model's template (mint_chat_detect) and renders
+// with their sources as the models ship them (mint_chat_render).
 typedef enum mint_chat_template {
     MINT_CHAT_UNKNOWN = 0,
     MINT_CHAT_ZEPHYR = 1, // <|user|>\n{msg}</s>\n ... <|assistant|>\n  (TinyLlama-Chat)
-    MINT_CHAT_LLAMA2 = 2, // <s>[INST] <<SYS>>\n{sys}\n<</SYS>>\n\n{msg} [/INST]
+    MINT_CHAT_LLAMA2 = 2, // <s>[INST] <<SYS>>\n{sys}\n<</SYS>>\n\n{msg} [/INST]  (Llama-2-chat)
     MINT_CHAT_CHATML = 3, // <|im_start|>user\n{msg}<|im_end|>\n ... <|im_start|>assistant\n
 } mint_chat_template;
 
@@ -191,12 +193,20 @@ typedef struct mint_chat_msg {
 // Recognises a Jinja chat template by its signature; MINT_CHAT_UNKNOWN when it is none of the
 // known ones (or NULL).
 MINT_API mint_chat_template mint_chat_detect(const char *jinja);
-// Template by name ("zephyr", "llama2", "chatml"); MINT_CHAT_UNKNOWN when unknown.
+// The family by its name ("zephyr", "llama2", "chatml"); MINT_CHAT_UNKNOWN when unknown.
 MINT_API mint_chat_template mint_chat_from_name(const char *name);
 MINT_API const char *mint_chat_name(mint_chat_template t);
-// The Jinja source of a named preset ("zephyr", "llama2", "chatml"), as those models ship it;
-// NULL for any other name.
+// The Jinja source of one of llama.cpp's built-in chat templates by its name (llama-server's
+// --chat-template NAME: "chatml", "llama3", "gemma", "mistral-v7", ... every name llama.cpp's
+// llama_chat_builtin_templates lists), rendering through mint_chat_apply to the text
+// llama_chat_apply_template gives for that name; the sources write no bos_token / eos_token
+// (llama.cpp writes none: where its text has "<s>" it is literal). NULL for any other name
+// (names are case-sensitive, as llama.cpp's). "zephyr" and "llama2" are llama.cpp's builders,
+// not the families' sources that mint_chat_render uses.
 MINT_API const char *mint_chat_preset(const char *name);
+// The i-th name mint_chat_preset knows, in llama.cpp's (strcmp) order; NULL when i is past the
+// last, so a program lists them with for (i = 0; mint_chat_preset_name(i); i++).
+MINT_API const char *mint_chat_preset_name(size_t i);
 // Renders a conversation with a Jinja chat template (a model's tokenizer.chat_template, a
 // template file's text, or a preset's source) exactly as Hugging Face's apply_chat_template
 // does: jinja2 semantics with trim_blocks, lstrip_blocks and loop controls; the variables
@@ -211,7 +221,8 @@ MINT_API mint_status mint_chat_apply(const char *jinja, const mint_chat_msg *msg
                                      bool add_generation_prompt, const char *bos, const char *eos,
                                      char **out, size_t *out_len, mint_err *err);
 MINT_API void mint_chat_free(char *text);
-// A preset rendered through mint_chat_apply into buf: writes at most cap-1 bytes and a NUL and
+// A family's template as its models ship it (TinyLlama-Chat's, Meta's Llama-2-chat, OpenHermes'
+// ChatML) rendered through mint_chat_apply into buf: writes at most cap-1 bytes and a NUL and
 // returns the length wanted; 0 (and "") when t is unknown or the template refuses the
 // conversation (Llama-2 raises unless roles alternate user/assistant).
 MINT_API size_t mint_chat_render(mint_chat_template t, const mint_chat_msg *msgs, size_t n,

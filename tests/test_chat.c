@@ -1,7 +1,8 @@
 // test_chat.c - chat templates: detection from the Jinja strings models ship, rendering
-// exactly as Hugging Face's Jinja renders them (the presets through the Jinja engine and the
-// direct C rendering of chat.h, which must agree), the token ids of a TinyLlama-Chat prompt, and
-// the multi-turn property: rendering only the new turn gives the tokens the full rendering has.
+// exactly as Hugging Face's Jinja renders them (the families' sources through the Jinja engine
+// and the direct C rendering of chat.h, which must agree), the token ids of a TinyLlama-Chat
+// prompt, and the multi-turn property: rendering only the new turn gives the tokens the full
+// rendering has.
 #include "formats/gguf.h"
 #include "helpers/helpers.h"
 #include "runtime/text/chat.h"
@@ -11,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-// The templates as the models ship them: the library's presets hold their exact sources
+// The templates as the models ship them: the library holds the families' exact sources
 // (runtime/text/chat.c), which test_jinja renders against jinja2.
-#define zephyr_jinja mint_chat_preset("zephyr")
-#define llama2_jinja mint_chat_preset("llama2")
-#define chatml_jinja mint_chat_preset("chatml")
+#define zephyr_jinja mint_chat_family_jinja(MINT_CHAT_ZEPHYR)
+#define llama2_jinja mint_chat_family_jinja(MINT_CHAT_LLAMA2)
+#define chatml_jinja mint_chat_family_jinja(MINT_CHAT_CHATML)
 
 Test(chat, detects_the_three_families) {
     cr_assert_eq(mint_chat_detect(zephyr_jinja), MINT_CHAT_ZEPHYR);

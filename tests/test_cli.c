@@ -380,10 +380,11 @@ Test(mint_run, chat_reuses_the_cache) {
 
     // Turn 1: the whole rendered prompt, BOS first. Turn 2: only the text after turn 1's reply
     // (its end of turn, the new user message, the assistant header), everything before reused.
+    // (llama.cpp's "zephyr" ends a turn with the text <|endoftext|>, not the vocabulary's EOS.)
     mint_model *m = open_stories();
     char turn1[256], delta[256];
-    snprintf(turn1, sizeof turn1, "<|user|>\n%s</s>\n<|assistant|>\n", u1);
-    snprintf(delta, sizeof delta, "</s>\n<|user|>\n%s</s>\n<|assistant|>\n", u2);
+    snprintf(turn1, sizeof turn1, "<|user|>\n%s<|endoftext|>\n<|assistant|>\n", u1);
+    snprintf(delta, sizeof delta, "<|endoftext|>\n<|user|>\n%s<|endoftext|>\n<|assistant|>\n", u2);
     const long want1 = (long)n_tokens(m, turn1, true), want2 = (long)n_tokens(m, delta, false);
     mint_model_close(m);
     long e1, r1, e2, r2;

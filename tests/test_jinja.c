@@ -1,11 +1,13 @@
 // test_jinja.c - the Jinja engine for chat templates (runtime/template/jinja*.c) against jinja2:
-// every template in MINT_TEST_DATA/templates and mint's presets, with several conversations,
-// rendered by mint_chat_apply and by tests/chat/render_ref.py (jinja2 set up as transformers
-// sets it up) must give byte-identical text, or both refuse (a template's raise_exception with
-// the same message). Plus the engine's pieces on small templates whose expected text was
-// produced by python3-jinja2 3.1, and its bounds on hostile templates.
+// every template in MINT_TEST_DATA/templates, mint's presets (llama.cpp's built-in names) and
+// the three families' sources, with several conversations, rendered by mint_chat_apply and by
+// tests/chat/render_ref.py (jinja2 set up as transformers sets it up) must give byte-identical
+// text, or both refuse (a template's raise_exception with the same message). Plus the engine's
+// pieces on small templates whose expected text was produced by python3-jinja2 3.1, and its
+// bounds on hostile templates.
 #include "helpers/helpers.h"
 #include "mint.h"
+#include "runtime/text/chat.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -250,16 +252,29 @@ Test(jinja, presets_are_jinja_sources) {
     cr_expect_not_null(mint_chat_preset("zephyr"));
     cr_expect_not_null(mint_chat_preset("llama2"));
     cr_expect_not_null(mint_chat_preset("chatml"));
-    cr_expect_null(mint_chat_preset("vicuna"));
+    cr_expect_not_null(mint_chat_preset("vicuna"));
+    cr_expect_null(mint_chat_preset("nope"));
     cr_expect_null(mint_chat_preset(NULL));
-    const char *names[] = {"zephyr", "llama2", "chatml"};
+    // Every preset renders a conversation (test_chat_presets holds the texts to llama.cpp's).
+    size_t n = 0;
+    for (const char *name; (name = mint_chat_preset_name(n)) != NULL; n++) {
+        char *a = NULL;
+        mint_err err;
+        cr_assert_eq(apply(mint_chat_preset(name), unit_msgs, 2, &a, &err), MINT_OK, "%s: %s", name,
+                     err.msg);
+        cr_expect_gt(strlen(a), 0, "%s", name);
+        mint_chat_free(a);
+    }
+    cr_expect_geq(n, 54);
+    // mint_chat_render renders the families' sources (the templates the models ship).
+    const mint_chat_template fam[] = {MINT_CHAT_ZEPHYR, MINT_CHAT_LLAMA2, MINT_CHAT_CHATML};
     for (int i = 0; i < 3; i++) {
         char *a = NULL, buf[512];
         mint_err err;
-        cr_assert_eq(apply(mint_chat_preset(names[i]), unit_msgs + 1, 1, &a, &err), MINT_OK);
-        size_t n = mint_chat_render(mint_chat_from_name(names[i]), unit_msgs + 1, 1, true, "<s>",
-                                    "</s>", buf, sizeof buf);
-        cr_expect_eq(n, strlen(a));
+        cr_assert_eq(apply(mint_chat_family_jinja(fam[i]), unit_msgs + 1, 1, &a, &err), MINT_OK);
+        size_t len =
+            mint_chat_render(fam[i], unit_msgs + 1, 1, true, "<s>", "</s>", buf, sizeof buf);
+        cr_expect_eq(len, strlen(a));
         cr_expect_str_eq(buf, a);
         mint_chat_free(a);
     }
@@ -348,12 +363,19 @@ Test(jinja, every_template_renders_as_jinja2, .timeout = MT_HANG(900)) {
         srcs[i] = realloc(srcs[i], len + 1);
         srcs[i][len] = '\0';
     }
-    const char *presets[] = {"zephyr", "llama2", "chatml"};
+    // Every llama.cpp name's preset, then the three families' sources.
+    for (size_t i = 0; mint_chat_preset_name(i) && n_t < 250; i++) {
+        char nm[64];
+        snprintf(nm, sizeof nm, "preset %s", mint_chat_preset_name(i));
+        names[n_t] = strdup(nm);
+        srcs[n_t++] = strdup(mint_chat_preset(mint_chat_preset_name(i)));
+    }
+    const mint_chat_template fam[] = {MINT_CHAT_ZEPHYR, MINT_CHAT_LLAMA2, MINT_CHAT_CHATML};
     for (int i = 0; i < 3; i++) {
         char nm[64];
-        snprintf(nm, sizeof nm, "preset %s", presets[i]);
+        snprintf(nm, sizeof nm, "family %s", mint_chat_name(fam[i]));
         names[n_t] = strdup(nm);
-        srcs[n_t++] = strdup(mint_chat_preset(presets[i]));
+        srcs[n_t++] = strdup(mint_chat_family_jinja(fam[i]));
     }
     // One batch for the oracle.
     json_object *cases = json_object_new_array();

@@ -85,11 +85,10 @@ Test(report, chat_run_page_shows_the_rendered_prompt, .timeout = MT_HANG(180)) {
     free(err);
     char *page = read_text(html);
     expect_self_contained(page, html);
-    cr_assert(
-        strstr(page,
-               "\"chat_prompt\":\"\\u003c|user|\\u003e\\u000aTell me a story\\u003c/s\\u003e"),
-        "the first turn is not in the page's chat prompt");
-    cr_assert(strstr(page, "\\u003c|user|\\u003e\\u000aAnd then?\\u003c/s\\u003e\\u000a"
+    cr_assert(strstr(page, "\"chat_prompt\":\"\\u003c|user|\\u003e\\u000aTell me a "
+                           "story\\u003c|endoftext|\\u003e"),
+              "the first turn is not in the page's chat prompt");
+    cr_assert(strstr(page, "\\u003c|user|\\u003e\\u000aAnd then?\\u003c|endoftext|\\u003e\\u000a"
                            "\\u003c|assistant|\\u003e\\u000a\""),
               "the chat prompt does not end with the last turn's assistant header");
     cr_assert(strstr(page, "\"generated\":true") || strstr(page, "\"g\":1") ||

@@ -6,6 +6,7 @@
 // modes: -cnv, a multi-turn chat that evaluates only each turn's new tokens (tools/run/chat.c);
 // --beams, --draft/--lookup and --n-parallel, the decoding strategies that run several
 // sequences in one context (tools/run/decoding.c). Uses the public API (mint.h) only.
+#include "chat_arg.h"
 #include "cli.h"
 #include "options.h"
 #include "run.h"
@@ -43,6 +44,7 @@ static void describe(const mint_model *m, const mint_ctx *ctx, uint64_t seed) {
 
 int main(int argc, char **argv) {
     run_options o;
+    cli_chat_names_init(); // --chat-template's names, for --help and the check
     int done = opt_main(&run_program, argc, argv, &o);
     if (done >= 0) return done;
     session s = {.o = &o};

@@ -8,6 +8,7 @@
 //
 // tools/serve/: scheduler.c (batching), router.c (daemon, routing), handlers_*.c (the endpoints),
 // reply.c (JSON, SSE and error answers), metrics.c; tools/web/chat.html (the page).
+#include "chat_arg.h"
 #include "cli.h"
 #include "hf_cache.h"
 #include "serve.h"
@@ -23,6 +24,7 @@
 // Runs the server on c, filled from the command line; returns the exit code.
 static int serve(serve_config *c, int argc, char **argv) {
     char msg[700];
+    cli_chat_names_init(); // --chat-template's names, for --help and the check
     if (serve_refused_flag(argc, argv, msg, sizeof msg)) {
         fprintf(stderr, SERVE_TOOL ": %s\n", msg);
         return 2;
@@ -70,8 +72,8 @@ static int serve(serve_config *c, int argc, char **argv) {
     char *tmpl = NULL;
     const char *tmpl_name = "of the model";
     if (c->chat_template) {
-        tmpl = strdup(mint_chat_preset(c->chat_template));
-        tmpl_name = c->chat_template;
+        tmpl = strdup(cli_chat_source(c->chat_template));
+        tmpl_name = cli_chat_label(c->chat_template);
     } else if (c->chat_template_file) {
         size_t len;
         tmpl = cli_read_file(c->chat_template_file, &len, msg, sizeof msg);

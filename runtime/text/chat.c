@@ -1,9 +1,11 @@
 // chat.c - the chat API: any model's Jinja chat template rendered with mint's Jinja engine
 // (runtime/template/jinja.h) exactly as Hugging Face's apply_chat_template renders it; the three
-// named presets (zephyr, llama2, chatml) as Jinja sources; recognising those three families
-// from a model's template. The presets also have a direct C rendering here, used only for
-// rendering from a cut (mint_chat_render_range in chat.h); test_chat.c checks it equals the
-// Jinja rendering of the preset.
+// families mint recognises in a model's template (zephyr, llama2, chatml: mint_chat_detect),
+// each with its source as the models ship it and a direct C rendering, used only for rendering
+// from a cut (mint_chat_render_range in chat.h); test_chat.c checks it equals the Jinja
+// rendering of the family's source. The names --chat-template takes (llama.cpp's built-in
+// templates, which are not these sources: llama.cpp's "llama2" has no <<SYS>> and no BOS) are
+// runtime/text/chat_presets.c's.
 //
 //   Zephyr (TinyLlama-Chat, docs/formats.md 6.5), per message and after the last one:
 //     "<|{role}|>\n{content}{eos}\n" ... "<|assistant|>\n"
@@ -230,7 +232,7 @@ size_t mint_chat_render_range(mint_chat_template t, const mint_chat_msg *msgs, s
 // ---------------------------------------------------------------------------------------------
 // The Jinja API
 
-// The presets' sources, as the models ship them in tokenizer_config.json.
+// The families' sources, as the models ship them in tokenizer_config.json.
 // TinyLlama/TinyLlama-1.1B-Chat-v1.0 and HuggingFaceH4/zephyr-7b-beta (docs/formats.md 6.5).
 static const char *const zephyr_jinja =
     "{% for message in messages %}\n"
@@ -265,8 +267,8 @@ static const char *const chatml_jinja =
     "message['content'] + '<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ "
     "'<|im_start|>assistant\\n' }}{% endif %}";
 
-const char *mint_chat_preset(const char *name) {
-    switch (mint_chat_from_name(name)) {
+const char *mint_chat_family_jinja(mint_chat_template t) {
+    switch (t) {
     case MINT_CHAT_ZEPHYR:
         return zephyr_jinja;
     case MINT_CHAT_LLAMA2:
@@ -299,7 +301,8 @@ mint_status mint_chat_apply(const char *jinja, const mint_chat_msg *msgs, size_t
         err->code = MINT_E_NOT_FOUND;
         snprintf(err->msg, sizeof err->msg,
                  "the model has no chat template (tokenizer.chat_template): give one with "
-                 "--chat-template NAME (zephyr, llama2, chatml) or --chat-template-file FILE");
+                 "--chat-template NAME (llama.cpp's built-in names: chatml, llama3, ...) or "
+                 "--chat-template-file FILE");
         return err->code;
     }
     jinja_vars v = {msgs, n, add_generation_prompt, bos, eos};
@@ -326,7 +329,7 @@ size_t mint_chat_render(mint_chat_template t, const mint_chat_msg *msgs, size_t 
                         size_t cap) {
     char *text = NULL;
     size_t len = 0;
-    const char *src = mint_chat_preset(mint_chat_name(t));
+    const char *src = mint_chat_family_jinja(t);
     if (!src || mint_chat_apply(src, msgs, msgs ? n : 0, add_assistant, bos, eos, &text, &len,
                                 NULL) != MINT_OK)
         len = 0;

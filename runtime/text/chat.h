@@ -30,6 +30,11 @@
 // end-of-turn token (Zephyr / ChatML put the newline that follows into the next message), or at
 // the end of its own text when it has none (a Llama-2 user turn). from = 0 is the full
 // rendering. Output like snprintf: at most cap-1 bytes and a NUL; returns the length wanted.
+// The Jinja source of a family as its models ship it (TinyLlama-Chat's Zephyr, Meta's Llama-2-chat,
+// OpenHermes' ChatML): what mint_chat_render renders and mint_chat_detect recognises; NULL for
+// MINT_CHAT_UNKNOWN. (mint_chat_preset's names are llama.cpp's built-ins, not these.)
+const char *mint_chat_family_jinja(mint_chat_template t);
+
 size_t mint_chat_render_range(mint_chat_template t, const mint_chat_msg *msgs, size_t n,
                               size_t from, bool add_assistant, const char *bos, const char *eos,
                               char *buf, size_t cap);

@@ -5,8 +5,10 @@
 // Checked: a failure leaves a non-empty, NUL-terminated message in the error buffer (it quotes
 // the argument as given, newlines included); a success gives options inside their documented
 // ranges, strings that are the arguments themselves, and the combination rules (one prompt
-// source, --n-probs needs --json, ...); a chat template is one of the table's names; parsing is
-// deterministic. A --prompt-ids value also goes through cli_parse_ids, as mint-run does.
+// source, --n-probs needs --json, ...); a chat template is one of the library's preset names
+// (its spelling) or a Jinja template given as is; parsing is deterministic. A --prompt-ids value
+// also goes through cli_parse_ids, as mint-run does.
+#include "chat_arg.h"
 #include "cli.h"
 #include "fuzz_util.h"
 #include "mint.h"
@@ -45,7 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     FUZZ_CHECK(r == OPT_OK && memcmp(&o, &again, sizeof o) == 0);
     FUZZ_CHECK(o.kv_type >= 0 && o.kv_type <= 3 && !(o.escape && o.no_escape));
-    FUZZ_CHECK(!o.chat_template || mint_chat_from_name(o.chat_template) != MINT_CHAT_UNKNOWN);
+    FUZZ_CHECK(!o.chat_template || mint_chat_preset(o.chat_template) ||
+               (cli_chat_is_jinja(o.chat_template) && fuzz_is_field(&in, o.chat_template)));
     FUZZ_CHECK(o.attention >= 0 && o.attention <= 3);
     const char *strs[] = {o.model,  o.prompt,     o.prompt_file, o.prompt_ids,
                           o.system, o.trace_json, o.report,      o.compare_model};

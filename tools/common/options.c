@@ -376,7 +376,7 @@ void opt_help(const opt_program *p, FILE *out) {
             fprintf(out, "%*s", (int)(HELP_COLUMN - len), "");
         help_text(out, e->help ? e->help : e->note ? e->note : "");
         if (e->def && takes_value(e)) fprintf(out, " (default %s)", e->def);
-        if (e->names && e->arg && !names_shown(p, e)) {
+        if (e->names && e->names[0] && e->arg && !names_shown(p, e)) {
             fprintf(out, ":\n%*s", HELP_COLUMN, "");
             help_names(out, e);
         }

@@ -1,6 +1,7 @@
 // run_args.c - mint-run's flags, named as llama.cpp's llama-cli names them.
 #include "run_args.h"
 
+#include "chat_arg.h"
 #include "cli.h"
 
 #include <stdlib.h>
@@ -10,8 +11,6 @@
 static const char *const kv_types[] = {"f32", "f16", "q8_0", "q4_0", NULL}; // mint_kv_type order
 // In mint_attention's order: the index is the enum value.
 static const char *const attentions[] = {"auto", "naive", "rowwise", "flash", NULL};
-// The templates mint_chat_from_name knows.
-static const char *const chat_templates[] = {"zephyr", "llama2", "chatml", NULL};
 
 static const opt opts[] = {
     {.kind = OPT_SECTION, .help = "input:"},
@@ -75,8 +74,9 @@ static const opt opts[] = {
     {.kind = OPT_SECTION, .help = "chat:"},
     {"-cnv --chat --conversation", OPT_FLAG, F(chat),
      .help = "interactive chat: one user turn per stdin line"},
-    {"--chat-template", OPT_CHOICE, F(chat_template), "NAME", .names = chat_templates,
-     .help = "the chat template (default: from the model)"},
+    {"--chat-template", OPT_STRING, F(chat_template), "NAME", .names = cli_chat_names,
+     .help = "the chat template (default: from the model): one of llama.cpp's\n"
+             "built-in names, or a Jinja template's text"},
     {"--chat-template-file", OPT_STRING, F(chat_template_file), "FILE",
      .help = "a Jinja chat template from a file"},
     {"--system", OPT_STRING, F(system), "TEXT", .help = "system message"},
@@ -153,6 +153,7 @@ static bool check(void *options, char *err, size_t errlen) {
         snprintf(err, errlen, "give only one of --chat-template and --chat-template-file");
         return false;
     }
+    if (o->chat_template && !cli_chat_check(&o->chat_template, err, errlen)) return false;
     const int modes =
         !!o->beams + !!o->draft + !!o->lookup + !!o->n_parallel + !!o->chat + !!o->no_kv_cache;
     if (modes > 1) {

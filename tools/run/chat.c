@@ -2,6 +2,7 @@
 // model's chat template; each turn evaluates only what is new since the KV cache.
 #include "run.h"
 
+#include "chat_arg.h"
 #include "cli.h"
 
 #include <stdio.h>
@@ -49,7 +50,7 @@ static char *render(const char *tmpl, const chat *c, const char *bos, const char
 // The template's source as --chat-template-file or the model gave it (malloc); NULL and the reason
 // in msg when there is none or the file cannot be read.
 static char *template_source(const run_options *o, const mint_model *m, char *msg, size_t cap) {
-    if (o->chat_template) return strdup(mint_chat_preset(o->chat_template));
+    if (o->chat_template) return strdup(cli_chat_source(o->chat_template));
     if (o->chat_template_file) {
         size_t len;
         char *text = cli_read_file(o->chat_template_file, &len, msg, cap);
@@ -88,7 +89,9 @@ char *run_chat_template(const run_options *o, const mint_model *m, char *msg, si
     if (mint_chat_apply(tmpl, probe, n, true, bos ? bos : "", eos ? eos : "", &text, NULL, &err) !=
         MINT_OK) {
         snprintf(msg, cap, "%s: %s",
-                 o->chat_template_file ? o->chat_template_file : "the model's chat template",
+                 o->chat_template        ? cli_chat_label(o->chat_template)
+                 : o->chat_template_file ? o->chat_template_file
+                                         : "the model's chat template",
                  err.msg);
         free(tmpl);
         return NULL;
@@ -105,7 +108,7 @@ int run_chat(session *s, const char *t) {
     const char *eos = d.eos >= 0 ? mint_token_text(s->m, d.eos) : "";
     if (o->verbose)
         fprintf(stderr, TOOL ": chat template %s\n",
-                o->chat_template        ? o->chat_template
+                o->chat_template        ? cli_chat_label(o->chat_template)
                 : o->chat_template_file ? o->chat_template_file
                                         : "of the model (tokenizer.chat_template)");
     // --report: the whole conversation's tokens (each turn's new prompt tokens, then the reply's

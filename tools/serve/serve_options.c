@@ -4,6 +4,7 @@
 // -hf a file of the Hugging Face cache) or accepted with one line saying what mint does instead
 // (.note: -ngl on a CPU runtime); the few whose silent acceptance would mislead (TLS, LoRA,
 // downloading) are refused with a line naming the way out.
+#include "chat_arg.h"
 #include "cli.h"
 #include "serve.h"
 #include "serve_options.h"
@@ -15,7 +16,6 @@
 #define F(member) OPT_FIELD(serve_config, member)
 
 static const char *const kv_types[] = {"f32", "f16", "q8_0", "q4_0", NULL}; // mint_kv_type order
-static const char *const chat_templates[] = {"zephyr", "llama2", "chatml", NULL};
 
 #define IGNORED_SAMPLER "ignored: not a step of mint's sampler chain"
 #define IGNORED_CPU     "ignored: mint-serve's threads take the CPUs the system gives them"
@@ -110,8 +110,9 @@ static const opt opts[] = {
      .help = "seed (-1: a new one per request)"},
     {"--ignore-eos", OPT_FLAG, F(ignore_eos), .help = "go on past end-of-generation tokens"},
     {.kind = OPT_SECTION, .help = "chat:"},
-    {"--chat-template", OPT_CHOICE, F(chat_template), "NAME", .names = chat_templates,
-     .help = "the chat template (default: from the model)"},
+    {"--chat-template", OPT_STRING, F(chat_template), "NAME", .names = cli_chat_names,
+     .help = "the chat template (default: from the model): one of llama.cpp's\n"
+             "built-in names, or a Jinja template's text"},
     {"--chat-template-file", OPT_STRING, F(chat_template_file), "FILE",
      .help = "a Jinja chat template from a file"},
     OPT_VERSION_ROW,
@@ -394,6 +395,7 @@ static bool check(void *options, char *err, size_t n) {
         snprintf(err, n, "give only one of --chat-template and --chat-template-file");
         return false;
     }
+    if (c->chat_template && !cli_chat_check(&c->chat_template, err, n)) return false;
     if (c->parallel == 0) {
         snprintf(err, n, "--parallel must be at least 1 (or -1: 4 slots)");
         return false;

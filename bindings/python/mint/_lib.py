@@ -560,6 +560,7 @@ PROTOTYPES = {
         [c_enum, P(mint_chat_msg), c_size_t, c_bool, c_char_p, c_char_p, c_void_p, c_size_t],
     ),
     "mint_chat_preset": (c_char_p, [c_char_p]),
+    "mint_chat_preset_name": (c_char_p, [c_size_t]),
     "mint_chat_apply": (
         c_enum,
         [c_char_p, P(mint_chat_msg), c_size_t, c_bool, c_char_p, c_char_p, P(c_void_p),

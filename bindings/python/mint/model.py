@@ -487,14 +487,18 @@ class Model(OpenAIMixin, _util.ModelBase):
     # -- chat -----------------------------------------------------------------------------------
 
     def chat_template(self, name=None):
-        """The Jinja source of the chat template mint-run would use: a preset's ("zephyr",
-        "llama2", "chatml") when name is given, else the model's own tokenizer.chat_template
-        (None when the model has none)."""
+        """The Jinja source of the chat template mint-run would use: a preset's (one of llama.cpp's
+        built-in names: "chatml", "llama3", "gemma", ...) when name is given, else the model's own
+        tokenizer.chat_template (None when the model has none)."""
         if name is not None:
             src = self._L.mint_chat_preset(_lib.name_bytes(name, "chat_template"))
             if src is None:
+                names = []
+                while (n := self._L.mint_chat_preset_name(len(names))) is not None:
+                    names.append(n.decode("ascii"))
                 raise MintArgumentError(
-                    f"chat_template '{name}' is not one of zephyr, llama2, chatml"
+                    f"chat_template '{name}' is not one of llama.cpp's built-in names: "
+                    + ", ".join(names)
                 )
             return src.decode("utf-8")
         return self.info.chat_template
@@ -502,8 +506,8 @@ class Model(OpenAIMixin, _util.ModelBase):
     def apply_chat_template(self, messages, chat_template=None, add_assistant=True):
         """The prompt text for messages ([{"role": ..., "content": ...}]), rendered by mint's
         Jinja engine exactly as Hugging Face's apply_chat_template renders it. chat_template:
-        None (the model's own template), a preset name ("zephyr", "llama2", "chatml"), or a
-        Jinja template's text (anything containing "{")."""
+        None (the model's own template), a preset name (llama.cpp's: "chatml", "llama3", ...), or
+        a Jinja template's text (anything containing "{")."""
         self._handle()
         if isinstance(chat_template, str) and "{" in chat_template:
             src = chat_template

@@ -202,10 +202,11 @@ class OpenAIMixin:
         """An OpenAI "chat.completion" dict for messages ([{"role", "content"}]):
         {"id", "object", "created", "model", "choices": [{"index", "message": {"role":
         "assistant", "content"}, "logprobs", "finish_reason"}], "usage"}. The prompt is the model's
-        chat template (or chat_template: "zephyr", "llama2", "chatml") rendered as mint-run -cnv
-        does; the reply ends at end of turn, a stop string, max_tokens (None: no limit) or a full
-        context. logprobs=True adds each token's logprob, top_logprobs=K its K best alternatives.
-        With stream=True, yields "chat.completion.chunk" dicts (delta role, then content)."""
+        chat template (or chat_template: a llama.cpp name such as "chatml") rendered as mint-run
+        -cnv does; the reply ends at end of turn, a stop string, max_tokens (None: no limit) or a
+        full context. logprobs=True adds each token's logprob, top_logprobs=K its K best
+        alternatives. With stream=True, yields "chat.completion.chunk" dicts (delta role, then
+        content)."""
         stops = _check_stop(stop)
         want_lp = _util.as_bool(logprobs, "logprobs")
         n_top = _n_top(top_logprobs, "top_logprobs") if want_lp else 0
