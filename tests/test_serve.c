@@ -422,7 +422,8 @@ Test(serve, logprobs_in_openai_shapes, .timeout = MT_HANG(120)) {
     }
     cr_assert_str_eq(joined, mt_jpath_str(o, "choices.0.message.content"));
     json_object_put(o);
-    // Streamed: each content chunk carries its tokens' entries.
+    // Streamed: the first chunk names the role (no content, no log-probabilities: OpenAI's and
+    // llama-server's opening); each content chunk after it carries its tokens' entries.
     snprintf(body, sizeof body,
              "{%s,\"max_tokens\":12,\"temperature\":0,\"logprobs\":true,\"top_logprobs\":2,"
              "\"ignore_eos\":true,\"stream\":true}",
@@ -430,7 +431,9 @@ Test(serve, logprobs_in_openai_shapes, .timeout = MT_HANG(120)) {
     mt_resp r = mt_http(&s, "POST", "/v1/chat/completions", body, NULL);
     json_object *ch = sse_chunks(r.body);
     size_t n_tok = 0;
-    for (size_t k = 0; k + 1 < json_object_array_length(ch); k++) {
+    cr_assert_str_eq(mt_jpath_str(mt_jidx(ch, 0), "choices.0.delta.role"), "assistant");
+    cr_assert_null(mt_jpath(mt_jidx(ch, 0), "choices.0.delta.content"));
+    for (size_t k = 1; k + 1 < json_object_array_length(ch); k++) {
         json_object *c = mt_jpath(mt_jidx(ch, k), "choices.0.logprobs.content");
         for (size_t t = 0; t < json_object_array_length(c); t++, n_tok++)
             expect_chat_lp(mt_jidx(c, t), 2);

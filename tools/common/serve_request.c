@@ -466,7 +466,8 @@ bool serve_parse_request(const char *body, size_t len, serve_kind kind, const se
         ok = ok && integer(&p, req, "top_k", 0, 1000000, &r->top_k) &&
              integer(&p, req, "n", 1, SERVE_MAX_N, &r->n) &&
              boolean(&p, req, "stream", &r->stream) &&
-             boolean(&p, req, "ignore_eos", &r->ignore_eos);
+             boolean(&p, req, "ignore_eos", &r->ignore_eos) &&
+             boolean(&p, req, "verbose", &r->verbose);
         if (ok && json_object_object_get_ex(req, "seed", &v) && v) {
             if (!json_object_is_type(v, json_type_int))
                 ok = fail(&p, "seed", "'seed' must be an integer");
@@ -474,7 +475,20 @@ bool serve_parse_request(const char *body, size_t len, serve_kind kind, const se
             r->seed = (uint64_t)json_object_get_int64(v);
         }
         if (ok && kind == SERVE_CHAT) {
-            ok = boolean(&p, req, "logprobs", &r->logprobs) &&
+            // llama-server's prefill: a last assistant message is continued, unless the request
+            // asks for a generation prompt; asking for both is a contradiction.
+            bool agp_given = json_object_object_get_ex(req, "add_generation_prompt", NULL);
+            bool cfm = false,
+                 cfm_given = json_object_object_get_ex(req, "continue_final_message", NULL);
+            r->add_generation_prompt = true;
+            ok = boolean(&p, req, "add_generation_prompt", &r->add_generation_prompt) &&
+                 boolean(&p, req, "continue_final_message", &cfm);
+            r->continue_final = cfm_given ? cfm : !(agp_given && r->add_generation_prompt);
+            if (ok && cfm && r->add_generation_prompt && agp_given)
+                ok = fail(
+                    &p, "continue_final_message",
+                    "'add_generation_prompt' and 'continue_final_message' cannot both be true");
+            ok = ok && boolean(&p, req, "logprobs", &r->logprobs) &&
                  integer(&p, req, "top_logprobs", 0, SERVE_MAX_TOP_LP, &r->top_logprobs);
             if (ok && r->top_logprobs > 0 && !r->logprobs)
                 ok = fail(&p, "top_logprobs", "'top_logprobs' needs 'logprobs': true");

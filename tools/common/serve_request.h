@@ -69,14 +69,18 @@ typedef struct serve_request {
     uint64_t seed;              // sampling seed
     char *stop[SERVE_MAX_STOP]; // stop strings (not included in the output)
     int n_stop;
-    int n;              // choices (1 .. SERVE_MAX_N)
-    bool stream;        // server-sent events
-    bool include_usage; // stream_options.include_usage
-    bool logprobs;      // return log-probabilities of the sampled tokens
-    int top_logprobs;   // and of this many alternatives (0 .. 20)
-    bool echo;          // completions: the prompt's text precedes the completion
-    bool ignore_eos;    // extension: keep going past an end-of-generation token
-    serve_bias *bias;   // [n_bias] logit_bias
+    int n;                      // choices (1 .. SERVE_MAX_N)
+    bool stream;                // server-sent events
+    bool include_usage;         // stream_options.include_usage
+    bool logprobs;              // return log-probabilities of the sampled tokens
+    int top_logprobs;           // and of this many alternatives (0 .. 20)
+    bool echo;                  // completions: the prompt's text precedes the completion
+    bool ignore_eos;            // extension: keep going past an end-of-generation token
+    bool add_generation_prompt; // chat: end the prompt with the assistant's opening (true)
+    bool continue_final;        // chat: a last assistant message is continued, not answered (true
+                                // unless continue_final_message or add_generation_prompt say no)
+    bool verbose;               // "verbose": answer with "__verbose" (the prompt as tokens' text)
+    serve_bias *bias;           // [n_bias] logit_bias
     int n_bias;
     // POST /completion (SERVE_NATIVE) only:
     serve_prompt *prompts; // [n_prompts] the prompts, each answered on its own

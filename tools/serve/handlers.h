@@ -43,6 +43,9 @@ enum MHD_Result handle_favicon(serve_http *h, struct MHD_Connection *c, const se
 enum MHD_Result handle_health(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result handle_models(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result handle_metrics(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+// handlers_anthropic.c
+enum MHD_Result handle_messages(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+enum MHD_Result handle_count_tokens(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 // handlers_props.c
 enum MHD_Result handle_props(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result handle_slots(serve_http *h, struct MHD_Connection *c, const serve_call *r);
@@ -54,6 +57,7 @@ enum MHD_Result handle_detokenize(serve_http *h, struct MHD_Connection *c, const
 enum MHD_Result handle_completions(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result handle_chat(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result handle_next(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+enum MHD_Result handle_input_tokens(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result handle_completion_native(serve_http *h, struct MHD_Connection *c,
                                          const serve_call *r);
 

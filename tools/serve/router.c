@@ -151,6 +151,13 @@ static const route ROUTES[] = {
     {"/props", "GET, HEAD, POST", true, false, true, handle_props, "/props"},
     {"/slots", "GET, HEAD", false, false, false, handle_slots, "/slots"},
     {"/apply-template", "POST", true, false, true, handle_apply_template, "/apply-template"},
+    {"/v1/chat/completions/input_tokens", "POST", true, false, true, handle_input_tokens,
+     "/v1/chat/completions/input_tokens"},
+    {"/chat/completions/input_tokens", "POST", true, false, true, handle_input_tokens,
+     "/v1/chat/completions/input_tokens"},
+    {"/v1/messages", "POST", true, false, true, handle_messages, "/v1/messages"},
+    {"/v1/messages/count_tokens", "POST", true, false, true, handle_count_tokens,
+     "/v1/messages/count_tokens"},
     // llama-server's other names of the same endpoints (counted under the first name; its
     // /completions is its own shape, /completion's, not OpenAI's /v1/completions)
     {"/v1/health", "GET, HEAD", false, true, false, handle_health, "/health"},
