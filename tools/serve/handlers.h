@@ -22,6 +22,8 @@ struct serve_http {
     int32_t n_vocab;
     atomic_int active; // requests begun and not yet done with (their answer written or not)
     bool space_prefix; // the vocabulary puts a space before the text (mint_vocab_adds_space_prefix)
+    int32_t *eog;      // [n_eog] the end-of-generation tokens (ignore_eos bans them)
+    int n_eog;
     atomic_bool listening; // the daemon has started: libmicrohttpd's messages are printed, not kept
     char http_msg[256];    // libmicrohttpd's last message before it listened (why it could not)
 };

@@ -609,16 +609,21 @@ enum MHD_Result gen_request(serve_http *h, struct MHD_Connection *c, const serve
         j->sp = sp;
         for (int k = 0; k < g->req.n_stop; k++) j->stop[j->n_stop++] = strdup(g->req.stop[k]);
         j->top_logprobs = g->req.logprobs ? g->req.top_logprobs : 0;
-        j->ignore_eos = g->req.ignore_eos;
         j->peek = g->peek ? 64 : 0;
         j->deadline = j->t_created + cfg->timeout;
-        if (n_bias > 0) {
-            j->bias_id = malloc((size_t)n_bias * sizeof *bias_id);
-            j->bias = malloc((size_t)n_bias * sizeof *bias);
+        // ignore_eos as llama-server has it: the end-of-generation tokens are banned (a bias of
+        // -inf after the request's own), so they are never drawn.
+        const int n_eog = g->req.ignore_eos ? h->n_eog : 0;
+        j->ignore_eos = false;
+        if (n_bias + n_eog > 0) {
+            j->bias_id = malloc((size_t)(n_bias + n_eog) * sizeof *bias_id);
+            j->bias = malloc((size_t)(n_bias + n_eog) * sizeof *bias);
             if (j->bias_id && j->bias) {
-                memcpy(j->bias_id, bias_id, (size_t)n_bias * sizeof *bias_id);
-                memcpy(j->bias, bias, (size_t)n_bias * sizeof *bias);
-                j->n_bias = n_bias;
+                if (n_bias) memcpy(j->bias_id, bias_id, (size_t)n_bias * sizeof *bias_id);
+                if (n_bias) memcpy(j->bias, bias, (size_t)n_bias * sizeof *bias);
+                for (int k = 0; k < n_eog; k++)
+                    j->bias_id[n_bias + k] = h->eog[k], j->bias[n_bias + k] = -INFINITY;
+                j->n_bias = n_bias + n_eog;
             }
         }
     }
@@ -626,7 +631,8 @@ enum MHD_Result gen_request(serve_http *h, struct MHD_Connection *c, const serve
     free(bias_id);
     free(bias);
     for (int i = 0; i < g->n; i++)
-        if (!g->jobs[i] || !g->jobs[i]->prompt || (n_bias && !g->jobs[i]->n_bias)) {
+        if (!g->jobs[i] || !g->jobs[i]->prompt ||
+            ((n_bias || (g->req.ignore_eos && h->n_eog)) && !g->jobs[i]->n_bias)) {
             gen_free(g);
             return reply_error(c, 500, "server_error", NULL, "out of memory");
         }

@@ -152,12 +152,21 @@ static json_object *settings(const gen *g, const job *j) {
     json_object_object_add(o, "stop", stop);
     json_object_object_add(o, "max_tokens", json_object_new_int(j->max_tokens));
     json_object_object_add(o, "n_predict", json_object_new_int(j->max_tokens));
-    json_object_object_add(o, "ignore_eos", json_object_new_boolean(j->ignore_eos));
     json_object_object_add(o, "stream", json_object_new_boolean(g->stream));
     json_object_object_add(o, "n_probs", json_object_new_int(g->req.n_probs));
     json_object_object_add(o, "post_sampling_probs",
                            json_object_new_boolean(g->req.post_sampling_probs));
     json_object_object_add(o, "samplers", json_object_new_array());
+    json_object *bias = json_object_new_array(); // -inf written as null, as llama-server does
+    for (int k = 0; k < j->n_bias; k++) {
+        json_object *b = json_object_new_object();
+        json_object_object_add(b, "token", json_object_new_int(j->bias_id[k]));
+        json_object_object_add(b, "bias",
+                               isinf(j->bias[k]) ? NULL : json_object_new_double(j->bias[k]));
+        json_object_array_add(bias, b);
+    }
+    json_object_object_add(o, "logit_bias", bias);
+    json_object_object_add(o, "ignore_eos", json_object_new_boolean(g->req.ignore_eos));
     return o;
 }
 

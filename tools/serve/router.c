@@ -291,9 +291,17 @@ serve_http *http_start(const serve_config *cfg, serve_sched *e, serve_metrics *m
     mint_model_describe(sched_model(e), &d);
     h->n_vocab = d.n_vocab;
     h->space_prefix = mint_vocab_adds_space_prefix(sched_model(e));
+    for (int32_t id = 0; id < d.n_vocab; id++) // llama-server's ignore_eos bans these
+        if (mint_token_is_eog(sched_model(e), id)) {
+            int32_t *g = realloc(h->eog, (size_t)(h->n_eog + 1) * sizeof *g);
+            if (!g) break;
+            h->eog = g;
+            h->eog[h->n_eog++] = id;
+        }
     struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)cfg->port)};
     if (inet_pton(AF_INET, cfg->host, &addr.sin_addr) != 1) {
         snprintf(err, errlen, "--host '%s' is not an IPv4 address", cfg->host);
+        free(h->eog);
         free(h);
         return NULL;
     }
@@ -308,6 +316,7 @@ serve_http *http_start(const serve_config *cfg, serve_sched *e, serve_metrics *m
     if (!h->d) {
         snprintf(err, errlen, "cannot listen on %s:%d: %s", cfg->host, cfg->port,
                  h->http_msg[0] ? h->http_msg : "in use, or not allowed");
+        free(h->eog);
         free(h);
         return NULL;
     }
@@ -335,5 +344,6 @@ void http_drain(serve_http *h, double seconds) {
 void http_stop(serve_http *h) {
     if (!h) return;
     MHD_stop_daemon(h->d);
+    free(h->eog);
     free(h);
 }
