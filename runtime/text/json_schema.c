@@ -123,6 +123,7 @@ static bool scan(js_conv *c, json_object *root, json_object *v) {
         }
         return true;
     case json_type_object: {
+        // Any object's "$ref" member, as in llama.cpp (a property named "$ref" too).
         json_object *ref = NULL;
         if (js_get(v, "$ref", &ref)) {
             if (!js_is_str(ref))
@@ -341,8 +342,10 @@ static const char *visit_object(js_conv *c, json_object *s, const char *name, co
     }
     bool untyped = type == NULL;
     bool t_object = js_str_is(type, "object"), t_string = js_str_is(type, "string");
-    if (js_get(s, "$ref", &v))
+    if (js_get(s, "$ref", &v)) {
+        if (!js_is_str(v)) return js_fail_at(c, "$ref", "must be a string, not %s", js_show(c, v));
         return js_add_rule(c, rule_name, ref_rule(c, json_object_get_string(v)));
+    }
     bool one = js_get(s, "oneOf", &v);
     if (one || js_get(s, "anyOf", &v))
         return js_add_rule(c, rule_name, union_rule(c, s, v, name, one ? "oneOf" : "anyOf", false));

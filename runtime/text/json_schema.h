@@ -157,6 +157,12 @@ const char *js_object_schema(js_conv *c, json_object *s, const char *rule_name, 
 // optional) as one object, or the values common to every part's "enum".
 const char *js_all_of(js_conv *c, json_object *s, const char *rule_name, const char *name);
 
+// ---- json_schema_double.c
+
+// The decimal digits of a finite double v > 0 as llama.cpp's JSON library writes them (Grisu2):
+// at most 17 digits in buf, their count returned, v = digits * 10^*exp10.
+int js_grisu2(double v, char *buf, int *exp10);
+
 // ---- json_schema_ranges.c
 
 // The rule for item repeated min..max times (max == INT32_MAX: no upper bound), items separated

@@ -456,8 +456,8 @@ static void dump_string(js_conv *c, js_buf *b, const char *s, size_t n) {
     js_buf_addc(c, b, '"');
 }
 
-// A finite double as nlohmann's to_chars writes it: the shortest digits that read back as the
-// same double, laid out like "%g" with the point kept (1.0, 0.001, 1e-05, 1.5e+15).
+// A finite double as nlohmann's to_chars writes it: Grisu2's digits (json_schema_double.c) laid
+// out like "%g" with the point kept (1.0, 0.001, 1e-05, 1.5e+15).
 static void dump_double(js_conv *c, js_buf *b, double x) {
     if (signbit(x)) {
         js_buf_addc(c, b, '-');
@@ -467,18 +467,10 @@ static void dump_double(js_conv *c, js_buf *b, double x) {
         js_buf_adds(c, b, "0.0");
         return;
     }
-    char tmp[64];
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, x);
-        if (strtod(tmp, NULL) == x) break;
-    }
     char digits[32];
-    int k = 0;
-    const char *e = strchr(tmp, 'e');
-    for (const char *p = tmp; p < e && k < 31; p++)
-        if (*p >= '0' && *p <= '9') digits[k++] = *p;
-    while (k > 1 && digits[k - 1] == '0') k--; // "%.*e" of the shortest has no trailing zero
-    int n = atoi(e + 1) + 1;                   // where the point goes, counted from the first digit
+    int exp10 = 0;
+    int k = js_grisu2(x, digits, &exp10);
+    int n = k + exp10; // where the point goes, counted from the first digit
     char out[64];
     int o = 0;
     if (k <= n && n <= 15) {
