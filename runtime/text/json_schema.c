@@ -1,6 +1,6 @@
 // json_schema.c - mint_json_schema_to_grammar: a JSON Schema to the GBNF grammar of the JSON
-// documents it accepts, as llama.cpp's json_schema_to_grammar (common/json-schema-to-grammar.cpp,
-// what llama-server runs for response_format and json_schema) writes it, rule for rule.
+// documents it accepts, as llama.cpp's json_schema_to_grammar (what llama-server runs for
+// response_format and json_schema) writes it, rule for rule.
 //
 // The walk is llama.cpp's visit: the first of these a schema has decides its rule: $ref, oneOf /
 // anyOf, a list of types, const, enum, an object's properties (json_schema_object.c), allOf,
@@ -8,7 +8,8 @@
 // formats, minLength / maxLength, an integer's bounds (json_schema_ranges.c), any object ({} and
 // type object), any value (no type), a primitive type. Where llama.cpp reads a malformed keyword
 // loosely (a count that is a string or a fraction, a "properties" that is an array), mint refuses
-// it in one line naming the keyword's JSON pointer; docs/json-schema.md lists every difference.
+// it in one line naming the keyword's JSON pointer; tests/reference/README.md lists every
+// difference.
 #include "runtime/text/json_schema.h"
 
 #include "formats/json_doc.h"
@@ -232,7 +233,8 @@ static const char *integer_rule(js_conv *c, json_object *s, const char *rule_nam
     }
     if (max == INT64_MIN) return js_fail_at(c, "maximum", "-2^63 is not a supported maximum");
     if (min != INT64_MIN && max != INT64_MAX && min > max)
-        return js_fail_at(c, NULL, "no integer lies between %" PRId64 " and %" PRId64, min, max);
+        return js_fail_at(c, js_get(s, "minimum", &v) ? "minimum" : "exclusiveMinimum",
+                          "no integer lies between %" PRId64 " and %" PRId64, min, max);
     return js_add_rule(c, rule_name, js_int_range(c, min, max));
 }
 

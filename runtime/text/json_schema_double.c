@@ -29,7 +29,7 @@ static diyfp normalize(diyfp x) {
 }
 
 // 10^k for k = -300, -292, ..., 324: the 64-bit significand rounded to nearest (ties up) and its
-// binary exponent (tools' exact arithmetic made them; tests/test_json_schema.c checks a few).
+// binary exponent, made with exact arithmetic (the doubles of the reference cases exercise them).
 static const struct {
     uint64_t f; // significand, top bit set
     int e;      // binary exponent

@@ -1,9 +1,8 @@
 // json_schema_object.c - objects: "properties" / "required" / "additionalProperties", and
 // "allOf" merged into one object (or into the values its parts' "enum"s share), laid out as
-// llama.cpp's _build_object_rule does (common/json-schema-to-grammar.cpp): required properties
-// in order, then the optional ones as a chain where each may be left out, then any other key
-// (when additional properties are allowed) through a rule that matches every string but the
-// declared names.
+// llama.cpp's converter builds an object's rule: required properties in order, then the optional
+// ones as a chain where each may be left out, then any other key (when additional properties are
+// allowed) through a rule that matches every string but the declared names.
 #include "runtime/text/json_schema.h"
 
 #include <stdio.h>
@@ -401,8 +400,8 @@ static bool add_part(js_conv *c, all_of *a, json_object *part, bool required, in
         if (!js_is_str(v))
             return js_fail_at(c, "$ref", "must be a string, not %s", js_show(c, v)), false;
         if (chain >= MAX_REF_CHAIN)
-            return js_fail(c, MINT_E_LIMIT, "json schema: allOf through more than %d $refs",
-                           MAX_REF_CHAIN),
+            return js_fail(c, MINT_E_LIMIT, "json schema: #%s: allOf through more than %d $refs",
+                           c->path.p ? c->path.p : "", MAX_REF_CHAIN),
                    false;
         json_object *target = js_ref_target(c, json_object_get_string(v));
         if (!target) return true; // an unresolved ref is an empty part, as in llama.cpp

@@ -1,11 +1,10 @@
 // json_schema_pattern.c - a string schema's "pattern" (a regex anchored with ^ and $) as a GBNF
-// rule, by llama.cpp's translation (common/json-schema-to-grammar.cpp, _pattern_to_rule): GBNF's
-// syntax is close to a regex's, so the pattern is copied a piece at a time (literal runs merged
-// into one quoted string, classes and groups kept, {m,n} on a group or class through a numbered
-// sub-rule "NAME-1"). What GBNF cannot say (lookaround, \w \d \s, anchors inside, ...) makes the
-// whole pattern fall back to any string, with a warning, as llama.cpp does; a pattern that is not
-// a valid regex (unbalanced parentheses, an unterminated class, nothing to repeat, a trailing
-// backslash) is an error.
+// rule, by llama.cpp's converter's translation: GBNF's syntax is close to a regex's, so the pattern
+// is copied a piece at a time (literal runs merged into one quoted string, classes and groups
+// kept, {m,n} on a group or class through a numbered sub-rule "NAME-1"). What GBNF cannot say
+// (lookaround, \w \d \s, anchors inside, ...) makes the whole pattern fall back to any string, with
+// a warning, as llama.cpp does; a pattern that is not a valid regex (unbalanced parentheses, an
+// unterminated class, nothing to repeat, a trailing backslash) is an error.
 #include "runtime/text/json_schema.h"
 
 #include <errno.h>

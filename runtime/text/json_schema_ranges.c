@@ -1,7 +1,6 @@
 // json_schema_ranges.c - counted repetitions (minItems / maxItems, minLength / maxLength, a
 // pattern's {m,n}) and integer ranges (minimum / maximum) as GBNF, laid out exactly as llama.cpp's
-// build_repetition and build_min_max_int write them (common/json-schema-to-grammar.cpp), so that
-// the grammars are the same text.
+// build_repetition and build_min_max_int write them, so that the grammars are the same text.
 #include "runtime/text/json_schema.h"
 
 #include <inttypes.h>

@@ -307,8 +307,8 @@ char *js_format_grammar(js_conv *c, size_t *len) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// llama.cpp's built-in rules (common/json-schema-to-grammar.cpp: PRIMITIVE_RULES and
-// STRING_FORMAT_RULES): their bodies must be byte for byte the same for the grammars to be.
+// llama.cpp's built-in rules (its converter's primitive and string-format rules): their bodies must
+// be byte for byte the same for the grammars to be.
 
 typedef struct builtin {
     const char *name;    // the rule's name
