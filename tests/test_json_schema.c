@@ -161,6 +161,27 @@ Test(json_schema, bounds_on_nesting_and_size, .timeout = 30) {
     free(s);
 }
 
+// Property names that all make the same rule name ("a.b", "a,b", ... become "a-b"), each with its
+// own body: llama.cpp numbers them on (a-b0, a-b1, ..., probing from 0 each time); mint stops at
+// 4096 of one name rather than spend quadratic time.
+Test(json_schema, bound_on_rules_of_one_name, .timeout = 30) {
+    size_t cap = 5000 * 40, n = 0;
+    char *s = malloc(cap), *g = NULL;
+    cr_assert_not_null(s);
+    n += (size_t)snprintf(s + n, cap - n, "{\"properties\":{");
+    for (int i = 0; i < 5000; i++) { // "a" + four of .,;:!?*()~ spelling i + "b": all "a-b"
+        char run[5];
+        for (int d = 0, v = i; d < 4; d++, v /= 10) run[d] = ".,;:!?*()~"[v % 10];
+        run[4] = '\0';
+        n += (size_t)snprintf(s + n, cap - n, "%s\"a%sb\":{\"const\":%d}", i ? "," : "", run, i);
+    }
+    n += (size_t)snprintf(s + n, cap - n, "}}");
+    mint_err err;
+    cr_assert_eq(mint_json_schema_to_grammar(s, n, &g, &err), MINT_E_LIMIT, "%s", err.msg);
+    cr_assert(strstr(err.msg, "more than 4096 different rules named a-b") != NULL, "%s", err.msg);
+    free(s);
+}
+
 // The same schema twice gives the same text (no state survives a call).
 Test(json_schema, deterministic) {
     const char *s =

@@ -23,9 +23,10 @@
 #include <stdint.h>
 
 enum {
-    JS_MAX_BYTES = 64 << 20, // every string the conversion builds, in total (MINT_E_LIMIT)
-    JS_MAX_DEPTH = 200,      // schemas visited inside one another, through $ref too
-    JS_MAX_COUNT = INT32_MAX // minItems / maxItems / minLength / maxLength (llama.cpp's int)
+    JS_MAX_BYTES = 64 << 20,  // every string the conversion builds, in total (MINT_E_LIMIT)
+    JS_MAX_DEPTH = 200,       // schemas visited inside one another, through $ref too
+    JS_MAX_COUNT = INT32_MAX, // minItems / maxItems / minLength / maxLength (llama.cpp's int)
+    JS_MAX_SUFFIX = 4096      // rules of one name told apart by a number ("a-b0" ... "a-b4095")
 };
 
 // A growing string; on failure it stops growing and remembers why (js_buf_done reports it).
@@ -41,6 +42,7 @@ typedef struct js_rule {
     const char *name; // [name_len] in the arena; matches [a-zA-Z0-9-]+ (or a fixed name)
     size_t name_len;  // bytes
     const char *body; // NUL-terminated, in the arena
+    uint64_t hash;    // XXH3-64 of body: most comparisons of bodies stop here
 } js_rule;
 
 // A name's sub-rule in a pattern ("root-1"), keyed by the text it stands for.

@@ -183,13 +183,14 @@ bool js_has_rule(const js_conv *c, const char *name) {
 }
 
 // Whether the rule called name[len] is absent or already has this body (then it may be used).
-static bool usable(const js_conv *c, const char *name, size_t len, const char *body) {
+static bool usable(const js_conv *c, const char *name, size_t len, const char *body,
+                   uint64_t hash) {
     int32_t i = find_rule(c, name, len);
-    return i < 0 || strcmp(c->rules[i].body, body) == 0;
+    return i < 0 || (c->rules[i].hash == hash && strcmp(c->rules[i].body, body) == 0);
 }
 
 // Stores name -> body (a new rule, or the same body again).
-static bool put_rule(js_conv *c, const char *name, size_t len, const char *body) {
+static bool put_rule(js_conv *c, const char *name, size_t len, const char *body, uint64_t hash) {
     if (find_rule(c, name, len) >= 0) return true;
     if (c->n_rules == c->cap_rules) {
         size_t cap = c->cap_rules ? 2 * c->cap_rules : 64;
@@ -203,7 +204,7 @@ static bool put_rule(js_conv *c, const char *name, size_t len, const char *body)
     }
     if (len > INT32_MAX || c->n_rules >= INT32_MAX)
         return js_fail(c, MINT_E_LIMIT, "json schema: too many rules"), false;
-    c->rules[c->n_rules] = (js_rule){name, len, body};
+    c->rules[c->n_rules] = (js_rule){name, len, body, hash};
     if (mint_strmap_put(&c->by_name, name, len, (int32_t)c->n_rules, NULL) != MINT_OK)
         return js_fail(c, MINT_E_NOMEM, "json schema: out of memory"), false;
     c->n_rules++;
@@ -240,17 +241,23 @@ const char *js_add_rule(js_conv *c, const char *name, const char *body) {
     safe_name(c, &b, name);
     if (b.full) return js_buf_done(c, &b);
     size_t base = b.n;
-    if (!usable(c, b.p, base, body)) {
-        for (unsigned long i = 0;; i++) {
+    uint64_t hash = mint_hash64(body, strlen(body));
+    if (!usable(c, b.p, base, body, hash)) {
+        for (unsigned i = 0;; i++) {
             char num[24];
+            if (i == JS_MAX_SUFFIX) { // llama.cpp counts on; a schema this repetitive is hostile
+                js_fail(c, MINT_E_LIMIT, "json schema: more than %d different rules named %.*s",
+                        JS_MAX_SUFFIX, base < 64 ? (int)base : 64, b.p);
+                break;
+            }
             b.n = base;
-            snprintf(num, sizeof num, "%lu", i);
+            snprintf(num, sizeof num, "%u", i);
             js_buf_adds(c, &b, num);
-            if (b.full || usable(c, b.p, b.n, body)) break;
+            if (b.full || usable(c, b.p, b.n, body, hash)) break;
         }
     }
     char *key = js_buf_done(c, &b);
-    if (!key || !put_rule(c, key, strlen(key), body)) return NULL;
+    if (!key || !put_rule(c, key, strlen(key), body, hash)) return NULL;
     return key;
 }
 
