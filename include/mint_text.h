@@ -237,9 +237,11 @@ MINT_API size_t mint_chat_render(mint_chat_template t, const mint_chat_msg *msgs
 // does not resolve, an invalid regex, bounds no value meets): MINT_E_FORMAT with one line naming
 // the keyword and its JSON pointer ("json schema: #/properties/tags/minItems: ..."). Schemas
 // nested deeper than 200 (through $ref too) or a grammar past 64 MiB to build: MINT_E_LIMIT.
-// Like llama.cpp, the grammar leaves out what GBNF cannot say: a pattern beyond it (\d, \w,
-// lookaround, ...) accepts any string. On MINT_OK, err->msg (err not NULL) is "" or one line
-// naming what the grammar accepts more loosely than the schema.
+// Like llama.cpp, the grammar leaves out what it cannot say or llama.cpp does not read: a pattern
+// beyond GBNF (\d, \w, lookaround, ...) accepts any string; a number's bounds, uniqueItems,
+// minProperties, not, formats other than date / time / date-time / uuid, ... are not held. On
+// MINT_OK, err->msg (err not NULL) is "" or one line naming the first such keyword by its JSON
+// pointer.
 MINT_API mint_status mint_json_schema_to_grammar(const char *schema, size_t len, char **out,
                                                  mint_err *err);
 MINT_API void mint_grammar_text_free(char *text);

@@ -331,6 +331,89 @@ static bool is_uuid(const char *format) {
            (format[4] == '\0' || (format[4] >= '1' && format[4] <= '5' && format[5] == '\0'));
 }
 
+// Keywords that restrict the values a schema accepts, by the kind of value they apply to: a rule
+// that does not hold one the schema has gets a warning (llama.cpp's converter drops them
+// silently), so that a caller can tell the grammar accepts more than the schema.
+enum { K_NUMBER = 1, K_STRING = 2, K_ARRAY = 4, K_OBJECT = 8, K_ANY = 16, K_ALL = 31 };
+
+static const struct {
+    const char *key; // the keyword
+    unsigned kind;   // the values it applies to
+} RESTRICTING[] = {
+    {"minimum", K_NUMBER},
+    {"maximum", K_NUMBER},
+    {"exclusiveMinimum", K_NUMBER},
+    {"exclusiveMaximum", K_NUMBER},
+    {"multipleOf", K_NUMBER},
+    {"minLength", K_STRING},
+    {"maxLength", K_STRING},
+    {"pattern", K_STRING},
+    {"format", K_STRING},
+    {"items", K_ARRAY},
+    {"prefixItems", K_ARRAY},
+    {"minItems", K_ARRAY},
+    {"maxItems", K_ARRAY},
+    {"uniqueItems", K_ARRAY},
+    {"contains", K_ARRAY},
+    {"minContains", K_ARRAY},
+    {"maxContains", K_ARRAY},
+    {"additionalItems", K_ARRAY},
+    {"unevaluatedItems", K_ARRAY},
+    {"properties", K_OBJECT},
+    {"required", K_OBJECT},
+    {"additionalProperties", K_OBJECT},
+    {"patternProperties", K_OBJECT},
+    {"propertyNames", K_OBJECT},
+    {"minProperties", K_OBJECT},
+    {"maxProperties", K_OBJECT},
+    {"dependentRequired", K_OBJECT},
+    {"dependentSchemas", K_OBJECT},
+    {"dependencies", K_OBJECT},
+    {"unevaluatedProperties", K_OBJECT},
+    {"not", K_ANY},
+    {"if", K_ANY},
+    {"then", K_ANY},
+    {"else", K_ANY},
+    {"allOf", K_ANY},
+    {"anyOf", K_ANY},
+    {"oneOf", K_ANY},
+    {"$ref", K_ANY},
+    {"enum", K_ANY},
+    {"const", K_ANY},
+};
+
+// Warns about the first keyword of s of the given kinds that the rule made does not hold (those
+// listed in `held`, space-separated, excepted; false and empty values restrict nothing); returns
+// rule.
+static const char *held_by(js_conv *c, json_object *s, unsigned kinds, const char *held,
+                           const char *rule) {
+    if (!rule || c->warning[0]) return rule;
+    json_object_object_foreach(s, key, val) {
+        unsigned kind = 0;
+        for (size_t i = 0; i < sizeof RESTRICTING / sizeof RESTRICTING[0] && !kind; i++)
+            if (strcmp(RESTRICTING[i].key, key) == 0) kind = RESTRICTING[i].kind;
+        if (!(kind & kinds) || json_object_is_type(val, json_type_null)) continue;
+        // A boolean that lets everything through: uniqueItems / not false, the others true.
+        bool lax = strcmp(key, "uniqueItems") != 0 && strcmp(key, "not") != 0;
+        if (json_object_is_type(val, json_type_boolean) && json_object_get_boolean(val) == lax)
+            continue;
+        size_t n = strlen(key);
+        const char *h = held;
+        bool is_held = false;
+        while ((h = strstr(h, key)) != NULL && !is_held) {
+            is_held = (h == held || h[-1] == ' ') && (h[n] == ' ' || h[n] == '\0');
+            h += n;
+        }
+        if (!is_held) {
+            js_warn(c, key,
+                    "not held by the grammar, which accepts more than the schema (as "
+                    "llama.cpp's converter does)");
+            break;
+        }
+    }
+    return rule;
+}
+
 // llama.cpp's visit of an object schema s (as if its "type" were `type` when `override`).
 static const char *visit_object(js_conv *c, json_object *s, const char *name, const char *rule_name,
                                 bool override, json_object *type) {
@@ -346,11 +429,14 @@ static const char *visit_object(js_conv *c, json_object *s, const char *name, co
     bool t_object = js_str_is(type, "object"), t_string = js_str_is(type, "string");
     if (js_get(s, "$ref", &v)) {
         if (!js_is_str(v)) return js_fail_at(c, "$ref", "must be a string, not %s", js_show(c, v));
-        return js_add_rule(c, rule_name, ref_rule(c, json_object_get_string(v)));
+        return held_by(c, s, K_ALL, "$ref",
+                       js_add_rule(c, rule_name, ref_rule(c, json_object_get_string(v))));
     }
     bool one = js_get(s, "oneOf", &v);
     if (one || js_get(s, "anyOf", &v))
-        return js_add_rule(c, rule_name, union_rule(c, s, v, name, one ? "oneOf" : "anyOf", false));
+        return held_by(
+            c, s, K_ALL, one ? "oneOf" : "anyOf",
+            js_add_rule(c, rule_name, union_rule(c, s, v, name, one ? "oneOf" : "anyOf", false)));
     if (json_object_is_type(type, json_type_array))
         return js_add_rule(c, rule_name, union_rule(c, s, type, name, "type", true));
     if (js_get(s, "const", &v)) {
@@ -375,38 +461,66 @@ static const char *visit_object(js_conv *c, json_object *s, const char *name, co
         (js_get(s, "properties", &v) ||
          (js_get(s, "additionalProperties", &w) &&
           !(json_object_is_type(w, json_type_boolean) && json_object_get_boolean(w)))))
-        return js_object_schema(c, s, rule_name, name);
+        return held_by(c, s, K_OBJECT | K_ANY, "properties required additionalProperties",
+                       js_object_schema(c, s, rule_name, name));
     if ((untyped || t_object || t_string) && js_get(s, "allOf", &v))
-        return js_all_of(c, s, rule_name, name);
+        return held_by(c, s, K_ANY | (t_string ? K_STRING : K_OBJECT), "allOf",
+                       js_all_of(c, s, rule_name, name));
     if ((untyped || js_str_is(type, "array")) &&
-        (js_get(s, "items", &v) || js_get(s, "prefixItems", &v)))
-        return array_rule(c, s, rule_name, name);
+        (js_get(s, "items", &v) || js_get(s, "prefixItems", &v))) {
+        bool tuple = json_object_is_type(v, json_type_array);
+        json_object *items;
+        const char *kw = js_get(s, "items", &items) ? "items" : "prefixItems";
+        return held_by(c, s, K_ARRAY | K_ANY,
+                       tuple                 ? kw
+                       : strcmp(kw, "items") ? "prefixItems minItems maxItems"
+                                             : "items minItems maxItems",
+                       array_rule(c, s, rule_name, name));
+    }
     if ((untyped || t_string) && js_get(s, "pattern", &v)) {
         if (!js_is_str(v))
             return js_fail_at(c, "pattern", "must be a string, not %s", js_show(c, v));
-        return js_pattern_rule(c, json_object_get_string(v), rule_name);
+        return held_by(c, s, K_STRING | K_ANY, "pattern",
+                       js_pattern_rule(c, json_object_get_string(v), rule_name));
     }
     if ((untyped || t_string) && is_uuid(format))
-        return js_add_builtin(c, strcmp(rule_name, "root") == 0 ? "root" : format, "uuid");
+        return held_by(c, s, K_STRING | K_ANY, "format",
+                       js_add_builtin(c, strcmp(rule_name, "root") == 0 ? "root" : format, "uuid"));
     if ((untyped || t_string) && (strcmp(format, "date") == 0 || strcmp(format, "time") == 0 ||
                                   strcmp(format, "date-time") == 0)) {
         char *builtin = js_cat(c, format, "-string", NULL);
-        return builtin ? js_add_rule(c, rule_name, js_add_builtin(c, builtin, builtin)) : NULL;
+        return held_by(c, s, K_STRING | K_ANY, "format",
+                       builtin ? js_add_rule(c, rule_name, js_add_builtin(c, builtin, builtin))
+                               : NULL);
     }
     if (t_string && (js_get(s, "minLength", &v) || js_get(s, "maxLength", &v)))
-        return length_rule(c, s, rule_name);
+        return held_by(c, s, K_STRING | K_ANY, "minLength maxLength", length_rule(c, s, rule_name));
     if (js_str_is(type, "integer") &&
         (js_get(s, "minimum", &v) || js_get(s, "exclusiveMinimum", &v) ||
          js_get(s, "maximum", &v) || js_get(s, "exclusiveMaximum", &v)))
-        return integer_rule(c, s, rule_name);
+        return held_by(
+            c, s, K_NUMBER | K_ANY,
+            js_get(s, "minimum", &v)
+                ? (js_get(s, "maximum", &w) ? "minimum maximum" : "minimum exclusiveMaximum")
+                : (js_get(s, "maximum", &w) ? "exclusiveMinimum maximum"
+                                            : "exclusiveMinimum exclusiveMaximum"),
+            integer_rule(c, s, rule_name));
     if ((json_object_object_length(s) == 0 && !override) || t_object)
-        return js_add_rule(c, rule_name, js_add_builtin(c, "object", "object"));
+        return held_by(c, s, K_OBJECT | K_ANY, "",
+                       js_add_rule(c, rule_name, js_add_builtin(c, "object", "object")));
     if (untyped) // no type and nothing this walk reads (a description...): any value
-        return js_add_rule(c, rule_name, js_add_builtin(c, "value", "value"));
+        return held_by(c, s, K_ALL, "",
+                       js_add_rule(c, rule_name, js_add_builtin(c, "value", "value")));
     if (!js_is_str(type) || !js_is_primitive(json_object_get_string(type)))
         return js_fail_at(c, "type", "unknown type %s", js_show(c, type));
     const char *t = json_object_get_string(type);
-    return js_add_builtin(c, strcmp(rule_name, "root") == 0 ? "root" : t, t);
+    unsigned kinds = strcmp(t, "string") == 0                                ? K_STRING
+                     : strcmp(t, "number") == 0 || strcmp(t, "integer") == 0 ? K_NUMBER
+                     : strcmp(t, "array") == 0                               ? K_ARRAY
+                     : strcmp(t, "boolean") == 0 || strcmp(t, "null") == 0   ? 0
+                                                                             : K_ALL;
+    return held_by(c, s, kinds | K_ANY, "",
+                   js_add_builtin(c, strcmp(rule_name, "root") == 0 ? "root" : t, t));
 }
 
 static const char *visit_typed(js_conv *c, json_object *s, const char *name, bool override,
