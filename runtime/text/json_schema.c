@@ -22,21 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+// The name of the rule for `schema` (an object, or true), visited as llama.cpp's visit does with
+// `name` ("" for the root) as the stem of the rules it adds.
+static const char *js_visit(js_conv *c, json_object *schema, const char *name);
+
 // The whitespace rule every grammar starts with (llama.cpp's SPACE_RULE).
 static const char SPACE_RULE[] = "| \" \" | \"\\n\"{1,2} [ \\t]{0,20}";
-
-bool js_get(json_object *o, const char *key, json_object **v) {
-    *v = NULL;
-    return json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, key, v);
-}
-
-bool js_is_str(json_object *v) {
-    return json_object_is_type(v, json_type_string);
-}
-
-bool js_str_is(json_object *v, const char *s) {
-    return js_is_str(v) && strcmp(json_object_get_string(v), s) == 0;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Before the walk: numbers the server's JSON library would read differently, and every $ref
@@ -144,11 +135,6 @@ static bool scan(js_conv *c, json_object *root, json_object *v) {
     }
 }
 
-json_object *js_ref_target(js_conv *c, const char *ref) {
-    int32_t k = mint_strmap_get(&c->ref_idx, ref, strlen(ref));
-    return k >= 0 ? c->refs[k].target : NULL;
-}
-
 // The rule a $ref stands for: "ref" + its pointer made a name ("#/$defs/a" -> ref-defs-a),
 // visited unless a rule of that name exists or the ref is being visited (recursion: the name
 // then stands for the rule its first visit is making).
@@ -238,9 +224,62 @@ static const char *integer_rule(js_conv *c, json_object *s, const char *rule_nam
     return js_add_rule(c, rule_name, js_int_range(c, min, max));
 }
 
-// name + "-" + s, or s alone at the root.
-static char *stem(js_conv *c, const char *name, const char *s) {
-    return js_cat(c, name, name[0] ? "-" : "", s, NULL);
+// Visits a schema written at pointer `at` (a property's, gathered before).
+static const char *visit_at(js_conv *c, json_object *schema, const char *name, const char *at) {
+    char *saved = js_path_save(c);
+    if (!saved || !name) return NULL;
+    js_path_set(c, at);
+    const char *r = js_visit(c, schema, name);
+    js_path_set(c, saved);
+    return r;
+}
+
+// The rule of an object whose properties o holds: each property's value visited then its kv rule
+// added, then the other keys' rule (additional: true or a schema; NULL or false: none).
+static const char *object_rule(js_conv *c, js_object *o, const char *rule_name, const char *name,
+                               json_object *additional) {
+    for (size_t i = 0; i < o->n; i++) {
+        const char *r = visit_at(c, o->v[i].schema, js_stem(c, name, o->v[i].key), o->v[i].at);
+        if (!js_object_kv(c, o, i, r, name)) return NULL;
+    }
+    const char *value = NULL;
+    if (json_object_is_type(additional, json_type_object)) {
+        size_t mark = js_path_push(c, "additionalProperties");
+        char *sub = js_stem(c, name, "additional");
+        value = js_visit(c, additional, sub ? js_cat(c, sub, "-value", NULL) : NULL);
+        js_path_pop(c, mark);
+        if (!value) return NULL;
+    } else if (json_object_is_type(additional, json_type_boolean) &&
+               json_object_get_boolean(additional)) {
+        value = js_add_builtin(c, "value", "value");
+    }
+    if (value && !js_object_other_keys(c, o, value, name)) return NULL;
+    return js_add_rule(c, rule_name, js_object_body(c, o, name));
+}
+
+// A schema with "properties" or a restricting "additionalProperties".
+static const char *object_schema(js_conv *c, json_object *s, const char *rule_name,
+                                 const char *name) {
+    js_object o;
+    json_object *additional = NULL;
+    const char *r = NULL;
+    js_get(s, "additionalProperties", &additional);
+    if (js_object_init(c, &o) && js_object_gather(c, &o, s))
+        r = object_rule(c, &o, rule_name, name, additional);
+    js_object_free(&o);
+    return r;
+}
+
+// A schema with "allOf": its parts' properties as one object (no other keys), or the values all
+// its parts' enums list.
+static const char *all_of(js_conv *c, json_object *s, const char *rule_name, const char *name) {
+    js_object o;
+    const char *r = NULL;
+    if (js_object_init(c, &o) && js_all_of_gather(c, &o, s))
+        r = o.enum_body ? js_add_rule(c, rule_name, o.enum_body)
+                        : object_rule(c, &o, rule_name, name, NULL);
+    js_object_free(&o);
+    return r;
 }
 
 // "[" ... "]": a tuple (items, or prefixItems, as an array) or items repeated minItems..maxItems
@@ -257,7 +296,7 @@ static const char *array_rule(js_conv *c, json_object *s, const char *rule_name,
             char num[32];
             snprintf(num, sizeof num, "tuple-%zu", i);
             size_t mark = js_path_push_index(c, i);
-            const char *r = js_visit(c, json_object_array_get_idx(items, i), stem(c, name, num));
+            const char *r = js_visit(c, json_object_array_get_idx(items, i), js_stem(c, name, num));
             js_path_pop(c, mark);
             if (i) js_buf_adds(c, &b, " \",\" space ");
             if (r) js_buf_adds(c, &b, r);
@@ -267,7 +306,7 @@ static const char *array_rule(js_conv *c, json_object *s, const char *rule_name,
         if (c->st != MINT_OK) return js_buf_drop(c, &b), NULL;
         return js_add_rule(c, rule_name, js_buf_done(c, &b));
     }
-    const char *item = js_visit(c, items, stem(c, name, "item"));
+    const char *item = js_visit(c, items, js_stem(c, name, "item"));
     js_path_pop(c, top);
     int64_t min, max;
     if (!item || !get_count(c, s, "minItems", 0, &min) ||
@@ -462,10 +501,10 @@ static const char *visit_object(js_conv *c, json_object *s, const char *name, co
          (js_get(s, "additionalProperties", &w) &&
           !(json_object_is_type(w, json_type_boolean) && json_object_get_boolean(w)))))
         return held_by(c, s, K_OBJECT | K_ANY, "properties required additionalProperties",
-                       js_object_schema(c, s, rule_name, name));
+                       object_schema(c, s, rule_name, name));
     if ((untyped || t_object || t_string) && js_get(s, "allOf", &v))
         return held_by(c, s, K_ANY | (t_string ? K_STRING : K_OBJECT), "allOf",
-                       js_all_of(c, s, rule_name, name));
+                       all_of(c, s, rule_name, name));
     if ((untyped || js_str_is(type, "array")) &&
         (js_get(s, "items", &v) || js_get(s, "prefixItems", &v))) {
         bool tuple = json_object_is_type(v, json_type_array);
@@ -546,7 +585,7 @@ static const char *visit_typed(js_conv *c, json_object *s, const char *name, boo
     return r;
 }
 
-const char *js_visit(js_conv *c, json_object *schema, const char *name) {
+static const char *js_visit(js_conv *c, json_object *schema, const char *name) {
     return visit_typed(c, schema, name, false, NULL);
 }
 

@@ -106,6 +106,15 @@ void js_path_pop(js_conv *c, size_t mark);
 // A copy of the current pointer, and making a saved one current again.
 char *js_path_save(js_conv *c);
 void js_path_set(js_conv *c, const char *pointer);
+// The member `key` of object o: true when present (*v NULL for a JSON null).
+bool js_get(json_object *o, const char *key, json_object **v);
+// Whether v is a JSON string / the string s.
+bool js_is_str(json_object *v);
+bool js_str_is(json_object *v, const char *s);
+// The value a "$ref" points to (every $ref is resolved before the walk); NULL when unknown.
+json_object *js_ref_target(js_conv *c, const char *ref);
+// name + "-" + s, the stem of a sub-rule (s alone at the root, where name is "").
+char *js_stem(js_conv *c, const char *name, const char *s);
 // A JSON value's text for a message, cut to a few dozen bytes.
 const char *js_show(js_conv *c, json_object *v);
 
@@ -137,27 +146,56 @@ char *js_dump_string(js_conv *c, const char *s, size_t n);
 // The grammar: every rule as "name ::= body\n", sorted by name bytewise.
 char *js_format_grammar(js_conv *c, size_t *len);
 
-// ---- json_schema.c
-
-// The name of the rule for `schema` (an object, or true), visited as llama.cpp's visit does with
-// `name` ("" for the root) as the stem of the rules it adds.
-const char *js_visit(js_conv *c, json_object *schema, const char *name);
-// The value a "$ref" points to (every $ref was resolved before the walk); NULL when unknown.
-json_object *js_ref_target(js_conv *c, const char *ref);
-// The member `key` of object o: true when present (*v NULL for a JSON null).
-bool js_get(json_object *o, const char *key, json_object **v);
-// Whether v is a JSON string / the string s.
-bool js_is_str(json_object *v);
-bool js_str_is(json_object *v, const char *s);
-
 // ---- json_schema_object.c
 
-// The rule for a schema with "properties" or a restricting "additionalProperties"
-// (rule_name: the rule's name; name: the stem of its sub-rules).
-const char *js_object_schema(js_conv *c, json_object *s, const char *rule_name, const char *name);
-// The rule for a schema with "allOf": the properties of its parts (those of an "anyOf" part
-// optional) as one object, or the values common to every part's "enum".
-const char *js_all_of(js_conv *c, json_object *s, const char *rule_name, const char *name);
+// A property to lay out: its name, its schema, and where it was written (for messages).
+typedef struct js_prop {
+    const char *key;     // the property's name (owned by the document)
+    json_object *schema; // its schema (owned by the document)
+    const char *at;      // JSON pointer of the schema, in the arena
+} js_prop;
+
+// An allOf "enum" value's literal and how many parts listed it.
+typedef struct js_enum_count {
+    char *lit;    // the value's GBNF literal (in the arena)
+    size_t count; // parts (and repeats within one) that listed it
+} js_enum_count;
+
+// An object's rule in the making.
+typedef struct js_object {
+    js_prop *v;           // [n] the properties, in the order met
+    size_t n;             // count
+    size_t cap;           // allocated
+    mint_strmap required; // names that must be present (keys owned by the document)
+    const char **kv;      // [n_kv] each name's "NAME-kv" rule (the last one given wins)
+    size_t n_kv;          // count
+    size_t cap_kv;        // allocated
+    mint_strmap kv_idx;   // name -> index in kv ("*": the other keys)
+    const char **req;     // [n_req] required names, in order
+    size_t n_req;         // count
+    const char **opt;     // [n_opt] optional names, in order, "*" last when other keys may be
+    size_t n_opt;         //   present; count
+    js_enum_count *enums; // [n_enums] allOf: the values of the parts' enums
+    size_t n_enums;       // count
+    size_t cap_enums;     // allocated
+    mint_strmap enum_idx; // literal -> index in enums
+    char *enum_body;      // allOf: "(v1 | v2 ...)", the values every part lists, or NULL
+} js_object;
+
+bool js_object_init(js_conv *c, js_object *o);
+void js_object_free(js_object *o);
+// Takes an object schema's "required" and "properties" (checking additionalProperties' type).
+bool js_object_gather(js_conv *c, js_object *o, json_object *s);
+// Takes the properties of "allOf"'s parts (those of an "anyOf" part optional, a $ref followed),
+// and sets enum_body when the parts' enums share values.
+bool js_all_of_gather(js_conv *c, js_object *o, json_object *s);
+// Adds property i's "NAME-kv" rule, rule being the name of its value's rule (the walk visits the
+// value right before, as llama.cpp does, so that clashing names get the same numbers).
+bool js_object_kv(js_conv *c, js_object *o, size_t i, const char *rule, const char *name);
+// Adds the rule for any other key: a string that is none of the names, then value_rule.
+bool js_object_other_keys(js_conv *c, js_object *o, const char *value_rule, const char *name);
+// The body of the object's rule (adding the "-rest" rules of the optional chain).
+char *js_object_body(js_conv *c, js_object *o, const char *name);
 
 // ---- json_schema_double.c
 

@@ -1,49 +1,54 @@
-// json_schema_object.c - objects: "properties" / "required" / "additionalProperties", and
-// "allOf" merged into one object (or into the values its parts' "enum"s share), laid out as
-// llama.cpp's converter builds an object's rule: required properties in order, then the optional
-// ones as a chain where each may be left out, then any other key (when additional properties are
-// allowed) through a rule that matches every string but the declared names.
+// json_schema_object.c - objects: the properties of "properties" / "required" /
+// "additionalProperties", or of "allOf"'s parts merged into one object (or the values its parts'
+// "enum"s share), and the object's rule laid out as llama.cpp's converter lays it out: required
+// properties in order, then the optional ones as a chain where each may be left out, then any
+// other key (when additional properties are allowed) through a rule that matches every string
+// but the declared names. The walk (json_schema.c) visits each property's schema between the
+// steps here, in llama.cpp's order, so that rule names clash and get numbered as there.
 #include "runtime/text/json_schema.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-// A property to lay out: its name, its schema, and where it was written (for messages).
-typedef struct js_prop {
-    const char *key;     // the property's name (owned by the document)
-    json_object *schema; // its schema (owned by the document)
-    const char *at;      // JSON pointer of the schema, in the arena
-} js_prop;
+bool js_object_init(js_conv *c, js_object *o) {
+    *o = (js_object){0};
+    if (mint_strmap_init(&o->required, 16) != MINT_OK ||
+        mint_strmap_init(&o->kv_idx, 16) != MINT_OK ||
+        mint_strmap_init(&o->enum_idx, 16) != MINT_OK)
+        return js_fail(c, MINT_E_NOMEM, "json schema: out of memory"), false;
+    return true;
+}
 
-// A list of properties and the set of required names.
-typedef struct props {
-    js_prop *v;           // [n] in the order met
-    size_t n;             // count
-    size_t cap;           // allocated
-    mint_strmap required; // names that must be present (keys owned by the document)
-} props;
+void js_object_free(js_object *o) {
+    free(o->v), free(o->kv), free(o->req), free(o->opt), free(o->enums);
+    mint_strmap_free(&o->required);
+    mint_strmap_free(&o->kv_idx);
+    mint_strmap_free(&o->enum_idx);
+    *o = (js_object){0};
+}
 
-static bool add_prop(js_conv *c, props *p, const char *key, json_object *schema, bool required) {
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? 2 * p->cap : 16;
-        js_prop *v = realloc(p->v, cap * sizeof *v);
+static bool add_prop(js_conv *c, js_object *o, const char *key, json_object *schema,
+                     bool required) {
+    if (o->n == o->cap) {
+        size_t cap = o->cap ? 2 * o->cap : 16;
+        js_prop *v = realloc(o->v, cap * sizeof *v);
         if (!v) return js_fail(c, MINT_E_NOMEM, "json schema: out of memory"), false;
-        p->v = v;
-        p->cap = cap;
+        o->v = v;
+        o->cap = cap;
     }
     size_t mark = js_path_push(c, key);
     const char *at = js_path_save(c);
     js_path_pop(c, mark);
     if (!at) return false;
-    p->v[p->n++] = (js_prop){key, schema, at};
-    if (required && mint_strmap_put(&p->required, key, strlen(key), 0, NULL) == MINT_E_NOMEM)
+    o->v[o->n++] = (js_prop){key, schema, at};
+    if (required && mint_strmap_put(&o->required, key, strlen(key), 0, NULL) == MINT_E_NOMEM)
         return js_fail(c, MINT_E_NOMEM, "json schema: out of memory"), false;
     return true;
 }
 
 // The properties of schema s's "properties" (an object), all required when `required`.
-static bool add_props(js_conv *c, props *p, json_object *s, bool required) {
+static bool add_props(js_conv *c, js_object *o, json_object *s, bool required) {
     json_object *v = NULL;
     js_get(s, "properties", &v);
     if (!json_object_is_type(v, json_type_object))
@@ -51,10 +56,37 @@ static bool add_props(js_conv *c, props *p, json_object *s, bool required) {
     size_t mark = js_path_push(c, "properties");
     bool ok = true;
     json_object_object_foreach(v, key, schema) {
-        if (!(ok = add_prop(c, p, key, schema, required))) break;
+        if (!(ok = add_prop(c, o, key, schema, required))) break;
     }
     js_path_pop(c, mark);
     return ok;
+}
+
+bool js_object_gather(js_conv *c, js_object *o, json_object *s) {
+    json_object *v = NULL;
+    if (js_get(s, "required", &v)) {
+        size_t n = json_object_is_type(v, json_type_array) ? json_object_array_length(v) : 0;
+        for (size_t i = 0; i < n; i++) {
+            json_object *k = json_object_array_get_idx(v, i);
+            if (!js_is_str(k)) {
+                n = 0;
+                break;
+            }
+            if (mint_strmap_put(&o->required, json_object_get_string(k),
+                                (size_t)json_object_get_string_len(k), 0, NULL) == MINT_E_NOMEM)
+                return js_fail(c, MINT_E_NOMEM, "json schema: out of memory"), false;
+        }
+        if (!json_object_is_type(v, json_type_array) || n != json_object_array_length(v))
+            return js_fail_at(c, "required", "must be an array of names, not %s", js_show(c, v)),
+                   false;
+    }
+    if (js_get(s, "properties", &v) && !add_props(c, o, s, false)) return false;
+    if (js_get(s, "additionalProperties", &v) && !json_object_is_type(v, json_type_object) &&
+        !json_object_is_type(v, json_type_boolean))
+        return js_fail_at(c, "additionalProperties", "must be a schema or a boolean, not %s",
+                          js_show(c, v)),
+               false;
+    return true;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -165,110 +197,87 @@ static char *not_strings(js_conv *c, const char *const *names, size_t n) {
 // ---------------------------------------------------------------------------------------------
 // The object rule
 
-// name-or-empty + "-" + s, the stem of a sub-rule ("" + s at the root).
-static char *stem(js_conv *c, const char *name, const char *s) {
-    return js_cat(c, name, name[0] ? "-" : "", s, NULL);
-}
-
-// Visits a schema written at pointer `at`.
-static const char *visit_at(js_conv *c, json_object *schema, const char *name, const char *at) {
-    char *saved = js_path_save(c);
-    if (!saved || !name) return NULL;
-    js_path_set(c, at);
-    const char *r = js_visit(c, schema, name);
-    js_path_set(c, saved);
-    return r;
-}
-
-// Looks a name up in the key -> kv-rule table (the last rule given to a name wins).
-typedef struct kv_table {
-    mint_strmap idx;   // name -> index in rule
-    const char **rule; // [n] kv rule names
-    size_t n;          // count
-} kv_table;
-
-static bool kv_set(js_conv *c, kv_table *t, const char *key, const char *rule) {
+// Records the kv rule of a name (the last one given to a name wins, as in llama.cpp's map).
+static bool kv_set(js_conv *c, js_object *o, const char *key, const char *rule) {
     if (!rule) return false;
-    int32_t k = mint_strmap_get(&t->idx, key, strlen(key));
+    int32_t k = mint_strmap_get(&o->kv_idx, key, strlen(key));
     if (k >= 0) {
-        t->rule[k] = rule;
+        o->kv[k] = rule;
         return true;
     }
-    t->rule[t->n] = rule;
-    if (mint_strmap_put(&t->idx, key, strlen(key), (int32_t)t->n, NULL) != MINT_OK)
+    if (o->n_kv == o->cap_kv) {
+        size_t cap = o->cap_kv ? 2 * o->cap_kv : 16;
+        const char **v = realloc(o->kv, cap * sizeof *v);
+        if (!v) return js_fail(c, MINT_E_NOMEM, "json schema: out of memory"), false;
+        o->kv = v;
+        o->cap_kv = cap;
+    }
+    o->kv[o->n_kv] = rule;
+    if (mint_strmap_put(&o->kv_idx, key, strlen(key), (int32_t)o->n_kv, NULL) != MINT_OK)
         return js_fail(c, MINT_E_NOMEM, "json schema: out of memory"), false;
-    t->n++;
+    o->n_kv++;
     return true;
 }
 
-static const char *kv_get(const kv_table *t, const char *key) {
-    return t->rule[mint_strmap_get(&t->idx, key, strlen(key))];
+static const char *kv_get(const js_object *o, const char *key) {
+    return o->kv[mint_strmap_get(&o->kv_idx, key, strlen(key))];
 }
 
-// The body of the object rule (additional: NULL, false, true or a schema for other keys).
-static char *object_rule(js_conv *c, const props *p, const char *name, json_object *additional) {
-    size_t n = p->n;
-    kv_table kv = {0};
-    const char **req = malloc((n + 1) * sizeof *req), **opt = malloc((n + 1) * sizeof *opt);
-    const char **names = malloc((n + 1) * sizeof *names);
-    const char **rest = malloc((n + 1) * sizeof *rest);
-    kv.rule = malloc((n + 1) * sizeof *kv.rule);
-    char *rule = NULL;
-    size_t n_req = 0, n_opt = 0;
-    if (!req || !opt || !names || !rest || !kv.rule || mint_strmap_init(&kv.idx, n + 1)) {
-        js_fail(c, MINT_E_NOMEM, "json schema: out of memory");
-        goto out;
+// Appends a name to the required (req) or optional (opt) list.
+static bool list_name(js_conv *c, js_object *o, const char *key, bool required) {
+    if (!o->req || !o->opt) {
+        o->req = malloc((o->n + 1) * sizeof *o->req);
+        o->opt = malloc((o->n + 2) * sizeof *o->opt);
+        if (!o->req || !o->opt)
+            return js_fail(c, MINT_E_NOMEM, "json schema: out of memory"), false;
     }
-    for (size_t i = 0; i < n; i++) {
-        const char *key = p->v[i].key;
-        const char *prop_rule = visit_at(c, p->v[i].schema, stem(c, name, key), p->v[i].at);
-        char *lit = js_dump_string(c, key, strlen(key));
-        lit = lit ? js_literal(c, lit, strlen(lit)) : NULL;
-        char *kv_name = stem(c, name, key);
-        kv_name = kv_name ? js_cat(c, kv_name, "-kv", NULL) : NULL;
-        char *body =
-            lit && prop_rule ? js_cat(c, lit, " space \":\" space ", prop_rule, NULL) : NULL;
-        if (!kv_name || !body || !kv_set(c, &kv, key, js_add_rule(c, kv_name, body))) goto out;
-        if (mint_strmap_get(&p->required, key, strlen(key)) >= 0)
-            req[n_req++] = key;
-        else
-            opt[n_opt++] = key;
-        names[i] = key;
+    if (required)
+        o->req[o->n_req++] = key;
+    else
+        o->opt[o->n_opt++] = key;
+    return true;
+}
+
+bool js_object_kv(js_conv *c, js_object *o, size_t i, const char *rule, const char *name) {
+    const char *key = o->v[i].key;
+    char *lit = rule ? js_dump_string(c, key, strlen(key)) : NULL;
+    lit = lit ? js_literal(c, lit, strlen(lit)) : NULL;
+    char *kv_name = lit ? js_stem(c, name, key) : NULL;
+    kv_name = kv_name ? js_cat(c, kv_name, "-kv", NULL) : NULL;
+    char *body = kv_name ? js_cat(c, lit, " space \":\" space ", rule, NULL) : NULL;
+    return body && kv_set(c, o, key, js_add_rule(c, kv_name, body)) &&
+           list_name(c, o, key, mint_strmap_get(&o->required, key, strlen(key)) >= 0);
+}
+
+bool js_object_other_keys(js_conv *c, js_object *o, const char *value_rule, const char *name) {
+    char *sub = value_rule ? js_stem(c, name, "additional") : NULL;
+    if (!sub) return false;
+    const char *key_rule;
+    if (o->n == 0) {
+        key_rule = js_add_builtin(c, "string", "string");
+    } else {
+        const char **names = malloc(o->n * sizeof *names);
+        if (!names) return js_fail(c, MINT_E_NOMEM, "json schema: out of memory"), false;
+        for (size_t i = 0; i < o->n; i++) names[i] = o->v[i].key;
+        key_rule = js_add_rule(c, js_cat(c, sub, "-k", NULL), not_strings(c, names, o->n));
+        free(names);
     }
-    bool any =
-        json_object_is_type(additional, json_type_object) ||
-        (json_object_is_type(additional, json_type_boolean) && json_object_get_boolean(additional));
-    if (any) {
-        char *sub = stem(c, name, "additional");
-        const char *value;
-        if (json_object_is_type(additional, json_type_object)) {
-            size_t mark = js_path_push(c, "additionalProperties");
-            value = js_visit(c, additional, sub ? js_cat(c, sub, "-value", NULL) : NULL);
-            js_path_pop(c, mark);
-        } else {
-            value = js_add_builtin(c, "value", "value");
-        }
-        const char *key_rule;
-        if (n == 0)
-            key_rule = js_add_builtin(c, "string", "string");
-        else
-            key_rule =
-                sub ? js_add_rule(c, js_cat(c, sub, "-k", NULL), not_strings(c, names, n)) : NULL;
-        char *body = key_rule && value ? js_cat(c, key_rule, " \":\" space ", value, NULL) : NULL;
-        if (!sub || !body ||
-            !kv_set(c, &kv, "*", js_add_rule(c, js_cat(c, sub, "-kv", NULL), body)))
-            goto out;
-        opt[n_opt++] = "*";
-    }
-    if (n_req == 0 && n_opt == 0) {
-        rule = js_strndup(c, "\"{\" space \"}\"", 13);
-        goto out;
-    }
+    char *body = key_rule ? js_cat(c, key_rule, " \":\" space ", value_rule, NULL) : NULL;
+    return body && kv_set(c, o, "*", js_add_rule(c, js_cat(c, sub, "-kv", NULL), body)) &&
+           list_name(c, o, "*", false);
+}
+
+char *js_object_body(js_conv *c, js_object *o, const char *name) {
+    size_t n_req = o->n_req, n_opt = o->n_opt;
+    if (c->st != MINT_OK) return NULL;
+    if (n_req == 0 && n_opt == 0) return js_strndup(c, "\"{\" space \"}\"", 13);
+    const char **rest = malloc((n_opt + 1) * sizeof *rest);
+    if (!rest) return js_fail(c, MINT_E_NOMEM, "json schema: out of memory");
     js_buf b = {0};
     js_buf_adds(c, &b, "\"{\" space ");
     for (size_t i = 0; i < n_req; i++) {
         if (i) js_buf_adds(c, &b, " \",\" space ");
-        js_buf_adds(c, &b, kv_get(&kv, req[i]));
+        js_buf_adds(c, &b, kv_get(o, o->req[i]));
     }
     if (n_opt) {
         js_buf_adds(c, &b, " (");
@@ -276,15 +285,15 @@ static char *object_rule(js_conv *c, const props *p, const char *name, json_obje
         // rest[j]: the optional properties from j on, each after a comma and each optional,
         // named after the one before j. llama.cpp makes them innermost first.
         for (size_t j = n_opt - 1; j >= 1 && c->st == MINT_OK; j--) {
-            const char *k = opt[j], *more = j + 1 < n_opt ? rest[j + 1] : "";
-            char *body = js_cat(c, "( \",\" space ", kv_get(&kv, k), " )",
+            const char *k = o->opt[j], *more = j + 1 < n_opt ? rest[j + 1] : "";
+            char *body = js_cat(c, "( \",\" space ", kv_get(o, k), " )",
                                 strcmp(k, "*") == 0 ? "*" : "?", more[0] ? " " : "", more, NULL);
-            char *rn = stem(c, name, opt[j - 1]);
+            char *rn = js_stem(c, name, o->opt[j - 1]);
             rest[j] = rn && body ? js_add_rule(c, js_cat(c, rn, "-rest", NULL), body) : NULL;
             if (!rest[j]) break;
         }
         for (size_t i = 0; i < n_opt && c->st == MINT_OK; i++) {
-            const char *k = opt[i], *kr = kv_get(&kv, k);
+            const char *k = o->opt[i], *kr = kv_get(o, k);
             if (i) js_buf_adds(c, &b, " | ");
             js_buf_adds(c, &b, kr);
             if (strcmp(k, "*") == 0) {
@@ -301,50 +310,9 @@ static char *object_rule(js_conv *c, const props *p, const char *name, json_obje
         js_buf_adds(c, &b, " )?");
     }
     js_buf_adds(c, &b, " space \"}\"");
-    rule = c->st == MINT_OK ? js_buf_done(c, &b) : (js_buf_drop(c, &b), NULL);
-out:
-    free(req), free(opt), free(names), free(rest), free(kv.rule);
-    mint_strmap_free(&kv.idx);
-    return rule;
-}
-
-const char *js_object_schema(js_conv *c, json_object *s, const char *rule_name, const char *name) {
-    props p = {0};
-    const char *r = NULL;
-    if (mint_strmap_init(&p.required, 16) != MINT_OK)
-        return js_fail(c, MINT_E_NOMEM, "json schema: out of memory");
-    json_object *v = NULL, *additional = NULL;
-    if (js_get(s, "required", &v)) {
-        if (!json_object_is_type(v, json_type_array)) {
-            js_fail_at(c, "required", "must be an array of names, not %s", js_show(c, v));
-            goto out;
-        }
-        for (size_t i = 0; i < json_object_array_length(v); i++) {
-            json_object *k = json_object_array_get_idx(v, i);
-            if (!js_is_str(k)) {
-                js_fail_at(c, "required", "must be an array of names, not %s", js_show(c, v));
-                goto out;
-            }
-            if (mint_strmap_put(&p.required, json_object_get_string(k),
-                                (size_t)json_object_get_string_len(k), 0, NULL) == MINT_E_NOMEM) {
-                js_fail(c, MINT_E_NOMEM, "json schema: out of memory");
-                goto out;
-            }
-        }
-    }
-    if (js_get(s, "properties", &v) && !add_props(c, &p, s, false)) goto out;
-    if (js_get(s, "additionalProperties", &additional) &&
-        !json_object_is_type(additional, json_type_object) &&
-        !json_object_is_type(additional, json_type_boolean)) {
-        js_fail_at(c, "additionalProperties", "must be a schema or a boolean, not %s",
-                   js_show(c, additional));
-        goto out;
-    }
-    r = js_add_rule(c, rule_name, object_rule(c, &p, name, additional));
-out:
-    free(p.v);
-    mint_strmap_free(&p.required);
-    return r;
+    free(rest);
+    if (c->st != MINT_OK) return js_buf_drop(c, &b), NULL;
+    return js_buf_done(c, &b);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -352,45 +320,31 @@ out:
 
 enum { MAX_REF_CHAIN = 64 }; // a part that is a $ref to a $ref to ...
 
-// An "enum" value's literal and how many parts listed it.
-typedef struct enum_count {
-    char *lit;    // the value's GBNF literal (in the arena)
-    size_t count; // parts (and repeats within one) that listed it
-} enum_count;
-
-typedef struct all_of {
-    props p;           // properties of the parts
-    enum_count *e;     // [n_e] values of the parts' enums
-    size_t n_e;        // count
-    size_t cap_e;      // allocated
-    mint_strmap e_idx; // literal -> index in e
-} all_of;
-
-static bool add_enum_value(js_conv *c, all_of *a, json_object *v) {
+static bool add_enum_value(js_conv *c, js_object *o, json_object *v) {
     char *d = js_dump(c, v);
     char *lit = d ? js_literal(c, d, strlen(d)) : NULL;
     if (!lit) return false;
-    int32_t k = mint_strmap_get(&a->e_idx, lit, strlen(lit));
+    int32_t k = mint_strmap_get(&o->enum_idx, lit, strlen(lit));
     if (k >= 0) {
-        a->e[k].count++;
+        o->enums[k].count++;
         return true;
     }
-    if (a->n_e == a->cap_e) {
-        size_t cap = a->cap_e ? 2 * a->cap_e : 16;
-        enum_count *e = realloc(a->e, cap * sizeof *e);
+    if (o->n_enums == o->cap_enums) {
+        size_t cap = o->cap_enums ? 2 * o->cap_enums : 16;
+        js_enum_count *e = realloc(o->enums, cap * sizeof *e);
         if (!e) return js_fail(c, MINT_E_NOMEM, "json schema: out of memory"), false;
-        a->e = e;
-        a->cap_e = cap;
+        o->enums = e;
+        o->cap_enums = cap;
     }
-    a->e[a->n_e] = (enum_count){lit, 1};
-    if (mint_strmap_put(&a->e_idx, lit, strlen(lit), (int32_t)a->n_e, NULL) != MINT_OK)
+    o->enums[o->n_enums] = (js_enum_count){lit, 1};
+    if (mint_strmap_put(&o->enum_idx, lit, strlen(lit), (int32_t)o->n_enums, NULL) != MINT_OK)
         return js_fail(c, MINT_E_NOMEM, "json schema: out of memory"), false;
-    a->n_e++;
+    o->n_enums++;
     return true;
 }
 
 // One part: a $ref is followed; then its properties, or else its enum's values, count.
-static bool add_part(js_conv *c, all_of *a, json_object *part, bool required, int chain) {
+static bool add_part(js_conv *c, js_object *o, json_object *part, bool required, int chain) {
     if (json_object_is_type(part, json_type_boolean) && json_object_get_boolean(part)) return true;
     if (!json_object_is_type(part, json_type_object))
         return js_fail_at(c, NULL, "a part of allOf must be a schema, not %s", js_show(c, part)),
@@ -408,37 +362,33 @@ static bool add_part(js_conv *c, all_of *a, json_object *part, bool required, in
         char *saved = js_path_save(c);
         if (!saved) return false;
         js_path_set(c, json_object_get_string(v) + 1);
-        bool ok = add_part(c, a, target, required, chain + 1);
+        bool ok = add_part(c, o, target, required, chain + 1);
         js_path_set(c, saved);
         return ok;
     }
-    if (js_get(part, "properties", &v)) return add_props(c, &a->p, part, required);
+    if (js_get(part, "properties", &v)) return add_props(c, o, part, required);
     if (js_get(part, "enum", &v)) {
         if (!json_object_is_type(v, json_type_array))
             return js_fail_at(c, "enum", "must be an array, not %s", js_show(c, v)), false;
         for (size_t i = 0; i < json_object_array_length(v); i++)
-            if (!add_enum_value(c, a, json_object_array_get_idx(v, i))) return false;
+            if (!add_enum_value(c, o, json_object_array_get_idx(v, i))) return false;
     }
     return true;
 }
 
 static int cmp_lit(const void *x, const void *y) {
-    const enum_count *a = x, *b = y;
+    const js_enum_count *a = x, *b = y;
     size_t na = strlen(a->lit), nb = strlen(b->lit);
     int r = memcmp(a->lit, b->lit, na < nb ? na : nb);
     return r ? r : (na > nb) - (na < nb);
 }
 
-const char *js_all_of(js_conv *c, json_object *s, const char *rule_name, const char *name) {
-    all_of a = {0};
-    const char *r = NULL;
+bool js_all_of_gather(js_conv *c, js_object *o, json_object *s) {
     json_object *parts = NULL;
     js_get(s, "allOf", &parts);
     if (!json_object_is_type(parts, json_type_array))
-        return js_fail_at(c, "allOf", "must be an array, not %s", js_show(c, parts));
+        return js_fail_at(c, "allOf", "must be an array, not %s", js_show(c, parts)), false;
     size_t n = json_object_array_length(parts), top = js_path_push(c, "allOf");
-    if (mint_strmap_init(&a.p.required, 16) != MINT_OK || mint_strmap_init(&a.e_idx, 16) != MINT_OK)
-        js_fail(c, MINT_E_NOMEM, "json schema: out of memory");
     for (size_t i = 0; i < n && c->st == MINT_OK; i++) {
         json_object *t = json_object_array_get_idx(parts, i), *any = NULL;
         size_t mark = js_path_push_index(c, i);
@@ -450,39 +400,33 @@ const char *js_all_of(js_conv *c, json_object *s, const char *rule_name, const c
             size_t m2 = js_path_push(c, "anyOf");
             for (size_t k = 0; k < json_object_array_length(any); k++) {
                 size_t m3 = js_path_push_index(c, k);
-                bool ok = add_part(c, &a, json_object_array_get_idx(any, k), false, 0);
+                bool ok = add_part(c, o, json_object_array_get_idx(any, k), false, 0);
                 js_path_pop(c, m3);
                 if (!ok) break;
             }
             js_path_pop(c, m2);
         } else {
-            add_part(c, &a, t, true, 0);
+            add_part(c, o, t, true, 0);
         }
         js_path_pop(c, mark);
     }
     js_path_pop(c, top);
-    if (c->st != MINT_OK) goto out;
-    if (a.n_e) { // the values every part listed (a value listed twice by one part counts twice)
-        qsort(a.e, a.n_e, sizeof *a.e, cmp_lit);
+    if (c->st != MINT_OK) return false;
+    if (o->n_enums) { // the values every part listed (one listed twice by a part counts twice)
+        qsort(o->enums, o->n_enums, sizeof *o->enums, cmp_lit);
         js_buf b = {0};
         size_t k = 0;
-        for (size_t i = 0; i < a.n_e; i++) {
-            if (a.e[i].count != n) continue;
+        for (size_t i = 0; i < o->n_enums; i++) {
+            if (o->enums[i].count != n) continue;
             js_buf_adds(c, &b, k++ ? " | " : "(");
-            js_buf_adds(c, &b, a.e[i].lit);
+            js_buf_adds(c, &b, o->enums[i].lit);
         }
         if (k) {
             js_buf_addc(c, &b, ')');
-            r = js_add_rule(c, rule_name, js_buf_done(c, &b));
-            goto out;
+            o->enum_body = js_buf_done(c, &b);
+            return o->enum_body != NULL;
         }
         js_buf_drop(c, &b);
     }
-    r = js_add_rule(c, rule_name, object_rule(c, &a.p, name, NULL));
-out:
-    free(a.p.v);
-    free(a.e);
-    mint_strmap_free(&a.p.required);
-    mint_strmap_free(&a.e_idx);
-    return r;
+    return true;
 }

@@ -83,6 +83,31 @@ char *js_cat(js_conv *c, ...) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The document
+
+bool js_get(json_object *o, const char *key, json_object **v) {
+    *v = NULL;
+    return json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, key, v);
+}
+
+bool js_is_str(json_object *v) {
+    return json_object_is_type(v, json_type_string);
+}
+
+bool js_str_is(json_object *v, const char *s) {
+    return js_is_str(v) && strcmp(json_object_get_string(v), s) == 0;
+}
+
+json_object *js_ref_target(js_conv *c, const char *ref) {
+    int32_t k = mint_strmap_get(&c->ref_idx, ref, strlen(ref));
+    return k >= 0 ? c->refs[k].target : NULL;
+}
+
+char *js_stem(js_conv *c, const char *name, const char *s) {
+    return js_cat(c, name, name[0] ? "-" : "", s, NULL);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Failures, warnings and the JSON pointer
 
 void *js_fail(js_conv *c, mint_status code, const char *fmt, ...) {
