@@ -1,5 +1,6 @@
 // mint_text.h - text in mint's public API: tokens (text to ids and back), samplers, logits to
-// text (log-probabilities, the k most likely tokens, the generation step) and chat templates.
+// text (log-probabilities, the k most likely tokens, the generation step), chat templates, and
+// JSON Schemas to grammars.
 // Included by mint.h, whose handles, statuses and conventions it uses; a program includes
 // mint.h only.
 #ifndef MINT_TEXT_H
@@ -228,6 +229,33 @@ MINT_API void mint_chat_free(char *text);
 MINT_API size_t mint_chat_render(mint_chat_template t, const mint_chat_msg *msgs, size_t n,
                                  bool add_assistant, const char *bos, const char *eos, char *buf,
                                  size_t cap);
+
+// ---------------------------------------------------------------------------------------------
+// JSON Schema: the grammar of the JSON documents a schema accepts
+
+// Converts a JSON Schema (UTF-8 JSON text, len bytes) to GBNF text whose root rule matches
+// exactly the JSON documents the schema accepts, as llama.cpp's json_schema_to_grammar (what
+// llama-server runs for response_format and json_schema) writes it, rule names and order
+// included: types, enum, const, properties / required / additionalProperties, items /
+// prefixItems / minItems / maxItems, string minLength / maxLength / pattern / format (date, time,
+// date-time, uuid), integer minimum / maximum / exclusive bounds, anyOf / oneOf / allOf, $ref to
+// #/definitions, #/$defs or any local JSON pointer. {} and {"type": "object"} give any JSON
+// object (response_format json_object); `true` and a schema with no keyword the conversion reads
+// ({"description": ...}) give any JSON value. *out gets NUL-terminated text to free with
+// mint_grammar_text_free.
+// Invalid JSON (duplicate keys included) or a malformed or unsupported schema (a count that is
+// not an integer in 0..2^31-1, "properties" that is not an object, a $ref that is not local or
+// does not resolve, an invalid regex, bounds no value meets): MINT_E_FORMAT with one line naming
+// the keyword and its JSON pointer ("json schema: #/properties/tags/minItems: ..."). Schemas
+// nested deeper than 200 (through $ref too) or a grammar past 64 MiB to build: MINT_E_LIMIT.
+// Like llama.cpp, the grammar leaves out what it cannot say or llama.cpp does not read: a pattern
+// beyond GBNF (\d, \w, lookaround, ...) accepts any string; a number's bounds, uniqueItems,
+// minProperties, not, formats other than date / time / date-time / uuid, ... are not held. On
+// MINT_OK, err->msg (err not NULL) is "" or one line naming the first such keyword by its JSON
+// pointer.
+MINT_API mint_status mint_json_schema_to_grammar(const char *schema, size_t len, char **out,
+                                                 mint_err *err);
+MINT_API void mint_grammar_text_free(char *text);
 
 #ifdef __cplusplus
 }
