@@ -12,8 +12,8 @@
 //
 // Where llama.cpp would hang or run out of memory, mint refuses in one line instead: {m,n} with
 // m > n, groups nested deeper than GBNF_MAX_NESTING, more than GBNF_MAX_ELEMS elements, and left
-// recursion through rules that derive the empty text only indirectly (llama.cpp's check sees an
-// empty alternative only, and its expansion then never ends).
+// recursion through rules that derive the empty text only indirectly when the stacks grow on the
+// way round (llama.cpp's check sees an empty alternative only, and its expansion then never ends).
 #include "runtime/text/gbnf.h"
 
 #include "base/error.h"
@@ -551,90 +551,159 @@ static void rule_name(const parser *P, uint32_t k, const char **name, int *len) 
     *len = s->name ? (int)s->len : 1;
 }
 
-// The first element of the next alternative at or after element i (or the rule's END).
-static uint32_t next_alternative(const gbnf *g, uint32_t i) {
-    while (g->elem[i].op != GBNF_ALT && g->elem[i].op != GBNF_END) i++;
-    return g->elem[i].op == GBNF_ALT ? i + 1 : i;
+// Left recursion. Expanding a rule reference at the top of a stack replaces it by the element
+// after it (unless its alternative ends there) and the first element of one of the rule's
+// alternatives, so a rule that can reach itself before any terminal (through rules that may
+// match the empty text) is expanded again and again. llama.cpp refuses such a cycle when every
+// rule it passes on the way may be empty by an empty alternative of its own; mint refuses the
+// same (a grammar llama.cpp refuses is refused), and also a cycle through rules that are empty
+// only indirectly when it pushes an element on the way round: the stacks then grow without end,
+// where llama.cpp hangs. A cycle that pushes nothing comes back to the same stack, which the
+// expansion sees once (llama.cpp accepts it too: root ::= ("a"?)*).
+
+typedef struct lr_edge {
+    uint32_t to; // the rule reached
+    bool grows;  // the reference has an element after it in its alternative
+    bool llama;  // every reference before it in the alternative has an empty alternative
+} lr_edge;
+
+typedef struct lr_graph {
+    uint32_t n;    // rules
+    uint32_t *off; // [n + 1] rule r's edges are e[off[r] .. off[r + 1])
+    lr_edge *e;    // the edges: r -> a rule it can start with
+} lr_graph;
+
+// Strongly connected components of the graph (edges with llama set only, when llama_only), by
+// Tarjan's algorithm without recursion; comp[r] gets r's component.
+static bool components(const lr_graph *G, bool llama_only, uint32_t *comp) {
+    const uint32_t n = G->n, NONE = UINT32_MAX;
+    uint32_t *index = malloc(n * sizeof *index), *low = malloc(n * sizeof *low);
+    uint32_t *stack = malloc(n * sizeof *stack), *call = malloc(n * sizeof *call);
+    uint32_t *edge = malloc(n * sizeof *edge);
+    bool *on = calloc(n, sizeof *on);
+    bool ok = index && low && stack && call && edge && on;
+    uint32_t counter = 0, n_comp = 0, top = 0;
+    for (uint32_t r = 0; ok && r < n; r++) index[r] = NONE;
+    for (uint32_t root = 0; ok && root < n; root++) {
+        if (index[root] != NONE) continue;
+        uint32_t depth = 0;
+        call[depth++] = root;
+        index[root] = low[root] = counter++;
+        edge[root] = G->off[root];
+        stack[top++] = root;
+        on[root] = true;
+        while (depth > 0) {
+            const uint32_t v = call[depth - 1];
+            if (edge[v] < G->off[v + 1]) {
+                const lr_edge *x = &G->e[edge[v]++];
+                if (llama_only && !x->llama) continue;
+                const uint32_t w = x->to;
+                if (index[w] == NONE) {
+                    index[w] = low[w] = counter++;
+                    edge[w] = G->off[w];
+                    stack[top++] = w;
+                    on[w] = true;
+                    call[depth++] = w;
+                } else if (on[w] && index[w] < low[v]) {
+                    low[v] = index[w];
+                }
+                continue;
+            }
+            if (low[v] == index[v]) {
+                uint32_t w;
+                do {
+                    w = stack[--top];
+                    on[w] = false;
+                    comp[w] = n_comp;
+                } while (w != v);
+                n_comp++;
+            }
+            if (--depth > 0 && low[v] < low[call[depth - 1]]) low[call[depth - 1]] = low[v];
+        }
+    }
+    free(index), free(low), free(stack), free(call), free(edge), free(on);
+    return ok;
 }
 
-// llama.cpp refuses a rule that can reach itself before reading a character (its expansion
-// would not end). Here "before reading" follows every rule that derives the empty text, found
-// to a fixed point, not only those with an empty alternative.
 static bool check_left_recursion(parser *P, const gbnf *g) {
     const uint32_t n = g->n_rules;
-    bool *nullable = calloc(n, sizeof *nullable);
-    uint8_t *color = calloc(n, 1);                           // 0 unseen, 1 on the path, 2 done
-    uint32_t *stack = malloc(2 * (size_t)n * sizeof *stack); // (rule, element index) frames
-    if (!nullable || !color || !stack) {
-        free(nullable), free(color), free(stack);
-        return nomem(P), false;
+    bool *nullable = calloc(n, sizeof *nullable);   // may match the empty text
+    bool *empty_alt = calloc(n, sizeof *empty_alt); // has an empty alternative (llama.cpp's test)
+    lr_graph G = {n, malloc(((size_t)n + 1) * sizeof *G.off), NULL};
+    uint32_t *comp = malloc((size_t)n * sizeof *comp), *comp_l = malloc((size_t)n * sizeof *comp);
+    G.e = malloc(((size_t)g->n_elem + 1) * sizeof *G.e);
+    bool ok = nullable && empty_alt && G.off && G.e && comp && comp_l;
+    for (uint32_t k = 0; ok && k < n; k++) {
+        const gbnf_elem *e = g->elem + g->rule[k];
+        empty_alt[k] = e[0].op == GBNF_END || e[0].op == GBNF_ALT;
+        for (uint32_t i = 1; !empty_alt[k] && e[i - 1].op != GBNF_END; i++)
+            empty_alt[k] = e[i - 1].op == GBNF_ALT && (e[i].op == GBNF_ALT || e[i].op == GBNF_END);
     }
-    for (bool changed = true; changed;) {
+    for (bool changed = ok; changed;) { // nullable to a fixed point
         changed = false;
         for (uint32_t k = 0; k < n; k++) {
             if (nullable[k]) continue;
-            bool ok = true; // the current alternative can be empty so far
+            bool empty_so_far = true;
             for (const gbnf_elem *e = g->elem + g->rule[k];; e++) {
                 if (e->op == GBNF_END || e->op == GBNF_ALT) {
-                    if (ok) {
-                        nullable[k] = changed = true;
-                        break;
-                    }
-                    if (e->op == GBNF_END) break;
-                    ok = true;
+                    if (empty_so_far) nullable[k] = changed = true;
+                    if (empty_so_far || e->op == GBNF_END) break;
+                    empty_so_far = true;
                 } else if (e->op != GBNF_RULE || !nullable[e->arg]) {
-                    ok = false;
+                    empty_so_far = false;
                 }
             }
         }
     }
-    bool found = false;
-    for (uint32_t root = 0; root < n && !found; root++) {
-        if (color[root]) continue;
-        color[root] = 1;
-        stack[0] = root;
-        stack[1] = g->rule[root];
-        uint32_t top = 1;
-        while (top > 0 && !found) {
-            uint32_t *f = &stack[2 * (top - 1)]; // (rule, element it is at)
-            const gbnf_elem *e = &g->elem[f[1]];
-            if (e->op == GBNF_END) {
-                color[f[0]] = 2;
-                top--;
-                continue;
-            }
+    // The edges: from each alternative, the references up to its first non-nullable element.
+    uint32_t n_e = 0;
+    for (uint32_t k = 0; ok && k < n; k++) {
+        G.off[k] = n_e;
+        bool full = true, llama = true;
+        for (uint32_t i = g->rule[k];; i++) {
+            const gbnf_elem *e = &g->elem[i];
+            if (e->op == GBNF_END) break;
             if (e->op == GBNF_ALT) {
-                f[1]++;
+                full = llama = true;
                 continue;
             }
-            // A reference to a rule that may be empty lets the next element be first too.
-            const bool go_on = e->op == GBNF_RULE && nullable[e->arg];
-            f[1] = go_on ? f[1] + 1 : next_alternative(g, f[1] + 1);
-            if (e->op != GBNF_RULE) continue;
-            const uint32_t s = e->arg;
-            if (color[s] == 1) {
-                const char *name;
-                int len, line, col;
-                rule_name(P, s, &name, &len);
-                where(P, P->s + P->sym[P->sym[s].base].def_at, &line, &col);
-                mint_fail(P->err, MINT_E_FORMAT,
-                          "grammar: %d:%d: rule '%.*s' is left-recursive (it can reach itself "
-                          "before matching any text)",
-                          line, col, len, name);
-                mint_err_one_line(P->err);
-                P->failed = true;
-                P->st = MINT_E_FORMAT;
-                found = true;
-            } else if (color[s] == 0) {
-                color[s] = 1;
-                stack[2 * top] = s;
-                stack[2 * top + 1] = g->rule[s];
-                top++;
+            if (!full) continue;
+            if (e->op != GBNF_RULE) {
+                full = llama = false;
+                continue;
             }
+            const gbnf_elem *next = e + 1;
+            G.e[n_e++] = (lr_edge){e->arg, next->op != GBNF_END && next->op != GBNF_ALT, llama};
+            full = nullable[e->arg];
+            llama = llama && empty_alt[e->arg];
         }
     }
-    free(nullable), free(color), free(stack);
-    return !found;
+    if (ok) G.off[n] = n_e;
+    ok = ok && components(&G, false, comp) && components(&G, true, comp_l);
+    uint32_t bad = UINT32_MAX;
+    for (uint32_t k = 0; ok && k < n && bad == UINT32_MAX; k++)
+        for (uint32_t i = G.off[k]; i < G.off[k + 1]; i++) {
+            const lr_edge *x = &G.e[i];
+            if ((x->llama && comp_l[x->to] == comp_l[k]) || (x->grows && comp[x->to] == comp[k])) {
+                bad = k;
+                break;
+            }
+        }
+    free(nullable), free(empty_alt), free(G.off), free(G.e), free(comp), free(comp_l);
+    if (!ok) return nomem(P), false;
+    if (bad == UINT32_MAX) return true;
+    const char *name;
+    int len, line, col;
+    rule_name(P, bad, &name, &len);
+    where(P, P->s + P->sym[P->sym[bad].base].def_at, &line, &col);
+    mint_fail(P->err, MINT_E_FORMAT,
+              "grammar: %d:%d: rule '%.*s' is left-recursive (it can reach itself before matching "
+              "any text)",
+              line, col, len, name);
+    mint_err_one_line(P->err);
+    P->failed = true;
+    P->st = MINT_E_FORMAT;
+    return false;
 }
 
 // ---------------------------------------------------------------------------------------------
