@@ -64,6 +64,9 @@ typedef struct gbnf {
 mint_status gbnf_parse(const char *text, size_t len, const char *root, const mint_vocab *v,
                        gbnf *out, mint_err *err);
 void gbnf_free(gbnf *g);
+// A rule of g that is left-recursive as gbnf_parse refuses it (runtime/text/gbnf_check.c) in
+// *rule, or UINT32_MAX when none; MINT_E_NOMEM.
+mint_status gbnf_find_left_recursion(const gbnf *g, uint32_t *rule);
 
 // Whether code point c is in class k.
 bool gbnf_class_has(const gbnf *g, uint32_t k, uint32_t c);

@@ -213,7 +213,8 @@ static mint_status step_piece(mint_grammar *g, int32_t id, const char *p, size_t
     g->cur = next;
     g->value = d.value;
     g->remain = d.remain;
-    if (m->n_node > COMPACT_NODES || m->n_items > COMPACT_ITEMS || m->n_ascii > COMPACT_ASCII) {
+    if (m->n_node > COMPACT_NODES || m->n_items > COMPACT_ITEMS ||
+        m->n_ascii + m->n_bound > COMPACT_ASCII) {
         g->cur = gm_compact(m, g->cur);
         return check_matcher(g);
     }
@@ -522,7 +523,7 @@ int32_t mint_grammar_mask(mint_grammar *g, const uint8_t **allowed) {
     const uint32_t chars = gm_chars(&g->m, g->cur);
     if (chars != GM_DEAD)
         grammar_mask_walk(&g->m, g->t, chars, g->value, g->remain, &g->walk, g->allowed);
-    for (int32_t k = 0; k < g->t->n_outside; k++)
+    for (int32_t k = 0; k < g->t->n_outside; k++) // pieces too long, or ending inside a character
         if (chars_allow(g, g->t->outside[k])) g->allowed[g->t->outside[k]] = 1;
     gm_tokens(&g->m, g->cur, mark_tokens, g);
     const uint8_t end = (gm_flags(&g->m, g->cur) & GM_HAS_EMPTY) != 0;

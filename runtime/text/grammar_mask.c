@@ -7,12 +7,22 @@
 // lookup). A dead set, or a byte the decoder refuses, rejects every token below the node, so the
 // walk jumps over its subtree. A token ending at a node is allowed when its last code point was
 // whole, or when some stack could still match a completion of its last, partial one.
+//
+// When the walk starts on a character boundary, a node on one whose set leads back to itself on
+// every code point the pieces below it complete (token_trie.h's summary, gm_closure), and whose
+// pieces hold no refused byte, allows its whole subtree: every token below ends on a boundary
+// (the trie keeps the others out) with the set alive. Its tokens are contiguous in the trie's
+// order, so they are marked in one loop and the subtree skipped. Inside a JSON string this
+// leaves only the subtrees holding '"', '\\', controls or bad bytes to walk.
 #include "runtime/text/grammar.h"
 
 // Bytes after a lead byte (by its high nibble); -1: it cannot lead.
 static const int8_t EXTRA[16] = {0, 0, 0, 0, 0, 0, 0, 0, -1, -1, -1, -1, 1, 1, 2, 3};
 // The lead byte's bits kept, by the bytes after it (llama.cpp's masks).
 static const uint8_t LEAD_BITS[4] = {0x7F, 0x3F, 0x1F, 0x0F};
+
+// Subtrees smaller than this are walked node by node (not worth a set's closure).
+#define MIN_SUBTREE 8
 
 uint32_t grammar_mask_walk(gmatch *m, const mint_token_trie *t, uint32_t set, uint32_t value,
                            int n_remain, const grammar_walk *w, uint8_t *allowed) {
@@ -28,6 +38,7 @@ uint32_t grammar_mask_walk(gmatch *m, const mint_token_trie *t, uint32_t set, ui
     R[0] = (int8_t)(n_remain > 0 ? n_remain : 0);
     C[0] = n_remain > 0;
     uint32_t visited = 0;
+    const bool fresh = n_remain <= 0;
     for (uint32_t i = 1, n = t->n_nodes; i < n;) {
         visited++;
         const uint32_t d = depth[i];
@@ -59,6 +70,18 @@ uint32_t grammar_mask_walk(gmatch *m, const mint_token_trie *t, uint32_t set, ui
             c = 0;
             if (k == 0 && (s = gm_step(m, s, v)) == GM_DEAD) {
                 i = skip[i];
+                continue;
+            }
+        }
+        const uint32_t end = skip[i];
+        if (fresh && r == 0 && end - i >= MIN_SUBTREE && !(t->sub[i] & MINT_SUB_INVALID)) {
+            gm_closure(m, s);
+            const gm_set *set_s = &m->set[s];
+            if (set_s->closure && (t->asc[2 * i] & ~set_s->loops[0]) == 0 &&
+                (t->asc[2 * i + 1] & ~set_s->loops[1]) == 0 &&
+                (set_s->loops_high || !(t->sub[i] & MINT_SUB_NONASCII))) {
+                for (uint32_t k = tok_at[i], e = tok_at[end]; k < e; k++) allowed[tok[k]] = 1;
+                i = end;
                 continue;
             }
         }

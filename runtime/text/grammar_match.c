@@ -238,7 +238,12 @@ static uint32_t intern_buf(gmatch *m) {
     }
     memcpy(m->items + m->n_items, b, n * sizeof *b);
     const uint32_t id = m->n_set++;
-    m->set[id] = (gm_set){(uint32_t)m->n_items, (uint32_t)n, UNSET, UNSET, flags};
+    m->set[id] = (gm_set){.first = (uint32_t)m->n_items,
+                          .n = (uint32_t)n,
+                          .ascii = UNSET,
+                          .part = UNSET,
+                          .chars = UNSET,
+                          .flags = flags};
     m->n_items += n;
     if (!map_put(&m->set_map, h, id)) return nomem(m);
     return id;
@@ -282,18 +287,15 @@ typedef bool (*keep_fn)(const gbnf *g, const gbnf_elem *e, uint32_t arg);
 
 static uint32_t step_by(gmatch *m, uint32_t set, keep_fn keep, uint32_t arg) {
     const uint32_t n = m->set[set].n, first = m->set[set].first;
-    uint32_t *pick = malloc((n ? n : 1) * sizeof *pick);
-    if (!pick) return nomem(m);
+    if (!grow((void **)&m->pick, &m->cap_pick, n + 1, sizeof *m->pick)) return nomem(m);
     size_t k = 0;
     for (uint32_t i = 0; i < n && !m->failed; i++) {
         const uint32_t x = m->items[first + i];
         if (x == GM_EMPTY_STACK || !keep(m->g, &m->g->elem[m->node[x].pos], arg)) continue;
         const uint32_t s = succ(m, x);
-        if (s != GM_DEAD) pick[k++] = s;
+        if (s != GM_DEAD) m->pick[k++] = s;
     }
-    const uint32_t r = m->failed ? GM_DEAD : union_of(m, pick, k);
-    free(pick);
-    return r;
+    return m->failed ? GM_DEAD : union_of(m, m->pick, k);
 }
 
 static bool keep_char(const gbnf *g, const gbnf_elem *e, uint32_t c) {
@@ -305,26 +307,106 @@ static bool keep_token(const gbnf *g, const gbnf_elem *e, uint32_t id) {
     return (e->op == GBNF_TOKEN && e->arg == id) || (e->op == GBNF_NOT_TOKEN && e->arg != id);
 }
 
+// Cuts the code points into the intervals where the set's terminals match alike: the bounds
+// of every range of its code point terminals.
+static bool partition(gmatch *m, uint32_t set) {
+    const gm_set s = m->set[set];
+    m->n_buf = 0;
+    if (!buf_push(m, 0)) return false;
+    for (uint32_t i = 0; i < s.n; i++) {
+        const uint32_t x = m->items[s.first + i];
+        if (x == GM_EMPTY_STACK) continue;
+        const gbnf_elem *e = &m->g->elem[m->node[x].pos];
+        if (e->op == GBNF_CHAR) {
+            if (!buf_push(m, e->arg) || (e->arg < UINT32_MAX && !buf_push(m, e->arg + 1)))
+                return false;
+        } else if (e->op == GBNF_CLASS) {
+            const gbnf_class *cl = &m->g->cls[e->arg];
+            for (uint32_t k = 0; k < cl->n; k++) {
+                const uint32_t lo = m->g->range[2 * (cl->first + k)];
+                const uint32_t hi = m->g->range[2 * (cl->first + k) + 1];
+                if (lo > hi) continue;
+                if (!buf_push(m, lo) || (hi < UINT32_MAX && !buf_push(m, hi + 1))) return false;
+            }
+        }
+    }
+    qsort(m->buf, m->n_buf, sizeof *m->buf, cmp_u32);
+    size_t n = 1;
+    for (size_t i = 1; i < m->n_buf; i++)
+        if (m->buf[i] != m->buf[n - 1]) m->buf[n++] = m->buf[i];
+    if (!grow((void **)&m->bound, &m->cap_bound, m->n_bound + n, sizeof *m->bound)) {
+        nomem(m);
+        return false;
+    }
+    size_t cap = m->cap_bound; // part_next is sized as bound
+    int32_t *next = realloc(m->part_next, cap * sizeof *next);
+    if (!next) {
+        nomem(m);
+        return false;
+    }
+    m->part_next = next;
+    memcpy(m->bound + m->n_bound, m->buf, n * sizeof *m->bound);
+    memset(m->part_next + m->n_bound, 0xFF, n * sizeof *m->part_next);
+    m->set[set].part = (uint32_t)m->n_bound;
+    m->set[set].n_part = (uint32_t)n;
+    m->n_bound += n;
+    return true;
+}
+
 uint32_t gm_step_slow(gmatch *m, uint32_t set, uint32_t c) {
     if (m->failed || set == GM_DEAD) return GM_DEAD;
-    const uint64_t key = (uint64_t)set << 32 | c;
-    if (c >= 128) {
-        const uint32_t r = map_get(&m->step_map, key);
-        if (r != UNSET) return r;
-    } else if (m->set[set].ascii == UNSET) {
-        if (!grow((void **)&m->ascii, &m->cap_ascii, m->n_ascii + 128, sizeof *m->ascii))
-            return nomem(m);
-        memset(m->ascii + m->n_ascii, 0xFF, 128 * sizeof *m->ascii);
-        m->set[set].ascii = (uint32_t)m->n_ascii;
-        m->n_ascii += 128;
+    if (m->set[set].part == UNSET && !partition(m, set)) return GM_DEAD;
+    const gm_set s = m->set[set];
+    uint32_t lo = 0, hi = s.n_part;
+    while (hi - lo > 1) {
+        const uint32_t mid = (lo + hi) / 2;
+        if (m->bound[s.part + mid] <= c)
+            lo = mid;
+        else
+            hi = mid;
     }
-    const uint32_t r = step_by(m, set, keep_char, c);
-    if (m->failed) return GM_DEAD;
-    if (c < 128)
-        m->ascii[m->set[set].ascii + c] = (int32_t)r;
-    else if (!map_put(&m->step_map, key, r))
-        return nomem(m);
-    return r;
+    int32_t r = m->part_next[s.part + lo];
+    if (r < 0) {
+        r = (int32_t)step_by(m, set, keep_char, c);
+        if (m->failed) return GM_DEAD;
+        m->part_next[m->set[set].part + lo] = r;
+    }
+    if (c < 128) {
+        if (m->set[set].ascii == UNSET) {
+            if (!grow((void **)&m->ascii, &m->cap_ascii, m->n_ascii + 128, sizeof *m->ascii))
+                return nomem(m);
+            memset(m->ascii + m->n_ascii, 0xFF, 128 * sizeof *m->ascii);
+            m->set[set].ascii = (uint32_t)m->n_ascii;
+            m->n_ascii += 128;
+        }
+        m->ascii[m->set[set].ascii + c] = r;
+    }
+    return (uint32_t)r;
+}
+
+// The largest code point llama.cpp's decoder can make (a 0xF8..0xFF lead keeps 4 bits).
+#define MAX_DECODED 0x3FFFFFu
+
+void gm_closure(gmatch *m, uint32_t set) {
+    if (m->set[set].closure) return;
+    uint64_t loops[2] = {0, 0};
+    for (uint32_t c = 0; c < 128; c++)
+        if (gm_step(m, set, c) == set) loops[c >> 6] |= 1ull << (c & 63);
+    bool high = true;
+    // Every interval above ASCII (gm_step made the partition) must lead back.
+    const uint32_t part = m->set[set].part, n_part = m->set[set].n_part;
+    for (uint32_t j = 0; high && j < n_part && !m->failed; j++) {
+        const uint32_t lo = m->bound[part + j];
+        const uint32_t last = j + 1 < n_part ? m->bound[part + j + 1] - 1 : UINT32_MAX;
+        if (last < 128 || lo > MAX_DECODED) continue;
+        high = gm_step(m, set, lo < 128 ? 128 : lo) == set;
+    }
+    if (m->failed) return;
+    gm_set *s = &m->set[set];
+    s->loops[0] = loops[0];
+    s->loops[1] = loops[1];
+    s->loops_high = high;
+    s->closure = 1;
 }
 
 uint32_t gm_step_token(gmatch *m, uint32_t set, int32_t id) {
@@ -430,7 +512,7 @@ mint_status gm_init(gmatch *m, const gbnf *g, mint_err *err) {
     }
     m->node[0] = (gm_node){UINT32_MAX, UINT32_MAX, UNSET}; // the empty stack
     m->n_node = 1;
-    m->set[0] = (gm_set){0, 0, UNSET, 0, 0}; // the dead set: its chars are itself
+    m->set[0] = (gm_set){.ascii = UNSET, .part = UNSET}; // the dead set: its chars are itself
     m->n_set = 1;
     return MINT_OK;
 }
@@ -443,9 +525,11 @@ void gm_free(gmatch *m) {
     free(m->set);
     free(m->items);
     free(m->ascii);
+    free(m->bound);
+    free(m->part_next);
+    free(m->pick);
     map_free(&m->node_map);
     map_free(&m->set_map);
-    map_free(&m->step_map);
     memset(m, 0, sizeof *m);
 }
 

@@ -10,7 +10,11 @@
 // Here stacks are hash-consed: a stack is a node (position, the stack below it) interned in a
 // table, so one stack is one integer and stacks share their tails. Sets of stacks are interned
 // too (a sorted list of node ids), so a set is one integer, and a set's successor on a code
-// point is cached: the first time it is computed, then a table lookup (ASCII) or a hash lookup.
+// point is cached. The successor depends only on which of the set's terminals match the code
+// point, which is constant between the bounds of their ranges: a set's code points are cut into
+// those intervals once, each interval's successor is computed the first time a code point of it
+// comes (so a string's [^"\\] state computes one successor for every character above ASCII),
+// and a step is then a table lookup (ASCII) or a binary search over a few bounds.
 // The token trie walk (runtime/text/grammar_mask.c) steps a set per byte of the vocabulary, and
 // most steps are lookups. What a step can grow to is bounded (GM_MAX_STACKS per set, GM_MAX_NODES
 // in all, GM_MAX_EXPAND per expansion); past a bound the matcher fails with one line and every
@@ -44,11 +48,16 @@ enum {
 };
 
 typedef struct gm_set {
-    uint32_t first; // index of its first node id in gmatch.items
-    uint32_t n;     // node ids, ascending
-    uint32_t ascii; // index in gmatch.ascii of its 128 successors on ASCII, or UINT32_MAX
-    uint32_t chars; // the set of its stacks with a code point on top (UINT32_MAX until computed)
-    uint8_t flags;  // GM_HAS_* bits
+    uint32_t first;    // index of its first node id in gmatch.items
+    uint32_t n;        // node ids, ascending
+    uint32_t ascii;    // index in gmatch.ascii of its 128 successors on ASCII, or UINT32_MAX
+    uint32_t part;     // index in gmatch.bound of its intervals' starts, or UINT32_MAX
+    uint32_t n_part;   // intervals (the first starts at 0, the last runs to UINT32_MAX)
+    uint32_t chars;    // the set of its stacks with a code point on top (UINT32_MAX until computed)
+    uint8_t flags;     // GM_HAS_* bits
+    uint8_t closure;   // 0 until gm_closure computed the two fields below
+    bool loops_high;   // every code point above ASCII leads back to this set
+    uint64_t loops[2]; // bit c: ASCII code point c leads back to this set
 } gm_set;
 
 typedef struct gm_map {
@@ -70,10 +79,14 @@ typedef struct gmatch {
     gm_map set_map; // hash of a set's items -> set (chained through equal hashes by probing)
     int32_t *ascii; // [n_ascii] successor tables, -1 = not computed yet
     size_t n_ascii, cap_ascii;
-    gm_map step_map; // (set, code point >= 128) -> set
-    uint32_t *seen;  // [cap_node] expansion marks
-    uint32_t stamp;  // current mark
-    uint32_t *todo;  // [cap_todo] expansion work list, then the union buffer
+    uint32_t *bound;    // [n_bound] the sets' intervals: where each starts
+    int32_t *part_next; // [n_bound] each interval's successor, -1 = not computed yet
+    size_t n_bound, cap_bound;
+    uint32_t *pick; // [cap_pick] successor sets being united (a step's scratch)
+    size_t cap_pick;
+    uint32_t *seen; // [cap_node] expansion marks
+    uint32_t stamp; // current mark
+    uint32_t *todo; // [cap_todo] expansion work list, then the union buffer
     size_t cap_todo;
     uint32_t *buf; // [cap_buf] a set being built
     size_t n_buf, cap_buf;
@@ -88,8 +101,23 @@ uint32_t gm_start(gmatch *m, uint32_t root);
 // The set after code point c.
 uint32_t gm_step_slow(gmatch *m, uint32_t set, uint32_t c);
 static inline uint32_t gm_step(gmatch *m, uint32_t set, uint32_t c) {
-    if (c < 128 && m->set[set].ascii != UINT32_MAX) {
-        const int32_t next = m->ascii[m->set[set].ascii + c];
+    const gm_set *s = &m->set[set];
+    if (c < 128) {
+        if (s->ascii != UINT32_MAX) {
+            const int32_t next = m->ascii[s->ascii + c];
+            if (next >= 0) return (uint32_t)next;
+        }
+    } else if (s->part != UINT32_MAX) {
+        const uint32_t *b = m->bound + s->part;
+        uint32_t lo = 0, hi = s->n_part; // the last interval starting at or before c
+        while (hi - lo > 1) {
+            const uint32_t mid = (lo + hi) / 2;
+            if (b[mid] <= c)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        const int32_t next = m->part_next[s->part + lo];
         if (next >= 0) return (uint32_t)next;
     }
     return gm_step_slow(m, set, c);
@@ -99,6 +127,9 @@ static inline uint32_t gm_step(gmatch *m, uint32_t set, uint32_t c) {
 uint32_t gm_step_token(gmatch *m, uint32_t set, int32_t id);
 // Whether a stack of the set with a token terminal on top matches token id.
 bool gm_token_matches(const gmatch *m, uint32_t set, int32_t id);
+// Fills the set's loops and loops_high (the code points that lead back to it: a JSON string's
+// inside is such a set for every character but '"', '\\' and controls).
+void gm_closure(gmatch *m, uint32_t set);
 // The union of two sets.
 uint32_t gm_union(gmatch *m, uint32_t a, uint32_t b);
 // The stacks of the set with a code point terminal on top.

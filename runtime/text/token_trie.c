@@ -23,21 +23,27 @@ void mint_token_trie_free(mint_token_trie *t) {
     free(t->flags);
     free(t->eog);
     free(t->outside);
+    free(t->asc);
+    free(t->sub);
     free(t);
 }
 
-// Whether a piece decodes alone as llama.cpp's grammar decodes it (a lead byte, then as many
-// following bytes as it says, unchecked) without a byte that cannot lead, to >= 1 code point.
-static bool decodes_alone(const uint8_t *p, size_t n) {
-    static const int8_t extra[16] = {0, 0, 0, 0, 0, 0, 0, 0, -1, -1, -1, -1, 1, 1, 2, 3};
-    size_t cps = 0;
-    for (size_t i = 0; i < n;) {
-        const int k = extra[p[i] >> 4];
-        if (k < 0) return false;
-        if (i + 1 + (size_t)k <= n) cps++;
+// Bytes after a lead byte (by its high nibble), as llama.cpp's grammar decodes; -1: cannot lead.
+static const int8_t EXTRA[16] = {0, 0, 0, 0, 0, 0, 0, 0, -1, -1, -1, -1, 1, 1, 2, 3};
+static const uint8_t LEAD_BITS[4] = {0x7F, 0x3F, 0x1F, 0x0F};
+
+// MINT_TRIE_CP and MINT_TRIE_CUT of a piece decoded alone as llama.cpp's grammar decodes it (a
+// lead byte, then as many following bytes as it says, unchecked).
+static uint8_t decode_flags(const uint8_t *p, size_t n) {
+    size_t cps = 0, i = 0;
+    while (i < n) {
+        const int k = EXTRA[p[i] >> 4];
+        if (k < 0) return 0;
+        if (i + 1 + (size_t)k > n) return cps ? MINT_TRIE_CP | MINT_TRIE_CUT : MINT_TRIE_CUT;
+        cps++;
         i += 1 + (size_t)k;
     }
-    return cps > 0;
+    return cps ? MINT_TRIE_CP : 0;
 }
 
 typedef struct piece_ref {
@@ -74,10 +80,69 @@ static bool read_pieces(const mint_vocab *v, mint_token_trie *t) {
         size_t k = mint_vocab_token_to_piece(v, i, true, 0, t->blob + at, total - at);
         const char *nul = memchr(t->blob + at, '\0', k);
         if (nul) k = (size_t)(nul - (t->blob + at)); // llama.cpp reads up to a NUL
-        if (decodes_alone((const uint8_t *)t->blob + at, k)) t->flags[i] |= MINT_TRIE_CP;
+        t->flags[i] |= decode_flags((const uint8_t *)t->blob + at, k);
         at += k;
     }
     t->piece_at[n] = (uint32_t)at;
+    return true;
+}
+
+// Each node's summary of its subtree (token_trie.h): the pieces' code points, read from the start
+// along each path, gathered bottom-up.
+static bool summarise(mint_token_trie *t) {
+    const uint32_t n = t->n_nodes;
+    t->asc = calloc(2 * (size_t)n, sizeof *t->asc);
+    t->sub = calloc(n, 1);
+    uint32_t *parent = malloc(n * sizeof *parent);
+    int32_t *cp = malloc(n * sizeof *cp); // the code point node i completes, -1 none, -2 invalid
+    uint32_t at[MINT_TRIE_MAX_DEPTH + 1]; // the node at each depth on the current path
+    uint32_t value[MINT_TRIE_MAX_DEPTH + 1];
+    int8_t remain[MINT_TRIE_MAX_DEPTH + 1];
+    if (!t->asc || !t->sub || !parent || !cp) {
+        free(parent), free(cp);
+        return false;
+    }
+    at[0] = 0;
+    value[0] = 0;
+    remain[0] = 0;
+    for (uint32_t i = 1; i < n; i++) {
+        const uint32_t d = t->depth[i];
+        const uint8_t b = t->byte[i];
+        parent[i] = at[d - 1];
+        at[d] = i;
+        uint32_t v = value[d - 1];
+        int r = remain[d - 1];
+        cp[i] = -1;
+        if (r < 0) { // below a refused byte
+            cp[i] = -2;
+        } else if (r > 0) {
+            v = (v << 6) + (b & 0x3Fu);
+            if (--r == 0) cp[i] = (int32_t)(v & 0x7FFFFFFF);
+        } else if (EXTRA[b >> 4] < 0) {
+            cp[i] = -2;
+            r = -1;
+        } else {
+            r = EXTRA[b >> 4];
+            v = b & LEAD_BITS[r];
+            if (r == 0) cp[i] = (int32_t)v;
+        }
+        value[d] = v;
+        remain[d] = (int8_t)r;
+    }
+    for (uint32_t i = n - 1; i >= 1; i--) {
+        const uint32_t p = parent[i];
+        t->asc[2 * p] |= t->asc[2 * i];
+        t->asc[2 * p + 1] |= t->asc[2 * i + 1];
+        t->sub[p] |= t->sub[i];
+        if (cp[i] == -2)
+            t->sub[p] |= MINT_SUB_INVALID;
+        else if (cp[i] >= 128)
+            t->sub[p] |= MINT_SUB_NONASCII;
+        else if (cp[i] >= 0)
+            t->asc[2 * p + (cp[i] >> 6)] |= 1ull << (cp[i] & 63);
+    }
+    free(parent);
+    free(cp);
     return true;
 }
 
@@ -96,7 +161,7 @@ mint_status mint_token_trie_build(const mint_vocab *v, mint_token_trie **out, mi
     for (int32_t i = 0; i < v->n; i++) {
         const uint32_t len = t->piece_at[i + 1] - t->piece_at[i];
         if (len == 0 || (t->flags[i] & MINT_TRIE_EOG)) continue;
-        if (len > MINT_TRIE_MAX_DEPTH) {
+        if (len > MINT_TRIE_MAX_DEPTH || (t->flags[i] & MINT_TRIE_CUT)) {
             t->outside[t->n_outside++] = i;
             continue;
         }
@@ -151,6 +216,8 @@ mint_status mint_token_trie_build(const mint_vocab *v, mint_token_trie **out, mi
     }
     while (n_open > 0) t->skip[open[--n_open]] = t->n_nodes;
     free(open);
+    open = NULL;
+    if (!summarise(t)) goto nomem;
     free(order);
     *out = t;
     return MINT_OK;

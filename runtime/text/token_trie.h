@@ -7,8 +7,12 @@
 // trie: the first are never allowed, the second are decided by whether the grammar can end.
 //
 // The trie is stored in depth-first order with children by byte, so a walk is one pass over
-// arrays, and a subtree no parse stack survives is skipped in one jump (skip[i]). It is built
-// once per vocabulary and read-only after: any number of grammars, on any threads, walk it.
+// arrays, and a subtree no parse stack survives is skipped in one jump (skip[i]). Each node also
+// summarises its subtree as read from the start of a piece: which ASCII code points the pieces
+// below it complete, whether any completes one above ASCII, whether any holds a byte that cannot
+// start a character. A grammar state that every such code point leads back to itself (the inside
+// of a JSON string) allows the whole subtree at once (grammar_mask.c). It is built once per
+// vocabulary and read-only after: any number of grammars, on any threads, walk it.
 #ifndef MINT_TOKEN_TRIE_H
 #define MINT_TOKEN_TRIE_H
 
@@ -34,14 +38,22 @@ typedef struct mint_token_trie {
     uint8_t *flags;     // [n_vocab] MINT_TRIE_* bits
     int32_t *eog;       // [n_eog] end-of-generation tokens
     int32_t n_eog;
-    int32_t *outside; // [n_outside] tokens with a piece too long for the trie, checked alone
-    int32_t n_outside;
+    int32_t *outside;  // [n_outside] tokens not in the trie but with a piece: too long for it,
+    int32_t n_outside; //   or ending inside a UTF-8 sequence; checked alone
+    uint64_t *asc;     // [2 * n_nodes] ASCII code points the pieces below node i complete (bits)
+    uint8_t *sub;      // [n_nodes] MINT_SUB_* bits of the pieces below node i
 } mint_token_trie;
 
 enum {
     MINT_TRIE_EOG = 1, // ends generation
     MINT_TRIE_CP = 2,  // its piece decodes alone (from no pending UTF-8 bytes) without an
                        // invalid byte and to at least one whole code point
+    MINT_TRIE_CUT = 4, // ... without an invalid byte, and ends inside a UTF-8 sequence
+};
+
+enum {
+    MINT_SUB_NONASCII = 1, // a piece below completes a code point above ASCII
+    MINT_SUB_INVALID = 2,  // a piece below holds a byte that cannot lead a character
 };
 
 // The longest piece put in the trie (a longer one is checked alone; no vocabulary mint reads
