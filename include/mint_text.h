@@ -34,9 +34,9 @@ MINT_API bool mint_token_is_eog(const mint_model *m, int32_t id);
 // ---------------------------------------------------------------------------------------------
 // Samplers: a chain over the logits
 //
-// Order: repetition penalty (last repeat_last_n tokens) -> top-k -> top-p -> min-p ->
-// temperature -> draw from the softmax with the seeded RNG. temp <= 0 is greedy argmax (after
-// the penalty); the lowest id wins a tie.
+// Order: an attached grammar's mask (mint_sampler_set_grammar) -> repetition penalty (last
+// repeat_last_n tokens) -> top-k -> top-p -> min-p -> temperature -> draw from the softmax with
+// the seeded RNG. temp <= 0 is greedy argmax (after the penalty); the lowest id wins a tie.
 
 typedef struct mint_sampler_params {
     float temp;            // temperature; <= 0 means argmax (default 0.8)
@@ -95,7 +95,7 @@ MINT_API void mint_sampler_reset(mint_sampler *s, uint64_t seed);
 // ---------------------------------------------------------------------------------------------
 // Grammars: constrained decoding with llama.cpp's GBNF
 //
-// A grammar (llama.cpp's grammars/README.md: rules, alternatives, groups, * + ? {m} {m,} {m,n},
+// A grammar (llama.cpp's GBNF: rules, alternatives, groups, * + ? {m} {m,} {m,n},
 // "literals", [classes] with ranges and ^, '.', escapes, # comments, token references <[id]>,
 // <text>, !<...>) constrains what a sampler may pick: attached to a sampler, it masks every token
 // whose text cannot continue a match, matching on the Unicode code points of the tokens' UTF-8

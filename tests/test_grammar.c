@@ -141,7 +141,7 @@ Test(grammar_parse, messages_name_the_place) {
 }
 
 // The rewrite of groups and repetitions numbers and shapes rules as llama.cpp does
-// (test-grammar-parser.cpp's expectations for these two).
+// (llama.cpp's parser tests expect these two).
 Test(grammar_parse, rewrites_repetitions_like_llama_cpp) {
     gbnf g;
     mint_err e;
@@ -215,7 +215,7 @@ Test(grammar_match, strings_as_llama_cpp_judges_them) {
               kinds[0], kinds[1], kinds[2]);
 }
 
-// Code point by code point and in one piece give the same answer (llama.cpp's test feeds one
+// Code point by code point and in one piece give the same answer (llama.cpp's tests feed one
 // code point at a time; mint_grammar_accept_text takes any cut, pending UTF-8 bytes included).
 Test(grammar_match, any_cut_of_the_text_gives_the_same_answer) {
     static const char *const text =

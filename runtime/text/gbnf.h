@@ -1,4 +1,4 @@
-// gbnf.h - a GBNF grammar (llama.cpp's grammar format, grammars/README.md of llama.cpp) compiled
+// gbnf.h - a GBNF grammar (llama.cpp's grammar format) compiled
 // to flat rules, as runtime/text/gbnf_parse.c makes it and runtime/text/grammar_match.c runs it.
 //
 // A rule is a run of elements: its alternatives one after the other, each ended by GBNF_ALT

@@ -1,6 +1,6 @@
 // gbnf_parse.c - GBNF text to flat rules (gbnf.h).
 //
-// The syntax is llama.cpp's (its grammars/README.md): `name ::= alternatives` rules, one per
+// The syntax is llama.cpp's (its GBNF guide): `name ::= alternatives` rules, one per
 // line, where a newline may also follow `|` and anything inside parentheses; "literals", [classes]
 // with ranges and ^, `.`, rule names (letters, digits and '-'), (groups), the repetitions * + ?
 // {m} {m,} {m,n}, token references <[id]> <text> and their negation !<...>, # comments. It is

@@ -1,7 +1,7 @@
 // grammar.c - the grammar object: a parsed GBNF grammar, the current set of parse stacks and
 // the pending UTF-8 bytes, lazy triggers (mint_text.h "Grammars").
 //
-// What a token means to a grammar is what it means to llama.cpp's (src/llama-grammar.cpp), so a
+// What a token means to a grammar is what it means to llama.cpp's grammar engine, so a
 // grammar allows the same tokens in both:
 //   - its text is its piece with special tokens rendered, up to a NUL (token_trie.h);
 //   - an end-of-generation token is allowed exactly when a stack is empty (the text so far is a
