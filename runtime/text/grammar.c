@@ -500,6 +500,12 @@ mint_status mint_grammar_accept_text(mint_grammar *g, const char *text, size_t l
     return MINT_OK;
 }
 
+mint_status mint_grammar_compact(mint_grammar *g) {
+    if (g->fail.code) return g->fail.code;
+    g->cur = gm_compact(&g->m, g->cur);
+    return check_matcher(g);
+}
+
 // Marks the tokens a token terminal on top of a stack takes.
 static void mark_tokens(uint32_t op, uint32_t tok, void *ctx) {
     mint_grammar *g = ctx;

@@ -25,6 +25,10 @@ mint_status mint_grammar_create_vocab(const mint_vocab *v, const mint_token_trie
 // take none). MINT_E_ARG when the grammar does not match it (nothing changes).
 mint_status mint_grammar_accept_text(mint_grammar *g, const char *text, size_t len, mint_err *err);
 
+// Moves the current stacks into a fresh matcher, dropping every cached step (what accepting does
+// on its own once the caches grow past their bounds). For tests.
+mint_status mint_grammar_compact(mint_grammar *g);
+
 // Whether the grammar constrains the next token (false while a lazy grammar waits).
 bool mint_grammar_active(const mint_grammar *g);
 // The tokens allowed now: allowed[id] is 1 or 0 for id < mint_grammar_n_vocab(g) (the grammar's
