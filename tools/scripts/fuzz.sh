@@ -6,8 +6,8 @@
 #
 # TARGET is gguf, safetensors and hf (Hugging Face folders' JSON files; both once
 # formats/safetensors.h exists), tokenizer, bpe (byte-level
-# BPE), chat, jinja (chat templates), run_args, quantize_args, options (the option parser over several tables) or
-# serve_request (mint-serve's request bodies). Extra arguments go to every
+# BPE), chat, jinja (chat templates), run_args, quantize_args, options (the option parser over several tables),
+# serve_request (mint-serve's request bodies) or grammar (GBNF grammars, then a few matching steps). Extra arguments go to every
 # harness (e.g. -runs=1000000 to stop after that many executions; SECONDS still bounds the time).
 # Seeds are made afresh from MINT_TEST_DATA (or ../shared/data) and tests/fuzz/seeds into
 # build-fuzz/corpus/TARGET.seeds/; what the fuzzer finds accumulates in build-fuzz/corpus/TARGET/
@@ -31,9 +31,9 @@ case $seconds in
     ;;
 esac
 dir=${MINT_FUZZ_DIR:-build-fuzz}
-all="gguf tokenizer bpe chat jinja run_args quantize_args options serve_request"
+all="gguf tokenizer bpe chat jinja run_args quantize_args options serve_request grammar"
 [ -f formats/safetensors.h ] &&
-    all="gguf safetensors hf tokenizer bpe chat jinja run_args quantize_args options serve_request"
+    all="gguf safetensors hf tokenizer bpe chat jinja run_args quantize_args options serve_request grammar"
 if [ "$what" = all ]; then
     targets=$all
 else
@@ -72,6 +72,7 @@ max_len() {
     chat) echo 1024 ;;
     jinja) echo 16384 ;;
     serve_request) echo 4096 ;;
+    grammar) echo 2048 ;;
     *) echo 1024 ;;
     esac
 }
