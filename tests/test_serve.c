@@ -648,7 +648,7 @@ static void expect_error(const mt_server *s, const char *path, const char *body,
 
 Test(serve, bad_requests_get_openai_errors, .timeout = MT_HANG(120)) {
     mt_server s;
-    mt_server_start(&s, "-m '%s' --chat-template zephyr -t 1 -c 64 --max-body 4096",
+    mt_server_start(&s, "-m '%s' --chat-template zephyr -t 1 -c 64 -np 1 --max-body 4096",
                     mt_synth("small", "F32"));
     // An unknown field is ignored.
     json_object *o = mt_post_json(&s, "/v1/completions",
@@ -664,8 +664,10 @@ Test(serve, bad_requests_get_openai_errors, .timeout = MT_HANG(120)) {
     expect_error(&s, chat, b, 400, "temperature", NULL);
     snprintf(b, sizeof b, "{%s,\"n\":2,\"temperature\":0}", m);
     expect_error(&s, chat, b, 400, "n", NULL);
-    snprintf(b, sizeof b, "{%s,\"response_format\":{\"type\":\"json_object\"}}", m);
+    snprintf(b, sizeof b, "{%s,\"response_format\":{\"type\":\"xml\"}}", m);
     expect_error(&s, chat, b, 400, "response_format", NULL);
+    snprintf(b, sizeof b, "{%s,\"grammar\":\"root ::= [\"}", m);
+    expect_error(&s, chat, b, 400, "grammar", NULL);
     snprintf(b, sizeof b, "{%s,\"top_logprobs\":3}", m);
     expect_error(&s, chat, b, 400, "top_logprobs", NULL);
     expect_error(&s, chat, "{\"messages\":[{\"role\":\"robot\",\"content\":\"x\"}]}", 400,

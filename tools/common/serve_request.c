@@ -391,10 +391,53 @@ static bool unsupported(parser *p, json_object *req) {
             continue;
         return fail(p, fields[i], "'%s' is not supported by this server", fields[i]);
     }
-    json_object *rf, *type;
-    if (json_object_object_get_ex(req, "response_format", &rf) && rf &&
-        (!json_object_object_get_ex(rf, "type", &type) || !is_string(type, "text")))
-        return fail(p, "response_format", "only the 'text' response format is supported");
+    return true;
+}
+
+// What constrains the output: "grammar" (GBNF text), "json_schema" (a schema), or OpenAI's
+// response_format ({"type": "json_object"} any JSON object; {"type": "json_schema",
+// "json_schema": {"schema": ...}}; "text" none). One at most.
+static bool constraints(parser *p, json_object *req, serve_request *r) {
+    json_object *v, *t, *js, *sc;
+    if (json_object_object_get_ex(req, "grammar", &v) && v) {
+        if (!json_object_is_type(v, json_type_string) || has_nul(v))
+            return fail(p, "grammar", "'grammar' must be GBNF text");
+        if (json_object_get_string_len(v) > 0 && !(r->grammar = dup_str(v)))
+            return fail(p, "grammar", "out of memory");
+    }
+    json_object *schema = NULL;
+    const char *from = "json_schema";
+    if (json_object_object_get_ex(req, "json_schema", &v) && v) schema = v;
+    if (json_object_object_get_ex(req, "response_format", &v) && v) {
+        const char *type =
+            json_object_object_get_ex(v, "type", &t) && json_object_is_type(t, json_type_string)
+                ? json_object_get_string(t)
+                : NULL;
+        if (!json_object_is_type(v, json_type_object) || !type)
+            return fail(p, "response_format", "'response_format' needs a 'type'");
+        if (!strcmp(type, "json_object")) {
+            if (!json_object_object_get_ex(v, "schema", &schema) || !schema)
+                r->json_schema = strdup("{\"type\":\"object\"}");
+            from = "response_format";
+        } else if (!strcmp(type, "json_schema")) {
+            if (json_object_object_get_ex(v, "json_schema", &js) && js &&
+                json_object_object_get_ex(js, "schema", &sc) && sc)
+                schema = sc;
+            else if (!json_object_object_get_ex(v, "schema", &schema) || !schema)
+                return fail(p, "response_format",
+                            "'response_format' json_schema needs 'json_schema.schema'");
+            from = "response_format";
+        } else if (strcmp(type, "text") != 0) {
+            return fail(p, "response_format",
+                        "'response_format' type must be text, json_object or json_schema");
+        }
+    }
+    if (schema) {
+        r->json_schema = strdup(json_object_to_json_string_ext(schema, JSON_C_TO_STRING_PLAIN));
+        if (!r->json_schema) return fail(p, from, "out of memory");
+    }
+    if (r->grammar && r->json_schema)
+        return fail(p, "grammar", "give a grammar or a JSON schema, not both");
     return true;
 }
 
@@ -451,7 +494,8 @@ bool serve_parse_request(const char *body, size_t len, serve_kind kind, const se
         ok = (kind == SERVE_CHAT         ? messages(&p, req, r)
               : kind == SERVE_COMPLETION ? prompt(&p, req, r)
                                          : native_prompts(&p, req, r)) &&
-             unsupported(&p, req) && stops(&p, req, r) && logit_bias(&p, req, r);
+             unsupported(&p, req) && stops(&p, req, r) && logit_bias(&p, req, r) &&
+             constraints(&p, req, r);
         if (ok && json_object_object_get_ex(req, "model", &v) && v)
             r->model = json_object_is_type(v, json_type_string) ? dup_str(v) : NULL;
         // max_completion_tokens (newer clients) wins over max_tokens.
@@ -532,5 +576,7 @@ void serve_request_free(serve_request *r) {
     }
     free(r->prompts);
     for (int i = 0; i < r->n_fields; i++) free(r->fields[i]);
+    free(r->grammar);
+    free(r->json_schema);
     memset(r, 0, sizeof *r);
 }

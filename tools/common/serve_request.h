@@ -80,6 +80,9 @@ typedef struct serve_request {
     bool continue_final;        // chat: a last assistant message is continued, not answered (true
                                 // unless continue_final_message or add_generation_prompt say no)
     bool verbose;               // "verbose": answer with "__verbose" (the prompt as tokens' text)
+    char *grammar;              // GBNF text the output must match ("grammar"), or NULL
+    char *json_schema;          // a JSON Schema the output must match ("json_schema",
+                                // response_format), as JSON text, or NULL
     serve_bias *bias;           // [n_bias] logit_bias
     int n_bias;
     // POST /completion (SERVE_NATIVE) only:

@@ -570,7 +570,32 @@ enum MHD_Result gen_request(serve_http *h, struct MHD_Connection *c, const serve
         ok = gen_resolve_bias(g, &bias_id, &bias, &n_bias, msg, sizeof msg);
         if (!ok) pparam = "logit_bias";
     }
+    // A grammar, or a JSON schema turned into one (llama.cpp's converter): checked once here (a
+    // bad one is the request's fault), then one per job (each is a generation's state).
+    char *gbnf = NULL;
+    mint_grammar *grammar = NULL;
+    if (ok && g->req.json_schema) {
+        mint_err gerr;
+        const mint_status st = mint_json_schema_to_grammar(
+            g->req.json_schema, strlen(g->req.json_schema), &gbnf, &gerr);
+        if (st != MINT_OK) {
+            ok = false;
+            pparam = "json_schema";
+            snprintf(msg, sizeof msg, "%s", gerr.msg);
+        }
+    }
+    const char *gtext = g->req.grammar ? g->req.grammar : gbnf;
+    if (ok && gtext && !g->peek) {
+        mint_err gerr;
+        if (mint_grammar_create(sched_model(h->e), gtext, strlen(gtext), NULL, &grammar, &gerr) !=
+            MINT_OK) {
+            ok = false;
+            pparam = g->req.grammar ? "grammar" : "json_schema";
+            snprintf(msg, sizeof msg, "%s", gerr.msg);
+        }
+    }
     if (!ok) {
+        mint_grammar_text_free(gbnf);
         const int n_long = too_long >= 0 ? n_ids[too_long] : 0;
         for (int i = 0; i < n_arrays; i++) free(ids[i]);
         free(bias_id);
@@ -630,8 +655,20 @@ enum MHD_Result gen_request(serve_http *h, struct MHD_Connection *c, const serve
     for (int i = 0; i < n_arrays; i++) free(ids[i]);
     free(bias_id);
     free(bias);
+    bool grammar_ok = true;
+    for (int i = 0; grammar && i < g->n; i++) { // the first job takes the checked one
+        if (!g->jobs[i]) continue;
+        mint_err gerr;
+        if (i == 0)
+            g->jobs[i]->grammar = grammar;
+        else if (mint_grammar_create(sched_model(h->e), gtext, strlen(gtext), NULL,
+                                     &g->jobs[i]->grammar, &gerr) != MINT_OK)
+            grammar_ok = false;
+    }
+    if (grammar && !g->jobs[0]) mint_grammar_free(grammar);
+    mint_grammar_text_free(gbnf);
     for (int i = 0; i < g->n; i++)
-        if (!g->jobs[i] || !g->jobs[i]->prompt ||
+        if (!g->jobs[i] || !g->jobs[i]->prompt || !grammar_ok ||
             ((n_bias || (g->req.ignore_eos && h->n_eog)) && !g->jobs[i]->n_bias)) {
             gen_free(g);
             return reply_error(c, 500, "server_error", NULL, "out of memory");

@@ -104,6 +104,8 @@ typedef struct job {
     bool ignore_eos;  // keep going past an end-of-generation token
     int peek;         // > 0: no generation; report this many candidates for the
                       // next token (the page's sampler view)
+    mint_grammar *grammar; // what the output must match (owned; attached to the slot's
+                           // sampler), or NULL
     int32_t *bias_id; // [n_bias] logit_bias: tokens ...
     float *bias;      // ... and what is added to their logits (-INFINITY: banned)
     int n_bias;
