@@ -310,7 +310,7 @@ static jj_value call_global(jj_env *e, const char *name, call_args *a, int line)
         if (fmt.t != JV_STR) jj_fail(c, "template line %d: strftime_now needs a format", line);
         char z[256], out[512];
         snprintf(z, sizeof z, "%.*s", (int)fmt.s.n, fmt.s.p);
-        time_t now = time(NULL);
+        time_t now = c->now ? (time_t)c->now : time(NULL);
         struct tm tm;
         localtime_r(&now, &tm);
         size_t n = strftime(out, sizeof out, z, &tm);
