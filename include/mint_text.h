@@ -309,9 +309,11 @@ typedef enum mint_chat_format {
                                        //   <|tool_call_argument_begin|>{...}<|tool_call_end|>
     MINT_CHAT_FORMAT_GLM_4_5,          // <tool_call>name<arg_key>k</arg_key><arg_value>v...
     MINT_CHAT_FORMAT_MINIMAX_M2,       // <minimax:tool_call><invoke name="f"><parameter name=..
-    MINT_CHAT_FORMAT_APRIEL,           // <tool_calls>[{"name", "arguments"}]</tool_calls>
+    MINT_CHAT_FORMAT_APRIEL,           // <tool_calls>[{"name", "arguments"}]</tool_calls> (also
+                                       //   MiniMax M1's objects without the brackets)
     MINT_CHAT_FORMAT_GRANITE,          // <think>, <|tool_call|>[{"name", "arguments"}]
     MINT_CHAT_FORMAT_APERTUS,          // <|tools_prefix|>[{"name": {...}}]<|tools_suffix|>
+    MINT_CHAT_FORMAT_NEMOTRON_V2,      // <think>, <TOOLCALL>[{"name", "arguments"}]</TOOLCALL>
     MINT_CHAT_FORMAT_COUNT,            // (not a format: how many there are)
 } mint_chat_format;
 

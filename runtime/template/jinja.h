@@ -96,6 +96,8 @@ typedef struct jj_func {
 
 struct jj_value {
     jj_type t; // which member holds the value
+    bool safe; // JV_STR: a markupsafe Markup (from |safe or |escape): adding a plain string to it
+               //   escapes that string's HTML characters, as jinja2 does
     union {
         bool b;
         int64_t i;
@@ -299,5 +301,7 @@ jj_value jj_s_capitalize(jj_ctx *c, jj_str s);
 jj_value jj_s_strip(jj_ctx *c, jj_str s, const jj_str *chars, bool left, bool right);
 jj_value jj_s_replace(jj_ctx *c, jj_str s, jj_str old, jj_str rep, int64_t count);
 bool jj_s_has(jj_str s, jj_str sub, size_t *at); // first occurrence
+// HTML-escaped text, as markupsafe's escape (& < > " ' as entities); not marked safe.
+jj_value jj_html_escape(jj_ctx *c, jj_str s);
 
 #endif // MINT_JINJA_H

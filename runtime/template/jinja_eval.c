@@ -104,10 +104,16 @@ static jj_value binop(jj_env *e, const char *op, jj_value a, jj_value b, int lin
         }
         if (nums) return jj_float(jj_num(a) + jj_num(b));
         if (a.t == JV_STR && b.t == JV_STR) {
+            // Markup + str escapes the str (markupsafe's __add__ and __radd__).
+            bool safe = a.safe || b.safe;
+            if (safe && !a.safe) a = jj_html_escape(e->c, a.s);
+            if (safe && !b.safe) b = jj_html_escape(e->c, b.s);
             jj_buf s = {0};
             jj_buf_put(e->c, &s, a.s.p, a.s.n);
             jj_buf_put(e->c, &s, b.s.p, b.s.n);
-            return jj_buf_value(&s);
+            jj_value joined = jj_buf_value(&s);
+            joined.safe = safe;
+            return joined;
         }
         if (a.t == JV_LIST && b.t == JV_LIST && a.l->kind == b.l->kind && a.l->kind != JL_GEN) {
             jj_value l = jj_list_new(e->c, a.l->kind);

@@ -19,6 +19,7 @@
 #include "base/error.h"
 #include "formats/json_doc.h"
 #include "mint.h"
+#include "runtime/text/chat.h"
 #include "runtime/text/chat_parse.h"
 
 #include <stdlib.h>
@@ -49,6 +50,7 @@ static const char *const format_names[MINT_CHAT_FORMAT_COUNT] = {
     [MINT_CHAT_FORMAT_APRIEL] = "apriel",
     [MINT_CHAT_FORMAT_GRANITE] = "granite",
     [MINT_CHAT_FORMAT_APERTUS] = "apertus",
+    [MINT_CHAT_FORMAT_NEMOTRON_V2] = "nemotron-v2",
 };
 
 const char *mint_chat_format_name(mint_chat_format f) {
@@ -86,6 +88,7 @@ mint_chat_format mint_chat_format_detect(const char *src) {
         return has(src, "[ARGS]") ? MINT_CHAT_FORMAT_MAGISTRAL : MINT_CHAT_FORMAT_MISTRAL_NEMO;
     if (has(src, " functools[")) return MINT_CHAT_FORMAT_FIREFUNCTION_V2;
     if (has(src, "<|tools_prefix|>")) return MINT_CHAT_FORMAT_APERTUS;
+    if (has(src, "<TOOLCALL>")) return MINT_CHAT_FORMAT_NEMOTRON_V2;
     if (has(src, "<|tool_call|>")) return MINT_CHAT_FORMAT_GRANITE;
     if (has(src, "<tool_calls>") && has(src, "</tool_calls>")) return MINT_CHAT_FORMAT_APRIEL;
     // Functionary v3.1 is a Llama 3.1 template that writes calls as <function=name>.
@@ -129,8 +132,9 @@ static bool probe(const char *src, const char *json, const char *want, const cha
     return yes;
 }
 
-// Reads arguments as an object: with an object it renders the value bare or as JSON text, never
-// as Python prints a dict ('...').
+// Reads arguments as an object: given one, it shows the value (bare, quoted or in JSON text) and
+// does not print the dict as Python does ({'arg': '...'}, what a template that expects the JSON
+// text shows).
 static bool object_arguments(const char *src) {
     return probe(src,
                  "{\"messages\": [{\"role\": \"user\", \"content\": \"u\"}, {\"role\": "
@@ -141,7 +145,7 @@ static bool object_arguments(const char *src) {
                  "\"function\": {\"name\": \"tool1\", \"description\": \"d\", \"parameters\": "
                  "{\"type\": \"object\", \"properties\": {\"arg\": {\"type\": \"string\"}}, "
                  "\"required\": [\"arg\"]}}}]}",
-                 PROBE_VALUE, "'" PROBE_VALUE "'");
+                 PROBE_VALUE, "{'arg': '" PROBE_VALUE "'}");
 }
 
 static bool system_role(const char *src) {
@@ -156,8 +160,9 @@ static bool system_role(const char *src) {
 
 static mint_status parse_json(const char *text, const char *what, json_type want, json_object **out,
                               mint_err *err) {
-    mint_status st = mint_json_parse(text, strlen(text), what, 0, out, err);
-    if (st != MINT_OK) return mint_fail(err, MINT_E_ARG, "%s", err->msg);
+    mint_err e2;
+    if (mint_json_parse(text, strlen(text), what, 0, out, &e2) != MINT_OK)
+        return mint_fail(err, MINT_E_ARG, "%s", e2.msg);
     if (!json_object_is_type(*out, want)) {
         json_object_put(*out);
         *out = NULL;
@@ -285,29 +290,14 @@ static void add_date(json_object *vars, const char *key, const char *fmt, time_t
     json_object_object_add(vars, key, json_object_new_string_len(buf, (int)k));
 }
 
-mint_status mint_chat_apply_ex(const char *jinja, const mint_chat_msg_ex *msgs, size_t n,
-                               const mint_chat_opts *o, char **out, size_t *out_len,
-                               mint_err *err) {
-    mint_err scratch;
-    if (!err) err = &scratch;
-    size_t len_scratch;
-    if (!out_len) out_len = &len_scratch;
-    mint_err_clear(err);
-    if (out) *out = NULL;
-    *out_len = 0;
-    if (!out || (!msgs && n > 0))
-        return mint_fail(err, MINT_E_ARG, "mint_chat_apply_ex: out is NULL or msgs is NULL");
-    if (!jinja) {
-        // The same refusal as mint_chat_apply's.
-        char *t = NULL;
-        return mint_chat_apply(NULL, NULL, 0, false, NULL, NULL, &t, NULL, err);
-    }
-    mint_chat_opts opts = o ? *o : mint_chat_default_opts();
+// The variables of a render as one JSON object (NULL msgs allowed when n == 0).
+static mint_status build_vars(const char *jinja, const mint_chat_msg_ex *msgs, size_t n,
+                              const mint_chat_opts *opts, json_object **out, mint_err *err) {
     json_object *tools = NULL, *kwargs = NULL, *list = NULL;
     mint_status st = MINT_OK;
-    if (opts.tools) st = parse_json(opts.tools, "tools", json_type_array, &tools, err);
-    if (st == MINT_OK && opts.kwargs)
-        st = parse_json(opts.kwargs, "chat_template_kwargs", json_type_object, &kwargs, err);
+    if (opts->tools) st = parse_json(opts->tools, "tools", json_type_array, &tools, err);
+    if (st == MINT_OK && opts->kwargs)
+        st = parse_json(opts->kwargs, "chat_template_kwargs", json_type_object, &kwargs, err);
     bool gpt_oss = mint_chat_format_detect(jinja) == MINT_CHAT_FORMAT_GPT_OSS;
     if (st == MINT_OK)
         st = messages(msgs, n, object_arguments(jinja), system_role(jinja), gpt_oss, &list, err);
@@ -321,26 +311,78 @@ mint_status mint_chat_apply_ex(const char *jinja, const mint_chat_msg_ex *msgs, 
     if (tools && json_object_array_length(tools) > 0)
         json_object_object_add(vars, "tools", json_object_get(tools));
     json_object_object_add(vars, "add_generation_prompt",
-                           json_object_new_boolean(opts.add_generation_prompt));
-    bool thinking = opts.reasoning == MINT_REASONING_ON ||
-                    (opts.reasoning == MINT_REASONING_AUTO && mint_chat_format_reasons(jinja));
+                           json_object_new_boolean(opts->add_generation_prompt));
+    add_str(vars, "bos_token", opts->bos);
+    add_str(vars, "eos_token", opts->eos);
+    bool thinking = opts->reasoning == MINT_REASONING_ON ||
+                    (opts->reasoning == MINT_REASONING_AUTO && mint_chat_format_reasons(jinja));
     json_object_object_add(vars, "enable_thinking", json_object_new_boolean(thinking));
-    time_t now = opts.now ? (time_t)opts.now : time(NULL);
+    time_t now = opts->now ? (time_t)opts->now : time(NULL);
     add_date(vars, "datetime", "%b %d %Y", now);
     add_date(vars, "date_string", "%d %b %Y", now);
     if (kwargs) {
         json_object_object_foreach(kwargs, k, v)
             json_object_object_add(vars, k, json_object_get(v));
     }
+    json_object_put(tools);
+    json_object_put(kwargs);
+    *out = vars;
+    return MINT_OK;
+}
+
+static mint_status check_args(const char *jinja, const mint_chat_msg_ex *msgs, size_t n, char **out,
+                              mint_err *err) {
+    if (!out || (!msgs && n > 0))
+        return mint_fail(err, MINT_E_ARG, "mint_chat_apply_ex: out is NULL or msgs is NULL");
+    if (!jinja) {
+        // The same refusal as mint_chat_apply's.
+        char *t = NULL;
+        return mint_chat_apply(NULL, NULL, 0, false, NULL, NULL, &t, NULL, err);
+    }
+    return MINT_OK;
+}
+
+mint_status mint_chat_vars_json(const char *jinja, const mint_chat_msg_ex *msgs, size_t n,
+                                const mint_chat_opts *o, char **out, mint_err *err) {
+    mint_err_clear(err);
+    if (out) *out = NULL;
+    mint_status st = check_args(jinja, msgs, n, out, err);
+    if (st != MINT_OK) return st;
+    mint_chat_opts opts = o ? *o : mint_chat_default_opts();
+    json_object *vars = NULL;
+    st = build_vars(jinja, msgs, n, &opts, &vars, err);
+    if (st != MINT_OK) return st;
     const char *text = json_object_to_json_string_ext(vars, JSON_C_TO_STRING_PLAIN |
                                                                 JSON_C_TO_STRING_NOSLASHESCAPE);
-    jinja_vars v = {NULL,         0,           opts.add_generation_prompt, opts.bos, opts.eos, text,
-                    strlen(text), (int64_t)now};
+    *out = strdup(text);
+    json_object_put(vars);
+    return *out ? MINT_OK : mint_fail(err, MINT_E_NOMEM, "chat: out of memory");
+}
+
+mint_status mint_chat_apply_ex(const char *jinja, const mint_chat_msg_ex *msgs, size_t n,
+                               const mint_chat_opts *o, char **out, size_t *out_len,
+                               mint_err *err) {
+    mint_err scratch;
+    if (!err) err = &scratch;
+    size_t len_scratch;
+    if (!out_len) out_len = &len_scratch;
+    mint_err_clear(err);
+    if (out) *out = NULL;
+    *out_len = 0;
+    mint_status st = check_args(jinja, msgs, n, out, err);
+    if (st != MINT_OK) return st;
+    mint_chat_opts opts = o ? *o : mint_chat_default_opts();
+    json_object *vars = NULL;
+    st = build_vars(jinja, msgs, n, &opts, &vars, err);
+    if (st != MINT_OK) return st;
+    const char *text = json_object_to_json_string_ext(vars, JSON_C_TO_STRING_PLAIN |
+                                                                JSON_C_TO_STRING_NOSLASHESCAPE);
+    int64_t now = opts.now ? opts.now : (int64_t)time(NULL);
+    jinja_vars v = {NULL,         0,  opts.add_generation_prompt, opts.bos, opts.eos, text,
+                    strlen(text), now};
     char msg[MINT_ERR_MSG_MAX - 16];
     int rc = jinja_render(jinja, strlen(jinja), &v, out, out_len, msg, sizeof msg);
     json_object_put(vars);
-    json_object_put(tools);
-    json_object_put(kwargs);
     if (rc == 0) return MINT_OK;
     if (rc == 2) return mint_fail(err, MINT_E_ARG, "%s", msg);
     mint_fail(err, MINT_E_FORMAT, "chat template: %s", msg);

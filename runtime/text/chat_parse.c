@@ -111,6 +111,9 @@ static const cp_spec specs[MINT_CHAT_FORMAT_COUNT] = {
                                   .name_key = "name", .args_key = "arguments"},
     [MINT_CHAT_FORMAT_APERTUS] = {CP_JSON_ARRAY, .section_open = "<|tools_prefix|>",
                                   .section_close = "<|tools_suffix|>", .name_is_key = true},
+    [MINT_CHAT_FORMAT_NEMOTRON_V2] = {CP_JSON_ARRAY, THINK, .section_open = "<TOOLCALL>",
+                                      .section_close = "</TOOLCALL>", .name_key = "name",
+                                      .args_key = "arguments"},
 };
 
 const cp_spec *cp_spec_of(mint_chat_format f) {
@@ -410,9 +413,9 @@ mint_status mint_chat_parse(mint_chat_format f, const char *text, size_t len, bo
     mint_chat_parse_opts opts = o ? *o : mint_chat_default_parse_opts();
     cp_in in = {text ? text : "", len, partial, f, cp_spec_of(f), NULL};
     if (opts.tools && opts.parse_tools) {
-        mint_status st =
-            mint_json_parse(opts.tools, strlen(opts.tools), "tools", 0, &in.tools, err);
-        if (st != MINT_OK) return mint_fail(err, MINT_E_ARG, "%s", err->msg);
+        mint_err e2;
+        if (mint_json_parse(opts.tools, strlen(opts.tools), "tools", 0, &in.tools, &e2) != MINT_OK)
+            return mint_fail(err, MINT_E_ARG, "%s", e2.msg);
     }
     cp_out w = {0};
     parse(&in, &opts, &w);

@@ -134,22 +134,26 @@ static cp_res json_array_block(const cp_in *in, size_t at, size_t *end, cp_out *
     const cp_spec *s = in->spec;
     size_t p = cp_skip_ws(in, at + strlen(s->section_open));
     if (p >= in->n) return in->partial ? CP_MORE : CP_BAD;
-    if (in->s[p] != '[') return CP_BAD;
-    p++;
+    // The objects are in brackets, or (MiniMax M1) only separated by commas before the
+    // section's closing.
+    bool bracket = in->s[p] == '[';
+    if (!bracket && (in->s[p] != '{' || !s->section_close)) return CP_BAD;
+    p += bracket;
     for (bool first = true;; first = false) {
         p = cp_skip_ws(in, p);
         if (p >= in->n) return in->partial ? CP_MORE : CP_BAD;
-        if (first && in->s[p] == ']') break;
+        if (first && bracket && in->s[p] == ']') break;
         if (in->s[p] != '{') return CP_BAD;
         cp_res r = call_object(in, p, &p, out);
         if (r != CP_OK) return r;
         p = cp_skip_ws(in, p);
         if (p >= in->n) return in->partial ? CP_MORE : CP_BAD;
-        if (in->s[p] == ']') break;
-        if (in->s[p] != ',') return CP_BAD;
-        p++;
+        if (bracket ? in->s[p] == ']' : cp_at(in, p, s->section_close)) break;
+        if (!bracket && may_continue(in, p, s->section_close, NULL)) return CP_MORE;
+        if (in->s[p] != ',' && !(!bracket && in->s[p] == '{')) return CP_BAD;
+        p += in->s[p] == ',';
     }
-    p++;
+    p += bracket;
     cp_res r = closing(in, &p, s->section_close);
     *end = p;
     return r;
