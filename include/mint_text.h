@@ -316,6 +316,186 @@ MINT_API mint_status mint_json_schema_to_grammar(const char *schema, size_t len,
                                                  mint_err *err);
 MINT_API void mint_grammar_text_free(char *text);
 
+// ---------------------------------------------------------------------------------------------
+// Chat formats: tools and reasoning rendered through a model's template, and the model's output
+// parsed back into content, reasoning_content and tool_calls (what llama-server does for
+// /v1/chat/completions with --jinja)
+
+// A message with everything OpenAI's chat API gives one. Strings are UTF-8; NULL means absent.
+typedef struct mint_chat_msg_ex {
+    const char *role;              // "system", "user", "assistant", "tool" ("developer" is
+                                   //   rendered as "system", as llama-server does)
+    const char *content;           // the text; NULL is rendered as "" (as llama-server does)
+    const char *reasoning_content; // an assistant's reasoning (templates that keep it render it)
+    const char *tool_calls;        // an assistant's calls: OpenAI's JSON array text
+                                   //   [{"id", "type": "function", "function": {"name",
+                                   //   "arguments"}}], arguments a JSON text or an object
+    const char *tool_call_id;      // role "tool": the id of the call this message answers
+    const char *name;              // role "tool": the function's name
+} mint_chat_msg_ex;
+
+// Whether the model is asked to reason (llama-server's --reasoning on|off|auto): the template's
+// enable_thinking variable (a request's chat_template_kwargs {"enable_thinking": ...} wins).
+typedef enum mint_chat_reasoning {
+    MINT_REASONING_AUTO = 0, // true when the template's format reasons (mint_chat_format_reasons)
+    MINT_REASONING_ON = 1,   // enable_thinking = true
+    MINT_REASONING_OFF = 2,  // enable_thinking = false
+} mint_chat_reasoning;
+
+typedef struct mint_chat_opts {
+    bool add_generation_prompt;    // end with the opening of the assistant's turn (default true)
+    const char *bos;               // bos_token's text ("" when NULL)
+    const char *eos;               // eos_token's text ("" when NULL)
+    const char *tools;             // OpenAI's tools as a JSON array text, or NULL (tools = None)
+    const char *kwargs;            // a JSON object text whose members become template variables
+                                   //   last (llama-server's --chat-template-kwargs merged with a
+                                   //   request's chat_template_kwargs), or NULL
+    mint_chat_reasoning reasoning; // enable_thinking (default AUTO)
+    int64_t now;                   // the time strftime_now, date_string and datetime show
+                                   //   (seconds since the epoch, local time); 0: the clock's
+} mint_chat_opts;
+
+MINT_API mint_chat_opts mint_chat_default_opts(void);
+
+// Renders a conversation with tools as llama-server renders it: the template gets messages
+// (tool calls with their arguments as an object when the template reads them as one, else as
+// the JSON text; a system message merged into the next one when the template ignores the
+// system role; developer as system), tools, add_generation_prompt, bos_token, eos_token,
+// enable_thinking, date_string / datetime (llama.cpp's) and then kwargs' members; the Jinja
+// engine renders as jinja2 (see mint_chat_apply). Invalid JSON in tools, kwargs or a message's
+// tool_calls: MINT_E_ARG naming it; template failures as mint_chat_apply's. mint_chat_apply is
+// this with role/content messages, no tools and none of the variables after eos_token.
+MINT_API mint_status mint_chat_apply_ex(const char *jinja, const mint_chat_msg_ex *msgs, size_t n,
+                                        const mint_chat_opts *o, char **out, size_t *out_len,
+                                        mint_err *err);
+
+// The families of chat formats mint knows: how a model writes reasoning and tool calls (the
+// syntax llama.cpp's common/chat.cpp parses for each). Every format also reads a leading
+// <think>...</think> unless it has its own reasoning syntax.
+typedef enum mint_chat_format {
+    MINT_CHAT_FORMAT_CONTENT_ONLY = 0, // no tool call syntax: everything is content
+    MINT_CHAT_FORMAT_HERMES,           // <tool_call>{"name", "arguments"}</tool_call> (Hermes 2
+                                       //   Pro / 3, Qwen 2.5 / 3, QwQ, Granite 4, Bielik, MiMo)
+    MINT_CHAT_FORMAT_LLAMA3,           // {"name", "parameters"} / <|python_tag|> (Llama 3.x)
+    MINT_CHAT_FORMAT_MISTRAL_NEMO,     // [TOOL_CALLS][{"name", "arguments", "id"}]
+    MINT_CHAT_FORMAT_MAGISTRAL,        // [THINK]..[/THINK] [TOOL_CALLS]name[ARGS]{...}
+                                       //   (Devstral, Ministral 3, Mistral Small 3.2)
+    MINT_CHAT_FORMAT_DEEPSEEK_R1, // <think> + <｜tool▁call▁begin｜>function<｜tool▁sep｜>name
+                                  //   ```json {...}```<｜tool▁call▁end｜>
+    MINT_CHAT_FORMAT_DEEPSEEK_V3_1, // <think> + <｜tool▁call▁begin｜>name<｜tool▁sep｜>{...}
+    MINT_CHAT_FORMAT_FUNCTIONARY_V3_1, // <function=name>{...}</function>
+    MINT_CHAT_FORMAT_FUNCTIONARY_V3_2, // >>>all\ntext / >>>name\n{...}
+    MINT_CHAT_FORMAT_FIREFUNCTION_V2,  //  functools[{"name", "arguments"}]
+    MINT_CHAT_FORMAT_COMMAND_R7B,      // <|START_THINKING|> <|START_RESPONSE|> <|START_ACTION|>
+    MINT_CHAT_FORMAT_GPT_OSS,          // harmony: <|channel|>analysis / final / commentary
+                                       //   to=functions.name
+    MINT_CHAT_FORMAT_QWEN3_CODER,      // <tool_call><function=name><parameter=k>v</parameter>
+                                       //   (Qwen3-Coder, Qwen 3.5, Nemotron 3 Nano, StepFun 3.5)
+    MINT_CHAT_FORMAT_SEED_OSS,         // <seed:think> + <seed:tool_call><function=name>...
+    MINT_CHAT_FORMAT_KIMI_K2,          // <|tool_call_begin|>functions.name:0
+                                       //   <|tool_call_argument_begin|>{...}<|tool_call_end|>
+    MINT_CHAT_FORMAT_GLM_4_5,          // <tool_call>name<arg_key>k</arg_key><arg_value>v...
+    MINT_CHAT_FORMAT_MINIMAX_M2,       // <minimax:tool_call><invoke name="f"><parameter name=..
+    MINT_CHAT_FORMAT_APRIEL,           // <tool_calls>[{"name", "arguments"}]</tool_calls> (also
+                                       //   MiniMax M1's objects without the brackets)
+    MINT_CHAT_FORMAT_GRANITE,          // <think>, <|tool_call|>[{"name", "arguments"}]
+    MINT_CHAT_FORMAT_APERTUS,          // <|tools_prefix|>[{"name": {...}}]<|tools_suffix|>
+    MINT_CHAT_FORMAT_NEMOTRON_V2,      // <think>, <TOOLCALL>[{"name", "arguments"}]</TOOLCALL>
+    MINT_CHAT_FORMAT_COUNT,            // (not a format: how many there are)
+} mint_chat_format;
+
+// The format a Jinja chat template writes, by the markers in its source (NULL or an unknown
+// template: MINT_CHAT_FORMAT_CONTENT_ONLY).
+MINT_API mint_chat_format mint_chat_format_detect(const char *jinja);
+// Its name ("hermes", "llama3", "gpt-oss", ...; "content-only"); "unknown" when out of range.
+MINT_API const char *mint_chat_format_name(mint_chat_format f);
+// Whether the template reasons before it answers: it mentions enable_thinking or writes the
+// format's reasoning markers (what MINT_REASONING_AUTO turns enable_thinking on for).
+MINT_API bool mint_chat_format_reasons(const char *jinja);
+
+// llama-server's --reasoning-format: where the reasoning goes.
+typedef enum mint_reasoning_format {
+    MINT_REASONING_FORMAT_AUTO = 0,     // as DEEPSEEK (llama-server's default)
+    MINT_REASONING_FORMAT_NONE = 1,     // left in content, markers and all
+    MINT_REASONING_FORMAT_DEEPSEEK = 2, // to reasoning_content, also in streamed deltas
+} mint_reasoning_format;
+
+typedef struct mint_chat_parse_opts {
+    mint_reasoning_format reasoning_format; // see above (default AUTO)
+    bool reasoning_open; // the prompt ended inside a reasoning block it opened (a template's
+                         //   generation prompt ending in "<think>\n"): the text starts with
+                         //   reasoning; mint_chat_prompt_opens_reasoning tells
+    bool parse_tools;    // tool calls are read (the request had tools and tool_choice is not
+                         //   "none"); otherwise their syntax stays in the content (default true)
+    const char *tools;   // the request's tools (JSON array text) or NULL: where a format writes
+                         //   arguments as text (Qwen3-Coder's <parameter=k>), a parameter whose
+                         //   schema type is "string" stays a string, others are read as JSON
+} mint_chat_parse_opts;
+
+MINT_API mint_chat_parse_opts mint_chat_default_parse_opts(void);
+
+// Whether a rendered prompt (mint_chat_apply_ex's text) leaves format f's reasoning block open
+// at its end, so that the model's text begins inside it: the prompt ends, but for whitespace,
+// with the reasoning opening ("<think>", "<|START_THINKING|>", "[THINK]", "<seed:think>").
+MINT_API bool mint_chat_prompt_opens_reasoning(mint_chat_format f, const char *prompt, size_t len);
+
+typedef struct mint_chat_tool_call {
+    char *id;        // the id the model wrote (Mistral Nemo, Command R7B, Kimi K2), else ""
+                     //   (the server makes one, as llama-server does)
+    char *name;      // the function's name ("" never: a call is listed once its name is whole)
+    char *arguments; // the arguments as JSON text: the model's own text where it writes JSON
+                     //   (trailing whitespace dropped), else built compactly ({"k":"v"})
+} mint_chat_tool_call;
+
+typedef struct mint_chat_parsed {
+    char *content;                   // [content_len] the answer (NUL-terminated)
+    size_t content_len;              //
+    char *reasoning_content;         // [reasoning_len] the reasoning (NUL-terminated)
+    size_t reasoning_len;            //
+    mint_chat_tool_call *tool_calls; // [n_tool_calls]
+    size_t n_tool_calls;             //
+} mint_chat_parsed;
+
+// Parses text[len], the model's output after the prompt, as format f writes it. partial: the
+// text may stop anywhere (streaming): the result holds only what no continuation can change
+// (a marker's first bytes, whitespace that may be trimmed, an incomplete UTF-8 character, a
+// call whose name is not whole are held back), so each partial parse extends the previous one
+// (mint_chat_diff) and the final parse extends them all when the text is well formed. A call
+// whose JSON is malformed, in a final parse, stays in the content as text (llama-server refuses
+// the output instead). Reasoning is trimmed of surrounding whitespace; content of its leading
+// whitespace. *out is filled (free it with mint_chat_parsed_free, also after a failure);
+// MINT_E_ARG for a bad argument or invalid tools JSON, MINT_E_NOMEM.
+MINT_API mint_status mint_chat_parse(mint_chat_format f, const char *text, size_t len, bool partial,
+                                     const mint_chat_parse_opts *o, mint_chat_parsed *out,
+                                     mint_err *err);
+MINT_API void mint_chat_parsed_free(mint_chat_parsed *p);
+
+// One piece of a streamed message (an OpenAI chat.completion.chunk delta): text appended to the
+// reasoning, to the content, or to tool call tool_index's arguments (with its id and name the
+// first time the call appears).
+typedef enum mint_chat_delta_kind {
+    MINT_DELTA_REASONING = 0,
+    MINT_DELTA_CONTENT = 1,
+    MINT_DELTA_TOOL_CALL = 2,
+} mint_chat_delta_kind;
+
+typedef struct mint_chat_delta {
+    mint_chat_delta_kind kind; // which part grows
+    size_t tool_index;         // MINT_DELTA_TOOL_CALL: the call's index in the message
+    const char *id;            // MINT_DELTA_TOOL_CALL, first delta of a call: its id and name
+    const char *name;          //   (pointers into next); NULL after the first
+    const char *text;          // [len] the appended text (a pointer into next)
+    size_t len;                //
+} mint_chat_delta;
+
+// What next adds to prev (two parses of the same output, prev's text a prefix of next's): at
+// most 2 + next->n_tool_calls deltas into out[cap], *n_out of them, in llama-server's order
+// (reasoning, content, then the calls). prev NULL is the empty message. MINT_E_ARG when next
+// does not extend prev (a final parse that turned a malformed call back into text), MINT_E_LIMIT
+// when cap is too small.
+MINT_API mint_status mint_chat_diff(const mint_chat_parsed *prev, const mint_chat_parsed *next,
+                                    mint_chat_delta *out, size_t cap, size_t *n_out, mint_err *err);
+
 #ifdef __cplusplus
 }
 #endif

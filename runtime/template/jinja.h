@@ -12,6 +12,7 @@
 //   jinja_value.c   values: arena, strings, lists, dicts, Python's str()/repr() and JSON
 //   jinja_eval.c    expressions and statements -> output
 //   jinja_filters.c filters, tests, and methods of strings and dicts
+//   jinja_json.c    JSON text to values (a request's messages, tools and keyword arguments)
 #ifndef MINT_JINJA_H
 #define MINT_JINJA_H
 
@@ -44,6 +45,7 @@ typedef struct jj_ctx {
     long steps;       // work done (against JJ_MAX_STEPS)
     int depth;        // current nesting (against JJ_MAX_DEPTH)
     const char *src;  // template text (for line numbers)
+    int64_t now;      // strftime_now's time (seconds since the epoch); 0: the clock's
 } jj_ctx;
 
 void *jj_alloc(jj_ctx *c, size_t n);
@@ -94,6 +96,8 @@ typedef struct jj_func {
 
 struct jj_value {
     jj_type t; // which member holds the value
+    bool safe; // JV_STR: a markupsafe Markup (from |safe or |escape): adding a plain string to it
+               //   escapes that string's HTML characters, as jinja2 does
     union {
         bool b;
         int64_t i;
@@ -169,7 +173,9 @@ void jj_json(jj_ctx *c, jj_buf *b, jj_value v, int indent, int level, const char
              const char *key_sep, bool sort_keys);
 void jj_float_repr(double f, char *out, size_t cap);
 jj_list *jj_iterate(jj_ctx *c, jj_value v); // items of an iterable (dict: keys); fails otherwise
-int64_t jj_length(jj_ctx *c, jj_value v);   // len(); fails when it has none
+// JSON text[n] as Python's json.loads reads it (jinja_json.c); fails naming `what` and the byte.
+jj_value jj_from_json(jj_ctx *c, const char *text, size_t n, const char *what);
+int64_t jj_length(jj_ctx *c, jj_value v); // len(); fails when it has none
 
 // ---------------------------------------------------------------------------------------------
 // Lexer
@@ -295,5 +301,7 @@ jj_value jj_s_capitalize(jj_ctx *c, jj_str s);
 jj_value jj_s_strip(jj_ctx *c, jj_str s, const jj_str *chars, bool left, bool right);
 jj_value jj_s_replace(jj_ctx *c, jj_str s, jj_str old, jj_str rep, int64_t count);
 bool jj_s_has(jj_str s, jj_str sub, size_t *at); // first occurrence
+// HTML-escaped text, as markupsafe's escape (& < > " ' as entities); not marked safe.
+jj_value jj_html_escape(jj_ctx *c, jj_str s);
 
 #endif // MINT_JINJA_H

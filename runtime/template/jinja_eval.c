@@ -104,10 +104,16 @@ static jj_value binop(jj_env *e, const char *op, jj_value a, jj_value b, int lin
         }
         if (nums) return jj_float(jj_num(a) + jj_num(b));
         if (a.t == JV_STR && b.t == JV_STR) {
+            // Markup + str escapes the str (markupsafe's __add__ and __radd__).
+            bool safe = a.safe || b.safe;
+            if (safe && !a.safe) a = jj_html_escape(e->c, a.s);
+            if (safe && !b.safe) b = jj_html_escape(e->c, b.s);
             jj_buf s = {0};
             jj_buf_put(e->c, &s, a.s.p, a.s.n);
             jj_buf_put(e->c, &s, b.s.p, b.s.n);
-            return jj_buf_value(&s);
+            jj_value joined = jj_buf_value(&s);
+            joined.safe = safe;
+            return joined;
         }
         if (a.t == JV_LIST && b.t == JV_LIST && a.l->kind == b.l->kind && a.l->kind != JL_GEN) {
             jj_value l = jj_list_new(e->c, a.l->kind);
@@ -310,7 +316,7 @@ static jj_value call_global(jj_env *e, const char *name, call_args *a, int line)
         if (fmt.t != JV_STR) jj_fail(c, "template line %d: strftime_now needs a format", line);
         char z[256], out[512];
         snprintf(z, sizeof z, "%.*s", (int)fmt.s.n, fmt.s.p);
-        time_t now = time(NULL);
+        time_t now = c->now ? (time_t)c->now : time(NULL);
         struct tm tm;
         localtime_r(&now, &tm);
         size_t n = strftime(out, sizeof out, z, &tm);

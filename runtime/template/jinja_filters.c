@@ -280,7 +280,7 @@ static jj_value do_tojson(const fargs *F, jj_value v) {
     return jj_buf_value(&b);
 }
 
-static jj_value html_escape(jj_ctx *c, jj_str s) {
+jj_value jj_html_escape(jj_ctx *c, jj_str s) {
     jj_buf b = {0};
     jj_buf_put(c, &b, "", 0);
     for (size_t i = 0; i < s.n; i++) {
@@ -377,7 +377,11 @@ jj_value jj_filter(jj_env *e, jj_frame *f, jj_str name, jj_value v, jj_value *ar
     jj_ctx *c = e->c;
     fargs F = {e, f, name, args, n, kw_names, kw_vals, n_kw, line};
     jj_step(c);
-    if (is(name, "safe")) return v;
+    if (is(name, "safe")) {
+        jj_value m = {.t = JV_STR, .s = soft_str(c, v)};
+        m.safe = true;
+        return m;
+    }
     if (is(name, "string")) return (jj_value){.t = JV_STR, .s = soft_str(c, v)};
     if (is(name, "length") || is(name, "count")) return jj_int(jj_length(c, v));
     if (is(name, "default") || is(name, "d")) {
@@ -396,8 +400,12 @@ jj_value jj_filter(jj_env *e, jj_frame *f, jj_str name, jj_value v, jj_value *ar
     if (is(name, "title")) return do_title(c, soft_str(c, v));
     if (is(name, "tojson")) return do_tojson(&F, v);
     if (is(name, "indent")) return do_indent(&F, soft_str(c, v));
-    if (is(name, "e") || is(name, "escape") || is(name, "forceescape"))
-        return html_escape(c, soft_str(c, v));
+    if (is(name, "e") || is(name, "escape") || is(name, "forceescape")) {
+        if (v.safe && !is(name, "forceescape")) return v;
+        jj_value m = jj_html_escape(c, soft_str(c, v));
+        m.safe = true;
+        return m;
+    }
     if (is(name, "replace")) {
         jj_value o = farg(&F, 0, "old", JJ_UNDEF), r = farg(&F, 1, "new", JJ_UNDEF);
         jj_value cnt = farg(&F, 2, "count", JJ_NONE);

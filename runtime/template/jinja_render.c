@@ -1,6 +1,8 @@
 // jinja_render.c - one render of a chat template: the variables Hugging Face's
 // apply_chat_template gives it (messages, add_generation_prompt, bos_token, eos_token, and
-// tools / documents as None), the arena set up and torn down, errors caught.
+// tools / documents as None, then whatever a JSON object of variables adds or replaces: a
+// request's messages with their tool calls, its tools, keyword arguments), the arena set up and
+// torn down, errors caught.
 #include "runtime/template/jinja_render.h"
 
 #include "runtime/template/jinja.h"
@@ -47,6 +49,12 @@ int jinja_render(const char *tmpl, size_t tlen, const jinja_vars *v, char **out,
                     jj_bool(v->add_generation_prompt));
         jj_dict_set(c, g->vars, jj_strz("bos_token"), jj_strz(v->bos ? v->bos : ""));
         jj_dict_set(c, g->vars, jj_strz("eos_token"), jj_strz(v->eos ? v->eos : ""));
+        if (v->json) {
+            jj_value o = jj_from_json(c, v->json, v->json_len, "template variables");
+            if (o.t != JV_DICT) jj_fail(c, "template variables: not a JSON object");
+            for (size_t i = 0; i < o.d->n; i++) jj_dict_set(c, g->vars, o.d->k[i], o.d->v[i]);
+        }
+        c->now = v->now;
         jj_buf b = {0};
         jj_buf_put(c, &b, "", 0);
         jj_exec(&e, g, root, &b);

@@ -15,11 +15,16 @@ typedef struct jinja_vars {
     bool add_generation_prompt; // the variable of that name
     const char *bos;            // bos_token ("" when NULL)
     const char *eos;            // eos_token ("" when NULL)
+    const char *json;           // [json_len] a JSON object whose members become variables after
+    size_t json_len;            //   the ones above, replacing them ("messages", "tools", a
+                                //   request's keyword arguments ...); NULL for none
+    int64_t now;                // strftime_now's time (seconds since the epoch); 0: the clock's
 } jinja_vars;
 
-// Renders tmpl[0..tlen) into *out (malloc, NUL-terminated, *out_len bytes). Returns 0 on success,
-// 1 on an error (err: one line, naming the template line where there is one), 2 when the
-// template called raise_exception (err: its message verbatim).
+// Renders tmpl[0..tlen) with the variables of v (a JSON text that is not an object, or invalid,
+// fails the render naming the byte) into *out (malloc, NUL-terminated, *out_len bytes). Returns 0
+// on success, 1 on an error (err: one line, naming the template line where there is one), 2 when
+// the template called raise_exception (err: its message verbatim).
 int jinja_render(const char *tmpl, size_t tlen, const jinja_vars *v, char **out, size_t *out_len,
                  char *err, size_t errlen);
 

@@ -305,7 +305,7 @@ mint_status mint_chat_apply(const char *jinja, const mint_chat_msg *msgs, size_t
                  "--chat-template-file FILE");
         return err->code;
     }
-    jinja_vars v = {msgs, n, add_generation_prompt, bos, eos};
+    jinja_vars v = {msgs, n, add_generation_prompt, bos, eos, NULL, 0, 0};
     char msg[sizeof err->msg - 16]; // room for the "chat template: " prefix
     int rc = jinja_render(jinja, strlen(jinja), &v, out, out_len, msg, sizeof msg);
     if (rc == 0) return MINT_OK;

@@ -39,4 +39,9 @@ size_t mint_chat_render_range(mint_chat_template t, const mint_chat_msg *msgs, s
                               size_t from, bool add_assistant, const char *bos, const char *eos,
                               char *buf, size_t cap);
 
+// The variables mint_chat_apply_ex gives the template, as one JSON object text (malloc; the
+// tests hand it to jinja2). Same failures as mint_chat_apply_ex before it renders.
+mint_status mint_chat_vars_json(const char *jinja, const mint_chat_msg_ex *msgs, size_t n,
+                                const mint_chat_opts *o, char **out, mint_err *err);
+
 #endif // MINT_CHAT_H

@@ -10,8 +10,12 @@ tools=None, documents=None, add_generation_prompt, bos_token, eos_token).
       raise_exception) or "error: MSG" to stderr and exits 1.
   render_ref.py --batch < CASES.json
       CASES: [{"template": TEXT, "messages": [...], "add_generation_prompt": bool,
-               "bos_token": T, "eos_token": T}, ...]; prints one JSON list of
-      {"ok": true, "text": ...} or {"ok": false, "raised": bool, "error": MSG}.
+               "bos_token": T, "eos_token": T, "vars": {...}, "now": SECONDS}, ...]; prints
+      one JSON list of {"ok": true, "text": ...} or {"ok": false, "raised": bool, "error": MSG}.
+      "vars" (optional) are variables given after the others, replacing them (a request's
+      messages with tool calls, tools, enable_thinking, keyword arguments: what
+      mint_chat_apply_ex passes); "now" (optional) is the time strftime_now formats (seconds
+      since the epoch, local time).
 """
 import json
 import sys
@@ -51,8 +55,11 @@ def raise_exception(message):
     raise _Raised(message)
 
 
+NOW = [None]
+
+
 def strftime_now(format):
-    return datetime.now().strftime(format)
+    return (datetime.fromtimestamp(NOW[0]) if NOW[0] else datetime.now()).strftime(format)
 
 
 def environment():
@@ -64,12 +71,15 @@ def environment():
     return env
 
 
-def render(env, template, messages, add_generation_prompt, bos, eos):
+def render(env, template, messages, add_generation_prompt, bos, eos, extra=None, now=None):
+    NOW[0] = now
     try:
         t = env.from_string(template)
-        text = t.render(messages=messages, tools=None, documents=None,
-                        add_generation_prompt=add_generation_prompt, bos_token=bos,
-                        eos_token=eos)
+        variables = dict(messages=messages, tools=None, documents=None,
+                         add_generation_prompt=add_generation_prompt, bos_token=bos,
+                         eos_token=eos)
+        variables.update(extra or {})
+        text = t.render(**variables)
         return {"ok": True, "text": text}
     except _Raised as e:
         return {"ok": False, "raised": True, "error": str(e.message)}
@@ -81,8 +91,9 @@ def main(argv):
     env = environment()
     if argv[1:2] == ["--batch"]:
         cases = json.load(sys.stdin)
-        out = [render(env, c["template"], c["messages"], c.get("add_generation_prompt", True),
-                      c.get("bos_token", "<s>"), c.get("eos_token", "</s>")) for c in cases]
+        out = [render(env, c["template"], c.get("messages", []), c.get("add_generation_prompt", True),
+                      c.get("bos_token", "<s>"), c.get("eos_token", "</s>"), c.get("vars"),
+                      c.get("now")) for c in cases]
         sys.stdout.write(json.dumps(out, ensure_ascii=False))
         return 0
     args = argv[1:]

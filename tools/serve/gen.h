@@ -1,4 +1,6 @@
-// gen.h - one generation request while it is answered, shared by the generation endpoints:
+// gen.h - one generation request while it is answered, shared by the generation endpoints
+// (calls go one way: handlers_gen.c -> handlers_native.c, handlers_anthropic.c,
+// handlers_tools.c -> answer.c):
 // handlers_gen.c (OpenAI's /v1/completions and /v1/chat/completions, the page's /v1/next, and
 // the request flow of all of them) and handlers_native.c (llama-server's own POST /completion
 // shape). A request becomes one job per choice (n) or per prompt (/completion's prompt lists).
@@ -27,7 +29,10 @@ typedef struct gen {
     int fd;                                     // the client's socket
     char *echo;                                 // completions with echo: the prompt's text
     size_t echo_len;
-    char *prompt_text[SERVE_MAX_JOBS]; // /completion: each prompt's tokens as text ("prompt")
+    char *prompt_text[SERVE_MAX_JOBS];       // /completion: each prompt's tokens as text ("prompt")
+    bool reasoning_open;                     // chat: the prompt opened a reasoning block
+    mint_chat_parsed parsed[SERVE_MAX_JOBS]; // chat streams: each choice's last partial parse
+    bool parsed_ok[SERVE_MAX_JOBS];          // ... once there is one
     // streaming
     int sent_tok[SERVE_MAX_JOBS];     // tokens whose logprobs were sent
     size_t sent_text[SERVE_MAX_JOBS]; // text bytes sent
@@ -36,13 +41,7 @@ typedef struct gen {
     reply_sse sse;                    // events waiting to go out
 } gen;
 
-// handlers_gen.c
-// A generation request of this kind, from the body to the answer (the endpoints' one flow).
-enum MHD_Result gen_request(serve_http *h, struct MHD_Connection *c, const serve_call *r,
-                            gen_kind kind);
-// A chat body's prompt tokens as the chat endpoint would make them; false and one line in msg.
-bool gen_chat_tokens(serve_http *h, const serve_call *r, int32_t **ids, int *n, char *msg,
-                     size_t cap);
+// answer.c: the pieces of every answer
 // A token's text as a JSON string (invalid UTF-8 as U+FFFD), and its bytes as a list.
 json_object *gen_token_str(const mint_model *m, int32_t id);
 json_object *gen_token_bytes(const mint_model *m, int32_t id);
@@ -51,11 +50,21 @@ json_object *gen_token_bytes(const mint_model *m, int32_t id);
 json_object *gen_logprob_items(const gen *g, const job *j, int from, int to);
 // llama-server's "timings" of a job: prompt and generation counts, milliseconds and rates.
 json_object *gen_timings(const job *j);
-
-// handlers_native.c
 // Tokens as text with the special ones written out ("<s> I believe"), as llama-server shows a
 // prompt (malloc'd; NULL when out of memory).
 char *gen_tokens_text(const mint_model *m, const int32_t *ids, int n);
+
+// handlers_gen.c
+// A generation request of this kind, from the body to the answer (the endpoints' one flow).
+enum MHD_Result gen_request(serve_http *h, struct MHD_Connection *c, const serve_call *r,
+                            gen_kind kind);
+// A chat body's prompt text as the chat endpoint renders it (malloc'd; NULL and one line in msg).
+char *gen_chat_text(serve_http *h, const serve_call *r, char *msg, size_t cap);
+// A chat body's prompt tokens as the chat endpoint would make them; false and one line in msg.
+bool gen_chat_tokens(serve_http *h, const serve_call *r, int32_t **ids, int *n, char *msg,
+                     size_t cap);
+
+// handlers_native.c
 // /completion's prompt i as tokens (BOS before a leading text part), its text written to
 // g->prompt_text[i]; false and one line in msg for a bad prompt.
 bool native_prompt_tokens(gen *g, int i, int32_t **ids, int *n, char *msg, size_t cap);
@@ -74,5 +83,20 @@ json_object *anthropic_result(const gen *g);
 void anthropic_stream_start(gen *g);
 void anthropic_stream_text(gen *g, size_t from, size_t to);
 void anthropic_stream_end(gen *g);
+
+// handlers_tools.c: the chat endpoint's tool calls and reasoning.
+// --chat-template-kwargs merged with a request's chat_template_kwargs (malloc'd JSON, or NULL).
+char *tools_kwargs(const char *server, const char *request);
+// Whether the answer is parsed by the template's format (tools offered, or a reasoning template).
+bool tools_active(const gen *g);
+// Fills an answer's message from job j's text: content, reasoning_content, tool_calls.
+void tools_message(const gen *g, const job *j, json_object *msg);
+// Whether job j's text holds a tool call (finish_reason "tool_calls").
+bool tools_called(const gen *g, const job *j);
+// Queues choice i's deltas for its text up to vis (done: the final parse).
+void tools_stream(gen *g, int i, size_t vis, bool done);
+// The grammar tool_choice "required" (or a named function) needs for the template's format
+// (malloc'd GBNF), or NULL when there is none to enforce.
+char *tools_grammar(const gen *g);
 
 #endif // MINT_SERVE_GEN_H

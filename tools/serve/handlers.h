@@ -14,7 +14,8 @@ struct serve_http {
     const serve_config *cfg;
     serve_sched *e;
     serve_metrics *m;
-    const char *tmpl; // chat template's Jinja source (owned by main), NULL: chat refused
+    const char *tmpl;        // chat template's Jinja source (owned by main), NULL: chat refused
+    mint_chat_format format; // how the template writes tool calls and reasoning
     struct MHD_Daemon *d;
     int port;              // bound port
     atomic_bool stopping;  // shutting down: /health says so, new requests are refused

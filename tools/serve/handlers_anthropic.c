@@ -4,7 +4,6 @@
 // message_delta, message_stop, each an SSE event named by its type), and
 // /v1/messages/count_tokens. The request becomes an OpenAI chat (tools/common/anthropic.c) and
 // runs through handlers_gen.c's flow; this file only translates the answers.
-#include "anthropic.h"
 #include "gen.h"
 
 #include <stdio.h>
@@ -112,26 +111,4 @@ void anthropic_stream_end(gen *g) {
     json_object_object_add(o, "usage", usage(j, true));
     event(g, "message_delta", o);
     event(g, "message_stop", typed("message_stop"));
-}
-
-enum MHD_Result handle_messages(serve_http *h, struct MHD_Connection *c, const serve_call *r) {
-    return gen_request(h, c, r, GEN_ANTHROPIC);
-}
-
-enum MHD_Result handle_count_tokens(serve_http *h, struct MHD_Connection *c, const serve_call *r) {
-    char *body = NULL, msg[600];
-    int status = 400;
-    if (!anthropic_to_openai(r->body, r->len, &body, msg, sizeof msg, &status))
-        return reply_error(c, (unsigned)status,
-                           status == 400 ? "invalid_request_error" : "api_error", NULL, "%s", msg);
-    const serve_call chat = {r->method, r->url, body, strlen(body)};
-    int32_t *ids = NULL;
-    int n = 0;
-    const bool ok = gen_chat_tokens(h, &chat, &ids, &n, msg, sizeof msg);
-    free(body);
-    free(ids);
-    if (!ok) return reply_error(c, 400, "invalid_request_error", "messages", "%s", msg);
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "input_tokens", json_object_new_int(n));
-    return reply_json(c, 200, o);
 }

@@ -58,75 +58,10 @@ static const char *job_error(const job *j, unsigned *status) {
 // ---------------------------------------------------------------------------------------------
 // Log-probabilities in OpenAI's two shapes
 
-json_object *gen_token_str(const mint_model *m, int32_t id) {
-    char b[256];
-    size_t n = mint_token_to_piece(m, id, false, b, sizeof b);
-    return reply_utf8_string(b, n < sizeof b ? n : 0);
-}
-
-json_object *gen_token_bytes(const mint_model *m, int32_t id) {
-    char b[256];
-    size_t n = mint_token_to_piece(m, id, false, b, sizeof b);
-    json_object *a = json_object_new_array();
-    for (size_t i = 0; i < n && i < sizeof b; i++)
-        json_object_array_add(a, json_object_new_int((unsigned char)b[i]));
-    return a;
-}
-
-// Chat: {"content": [{id, token, logprob, bytes, top_logprobs: [{id, token, logprob, bytes}]}]}
-// "id" (the token id) is an extension, as in llama-server's: clients ignore it, the chat page
-// shows it.
-json_object *gen_logprob_items(const gen *g, const job *j, int from, int to) {
-    const mint_model *m = sched_model(g->h->e);
-    json_object *content = json_object_new_array();
-    for (int t = from; t < to; t++) {
-        const serve_token *k = &j->tok[t];
-        json_object *o = json_object_new_object(), *top = json_object_new_array();
-        json_object_object_add(o, "id", json_object_new_int(k->id));
-        json_object_object_add(o, "token", gen_token_str(m, k->id));
-        json_object_object_add(o, "logprob", json_object_new_double(k->logprob));
-        json_object_object_add(o, "bytes", gen_token_bytes(m, k->id));
-        for (int a = 0; a < k->n_top; a++) {
-            json_object *x = json_object_new_object();
-            json_object_object_add(x, "id", json_object_new_int(k->top_id[a]));
-            json_object_object_add(x, "token", gen_token_str(m, k->top_id[a]));
-            json_object_object_add(x, "logprob", json_object_new_double(k->top_lp[a]));
-            json_object_object_add(x, "bytes", gen_token_bytes(m, k->top_id[a]));
-            json_object_array_add(top, x);
-        }
-        json_object_object_add(o, "top_logprobs", top);
-        json_object_array_add(content, o);
-    }
-    return content;
-}
-
 static json_object *chat_logprobs(const gen *g, const job *j, int from, int to) {
     json_object *lp = json_object_new_object();
     json_object_object_add(lp, "content", gen_logprob_items(g, j, from, to));
     return lp;
-}
-
-json_object *gen_timings(const job *j) {
-    const int prompt_n = j->n_prompt - j->n_reused;
-    const double t0 = j->t_started > 0 ? j->t_started : j->t_created;
-    const double t1 = j->t_first > 0 ? j->t_first : j->t_done > 0 ? j->t_done : t0;
-    const double end = j->t_done > 0 ? j->t_done : serve_now();
-    const double prompt_ms = (t1 - t0) * 1e3, gen_ms = (end - t1) * 1e3;
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "cache_n", json_object_new_int(j->n_reused));
-    json_object_object_add(o, "prompt_n", json_object_new_int(prompt_n));
-    json_object_object_add(o, "prompt_ms", json_object_new_double(prompt_ms));
-    json_object_object_add(o, "prompt_per_token_ms",
-                           json_object_new_double(prompt_n > 0 ? prompt_ms / prompt_n : 0));
-    json_object_object_add(o, "prompt_per_second",
-                           json_object_new_double(prompt_ms > 0 ? 1e3 * prompt_n / prompt_ms : 0));
-    json_object_object_add(o, "predicted_n", json_object_new_int(j->n_tok));
-    json_object_object_add(o, "predicted_ms", json_object_new_double(gen_ms));
-    json_object_object_add(o, "predicted_per_token_ms",
-                           json_object_new_double(j->n_tok > 0 ? gen_ms / j->n_tok : 0));
-    json_object_object_add(o, "predicted_per_second",
-                           json_object_new_double(gen_ms > 0 ? 1e3 * j->n_tok / gen_ms : 0));
-    return o;
 }
 
 // Completions: {"tokens", "token_logprobs", "top_logprobs": [{token: logprob}], "text_offset"}
@@ -227,7 +162,13 @@ static void stream_job(gen *g, int i) {
     pthread_mutex_lock(&j->mu);
     const bool done = j->state == JOB_DONE;
     const size_t vis = done ? j->text_len : reply_utf8_complete(j->text, j->visible);
-    while (g->sent_tok[i] < j->n_tok && j->tok[g->sent_tok[i]].text_end <= vis) {
+    const bool parsed = tools_active(g);
+    if (parsed) { // deltas of the parse (content, reasoning, calls), not the raw text
+        if (vis > g->sent_text[i] || done) tools_stream(g, i, vis, done);
+        g->sent_text[i] = vis;
+        g->sent_tok[i] = j->n_tok;
+    }
+    while (!parsed && g->sent_tok[i] < j->n_tok && j->tok[g->sent_tok[i]].text_end <= vis) {
         // Tokens t .. t1 - 1: one token, or as many as a character cut between them needs (byte
         // tokens of one multi-byte character go out together; sent alone, each would show as
         // U+FFFD); a character not yet whole waits for the next call.
@@ -243,7 +184,7 @@ static void stream_job(gen *g, int i) {
         g->sent_text[i] = end;
         g->sent_tok[i] = t1;
     }
-    if (done && g->sent_text[i] < j->text_len) { // text past the last whole token (rare)
+    if (!parsed && done && g->sent_text[i] < j->text_len) { // text past the last whole token
         chunk(g, i, j, g->sent_text[i], j->text_len, g->sent_tok[i], g->sent_tok[i]);
         g->sent_text[i] = j->text_len;
     }
@@ -270,7 +211,9 @@ static void stream_job(gen *g, int i) {
         else
             json_object_object_add(ch, "text", json_object_new_string(""));
         json_object_object_add(ch, "logprobs", NULL);
-        json_object_object_add(ch, "finish_reason", json_object_new_string(finish_reason(j)));
+        const bool called = parsed && g->parsed_ok[i] && g->parsed[i].n_tool_calls > 0;
+        json_object_object_add(ch, "finish_reason",
+                               json_object_new_string(called ? "tool_calls" : finish_reason(j)));
         json_object_array_add(choices, ch);
         json_object_object_add(o, "choices", choices);
         reply_sse_event(&g->sse, o);
@@ -359,7 +302,10 @@ static json_object *whole(gen *g, unsigned *status) {
         if (g->chat) {
             json_object *msg = json_object_new_object();
             json_object_object_add(msg, "role", json_object_new_string("assistant"));
-            json_object_object_add(msg, "content", reply_utf8_string(j->text, j->text_len));
+            if (tools_active(g))
+                tools_message(g, j, msg);
+            else
+                json_object_object_add(msg, "content", reply_utf8_string(j->text, j->text_len));
             json_object_object_add(ch, "message", msg);
         } else {
             char *t = malloc(g->echo_len + j->text_len + 1);
@@ -375,7 +321,11 @@ static json_object *whole(gen *g, unsigned *status) {
                                !g->req.logprobs ? NULL
                                : g->chat        ? chat_logprobs(g, j, 0, n_lp)
                                                 : completion_logprobs(g, j, 0, n_lp));
-        json_object_object_add(ch, "finish_reason", json_object_new_string(finish_reason(j)));
+        json_object_object_add(
+            ch, "finish_reason",
+            json_object_new_string(g->chat && tools_active(g) && tools_called(g, j)
+                                       ? "tool_calls"
+                                       : finish_reason(j)));
         json_object_array_add(choices, ch);
     }
     json_object_object_add(o, "choices", choices);
@@ -396,7 +346,10 @@ static void gen_free(void *cls) {
     cancel_all(g); // a no-op for finished jobs; frees the slots of a client that left
     for (int i = 0; i < g->n; i++) job_release(g->jobs[i]);
     serve_request_free(&g->req);
-    for (int i = 0; i < SERVE_MAX_JOBS; i++) free(g->prompt_text[i]);
+    for (int i = 0; i < SERVE_MAX_JOBS; i++) {
+        free(g->prompt_text[i]);
+        if (g->parsed_ok[i]) mint_chat_parsed_free(&g->parsed[i]);
+    }
     free(g->echo);
     reply_sse_free(&g->sse);
     free(g);
@@ -404,6 +357,62 @@ static void gen_free(void *cls) {
 
 // ---------------------------------------------------------------------------------------------
 // The request
+
+// The chat prompt's text: the conversation rendered with the template as llama-server renders
+// it (tools, keyword arguments, reasoning switch, prefill); NULL and one line in msg on failure.
+static char *chat_prompt(gen *g, char *msg, size_t cap) {
+    const mint_model *m = sched_model(g->h->e);
+    const serve_request *r = &g->req;
+    char *text = NULL;
+    mint_model_desc d;
+    mint_model_describe(m, &d);
+    const char *bos = d.bos >= 0 ? mint_token_text(m, d.bos) : "";
+    const char *eos = d.eos >= 0 ? mint_token_text(m, d.eos) : "";
+    mint_chat_msg_ex *cm = calloc((size_t)r->n_msgs, sizeof *cm);
+    if (!cm) return NULL;
+    for (int i = 0; i < r->n_msgs; i++) {
+        const serve_msg *sm = &r->msgs[i];
+        cm[i] = (mint_chat_msg_ex){.role = sm->role,
+                                   .content = sm->content,
+                                   .reasoning_content = sm->reasoning_content,
+                                   .tool_calls = sm->tool_calls,
+                                   .tool_call_id = sm->tool_call_id,
+                                   .name = sm->name};
+    }
+    size_t tlen;
+    mint_err cerr;
+    // A conversation ending with the assistant is continued (llama-server's prefill, and
+    // continue_final_message): rendered without a generation prompt, and cut right after
+    // that message's text, before whatever closes the turn.
+    const serve_msg *last = &r->msgs[r->n_msgs - 1];
+    const bool prefill = r->continue_final && !strcmp(last->role, "assistant");
+    // Tools, the template's keyword arguments and the reasoning switch, as llama-server
+    // renders a request with --jinja (mint_chat_apply_ex).
+    mint_chat_opts o = mint_chat_default_opts();
+    o.add_generation_prompt = prefill ? false : r->add_generation_prompt;
+    o.bos = bos;
+    o.eos = eos;
+    o.tools = r->tool_choice == SERVE_TOOLS_NONE ? NULL : r->tools;
+    char *kwargs = tools_kwargs(g->h->cfg->chat_template_kwargs, r->template_kwargs);
+    o.kwargs = kwargs;
+    o.reasoning = (mint_chat_reasoning)g->h->cfg->reasoning;
+    mint_status cst =
+        mint_chat_apply_ex(g->h->tmpl, cm, (size_t)r->n_msgs, &o, &text, &tlen, &cerr);
+    free(kwargs);
+    free(cm);
+    if (cst != MINT_OK) {
+        snprintf(msg, cap, "%s", cerr.msg);
+        return NULL;
+    }
+    if (prefill && last->content[0]) {
+        char *at = NULL;
+        for (char *p = strstr(text, last->content); p; p = strstr(p + 1, last->content)) at = p;
+        if (at) at[strlen(last->content)] = '\0';
+    }
+    // The model's text starts inside a reasoning block the prompt opened ("<think>\n").
+    g->reasoning_open = text && mint_chat_prompt_opens_reasoning(g->h->format, text, strlen(text));
+    return text;
+}
 
 // The prompt's tokens: a chat rendered with the template (special tokens parsed, as mint-run -cnv
 // does), a completion's text (BOS added as the vocabulary asks) or its token ids as given.
@@ -426,36 +435,13 @@ static bool prompt_tokens(gen *g, int32_t **ids, int *n, char *msg, size_t cap) 
     char *text = NULL;
     bool special = false, add_bos = true;
     if (r->msgs) {
+        text = chat_prompt(g, msg, cap);
+        if (!text) return false;
         mint_model_desc d;
         mint_model_describe(m, &d);
         const char *bos = d.bos >= 0 ? mint_token_text(m, d.bos) : "";
-        const char *eos = d.eos >= 0 ? mint_token_text(m, d.eos) : "";
-        mint_chat_msg *cm = malloc((size_t)r->n_msgs * sizeof *cm);
-        if (!cm) return false;
-        for (int i = 0; i < r->n_msgs; i++)
-            cm[i] = (mint_chat_msg){r->msgs[i].role, r->msgs[i].content};
-        size_t tlen;
-        mint_err cerr;
-        // A conversation ending with the assistant is continued (llama-server's prefill, and
-        // continue_final_message): rendered without a generation prompt, and cut right after
-        // that message's text, before whatever closes the turn.
-        const serve_msg *last = &r->msgs[r->n_msgs - 1];
-        const bool prefill = r->continue_final && !strcmp(last->role, "assistant");
-        mint_status cst = mint_chat_apply(g->h->tmpl, cm, (size_t)r->n_msgs,
-                                          prefill ? false : r->add_generation_prompt, bos, eos,
-                                          &text, &tlen, &cerr);
-        free(cm);
-        if (cst != MINT_OK) {
-            snprintf(msg, cap, "%s", cerr.msg);
-            return false;
-        }
-        if (prefill && last->content[0]) {
-            char *at = NULL;
-            for (char *p = strstr(text, last->content); p; p = strstr(p + 1, last->content)) at = p;
-            if (at) at[strlen(last->content)] = '\0';
-        }
         special = true;
-        add_bos = text && strncmp(text, bos, strlen(bos)) != 0;
+        add_bos = strncmp(text, bos, strlen(bos)) != 0;
     } else {
         text = strdup(r->prompt);
     }
@@ -473,6 +459,17 @@ static bool prompt_tokens(gen *g, int32_t **ids, int *n, char *msg, size_t cap) 
     free(text);
     *n = (int)k;
     return ok;
+}
+
+char *gen_chat_text(serve_http *h, const serve_call *r, char *msg, size_t cap) {
+    gen g = {.h = h, .chat = true};
+    const serve_defaults d = {.max_tokens_cap = h->cfg->max_tokens, .max_tokens = -1};
+    const char *param;
+    if (!serve_parse_request(r->body, r->len, SERVE_CHAT, &d, &g.req, msg, cap, &param))
+        return NULL;
+    char *text = chat_prompt(&g, msg, cap);
+    serve_request_free(&g.req);
+    return text;
 }
 
 bool gen_chat_tokens(serve_http *h, const serve_call *r, int32_t **ids, int *n, char *msg,
@@ -584,6 +581,7 @@ enum MHD_Result gen_request(serve_http *h, struct MHD_Connection *c, const serve
             snprintf(msg, sizeof msg, "%s", gerr.msg);
         }
     }
+    if (ok && !gbnf && !g->req.grammar) gbnf = tools_grammar(g); // tool_choice "required"
     const char *gtext = g->req.grammar ? g->req.grammar : gbnf;
     if (ok && gtext && !g->peek) {
         mint_err gerr;
@@ -745,4 +743,26 @@ enum MHD_Result handle_next(serve_http *h, struct MHD_Connection *c, const serve
 enum MHD_Result handle_completion_native(serve_http *h, struct MHD_Connection *c,
                                          const serve_call *r) {
     return gen_request(h, c, r, GEN_NATIVE);
+}
+
+enum MHD_Result handle_messages(serve_http *h, struct MHD_Connection *c, const serve_call *r) {
+    return gen_request(h, c, r, GEN_ANTHROPIC);
+}
+
+enum MHD_Result handle_count_tokens(serve_http *h, struct MHD_Connection *c, const serve_call *r) {
+    char *body = NULL, msg[600];
+    int status = 400;
+    if (!anthropic_to_openai(r->body, r->len, &body, msg, sizeof msg, &status))
+        return reply_error(c, (unsigned)status,
+                           status == 400 ? "invalid_request_error" : "api_error", NULL, "%s", msg);
+    const serve_call chat = {r->method, r->url, body, strlen(body)};
+    int32_t *ids = NULL;
+    int n = 0;
+    const bool ok = gen_chat_tokens(h, &chat, &ids, &n, msg, sizeof msg);
+    free(body);
+    free(ids);
+    if (!ok) return reply_error(c, 400, "invalid_request_error", "messages", "%s", msg);
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "input_tokens", json_object_new_int(n));
+    return reply_json(c, 200, o);
 }

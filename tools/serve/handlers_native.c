@@ -10,29 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-char *gen_tokens_text(const mint_model *m, const int32_t *ids, int n) {
-    size_t len = 0, tcap = 64;
-    char *text = malloc(tcap);
-    for (int x = 0; text && x < n; x++) {
-        char piece[256];
-        size_t k = mint_token_to_piece(m, ids[x], true, piece, sizeof piece);
-        if (k > sizeof piece) k = 0;
-        if (len + k + 1 > tcap) {
-            tcap = (len + k + 1) * 2;
-            char *t2 = realloc(text, tcap);
-            if (!t2) {
-                free(text);
-                return NULL;
-            }
-            text = t2;
-        }
-        memcpy(text + len, piece, k);
-        len += k;
-    }
-    if (text) text[len] = '\0';
-    return text;
-}
-
 bool native_prompt_tokens(gen *g, int i, int32_t **ids, int *n, char *msg, size_t cap) {
     const mint_model *m = sched_model(g->h->e);
     const serve_prompt *p = &g->req.prompts[i];

@@ -2,7 +2,7 @@
 // slots, the defaults, the chat template), POST /props (accepted with --props; mint has no
 // setting to change at run time), GET /slots (each slot's state; 501 with --no-slots) and
 // POST /apply-template (a chat rendered with the template, not generated).
-#include "handlers.h"
+#include "gen.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,35 +113,11 @@ enum MHD_Result handle_slots(serve_http *h, struct MHD_Connection *c, const serv
 
 enum MHD_Result handle_apply_template(serve_http *h, struct MHD_Connection *c,
                                       const serve_call *r) {
-    const serve_defaults d = {.max_tokens_cap = h->cfg->max_tokens, .max_tokens = -1};
-    serve_request req;
     char msg[600];
-    const char *param = NULL;
-    if (!serve_parse_request(r->body, r->len, SERVE_CHAT, &d, &req, msg, sizeof msg, &param))
-        return reply_error(c, 400, "invalid_request_error", param, "%s", msg);
-    const mint_model *m = sched_model(h->e);
-    mint_model_desc md;
-    mint_model_describe(m, &md);
-    const char *bos = md.bos >= 0 ? mint_token_text(m, md.bos) : "";
-    const char *eos = md.eos >= 0 ? mint_token_text(m, md.eos) : "";
-    mint_chat_msg *cm = malloc((size_t)req.n_msgs * sizeof *cm);
-    if (!cm) {
-        serve_request_free(&req);
-        return reply_error(c, 500, "server_error", NULL, "out of memory");
-    }
-    for (int i = 0; i < req.n_msgs; i++)
-        cm[i] = (mint_chat_msg){req.msgs[i].role, req.msgs[i].content};
-    char *text = NULL;
-    size_t len = 0;
-    mint_err err;
-    const mint_status st =
-        mint_chat_apply(h->tmpl, cm, (size_t)req.n_msgs, true, bos, eos, &text, &len, &err);
-    free(cm);
-    serve_request_free(&req);
-    if (st != MINT_OK)
-        return reply_error(c, 400, "invalid_request_error", "messages", "%s", err.msg);
+    char *text = gen_chat_text(h, r, msg, sizeof msg); // as the chat endpoint renders it
+    if (!text) return reply_error(c, 400, "invalid_request_error", "messages", "%s", msg);
     json_object *o = json_object_new_object();
-    json_object_object_add(o, "prompt", reply_utf8_string(text, len));
+    json_object_object_add(o, "prompt", reply_utf8_string(text, strlen(text)));
     mint_chat_free(text);
     return reply_json(c, 200, o);
 }

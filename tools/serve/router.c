@@ -287,6 +287,7 @@ serve_http *http_start(const serve_config *cfg, serve_sched *e, serve_metrics *m
     h->e = e;
     h->m = m;
     h->tmpl = tmpl;
+    h->format = mint_chat_format_detect(tmpl);
     mint_model_desc d;
     mint_model_describe(sched_model(e), &d);
     h->n_vocab = d.n_vocab;

@@ -5,6 +5,7 @@
 // (.note: -ngl on a CPU runtime); the few whose silent acceptance would mislead (TLS, LoRA,
 // downloading) are refused with a line naming the way out.
 #include "chat_arg.h"
+#include <json-c/json.h>
 #include "cli.h"
 #include "serve.h"
 #include "serve_options.h"
@@ -14,6 +15,10 @@
 #include <string.h>
 
 #define F(member) OPT_FIELD(serve_config, member)
+
+// In mint_chat_reasoning's and mint_reasoning_format's orders.
+static const char *const reasoning_modes[] = {"auto", "on", "off", NULL};
+static const char *const reasoning_formats[] = {"auto", "none", "deepseek", NULL};
 
 static const char *const kv_types[] = {"f32", "f16", "q8_0", "q4_0", NULL}; // mint_kv_type order
 
@@ -115,12 +120,17 @@ static const opt opts[] = {
              "built-in names, or a Jinja template's text"},
     {"--chat-template-file", OPT_STRING, F(chat_template_file), "FILE",
      .help = "a Jinja chat template from a file"},
+    {"--chat-template-kwargs", OPT_STRING, F(chat_template_kwargs), "JSON",
+     .help = "variables for the template, a JSON object ({\"enable_thinking\": false})"},
+    {"-rea --reasoning", OPT_ENUM, F(reasoning), "auto|on|off", .names = reasoning_modes,
+     .def = "auto", .help = "whether the model reasons (the template's enable_thinking)"},
+    {"--reasoning-format", OPT_ENUM, F(reasoning_format), "FMT", .names = reasoning_formats,
+     .def = "auto",
+     .help = "reasoning into reasoning_content (auto, deepseek) or\n"
+             "left in the content (none)"},
     OPT_VERSION_ROW,
     {"-h --help", OPT_HELP, .help = "this help"},
     COMPAT_SECTION,
-    NOTE_V("--chat-template-kwargs", "ignored: mint passes no extra variables to the template"),
-    NOTE_V("--reasoning-format", "ignored: a reply's thinking stays in its content"),
-    NOTE_V("-rea --reasoning", "ignored: the template decides whether the model thinks"),
     NOTE_F("--spm-infill", "ignored: mint-serve has no /infill"),
     NOTE_V("--slot-save-path", "ignored: mint-serve's /slots cannot save or restore"),
     {"--metrics", OPT_FLAG, F(metrics), .note = "noted: /metrics is always on in mint-serve"},
@@ -396,6 +406,15 @@ static bool check(void *options, char *err, size_t n) {
         return false;
     }
     if (c->chat_template && !cli_chat_check(&c->chat_template, err, n)) return false;
+    if (c->chat_template_kwargs) {
+        json_object *o = json_tokener_parse(c->chat_template_kwargs);
+        const bool obj = o && json_object_is_type(o, json_type_object);
+        json_object_put(o);
+        if (!obj) {
+            snprintf(err, n, "--chat-template-kwargs must be a JSON object");
+            return false;
+        }
+    }
     if (c->parallel == 0) {
         snprintf(err, n, "--parallel must be at least 1 (or -1: 4 slots)");
         return false;

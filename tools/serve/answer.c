@@ -1,0 +1,97 @@
+// answer.c - the pieces every generation answer is made of, below the endpoints that assemble
+// them (handlers_gen.c's OpenAI shapes, handlers_native.c's /completion, handlers_anthropic.c,
+// handlers_tools.c): a token's text and bytes, log-probability entries, llama-server's timings,
+// a prompt's tokens as text. They call nothing of the handlers.
+#include "gen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+json_object *gen_token_str(const mint_model *m, int32_t id) {
+    char b[256];
+    size_t n = mint_token_to_piece(m, id, false, b, sizeof b);
+    return reply_utf8_string(b, n < sizeof b ? n : 0);
+}
+
+json_object *gen_token_bytes(const mint_model *m, int32_t id) {
+    char b[256];
+    size_t n = mint_token_to_piece(m, id, false, b, sizeof b);
+    json_object *a = json_object_new_array();
+    for (size_t i = 0; i < n && i < sizeof b; i++)
+        json_object_array_add(a, json_object_new_int((unsigned char)b[i]));
+    return a;
+}
+
+// Chat: {"content": [{id, token, logprob, bytes, top_logprobs: [{id, token, logprob, bytes}]}]}
+// "id" (the token id) is an extension, as in llama-server's: clients ignore it, the chat page
+// shows it.
+json_object *gen_logprob_items(const gen *g, const job *j, int from, int to) {
+    const mint_model *m = sched_model(g->h->e);
+    json_object *content = json_object_new_array();
+    for (int t = from; t < to; t++) {
+        const serve_token *k = &j->tok[t];
+        json_object *o = json_object_new_object(), *top = json_object_new_array();
+        json_object_object_add(o, "id", json_object_new_int(k->id));
+        json_object_object_add(o, "token", gen_token_str(m, k->id));
+        json_object_object_add(o, "logprob", json_object_new_double(k->logprob));
+        json_object_object_add(o, "bytes", gen_token_bytes(m, k->id));
+        for (int a = 0; a < k->n_top; a++) {
+            json_object *x = json_object_new_object();
+            json_object_object_add(x, "id", json_object_new_int(k->top_id[a]));
+            json_object_object_add(x, "token", gen_token_str(m, k->top_id[a]));
+            json_object_object_add(x, "logprob", json_object_new_double(k->top_lp[a]));
+            json_object_object_add(x, "bytes", gen_token_bytes(m, k->top_id[a]));
+            json_object_array_add(top, x);
+        }
+        json_object_object_add(o, "top_logprobs", top);
+        json_object_array_add(content, o);
+    }
+    return content;
+}
+
+json_object *gen_timings(const job *j) {
+    const int prompt_n = j->n_prompt - j->n_reused;
+    const double t0 = j->t_started > 0 ? j->t_started : j->t_created;
+    const double t1 = j->t_first > 0 ? j->t_first : j->t_done > 0 ? j->t_done : t0;
+    const double end = j->t_done > 0 ? j->t_done : serve_now();
+    const double prompt_ms = (t1 - t0) * 1e3, gen_ms = (end - t1) * 1e3;
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "cache_n", json_object_new_int(j->n_reused));
+    json_object_object_add(o, "prompt_n", json_object_new_int(prompt_n));
+    json_object_object_add(o, "prompt_ms", json_object_new_double(prompt_ms));
+    json_object_object_add(o, "prompt_per_token_ms",
+                           json_object_new_double(prompt_n > 0 ? prompt_ms / prompt_n : 0));
+    json_object_object_add(o, "prompt_per_second",
+                           json_object_new_double(prompt_ms > 0 ? 1e3 * prompt_n / prompt_ms : 0));
+    json_object_object_add(o, "predicted_n", json_object_new_int(j->n_tok));
+    json_object_object_add(o, "predicted_ms", json_object_new_double(gen_ms));
+    json_object_object_add(o, "predicted_per_token_ms",
+                           json_object_new_double(j->n_tok > 0 ? gen_ms / j->n_tok : 0));
+    json_object_object_add(o, "predicted_per_second",
+                           json_object_new_double(gen_ms > 0 ? 1e3 * j->n_tok / gen_ms : 0));
+    return o;
+}
+
+char *gen_tokens_text(const mint_model *m, const int32_t *ids, int n) {
+    size_t len = 0, tcap = 64;
+    char *text = malloc(tcap);
+    for (int x = 0; text && x < n; x++) {
+        char piece[256];
+        size_t k = mint_token_to_piece(m, ids[x], true, piece, sizeof piece);
+        if (k > sizeof piece) k = 0;
+        if (len + k + 1 > tcap) {
+            tcap = (len + k + 1) * 2;
+            char *t2 = realloc(text, tcap);
+            if (!t2) {
+                free(text);
+                return NULL;
+            }
+            text = t2;
+        }
+        memcpy(text + len, piece, k);
+        len += k;
+    }
+    if (text) text[len] = '\0';
+    return text;
+}

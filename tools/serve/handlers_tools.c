@@ -1,0 +1,234 @@
+// handlers_tools.c - tool calls and reasoning in the chat endpoint, as llama-server does them with
+// --jinja: the request's tools go through the model's own template (handlers_gen.c renders with
+// mint_chat_apply_ex), the model's text is parsed back by its template's format
+// (mint_chat_parse: content, reasoning_content, tool_calls), streamed as deltas of successive
+// partial parses (mint_chat_diff), and tool_choice "required" or a named function is enforced
+// with a grammar for the formats whose calls are JSON (llama.cpp's schema-to-grammar of
+// {"name", "arguments"} under the format's opening and closing text).
+#include "gen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *tools_kwargs(const char *server, const char *request) {
+    if (!server && !request) return NULL;
+    json_object *a = server ? json_tokener_parse(server) : json_object_new_object();
+    json_object *b = request ? json_tokener_parse(request) : NULL;
+    if (!a || !json_object_is_type(a, json_type_object)) {
+        json_object_put(a);
+        a = json_object_new_object();
+    }
+    if (b && json_object_is_type(b, json_type_object)) { // the request's win
+        json_object_object_foreach(b, k, v) json_object_object_add(a, k, json_object_get(v));
+    }
+    char *out = strdup(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN));
+    json_object_put(a);
+    json_object_put(b);
+    return out;
+}
+
+bool tools_active(const gen *g) {
+    const serve_request *r = &g->req;
+    if (!g->chat || g->anthropic || g->peek) return false;
+    const bool calls = r->tools && r->tool_choice != SERVE_TOOLS_NONE;
+    const bool reasons = g->h->cfg->reasoning_format != MINT_REASONING_FORMAT_NONE &&
+                         (g->reasoning_open || mint_chat_format_reasons(g->h->tmpl));
+    return calls || reasons;
+}
+
+static mint_chat_parse_opts parse_opts(const gen *g) {
+    mint_chat_parse_opts o = mint_chat_default_parse_opts();
+    o.reasoning_format = (mint_reasoning_format)g->h->cfg->reasoning_format;
+    o.reasoning_open = g->reasoning_open;
+    o.parse_tools = g->req.tools && g->req.tool_choice != SERVE_TOOLS_NONE;
+    o.tools = g->req.tools;
+    return o;
+}
+
+// A call's id: the model's, else one made from the request's id (llama-server makes random ones).
+static json_object *call_json(const gen *g, size_t k, const mint_chat_tool_call *c) {
+    json_object *o = json_object_new_object(), *fn = json_object_new_object();
+    char id[96];
+    if (c->id && c->id[0])
+        snprintf(id, sizeof id, "%s", c->id);
+    else
+        snprintf(id, sizeof id, "call_%s_%zu", g->id, k);
+    json_object_object_add(o, "id", json_object_new_string(id));
+    json_object_object_add(o, "type", json_object_new_string("function"));
+    json_object_object_add(fn, "name", json_object_new_string(c->name));
+    json_object_object_add(fn, "arguments", json_object_new_string(c->arguments));
+    json_object_object_add(o, "function", fn);
+    return o;
+}
+
+void tools_message(const gen *g, const job *j, json_object *msg) {
+    mint_chat_parse_opts o = parse_opts(g);
+    mint_chat_parsed p;
+    mint_err err;
+    if (mint_chat_parse(g->h->format, j->text, j->text_len, false, &o, &p, &err) != MINT_OK) {
+        mint_chat_parsed_free(&p);
+        json_object_object_add(msg, "content", reply_utf8_string(j->text, j->text_len));
+        return;
+    }
+    json_object_object_add(
+        msg, "content",
+        p.content_len || !p.n_tool_calls ? reply_utf8_string(p.content, p.content_len) : NULL);
+    if (p.reasoning_len)
+        json_object_object_add(msg, "reasoning_content",
+                               reply_utf8_string(p.reasoning_content, p.reasoning_len));
+    if (p.n_tool_calls) {
+        json_object *calls = json_object_new_array();
+        for (size_t k = 0; k < p.n_tool_calls; k++)
+            json_object_array_add(calls, call_json(g, k, &p.tool_calls[k]));
+        json_object_object_add(msg, "tool_calls", calls);
+    }
+    mint_chat_parsed_free(&p);
+}
+
+bool tools_called(const gen *g, const job *j) {
+    mint_chat_parse_opts o = parse_opts(g);
+    mint_chat_parsed p;
+    mint_err err;
+    const bool ok =
+        mint_chat_parse(g->h->format, j->text, j->text_len, false, &o, &p, &err) == MINT_OK;
+    const bool called = ok && p.n_tool_calls > 0;
+    mint_chat_parsed_free(&p);
+    return called;
+}
+
+// One delta chunk of choice i.
+static void delta_chunk(gen *g, int i, const mint_chat_delta *d) {
+    json_object *o = json_object_new_object(), *choices = json_object_new_array();
+    json_object_object_add(o, "id", json_object_new_string(g->id));
+    json_object_object_add(o, "object", json_object_new_string("chat.completion.chunk"));
+    json_object_object_add(o, "created", json_object_new_int64(g->created));
+    json_object_object_add(o, "model", json_object_new_string(g->h->cfg->model_name));
+    json_object *ch = json_object_new_object(), *delta = json_object_new_object();
+    json_object_object_add(ch, "index", json_object_new_int(i));
+    if (d->kind == MINT_DELTA_CONTENT)
+        json_object_object_add(delta, "content", reply_utf8_string(d->text, d->len));
+    else if (d->kind == MINT_DELTA_REASONING)
+        json_object_object_add(delta, "reasoning_content", reply_utf8_string(d->text, d->len));
+    else {
+        json_object *calls = json_object_new_array(), *c = json_object_new_object(),
+                    *fn = json_object_new_object();
+        json_object_object_add(c, "index", json_object_new_int((int)d->tool_index));
+        if (d->name) {
+            char id[96];
+            if (d->id && d->id[0])
+                snprintf(id, sizeof id, "%s", d->id);
+            else
+                snprintf(id, sizeof id, "call_%s_%zu", g->id, d->tool_index);
+            json_object_object_add(c, "id", json_object_new_string(id));
+            json_object_object_add(c, "type", json_object_new_string("function"));
+            json_object_object_add(fn, "name", json_object_new_string(d->name));
+        }
+        json_object_object_add(fn, "arguments", reply_utf8_string(d->text, d->len));
+        json_object_object_add(c, "function", fn);
+        json_object_array_add(calls, c);
+        json_object_object_add(delta, "tool_calls", calls);
+    }
+    json_object_object_add(ch, "delta", delta);
+    json_object_object_add(ch, "logprobs", NULL);
+    json_object_object_add(ch, "finish_reason", NULL);
+    json_object_array_add(choices, ch);
+    json_object_object_add(o, "choices", choices);
+    reply_sse_event(&g->sse, o);
+}
+
+void tools_stream(gen *g, int i, size_t vis, bool done) {
+    const job *j = g->jobs[i];
+    mint_chat_parse_opts o = parse_opts(g);
+    mint_chat_parsed next;
+    mint_err err;
+    if (mint_chat_parse(g->h->format, j->text, vis, !done, &o, &next, &err) != MINT_OK) {
+        mint_chat_parsed_free(&next);
+        return;
+    }
+    mint_chat_delta d[2 + 64];
+    size_t n = 0;
+    if (next.n_tool_calls <= 64 && mint_chat_diff(g->parsed_ok[i] ? &g->parsed[i] : NULL, &next, d,
+                                                  2 + 64, &n, &err) == MINT_OK) {
+        for (size_t k = 0; k < n; k++)
+            if (d[k].len > 0 || d[k].name) delta_chunk(g, i, &d[k]);
+        if (g->parsed_ok[i]) mint_chat_parsed_free(&g->parsed[i]);
+        g->parsed[i] = next;
+        g->parsed_ok[i] = true;
+        return;
+    }
+    mint_chat_parsed_free(&next); // the final parse took a malformed call back as text: the
+                                  // deltas already sent stand
+}
+
+char *tools_grammar(const gen *g) {
+    const serve_request *r = &g->req;
+    if (r->tool_choice != SERVE_TOOLS_REQUIRED || !r->tools) return NULL;
+    const char *open, *close, *args;
+    switch (g->h->format) {
+    case MINT_CHAT_FORMAT_HERMES:
+        open = "<tool_call>\\n", close = "\\n</tool_call>", args = "arguments";
+        break;
+    case MINT_CHAT_FORMAT_LLAMA3:
+        open = "", close = "", args = "parameters";
+        break;
+    case MINT_CHAT_FORMAT_MISTRAL_NEMO:
+        open = "[TOOL_CALLS][", close = "]", args = "arguments";
+        break;
+    default:
+        return NULL; // not enforced for this format (the call is still parsed)
+    }
+    // {"anyOf": [{name: const NAME, ARGS: the function's parameters}, ...]}
+    json_object *tools = json_tokener_parse(r->tools), *any = json_object_new_array();
+    for (size_t i = 0; tools && i < json_object_array_length(tools); i++) {
+        json_object *fn, *name, *params = NULL;
+        json_object_object_get_ex(json_object_array_get_idx(tools, i), "function", &fn);
+        json_object_object_get_ex(fn, "name", &name);
+        if (r->tool_name && strcmp(json_object_get_string(name), r->tool_name)) continue;
+        json_object_object_get_ex(fn, "parameters", &params);
+        json_object *props = json_object_new_object(), *nm = json_object_new_object(),
+                    *req = json_object_new_array(), *s = json_object_new_object();
+        json_object_object_add(nm, "const", json_object_get(name));
+        json_object_object_add(props, "name", nm);
+        json_object_object_add(props, args,
+                               params ? json_object_get(params) : json_object_new_object());
+        json_object_array_add(req, json_object_new_string("name"));
+        json_object_array_add(req, json_object_new_string(args));
+        json_object_object_add(s, "type", json_object_new_string("object"));
+        json_object_object_add(s, "properties", props);
+        json_object_object_add(s, "required", req);
+        json_object_object_add(s, "additionalProperties", json_object_new_boolean(false));
+        json_object_array_add(any, s);
+    }
+    json_object_put(tools);
+    if (json_object_array_length(any) == 0) {
+        json_object_put(any);
+        return NULL;
+    }
+    json_object *schema = json_object_new_object();
+    json_object_object_add(schema, "anyOf", any);
+    const char *st = json_object_to_json_string_ext(schema, JSON_C_TO_STRING_PLAIN);
+    char *gbnf = NULL;
+    mint_err err;
+    const mint_status rc = mint_json_schema_to_grammar(st, strlen(st), &gbnf, &err);
+    json_object_put(schema);
+    if (rc != MINT_OK) return NULL;
+    // The schema's root becomes the call; the new root wraps it in the format's text (one call,
+    // or several when parallel_tool_calls).
+    char *at = strstr(gbnf, "root ::=");
+    if (!at || (at != gbnf && at[-1] != '\n')) {
+        mint_grammar_text_free(gbnf);
+        return NULL;
+    }
+    const size_t n = strlen(gbnf) + 512;
+    char *out = malloc(n);
+    if (out) {
+        const int k = snprintf(out, n, "root ::= call%s\ncall ::= \"%s\" call-json \"%s\"\n",
+                               r->parallel_tool_calls ? " (\"\\n\" call)*" : "", open, close);
+        memcpy(out + k, gbnf, (size_t)(at - gbnf));
+        snprintf(out + k + (at - gbnf), n - (size_t)k - (size_t)(at - gbnf), "call-json ::=%s",
+                 at + strlen("root ::="));
+    }
+    mint_grammar_text_free(gbnf);
+    return out;
+}
