@@ -14,7 +14,6 @@
 
 #include "formats/json_doc.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -40,6 +39,44 @@ static bool read_index(const char *s, size_t *out) {
     unsigned long long v = strtoull(s, &end, 10);
     if (end == s || errno == ERANGE) return false;
     *out = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
+    return true;
+}
+
+// The value of the 4 hex digits at s, or -1.
+static long hex4(const char *s) {
+    long v = 0;
+    for (int i = 0; i < 4; i++) {
+        int d = s[i] >= '0' && s[i] <= '9'   ? s[i] - '0'
+                : s[i] >= 'a' && s[i] <= 'f' ? s[i] - 'a' + 10
+                : s[i] >= 'A' && s[i] <= 'F' ? s[i] - 'A' + 10
+                                             : -1;
+        if (d < 0) return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+// Refuses a \uD800-\uDFFF escape that is not half of a pair: json-c reads it as U+FFFD, the
+// server's JSON library refuses the document. text[len] is valid JSON (already parsed).
+static bool check_surrogates(js_conv *c, const char *text, size_t len) {
+    bool in_string = false;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '"') {
+            in_string = !in_string;
+        } else if (in_string && text[i] == '\\' && i + 1 < len) {
+            long u = text[i + 1] == 'u' && i + 5 < len ? hex4(text + i + 2) : -1;
+            bool high = u >= 0xD800 && u <= 0xDBFF, low = u >= 0xDC00 && u <= 0xDFFF;
+            long next = high && i + 11 < len && text[i + 6] == '\\' && text[i + 7] == 'u'
+                            ? hex4(text + i + 8)
+                            : -1;
+            if (low || (high && !(next >= 0xDC00 && next <= 0xDFFF)))
+                return js_fail(c, MINT_E_FORMAT,
+                               "json schema: \\u%04lX at byte %zu is half of a UTF-16 pair",
+                               (unsigned long)u, i),
+                       false;
+            i += high ? 11 : u >= 0 ? 5 : 1;
+        }
+    }
     return true;
 }
 
@@ -97,8 +134,7 @@ static bool scan(js_conv *c, json_object *root, json_object *v) {
     case json_type_int: {
         int64_t i = json_object_get_int64(v);
         if (i == INT64_MIN || (i == INT64_MAX && json_object_get_uint64(v) == UINT64_MAX))
-            return js_fail_at(c, NULL, "integer %s is out of range (-2^63, 2^64-1)",
-                              json_object_to_json_string(v)),
+            return js_fail_at(c, NULL, "an integer outside -2^63+1..2^64-2, the range read here"),
                    false;
         return true;
     }
@@ -596,6 +632,10 @@ mint_status mint_json_schema_to_grammar(const char *schema, size_t len, char **o
     if (out) *out = NULL;
     mint_err_clear(err);
     if (!schema || !out) return mint_fail(err, MINT_E_ARG, "json schema: NULL schema or output");
+    if (len >= 3 && memcmp(schema, "\xEF\xBB\xBF", 3) == 0) { // a UTF-8 byte order mark
+        schema += 3;
+        len -= 3;
+    }
     json_object *doc = NULL;
     mint_status st = mint_json_parse(schema, len, "json schema", 0, &doc, err);
     if (st != MINT_OK) return st;
@@ -606,7 +646,7 @@ mint_status mint_json_schema_to_grammar(const char *schema, size_t len, char **o
     js_add_rule(&c, "space", SPACE_RULE);
     size_t len_out = 0;
     char *grammar = NULL;
-    if (scan(&c, doc, doc)) {
+    if (check_surrogates(&c, schema, len) && scan(&c, doc, doc)) {
         js_path_pop(&c, 0);
         js_visit(&c, doc, "");
         grammar = js_format_grammar(&c, &len_out);

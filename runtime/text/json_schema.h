@@ -1,8 +1,9 @@
 // json_schema.h - the JSON Schema to GBNF converter's shared state, between its files:
-// json_schema.c (the walk over the schema: types, objects, arrays, unions, $ref),
-// json_schema_text.c (strings, the table of rules, literals, JSON text as the server writes it),
-// json_schema_ranges.c (repetitions and integer ranges) and json_schema_pattern.c (a string's
-// "pattern" regex to a rule).
+// json_schema.c (the walk over the schema: types, arrays, unions, $ref, the API),
+// json_schema_object.c (an object's properties and its rule), json_schema_text.c (strings, the
+// table of rules, built-in rules, literals, JSON text as the server writes it),
+// json_schema_double.c (a double's digits as the server writes them), json_schema_ranges.c
+// (repetitions and integer ranges) and json_schema_pattern.c (a string's "pattern" to a rule).
 //
 // The converter reproduces llama.cpp's json_schema_to_grammar (the one llama-server runs) text
 // for text: the same rule names, the same rule bodies, the rules sorted by name. Everything it
@@ -57,6 +58,7 @@ typedef struct js_ref {
     json_object *target; // the value found at its JSON pointer (owned by the document)
 } js_ref;
 
+// The converter's state for one schema.
 typedef struct js_conv {
     mint_arena arena;       // every string below
     size_t used;            // bytes taken from the arena and from js_bufs, against JS_MAX_BYTES
@@ -79,7 +81,7 @@ typedef struct js_conv {
 
 // ---- json_schema_text.c
 
-// Appends n bytes / a C string / one byte / printf text to b (no effect once b is full).
+// Appends n bytes / a C string / one byte to b (no effect once b is full).
 void js_buf_add(js_conv *c, js_buf *b, const char *s, size_t n);
 void js_buf_adds(js_conv *c, js_buf *b, const char *s);
 void js_buf_addc(js_conv *c, js_buf *b, char ch);
