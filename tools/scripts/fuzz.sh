@@ -6,7 +6,8 @@
 #
 # TARGET is gguf, safetensors and hf (Hugging Face folders' JSON files; both once
 # formats/safetensors.h exists), tokenizer, bpe (byte-level
-# BPE), chat, jinja (chat templates), run_args, quantize_args, options (the option parser over several tables) or
+# BPE), chat, chat_parse (a model's output read back as content, reasoning and tool calls), jinja
+# (chat templates), run_args, quantize_args, options (the option parser over several tables) or
 # serve_request (mint-serve's request bodies). Extra arguments go to every
 # harness (e.g. -runs=1000000 to stop after that many executions; SECONDS still bounds the time).
 # Seeds are made afresh from MINT_TEST_DATA (or ../shared/data) and tests/fuzz/seeds into
@@ -31,9 +32,9 @@ case $seconds in
     ;;
 esac
 dir=${MINT_FUZZ_DIR:-build-fuzz}
-all="gguf tokenizer bpe chat jinja run_args quantize_args options serve_request"
+all="gguf tokenizer bpe chat chat_parse jinja run_args quantize_args options serve_request"
 [ -f formats/safetensors.h ] &&
-    all="gguf safetensors hf tokenizer bpe chat jinja run_args quantize_args options serve_request"
+    all="gguf safetensors hf tokenizer bpe chat chat_parse jinja run_args quantize_args options serve_request"
 if [ "$what" = all ]; then
     targets=$all
 else
@@ -70,6 +71,7 @@ max_len() {
     hf) echo 16384 ;;
     tokenizer) echo 1024 ;;
     chat) echo 1024 ;;
+    chat_parse) echo 2048 ;;
     jinja) echo 16384 ;;
     serve_request) echo 4096 ;;
     *) echo 1024 ;;
