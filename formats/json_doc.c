@@ -249,6 +249,13 @@ mint_status mint_json_parse(const char *text, size_t len, const char *name, size
     json_object *o = json_tokener_parse_ex(tok, text, (int)len);
     enum json_tokener_error je = json_tokener_get_error(tok);
     size_t end = json_tokener_get_parse_end(tok);
+    if (je == json_tokener_continue && end == len) {
+        // A number or a literal at the very end ("12", "true": a JSON Schema may be one) is
+        // complete only once json-c sees the end; an unfinished object or array stays unfinished.
+        o = json_tokener_parse_ex(tok, "", 1);
+        je = json_tokener_get_error(tok);
+        if (je != json_tokener_success) je = json_tokener_continue;
+    }
     json_tokener_free(tok);
     if (je != json_tokener_success) {
         json_object_put(o);

@@ -1,5 +1,6 @@
 // mint_text.h - text in mint's public API: tokens (text to ids and back), samplers, logits to
-// text (log-probabilities, the k most likely tokens, the generation step) and chat templates.
+// text (log-probabilities, the k most likely tokens, the generation step), chat templates, and
+// JSON Schemas to grammars.
 // Included by mint.h, whose handles, statuses and conventions it uses; a program includes
 // mint.h only.
 #ifndef MINT_TEXT_H
@@ -34,9 +35,9 @@ MINT_API bool mint_token_is_eog(const mint_model *m, int32_t id);
 // ---------------------------------------------------------------------------------------------
 // Samplers: a chain over the logits
 //
-// Order: repetition penalty (last repeat_last_n tokens) -> top-k -> top-p -> min-p ->
-// temperature -> draw from the softmax with the seeded RNG. temp <= 0 is greedy argmax (after
-// the penalty); the lowest id wins a tie.
+// Order: an attached grammar's mask (mint_sampler_set_grammar) -> repetition penalty (last
+// repeat_last_n tokens) -> top-k -> top-p -> min-p -> temperature -> draw from the softmax with
+// the seeded RNG. temp <= 0 is greedy argmax (after the penalty); the lowest id wins a tie.
 
 typedef struct mint_sampler_params {
     float temp;            // temperature; <= 0 means argmax (default 0.8)
@@ -72,13 +73,16 @@ MINT_API void mint_sampler_free(mint_sampler *s);
 MINT_API int32_t mint_sampler_sample(mint_sampler *s, const float *logits);
 // What the chain did for one sample: candidates left after each step, and the pick.
 typedef struct mint_sample_info {
-    int32_t n_vocab; // candidates at the start
-    int32_t n_top_k; // after top-k
-    int32_t n_top_p; // after top-p
-    int32_t n_min_p; // after min-p (what the draw chooses among)
-    int32_t token;   // the token picked
-    float p;         // its probability in the distribution drawn from (1 for greedy)
-    bool greedy;     // temp <= 0: argmax, the filters skipped
+    int32_t n_vocab;   // candidates at the start
+    int32_t n_top_k;   // after top-k
+    int32_t n_top_p;   // after top-p
+    int32_t n_min_p;   // after min-p (what the draw chooses among)
+    int32_t token;     // the token picked
+    float p;           // its probability in the distribution drawn from (1 for greedy)
+    bool greedy;       // temp <= 0: argmax, the filters skipped
+    int32_t n_grammar; // candidates an attached grammar allowed (n_vocab without one, or while
+                       // a lazy grammar waits; -1 when greedy's argmax was allowed alone and
+                       // the mask was not computed)
 } mint_sample_info;
 
 // mint_sampler_sample, also reporting what each step left (info may be NULL).
@@ -88,6 +92,62 @@ MINT_API int32_t mint_sampler_sample_info(mint_sampler *s, const float *logits,
 MINT_API void mint_sampler_accept(mint_sampler *s, int32_t id);
 // Clears the history and reseeds.
 MINT_API void mint_sampler_reset(mint_sampler *s, uint64_t seed);
+
+// ---------------------------------------------------------------------------------------------
+// Grammars: constrained decoding with llama.cpp's GBNF
+//
+// A grammar (llama.cpp's GBNF: rules, alternatives, groups, * + ? {m} {m,} {m,n},
+// "literals", [classes] with ranges and ^, '.', escapes, # comments, token references <[id]>,
+// <text>, !<...>) constrains what a sampler may pick: attached to a sampler, it masks every token
+// whose text cannot continue a match, matching on the Unicode code points of the tokens' UTF-8
+// (a token may end inside a character; the next must complete it), and end-of-generation tokens
+// until the text so far is a complete match. mint_gen_step advances the attached grammar with
+// each sampled token. A grammar is one generation's state: use one per sequence (any number at
+// once, on any threads: the vocabulary's token trie they walk is built once per model and
+// shared).
+
+typedef struct mint_grammar mint_grammar;
+
+typedef struct mint_grammar_params {
+    const char *root; // the start rule; NULL means "root"
+    // Lazy grammars (llama.cpp's, used for tool calls): when any trigger is given, generation is
+    // free until a trigger fires; from then on the grammar constrains it, having been fed the
+    // text from the trigger on (a pattern's first non-empty capture group's start if it has one,
+    // else the match's start; a word's start; a trigger token itself).
+    const char *const *trigger_words;    // [n_trigger_words] literal texts (copied)
+    int32_t n_trigger_words;             //   0 .. 64
+    const char *const *trigger_patterns; // [n_trigger_patterns] PCRE2 regexes, searched in the
+    int32_t n_trigger_patterns;          //   bytes generated so far (copied); 0 .. 64
+    const int32_t *trigger_tokens;       // [n_trigger_tokens] token ids (copied)
+    int32_t n_trigger_tokens;            //   0 .. 64
+} mint_grammar_params;
+
+MINT_API mint_grammar_params mint_grammar_default_params(void);
+// Parses GBNF text for model m's vocabulary (p NULL: the defaults). A syntax error, an undefined
+// rule, a missing start rule, left recursion or a size limit: MINT_E_FORMAT with one line naming
+// it and its line:column; a bad trigger (an invalid regex, a token id outside the vocabulary,
+// too many): MINT_E_ARG. The first grammar of a model builds its token trie (tens of ms for a
+// 150k vocabulary).
+MINT_API mint_status mint_grammar_create(const mint_model *m, const char *gbnf, size_t len,
+                                         const mint_grammar_params *p, mint_grammar **out,
+                                         mint_err *err);
+MINT_API void mint_grammar_free(mint_grammar *g);
+// Back to the start (and, for a lazy grammar, waiting for a trigger again).
+MINT_API void mint_grammar_reset(mint_grammar *g);
+// Whether token could be accepted now (always, while a lazy grammar waits for its trigger).
+MINT_API bool mint_grammar_allows(mint_grammar *g, int32_t token);
+// Advances the grammar by a token. MINT_E_ARG when it does not allow the token (nothing
+// changes) or when a trigger fires on text the grammar does not match; MINT_E_LIMIT when the
+// parse stacks outgrow their bounds (a grammar too ambiguous); the message is one line.
+MINT_API mint_status mint_grammar_accept(mint_grammar *g, int32_t token, mint_err *err);
+// Whether the text so far is a complete match, so an end-of-generation token is allowed (true
+// while a lazy grammar waits for its trigger).
+MINT_API bool mint_grammar_can_end(const mint_grammar *g);
+// Attaches a grammar to a sampler (borrowed: it must outlive the attachment; NULL detaches):
+// sampling then drops every token the grammar does not allow before the rest of the chain
+// (greedy sampling first checks the argmax alone, which picks the same token). mint_gen_step
+// advances it with each sampled token; other callers call mint_grammar_accept themselves.
+MINT_API void mint_sampler_set_grammar(mint_sampler *s, mint_grammar *g);
 
 // ---------------------------------------------------------------------------------------------
 // Logits to text: log-probabilities, the k most likely tokens, and the generation step
@@ -228,6 +288,33 @@ MINT_API void mint_chat_free(char *text);
 MINT_API size_t mint_chat_render(mint_chat_template t, const mint_chat_msg *msgs, size_t n,
                                  bool add_assistant, const char *bos, const char *eos, char *buf,
                                  size_t cap);
+
+// ---------------------------------------------------------------------------------------------
+// JSON Schema: the grammar of the JSON documents a schema accepts
+
+// Converts a JSON Schema (UTF-8 JSON text, len bytes) to GBNF text whose root rule matches
+// exactly the JSON documents the schema accepts, as llama.cpp's json_schema_to_grammar (what
+// llama-server runs for response_format and json_schema) writes it, rule names and order
+// included: types, enum, const, properties / required / additionalProperties, items /
+// prefixItems / minItems / maxItems, string minLength / maxLength / pattern / format (date, time,
+// date-time, uuid), integer minimum / maximum / exclusive bounds, anyOf / oneOf / allOf, $ref to
+// #/definitions, #/$defs or any local JSON pointer. {} and {"type": "object"} give any JSON
+// object (response_format json_object); `true` and a schema with no keyword the conversion reads
+// ({"description": ...}) give any JSON value. *out gets NUL-terminated text to free with
+// mint_grammar_text_free.
+// Invalid JSON (duplicate keys included) or a malformed or unsupported schema (a count that is
+// not an integer in 0..2^31-1, "properties" that is not an object, a $ref that is not local or
+// does not resolve, an invalid regex, bounds no value meets): MINT_E_FORMAT with one line naming
+// the keyword and its JSON pointer ("json schema: #/properties/tags/minItems: ..."). Schemas
+// nested deeper than 200 (through $ref too) or a grammar past 64 MiB to build: MINT_E_LIMIT.
+// Like llama.cpp, the grammar leaves out what it cannot say or llama.cpp does not read: a pattern
+// beyond GBNF (\d, \w, lookaround, ...) accepts any string; a number's bounds, uniqueItems,
+// minProperties, not, formats other than date / time / date-time / uuid, ... are not held. On
+// MINT_OK, err->msg (err not NULL) is "" or one line naming the first such keyword by its JSON
+// pointer.
+MINT_API mint_status mint_json_schema_to_grammar(const char *schema, size_t len, char **out,
+                                                 mint_err *err);
+MINT_API void mint_grammar_text_free(char *text);
 
 // ---------------------------------------------------------------------------------------------
 // Chat formats: tools and reasoning rendered through a model's template, and the model's output

@@ -422,7 +422,8 @@ Test(serve, logprobs_in_openai_shapes, .timeout = MT_HANG(120)) {
     }
     cr_assert_str_eq(joined, mt_jpath_str(o, "choices.0.message.content"));
     json_object_put(o);
-    // Streamed: each content chunk carries its tokens' entries.
+    // Streamed: the first chunk names the role (no content, no log-probabilities: OpenAI's and
+    // llama-server's opening); each content chunk after it carries its tokens' entries.
     snprintf(body, sizeof body,
              "{%s,\"max_tokens\":12,\"temperature\":0,\"logprobs\":true,\"top_logprobs\":2,"
              "\"ignore_eos\":true,\"stream\":true}",
@@ -430,7 +431,9 @@ Test(serve, logprobs_in_openai_shapes, .timeout = MT_HANG(120)) {
     mt_resp r = mt_http(&s, "POST", "/v1/chat/completions", body, NULL);
     json_object *ch = sse_chunks(r.body);
     size_t n_tok = 0;
-    for (size_t k = 0; k + 1 < json_object_array_length(ch); k++) {
+    cr_assert_str_eq(mt_jpath_str(mt_jidx(ch, 0), "choices.0.delta.role"), "assistant");
+    cr_assert_null(mt_jpath(mt_jidx(ch, 0), "choices.0.delta.content"));
+    for (size_t k = 1; k + 1 < json_object_array_length(ch); k++) {
         json_object *c = mt_jpath(mt_jidx(ch, k), "choices.0.logprobs.content");
         for (size_t t = 0; t < json_object_array_length(c); t++, n_tok++)
             expect_chat_lp(mt_jidx(c, t), 2);
@@ -645,7 +648,7 @@ static void expect_error(const mt_server *s, const char *path, const char *body,
 
 Test(serve, bad_requests_get_openai_errors, .timeout = MT_HANG(120)) {
     mt_server s;
-    mt_server_start(&s, "-m '%s' --chat-template zephyr -t 1 -c 64 --max-body 4096",
+    mt_server_start(&s, "-m '%s' --chat-template zephyr -t 1 -c 64 -np 1 --max-body 4096",
                     mt_synth("small", "F32"));
     // An unknown field is ignored.
     json_object *o = mt_post_json(&s, "/v1/completions",
@@ -661,8 +664,10 @@ Test(serve, bad_requests_get_openai_errors, .timeout = MT_HANG(120)) {
     expect_error(&s, chat, b, 400, "temperature", NULL);
     snprintf(b, sizeof b, "{%s,\"n\":2,\"temperature\":0}", m);
     expect_error(&s, chat, b, 400, "n", NULL);
-    snprintf(b, sizeof b, "{%s,\"response_format\":{\"type\":\"json_object\"}}", m);
+    snprintf(b, sizeof b, "{%s,\"response_format\":{\"type\":\"xml\"}}", m);
     expect_error(&s, chat, b, 400, "response_format", NULL);
+    snprintf(b, sizeof b, "{%s,\"grammar\":\"root ::= [\"}", m);
+    expect_error(&s, chat, b, 400, "grammar", NULL);
     snprintf(b, sizeof b, "{%s,\"top_logprobs\":3}", m);
     expect_error(&s, chat, b, 400, "top_logprobs", NULL);
     expect_error(&s, chat, "{\"messages\":[{\"role\":\"robot\",\"content\":\"x\"}]}", 400,

@@ -287,3 +287,123 @@ Test(serve_llama, hf_repo_comes_from_the_hugging_face_cache, .timeout = MT_HANG(
     free(err);
     unsetenv("LLAMA_CACHE");
 }
+
+Test(serve_llama, anthropic_messages_and_prefill, .timeout = MT_HANG(180)) {
+    mt_server s;
+    mt_server_start(&s, "-m '%s' " SUITE_FLAGS " --chat-template chatml", stories());
+    // Anthropic's shape, the same text as the OpenAI chat of the same conversation at temperature
+    // 0.
+    json_object *a = mt_post_json(
+        &s, "/v1/messages",
+        "{\"model\":\"x\",\"max_tokens\":8,\"temperature\":0,\"system\":\"Be brief\","
+        "\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Hi\"}]}]}");
+    json_object *o = mt_post_json(
+        &s, "/v1/chat/completions",
+        "{\"max_tokens\":8,\"temperature\":0,\"messages\":[{\"role\":\"system\",\"content\":"
+        "\"Be brief\"},{\"role\":\"user\",\"content\":\"Hi\"}]}");
+    cr_assert_str_eq(mt_jpath_str(a, "type"), "message");
+    cr_assert_str_eq(mt_jpath_str(a, "content.0.text"),
+                     mt_jpath_str(o, "choices.0.message.content"));
+    cr_assert_str_eq(mt_jpath_str(a, "stop_reason"), "max_tokens");
+    cr_assert_eq(mt_jpath_int(a, "usage.output_tokens"), 8);
+    json_object *t = mt_post_json(&s, "/v1/messages/count_tokens",
+                                  "{\"system\":\"Be brief\",\"messages\":[{\"role\":\"user\","
+                                  "\"content\":\"Hi\"}]}");
+    cr_assert_eq(mt_jpath_int(t, "input_tokens"), mt_jpath_int(o, "usage.prompt_tokens"));
+    json_object_put(t);
+    json_object_put(o);
+    // Streamed: named events, the text deltas adding up to the one-body text.
+    mt_resp r = mt_http(&s, "POST", "/v1/messages",
+                        "{\"max_tokens\":8,\"temperature\":0,\"stream\":true,\"system\":\"Be "
+                        "brief\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}",
+                        NULL);
+    cr_assert(strstr(r.body, "event: message_start\ndata: ") &&
+                  strstr(r.body, "event: message_stop\ndata: "),
+              "%s", r.body);
+    char joined[1024] = "";
+    for (char *p = strstr(r.body, "\"text_delta\",\"text\":"); p;
+         p = strstr(p + 1, "\"text_delta\",\"text\":")) {
+        json_object *s1 = json_tokener_parse(p + strlen("\"text_delta\",\"text\":"));
+        cr_assert(s1);
+        strncat(joined, json_object_get_string(s1), sizeof joined - strlen(joined) - 1);
+        json_object_put(s1);
+    }
+    cr_assert_str_eq(joined, mt_jpath_str(a, "content.0.text"));
+    mt_resp_free(&r);
+    json_object_put(a);
+    r = mt_http(&s, "POST", "/v1/messages",
+                "{\"max_tokens\":8,\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":"
+                "\"image\",\"source\":{\"type\":\"base64\",\"data\":\"AA==\"}}]}]}",
+                NULL);
+    cr_assert_eq(r.status, 500, "llama-server's status for an image it cannot see");
+    cr_assert(strstr(r.body, "image input is not supported"), "%s", r.body);
+    mt_resp_free(&r);
+    // A last assistant message is continued: the prompt ends with its text, no end of turn.
+    json_object *p = mt_post_json(
+        &s, "/v1/chat/completions",
+        "{\"max_tokens\":2,\"verbose\":true,\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"},"
+        "{\"role\":\"assistant\",\"content\":\"Once upon\"}]}");
+    const char *prompt = mt_jpath_str(p, "__verbose.prompt");
+    cr_assert(strlen(prompt) > 9 && !strcmp(prompt + strlen(prompt) - 9, "Once upon"), "%s",
+              prompt);
+    json_object_put(p);
+    r = mt_http(&s, "POST", "/v1/chat/completions",
+                "{\"add_generation_prompt\":true,\"continue_final_message\":true,\"messages\":"
+                "[{\"role\":\"user\",\"content\":\"Hi\"}]}",
+                NULL);
+    cr_assert_eq(r.status, 400);
+    mt_resp_free(&r);
+    cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+}
+
+// response_format json_schema and grammar, as llama-server takes them: every answer of 12 seeds
+// parses and fits the schema (the grammar is llama.cpp's json_schema_to_grammar's); a bad schema
+// or grammar is a 400 naming it.
+Test(serve_llama, schemas_and_grammars_constrain_every_answer, .timeout = MT_HANG(300)) {
+    mt_server s;
+    mt_server_start(&s, "-m '%s' " SUITE_FLAGS " --chat-template chatml", stories());
+    for (int seed = 0; seed < 12; seed++) {
+        char body[1024];
+        snprintf(body, sizeof body,
+                 "{\"max_tokens\":200,\"seed\":%d,\"temperature\":1.0,\"messages\":[{\"role\":"
+                 "\"user\",\"content\":\"Who?\"}],\"response_format\":{\"type\":\"json_schema\","
+                 "\"json_schema\":{\"schema\":{\"type\":\"object\",\"properties\":{\"name\":{"
+                 "\"type\":\"string\",\"maxLength\":8},\"age\":{\"type\":\"integer\","
+                 "\"minimum\":0,\"maximum\":120}},\"required\":[\"name\",\"age\"],"
+                 "\"additionalProperties\":false}}}}",
+                 seed);
+        json_object *o = mt_post_json(&s, "/v1/chat/completions", body);
+        const char *text = mt_jpath_str(o, "choices.0.message.content");
+        cr_assert_str_eq(mt_jpath_str(o, "choices.0.finish_reason"), "stop", "seed %d: %s", seed,
+                         text);
+        json_object *v = json_tokener_parse(text), *name, *age;
+        cr_assert(v && json_object_is_type(v, json_type_object), "seed %d: not JSON: %s", seed,
+                  text);
+        cr_assert_eq(json_object_object_length(v), 2, "seed %d: %s", seed, text);
+        cr_assert(json_object_object_get_ex(v, "name", &name) &&
+                      json_object_is_type(name, json_type_string) &&
+                      json_object_get_string_len(name) <= 8 &&
+                      json_object_object_get_ex(v, "age", &age) &&
+                      json_object_is_type(age, json_type_int) && json_object_get_int(age) >= 0 &&
+                      json_object_get_int(age) <= 120,
+                  "seed %d: %s", seed, text);
+        json_object_put(v);
+        json_object_put(o);
+    }
+    json_object *a = mt_post_json(&s, "/completion",
+                                  "{\"prompt\":\"Once\",\"n_predict\":10,\"grammar\":\"root ::= "
+                                  "\\\"a\\\"{5,5}\"}");
+    cr_assert_str_eq(mt_jpath_str(a, "content"), "aaaaa");
+    cr_assert_str_eq(mt_jpath_str(a, "stop_type"), "eos", "the grammar is complete: it ends");
+    json_object_put(a);
+    mt_resp r = mt_http(&s, "POST", "/completion",
+                        "{\"prompt\":\"Once\",\"grammar\":\"root ::= \\\"a\"}", NULL);
+    cr_assert_eq(r.status, 400);
+    cr_assert(strstr(r.body, "\"param\":\"grammar\""), "%s", r.body);
+    mt_resp_free(&r);
+    r = mt_http(&s, "POST", "/completion",
+                "{\"prompt\":\"Once\",\"json_schema\":{\"$ref\":\"#/nowhere\"}}", NULL);
+    cr_assert_eq(r.status, 400, "%s", r.body);
+    mt_resp_free(&r);
+    cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+}

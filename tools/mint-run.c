@@ -97,6 +97,23 @@ int main(int argc, char **argv) {
         mint_model_close(s.m);
         return run_fail(err.msg);
     }
+    if (o.grammar || o.grammar_file) { // a grammar that does not parse stops before any work
+        size_t len = o.grammar ? strlen(o.grammar) : 0;
+        char why[600] = "out of memory";
+        char *text =
+            o.grammar ? strdup(o.grammar) : cli_read_file(o.grammar_file, &len, why, sizeof why);
+        mint_status st =
+            text ? mint_grammar_create(s.m, text, len, NULL, &s.grammar, &err) : MINT_E_IO;
+        free(text);
+        if (st != MINT_OK) {
+            mint_sampler_free(s.smpl);
+            mint_ctx_free(s.ctx);
+            mint_model_close(s.m);
+            free(tmpl);
+            return run_fail(st == MINT_E_IO ? why : err.msg);
+        }
+        mint_sampler_set_grammar(s.smpl, s.grammar);
+    }
     if (o.verbose) describe(s.m, s.ctx, sp.seed);
     int rc = o.chat                ? run_chat(&s, tmpl)
              : o.beams             ? run_beams(&s)
@@ -105,6 +122,7 @@ int main(int argc, char **argv) {
                                    : run_generate(&s);
     free(tmpl);
     mint_sampler_free(s.smpl);
+    mint_grammar_free(s.grammar);
     mint_ctx_free(s.ctx);
     mint_model_close(s.m);
     return rc;

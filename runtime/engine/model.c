@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "quant/kernels.h"
 #include "quant/types.h"
+#include "runtime/text/token_trie.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -645,6 +646,7 @@ void mint_model_close(mint_model *m) {
     if (m->packed_map) munmap(m->packed_map, m->packed_map_bytes);
     free(m->owned);
     free(m->layers);
+    mint_token_trie_free(m->token_trie);
     mint_vocab_free(m->vocab);
     mint_file_close(m->file);
     free(m->arch);

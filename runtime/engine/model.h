@@ -138,6 +138,9 @@ struct mint_model {
     bool mlock;                // params->mlock: weight memory is locked as it is made
     size_t lock_failed_bytes;  // bytes of it mlock refused (0: all that was asked is locked)
     char lock_error[320];      // why, when lock_failed_bytes > 0 (mint_model_desc.lock_error)
+    // The vocabulary's token trie for grammars, built by the first grammar and shared by all
+    // (runtime/decoding/model_grammar.c), or NULL.
+    _Atomic(struct mint_token_trie *) token_trie;
 };
 
 // The RoPE frequency divisors a context of n_ctx positions (per sequence) uses (data NULL for

@@ -6,9 +6,16 @@
 // bytes at its end that could still begin a stop string are held back, and released as soon as
 // the next piece shows they do not (or when the generation ends), so that a stop string split
 // across tokens never reaches the client even in part. Stop strings are matched on bytes.
+//
+// A grammar attached to the sampler (mint_sampler_set_grammar) is advanced with every sampled
+// token. While it constrains, an end-of-generation token ends the generation even with
+// ignore_eos: the grammar allowed it only because the text is a complete match. A grammar that
+// failed (a bound reached, no token able to continue) fails the step with its one line.
 #include "runtime/text/generate.h"
 
 #include "base/error.h"
+#include "runtime/text/grammar.h"
+#include "runtime/text/sampler_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -154,6 +161,9 @@ mint_status mint_gen_step(mint_gen *g, const float *logits, mint_gen_token *out,
     const int32_t n_vocab = mint_vocab_n_tokens(g->v);
     const int32_t id = mint_sampler_sample_info(g->s, logits, g->p.sample_info ? &out->info : NULL);
     out->token = id;
+    mint_grammar *gr = mint_sampler_grammar(g->s);
+    mint_status st;
+    if (gr && (st = mint_grammar_failure(gr, err)) != MINT_OK) return st;
     if (g->p.logprobs || g->p.n_top > 0) {
         int32_t ids[MINT_GEN_MAX_TOP + 1];
         double lp[MINT_GEN_MAX_TOP + 1];
@@ -172,8 +182,9 @@ mint_status mint_gen_step(mint_gen *g, const float *logits, mint_gen_token *out,
         return mint_fail(err, MINT_E_NOMEM, "mint_gen_step: out of memory");
     out->piece = g->piece;
     out->text = g->text;
-    if (!g->p.ignore_eos && mint_vocab_is_eog(g->v, id)) // its piece is not text
-        return finish(g, out, MINT_FINISH_EOS, g->n_hold);
+    if ((!g->p.ignore_eos || (gr && mint_grammar_active(gr))) && mint_vocab_is_eog(g->v, id))
+        return finish(g, out, MINT_FINISH_EOS, g->n_hold); // its piece is not text
+    if (gr && (st = mint_grammar_accept(gr, id, err)) != MINT_OK) return st;
     mint_sampler_accept(g->s, id);
     size_t n = mint_vocab_token_to_piece(g->v, id, false, 0, g->piece, g->piece_cap);
     const char *pc = g->piece;

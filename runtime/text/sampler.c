@@ -17,10 +17,19 @@
 // agree. They differ only where llama.cpp leaves a choice open: equal logits are ordered by lower
 // id first.
 //
+// A grammar attached with mint_sampler_set_grammar (runtime/text/grammar.c) comes first: the
+// candidates are only the tokens it allows, so every step and the draw see the grammar's tokens
+// alone (llama.cpp's common_sampler with grammar_first). The greedy chain first runs on all the
+// tokens and asks the grammar about the argmax alone; only when it is refused are the
+// candidates masked and the chain run again. That picks the same token: the argmax of all,
+// when allowed, is the argmax of the allowed (the lowest id among equal maxima either way, and
+// the penalty does not depend on the mask).
+//
 // Sampling allocates nothing: the candidate array, the penalty history and the penalty's marks
-// are sized at create.
+// are sized at create (the grammar's mask is the grammar's).
 #include "base/error.h"
 #include "base/mt19937.h"
+#include "runtime/text/grammar.h"
 #include "runtime/text/sampler_internal.h"
 
 #include <math.h>
@@ -44,6 +53,8 @@ struct mint_sampler {
     uint32_t stamp;             // current mark; bumped once per penalty pass
     const struct sampler_chain *chain; // greedy or sampling, chosen from params.temp at create
     mint_mt19937 rng;                  // seeded from params.seed (its low 32 bits), or a reset's
+    mint_grammar *grammar;             // attached grammar (borrowed), or NULL
+    bool argmax_first;                 // greedy asks the grammar about the argmax alone first
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -358,6 +369,7 @@ mint_status mint_sampler_create(const mint_sampler_params *params, int32_t n_voc
     s->history = calloc((size_t)p.repeat_last_n + 1, sizeof *s->history);
     if (!s->cand.data || !s->seen || !s->history) goto nomem;
     s->chain = p.temp > 0.0f ? &SAMPLING_CHAIN : &GREEDY_CHAIN;
+    s->argmax_first = true;
     mint_mt_seed(&s->rng, (uint32_t)p.seed);
     *out = s;
     return MINT_OK;
@@ -376,19 +388,86 @@ void mint_sampler_free(mint_sampler *s) {
     free(s);
 }
 
-const mint_candidates *mint_sampler_apply_chain(mint_sampler *s, const float *logits) {
-    MINT_ASSERT(s && logits);
+// Every token a candidate, in id order.
+static void fill_all(mint_sampler *s, const float *logits) {
     mint_candidates *c = &s->cand;
     for (int32_t i = 0; i < s->n_vocab; i++) c->data[i] = (mint_candidate){i, logits[i], 0.0f};
     c->n = (size_t)s->n_vocab;
     c->sorted = false;
-    for (int i = 0; i < s->chain->n_steps; i++) s->chain->steps[i](s, c);
-    return c;
+}
+
+// The tokens the grammar allows, in id order; returns their count. When the grammar allows
+// none (it failed: a bound reached, or no token can continue), one candidate is left, an
+// end-of-generation token, so the chain still picks; mint_gen_step reports the failure.
+static int32_t fill_allowed(mint_sampler *s, mint_grammar *g, const float *logits) {
+    mint_candidates *c = &s->cand;
+    const uint8_t *allowed;
+    const int32_t count = mint_grammar_mask(g, &allowed);
+    const int32_t nv = mint_grammar_n_vocab(g) < s->n_vocab ? mint_grammar_n_vocab(g) : s->n_vocab;
+    size_t n = 0;
+    for (int32_t i = 0; i < nv; i++)
+        if (allowed[i]) c->data[n++] = (mint_candidate){i, logits[i], 0.0f};
+    if (n == 0) {
+        const int32_t e = mint_grammar_end_token(g);
+        const int32_t id = e >= 0 && e < s->n_vocab ? e : 0;
+        c->data[n++] = (mint_candidate){id, logits[id], 0.0f};
+    }
+    c->n = n;
+    c->sorted = false;
+    return count;
+}
+
+static void run_steps(mint_sampler *s, int32_t *after) {
+    mint_candidates *c = &s->cand;
+    for (int i = 0; i < s->chain->n_steps; i++) {
+        s->chain->steps[i](s, c);
+        if (after) after[i] = (int32_t)c->n;
+    }
+}
+
+// The grammar's mask, then the steps (after[i]: candidates left by step i). *n_grammar gets
+// what the grammar allowed: n_vocab without one, -1 when greedy's argmax was allowed alone.
+static mint_candidates *run_chain(mint_sampler *s, const float *logits, int32_t *after,
+                                  int32_t *n_grammar) {
+    mint_grammar *g = s->grammar && mint_grammar_active(s->grammar) ? s->grammar : NULL;
+    *n_grammar = s->n_vocab;
+    if (g && s->chain == &GREEDY_CHAIN && s->argmax_first) {
+        fill_all(s, logits);
+        run_steps(s, after);
+        if (mint_grammar_allows(g, s->cand.data[0].id)) {
+            *n_grammar = -1;
+            return &s->cand;
+        }
+    }
+    if (g)
+        *n_grammar = fill_allowed(s, g, logits);
+    else
+        fill_all(s, logits);
+    run_steps(s, after);
+    return &s->cand;
+}
+
+const mint_candidates *mint_sampler_apply_chain(mint_sampler *s, const float *logits) {
+    MINT_ASSERT(s && logits);
+    int32_t n_grammar;
+    return run_chain(s, logits, NULL, &n_grammar);
 }
 
 int32_t mint_sampler_sample(mint_sampler *s, const float *logits) {
     const mint_candidates *c = mint_sampler_apply_chain(s, logits);
     return s->chain->pick(s, c);
+}
+
+void mint_sampler_set_grammar(mint_sampler *s, mint_grammar *g) {
+    if (s) s->grammar = g;
+}
+
+mint_grammar *mint_sampler_grammar(const mint_sampler *s) {
+    return s->grammar;
+}
+
+void mint_sampler_set_argmax_first(mint_sampler *s, bool on) {
+    s->argmax_first = on;
 }
 
 void mint_sampler_accept(mint_sampler *s, int32_t id) {
@@ -447,15 +526,8 @@ const mint_sampler_params *mint_sampler_get_params(const mint_sampler *s) {
 }
 
 int32_t mint_sampler_sample_info(mint_sampler *s, const float *logits, mint_sample_info *info) {
-    mint_candidates *c = &s->cand;
-    for (int32_t i = 0; i < s->n_vocab; i++) c->data[i] = (mint_candidate){i, logits[i], 0.0f};
-    c->n = (size_t)s->n_vocab;
-    c->sorted = false;
-    int32_t after[8] = {0};
-    for (int i = 0; i < s->chain->n_steps; i++) {
-        s->chain->steps[i](s, c);
-        after[i] = (int32_t)c->n;
-    }
+    int32_t after[8] = {0}, n_grammar;
+    mint_candidates *c = run_chain(s, logits, after, &n_grammar);
     const int32_t token = s->chain->pick(s, c);
     if (!info) return token;
     const bool greedy = s->chain == &GREEDY_CHAIN;
@@ -466,7 +538,8 @@ int32_t mint_sampler_sample_info(mint_sampler *s, const float *logits, mint_samp
                                .n_min_p = greedy ? 1 : after[3],
                                .token = token,
                                .p = 1.0f,
-                               .greedy = greedy};
+                               .greedy = greedy,
+                               .n_grammar = n_grammar};
     if (!greedy) {
         float max = candidates_max_logit(c);
         double total = 0.0, mine = 0.0;

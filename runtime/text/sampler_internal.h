@@ -42,5 +42,10 @@ int32_t mint_sampler_draw(mint_sampler *s, const float *probs);
 double mint_sampler_uniform(mint_sampler *s);
 // The parameters the sampler was created with.
 const mint_sampler_params *mint_sampler_get_params(const mint_sampler *s);
+// The attached grammar, or NULL.
+mint_grammar *mint_sampler_grammar(const mint_sampler *s);
+// Greedy sampling with a grammar asks about the argmax alone first (on, the default) or masks
+// every time (off): both pick the same tokens, which tests check.
+void mint_sampler_set_argmax_first(mint_sampler *s, bool on);
 
 #endif // MINT_SAMPLER_INTERNAL_H

@@ -46,7 +46,14 @@ static bool known_param(const char *p) {
                                         "return_tokens",
                                         "post_sampling_probs",
                                         "id_slot",
-                                        "response_fields"};
+                                        "response_fields",
+                                        "grammar",
+                                        "json_schema",
+                                        "parallel_tool_calls",
+                                        "chat_template_kwargs",
+                                        "continue_final_message",
+                                        "add_generation_prompt",
+                                        "verbose"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (!strcmp(p, names[i])) return true;
     return false;
@@ -76,7 +83,8 @@ static void check_ok(const serve_request *r, serve_kind kind, int cap) {
             const char *role = r->msgs[i].role;
             FUZZ_CHECK(role && r->msgs[i].content);
             FUZZ_CHECK(!strcmp(role, "system") || !strcmp(role, "user") ||
-                       !strcmp(role, "assistant"));
+                       !strcmp(role, "assistant") || !strcmp(role, "tool"));
+            FUZZ_CHECK(!r->msgs[i].tool_calls || !strcmp(role, "assistant"));
         }
         FUZZ_CHECK(!r->echo);
     } else if (kind == SERVE_NATIVE) {

@@ -71,6 +71,11 @@ static const opt opts[] = {
      .help = "5. temperature (0 = greedy argmax)"},
     {"-s --seed", OPT_INT, F(seed), "N", -1, INT64_MAX, .def = "-1",
      .help = "6. draw with this RNG seed (-1: from the clock)"},
+    {.kind = OPT_SECTION, .help = "constrained output:"},
+    {"--grammar", OPT_STRING, F(grammar), "GBNF",
+     .help = "only text this grammar matches (llama.cpp's GBNF, start rule\n"
+             "root); the end comes once the text is a complete match"},
+    {"--grammar-file", OPT_STRING, F(grammar_file), "FILE", .help = "the grammar from a file"},
     {.kind = OPT_SECTION, .help = "chat:"},
     {"-cnv --chat --conversation", OPT_FLAG, F(chat),
      .help = "interactive chat: one user turn per stdin line"},
@@ -159,6 +164,16 @@ static bool check(void *options, char *err, size_t errlen) {
     if (modes > 1) {
         snprintf(err, errlen,
                  "choose one of --beams, --draft, --lookup, --n-parallel, --chat, --no-kv-cache");
+        return false;
+    }
+    if (o->grammar && o->grammar_file) {
+        snprintf(err, errlen, "give only one of --grammar and --grammar-file");
+        return false;
+    }
+    if ((o->grammar || o->grammar_file) && (o->beams || o->draft || o->lookup || o->n_parallel)) {
+        snprintf(err, errlen,
+                 "--grammar and --grammar-file work with plain generation and --chat "
+                 "only");
         return false;
     }
     if (o->json && (o->beams || o->draft || o->lookup || o->n_parallel)) {

@@ -28,6 +28,8 @@ typedef struct run_options {
     float min_p;                    // --min-p
     float repeat_penalty;           // --repeat-penalty
     int repeat_last_n;              // --repeat-last-n
+    const char *grammar;            // --grammar GBNF: constrain the output (llama.cpp's GBNF)
+    const char *grammar_file;       // --grammar-file FILE: the same from a file
     bool chat;                      // -cnv / --chat
     const char *chat_template;      // --chat-template NAME
     const char *chat_template_file; // --chat-template-file FILE.jinja

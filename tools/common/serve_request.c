@@ -137,14 +137,33 @@ static bool messages(parser *p, json_object *req, serve_request *r) {
             return fail(p, "messages", "message %zu has no 'role'", i);
         const char *rs = json_object_get_string(role);
         if (strcmp(rs, "system") && strcmp(rs, "user") && strcmp(rs, "assistant") &&
-            strcmp(rs, "developer"))
-            return fail(p, "messages", "message %zu: role '%.40s' is not system, user or assistant",
-                        i, rs);
-        r->msgs[i].role = strdup(strcmp(rs, "developer") ? rs : "system");
+            strcmp(rs, "developer") && strcmp(rs, "tool"))
+            return fail(p, "messages",
+                        "message %zu: its role is not system, user, assistant or tool", i);
+        serve_msg *sm = &r->msgs[i];
+        sm->role = strdup(strcmp(rs, "developer") ? rs : "system");
         r->n_msgs = (int)i + 1;
-        if (!json_object_object_get_ex(msg, "content", &content) || content == NULL)
-            return fail(p, "messages", "message %zu has no 'content'", i);
-        if (!content_text(p, content, &r->msgs[i].content)) return false;
+        json_object *v;
+        if (!strcmp(rs, "assistant") && json_object_object_get_ex(msg, "tool_calls", &v) && v) {
+            if (!json_object_is_type(v, json_type_array))
+                return fail(p, "messages", "message %zu: 'tool_calls' must be a list", i);
+            sm->tool_calls = strdup(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+        }
+        static const char *const text_fields[] = {"tool_call_id", "name", "reasoning_content"};
+        char **into[] = {&sm->tool_call_id, &sm->name, &sm->reasoning_content};
+        for (int k = 0; k < 3; k++)
+            if (json_object_object_get_ex(msg, text_fields[k], &v) && v) {
+                if (!json_object_is_type(v, json_type_string) || has_nul(v))
+                    return fail(p, "messages", "message %zu: '%s' must be text", i, text_fields[k]);
+                *into[k] = dup_str(v);
+            }
+        if (!json_object_object_get_ex(msg, "content", &content) || content == NULL) {
+            if (!sm->tool_calls) return fail(p, "messages", "message %zu has no 'content'", i);
+            sm->content = strdup(""); // an assistant's message that only calls tools
+            if (!sm->content) return fail(p, "messages", "out of memory");
+            continue;
+        }
+        if (!content_text(p, content, &sm->content)) return false;
     }
     return true;
 }
@@ -380,8 +399,7 @@ static bool stops(parser *p, json_object *req, serve_request *r) {
 
 // Fields OpenAI knows and mint cannot honour: refused rather than silently ignored.
 static bool unsupported(parser *p, json_object *req) {
-    static const char *const fields[] = {"tools",         "functions", "tool_choice",
-                                         "function_call", "audio",     "prediction"};
+    static const char *const fields[] = {"functions", "function_call", "audio", "prediction"};
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
         json_object *v;
         if (!json_object_object_get_ex(req, fields[i], &v) || v == NULL) continue;
@@ -391,10 +409,100 @@ static bool unsupported(parser *p, json_object *req) {
             continue;
         return fail(p, fields[i], "'%s' is not supported by this server", fields[i]);
     }
-    json_object *rf, *type;
-    if (json_object_object_get_ex(req, "response_format", &rf) && rf &&
-        (!json_object_object_get_ex(rf, "type", &type) || !is_string(type, "text")))
-        return fail(p, "response_format", "only the 'text' response format is supported");
+    return true;
+}
+
+// Tools (OpenAI's function list), tool_choice, parallel_tool_calls and chat_template_kwargs.
+static bool tools(parser *p, json_object *req, serve_request *r) {
+    json_object *v;
+    r->parallel_tool_calls = true;
+    if (json_object_object_get_ex(req, "tools", &v) && v) {
+        if (!json_object_is_type(v, json_type_array))
+            return fail(p, "tools", "'tools' must be a list of functions");
+        for (size_t i = 0; i < json_object_array_length(v); i++) {
+            json_object *t = json_object_array_get_idx(v, i), *fn, *name;
+            if (!json_object_is_type(t, json_type_object) ||
+                !json_object_object_get_ex(t, "function", &fn) ||
+                !json_object_object_get_ex(fn, "name", &name) ||
+                !json_object_is_type(name, json_type_string) || !json_object_get_string_len(name))
+                return fail(p, "tools", "tool %zu needs function.name", i);
+        }
+        if (json_object_array_length(v) > 0)
+            r->tools = strdup(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+    }
+    if (json_object_object_get_ex(req, "tool_choice", &v) && v) {
+        json_object *fn, *name;
+        if (is_string(v, "none"))
+            r->tool_choice = SERVE_TOOLS_NONE;
+        else if (is_string(v, "required"))
+            r->tool_choice = SERVE_TOOLS_REQUIRED;
+        else if (json_object_is_type(v, json_type_object) &&
+                 json_object_object_get_ex(v, "function", &fn) &&
+                 json_object_object_get_ex(fn, "name", &name) &&
+                 json_object_is_type(name, json_type_string)) {
+            r->tool_choice = SERVE_TOOLS_REQUIRED;
+            r->tool_name = dup_str(name);
+        } else if (!is_string(v, "auto"))
+            return fail(p, "tool_choice",
+                        "'tool_choice' is auto, none, required or {\"type\": \"function\", "
+                        "\"function\": {\"name\": ...}}");
+    }
+    if ((r->tool_choice == SERVE_TOOLS_REQUIRED) && !r->tools)
+        return fail(p, "tool_choice",
+                    "'tool_choice' asks for a tool call, but there are no 'tools'");
+    if (!boolean(p, req, "parallel_tool_calls", &r->parallel_tool_calls)) return false;
+    if (json_object_object_get_ex(req, "chat_template_kwargs", &v) && v) {
+        if (!json_object_is_type(v, json_type_object))
+            return fail(p, "chat_template_kwargs", "'chat_template_kwargs' must be an object");
+        r->template_kwargs = strdup(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+    }
+    return true;
+}
+
+// What constrains the output: "grammar" (GBNF text), "json_schema" (a schema), or OpenAI's
+// response_format ({"type": "json_object"} any JSON object; {"type": "json_schema",
+// "json_schema": {"schema": ...}}; "text" none). One at most.
+static bool constraints(parser *p, json_object *req, serve_request *r) {
+    json_object *v, *t, *js, *sc;
+    if (json_object_object_get_ex(req, "grammar", &v) && v) {
+        if (!json_object_is_type(v, json_type_string) || has_nul(v))
+            return fail(p, "grammar", "'grammar' must be GBNF text");
+        if (json_object_get_string_len(v) > 0 && !(r->grammar = dup_str(v)))
+            return fail(p, "grammar", "out of memory");
+    }
+    json_object *schema = NULL;
+    const char *from = "json_schema";
+    if (json_object_object_get_ex(req, "json_schema", &v) && v) schema = v;
+    if (json_object_object_get_ex(req, "response_format", &v) && v) {
+        const char *type =
+            json_object_object_get_ex(v, "type", &t) && json_object_is_type(t, json_type_string)
+                ? json_object_get_string(t)
+                : NULL;
+        if (!json_object_is_type(v, json_type_object) || !type)
+            return fail(p, "response_format", "'response_format' needs a 'type'");
+        if (!strcmp(type, "json_object")) {
+            if (!json_object_object_get_ex(v, "schema", &schema) || !schema)
+                r->json_schema = strdup("{\"type\":\"object\"}");
+            from = "response_format";
+        } else if (!strcmp(type, "json_schema")) {
+            if (json_object_object_get_ex(v, "json_schema", &js) && js &&
+                json_object_object_get_ex(js, "schema", &sc) && sc)
+                schema = sc;
+            else if (!json_object_object_get_ex(v, "schema", &schema) || !schema)
+                return fail(p, "response_format",
+                            "'response_format' json_schema needs 'json_schema.schema'");
+            from = "response_format";
+        } else if (strcmp(type, "text") != 0) {
+            return fail(p, "response_format",
+                        "'response_format' type must be text, json_object or json_schema");
+        }
+    }
+    if (schema) {
+        r->json_schema = strdup(json_object_to_json_string_ext(schema, JSON_C_TO_STRING_PLAIN));
+        if (!r->json_schema) return fail(p, from, "out of memory");
+    }
+    if (r->grammar && r->json_schema)
+        return fail(p, "grammar", "give a grammar or a JSON schema, not both");
     return true;
 }
 
@@ -451,7 +559,8 @@ bool serve_parse_request(const char *body, size_t len, serve_kind kind, const se
         ok = (kind == SERVE_CHAT         ? messages(&p, req, r)
               : kind == SERVE_COMPLETION ? prompt(&p, req, r)
                                          : native_prompts(&p, req, r)) &&
-             unsupported(&p, req) && stops(&p, req, r) && logit_bias(&p, req, r);
+             unsupported(&p, req) && stops(&p, req, r) && logit_bias(&p, req, r) &&
+             constraints(&p, req, r) && (kind != SERVE_CHAT || tools(&p, req, r));
         if (ok && json_object_object_get_ex(req, "model", &v) && v)
             r->model = json_object_is_type(v, json_type_string) ? dup_str(v) : NULL;
         // max_completion_tokens (newer clients) wins over max_tokens.
@@ -466,7 +575,8 @@ bool serve_parse_request(const char *body, size_t len, serve_kind kind, const se
         ok = ok && integer(&p, req, "top_k", 0, 1000000, &r->top_k) &&
              integer(&p, req, "n", 1, SERVE_MAX_N, &r->n) &&
              boolean(&p, req, "stream", &r->stream) &&
-             boolean(&p, req, "ignore_eos", &r->ignore_eos);
+             boolean(&p, req, "ignore_eos", &r->ignore_eos) &&
+             boolean(&p, req, "verbose", &r->verbose);
         if (ok && json_object_object_get_ex(req, "seed", &v) && v) {
             if (!json_object_is_type(v, json_type_int))
                 ok = fail(&p, "seed", "'seed' must be an integer");
@@ -474,7 +584,20 @@ bool serve_parse_request(const char *body, size_t len, serve_kind kind, const se
             r->seed = (uint64_t)json_object_get_int64(v);
         }
         if (ok && kind == SERVE_CHAT) {
-            ok = boolean(&p, req, "logprobs", &r->logprobs) &&
+            // llama-server's prefill: a last assistant message is continued, unless the request
+            // asks for a generation prompt; asking for both is a contradiction.
+            bool agp_given = json_object_object_get_ex(req, "add_generation_prompt", NULL);
+            bool cfm = false,
+                 cfm_given = json_object_object_get_ex(req, "continue_final_message", NULL);
+            r->add_generation_prompt = true;
+            ok = boolean(&p, req, "add_generation_prompt", &r->add_generation_prompt) &&
+                 boolean(&p, req, "continue_final_message", &cfm);
+            r->continue_final = cfm_given ? cfm : !(agp_given && r->add_generation_prompt);
+            if (ok && cfm && r->add_generation_prompt && agp_given)
+                ok = fail(
+                    &p, "continue_final_message",
+                    "'add_generation_prompt' and 'continue_final_message' cannot both be true");
+            ok = ok && boolean(&p, req, "logprobs", &r->logprobs) &&
                  integer(&p, req, "top_logprobs", 0, SERVE_MAX_TOP_LP, &r->top_logprobs);
             if (ok && r->top_logprobs > 0 && !r->logprobs)
                 ok = fail(&p, "top_logprobs", "'top_logprobs' needs 'logprobs': true");
@@ -501,6 +624,10 @@ void serve_request_free(serve_request *r) {
     for (int i = 0; r->msgs && i < r->n_msgs; i++) {
         free(r->msgs[i].role);
         free(r->msgs[i].content);
+        free(r->msgs[i].tool_calls);
+        free(r->msgs[i].tool_call_id);
+        free(r->msgs[i].name);
+        free(r->msgs[i].reasoning_content);
     }
     free(r->msgs);
     free(r->prompt);
@@ -518,5 +645,10 @@ void serve_request_free(serve_request *r) {
     }
     free(r->prompts);
     for (int i = 0; i < r->n_fields; i++) free(r->fields[i]);
+    free(r->grammar);
+    free(r->json_schema);
+    free(r->tools);
+    free(r->tool_name);
+    free(r->template_kwargs);
     memset(r, 0, sizeof *r);
 }

@@ -47,9 +47,19 @@ typedef struct serve_bias {
 } serve_bias;
 
 typedef struct serve_msg {
-    char *role;    // "system", "user" or "assistant"
-    char *content; // UTF-8
+    char *role;              // "system", "user", "assistant" or "tool"
+    char *content;           // UTF-8 ("" for an assistant's message that only calls tools)
+    char *tool_calls;        // an assistant's tool_calls as JSON text, or NULL
+    char *tool_call_id;      // role "tool": the call it answers, or NULL
+    char *name;              // role "tool": the function's name, or NULL
+    char *reasoning_content; // an assistant's earlier reasoning, or NULL
 } serve_msg;
+
+typedef enum serve_tool_choice {
+    SERVE_TOOLS_AUTO = 0,     // the model may call a tool ("auto", the default with tools)
+    SERVE_TOOLS_NONE = 1,     // it may not ("none"): calls stay text
+    SERVE_TOOLS_REQUIRED = 2, // it must call one ("required"; a named function: tool_name)
+} serve_tool_choice;
 
 typedef struct serve_request {
     serve_kind kind;
@@ -69,14 +79,26 @@ typedef struct serve_request {
     uint64_t seed;              // sampling seed
     char *stop[SERVE_MAX_STOP]; // stop strings (not included in the output)
     int n_stop;
-    int n;              // choices (1 .. SERVE_MAX_N)
-    bool stream;        // server-sent events
-    bool include_usage; // stream_options.include_usage
-    bool logprobs;      // return log-probabilities of the sampled tokens
-    int top_logprobs;   // and of this many alternatives (0 .. 20)
-    bool echo;          // completions: the prompt's text precedes the completion
-    bool ignore_eos;    // extension: keep going past an end-of-generation token
-    serve_bias *bias;   // [n_bias] logit_bias
+    int n;                      // choices (1 .. SERVE_MAX_N)
+    bool stream;                // server-sent events
+    bool include_usage;         // stream_options.include_usage
+    bool logprobs;              // return log-probabilities of the sampled tokens
+    int top_logprobs;           // and of this many alternatives (0 .. 20)
+    bool echo;                  // completions: the prompt's text precedes the completion
+    bool ignore_eos;            // extension: keep going past an end-of-generation token
+    bool add_generation_prompt; // chat: end the prompt with the assistant's opening (true)
+    bool continue_final;        // chat: a last assistant message is continued, not answered (true
+                                // unless continue_final_message or add_generation_prompt say no)
+    bool verbose;               // "verbose": answer with "__verbose" (the prompt as tokens' text)
+    char *tools;                // chat: OpenAI's tools as JSON array text, or NULL
+    serve_tool_choice tool_choice; // chat: tool_choice
+    char *tool_name;               // chat: tool_choice {"function": {"name"}}: that one, or NULL
+    bool parallel_tool_calls;      // chat: several calls in one answer (default true)
+    char *template_kwargs;         // chat: chat_template_kwargs as JSON object text, or NULL
+    char *grammar;                 // GBNF text the output must match ("grammar"), or NULL
+    char *json_schema;             // a JSON Schema the output must match ("json_schema",
+                                   // response_format), as JSON text, or NULL
+    serve_bias *bias;              // [n_bias] logit_bias
     int n_bias;
     // POST /completion (SERVE_NATIVE) only:
     serve_prompt *prompts; // [n_prompts] the prompts, each answered on its own

@@ -218,6 +218,7 @@ int run_chat(session *s, const char *t) {
         // The library's generation step: sampling, end of turn, -n.
         mint_gen_params gp = mint_gen_default_params();
         gp.max_tokens = o->n_predict;
+        mint_grammar_reset(s->grammar); // each reply matches the grammar from its start
         mint_gen *g = NULL;
         if (o->n_predict != 0 && mint_gen_create(s->m, s->smpl, &gp, &g, &err) != MINT_OK)
             rc = run_fail(err.msg);

@@ -34,6 +34,7 @@ typedef struct session {
     mint_model *m;          // model
     mint_ctx *ctx;          // context
     mint_sampler *smpl;     // sampler
+    mint_grammar *grammar;  // --grammar / --grammar-file, attached to smpl, or NULL
     mint_sampler_params sp; // its parameters (seeded)
     int32_t n_vocab;        // vocabulary size
     stats st;               // timings

@@ -110,15 +110,24 @@ void run_trace_sample(session *s, run_trace *t, const mint_sample_info *info) {
     if (!t) return;
     char piece[256];
     size_t n = run_piece(s->m, info->token, piece, sizeof piece);
+    // With --grammar, what it allowed: its stage of the chain, or for greedy a note (-1: the
+    // argmax was allowed alone, the mask not computed).
+    char gram[64] = "";
+    if (s->grammar && info->greedy && info->n_grammar < 0)
+        snprintf(gram, sizeof gram, " (the grammar allowed it)");
+    else if (s->grammar && info->greedy)
+        snprintf(gram, sizeof gram, " (the grammar allowed %d)", (int)info->n_grammar);
+    else if (s->grammar)
+        snprintf(gram, sizeof gram, " -> grammar %d", (int)info->n_grammar);
     if (t->text) {
         if (info->greedy)
-            fprintf(stderr, "[trace] sample %d: greedy over %d candidates: token %d '%.*s'\n",
-                    t->step, info->n_vocab, info->token, (int)n, piece);
+            fprintf(stderr, "[trace] sample %d: greedy over %d candidates: token %d '%.*s'%s\n",
+                    t->step, info->n_vocab, info->token, (int)n, piece, gram);
         else
             fprintf(stderr,
-                    "[trace] sample %d: %d candidates -> top-k %d -> top-p %d -> min-p %d; drew "
+                    "[trace] sample %d: %d candidates%s -> top-k %d -> top-p %d -> min-p %d; drew "
                     "token %d '%.*s' with p = %.4f\n",
-                    t->step, info->n_vocab, info->n_top_k, info->n_top_p, info->n_min_p,
+                    t->step, info->n_vocab, gram, info->n_top_k, info->n_top_p, info->n_min_p,
                     info->token, (int)n, piece, (double)info->p);
     }
     if (t->json && (t->mem = open_memstream(&t->line, &t->line_len))) {
@@ -128,7 +137,9 @@ void run_trace_sample(session *s, run_trace *t, const mint_sample_info *info) {
                 t->step, info->greedy ? "true" : "false", info->n_vocab, info->n_top_k,
                 info->n_top_p, info->n_min_p, info->token);
         cli_json_str(t->mem, piece, n);
-        fprintf(t->mem, ",\"p\":%.6f}", (double)info->p);
+        fprintf(t->mem, ",\"p\":%.6f", (double)info->p);
+        if (s->grammar) fprintf(t->mem, ",\"grammar\":%d", (int)info->n_grammar);
+        fprintf(t->mem, "}");
         flush_line(t);
     }
     t->step++;

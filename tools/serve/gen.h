@@ -7,7 +7,13 @@
 
 #include "handlers.h"
 
-typedef enum gen_kind { GEN_COMPLETION, GEN_CHAT, GEN_NEXT, GEN_NATIVE } gen_kind;
+typedef enum gen_kind {
+    GEN_COMPLETION, // OpenAI's /v1/completions
+    GEN_CHAT,       // OpenAI's /v1/chat/completions
+    GEN_NEXT,       // the page's /v1/next
+    GEN_NATIVE,     // llama-server's /completion
+    GEN_ANTHROPIC,  // Anthropic's /v1/messages (one choice)
+} gen_kind;
 
 typedef struct gen {
     serve_http *h;
@@ -15,11 +21,11 @@ typedef struct gen {
     job *jobs[SERVE_MAX_JOBS]; // one per choice, or per prompt
     int n;
     gen_kind kind;
-    bool chat, peek, stream, native; // the endpoint and the mode
-    char id[48];                     // "chatcmpl-…" / "cmpl-…"
-    long created;                    // unix seconds
-    int fd;                          // the client's socket
-    char *echo;                      // completions with echo: the prompt's text
+    bool chat, peek, stream, native, anthropic; // the endpoint and the mode
+    char id[48];                                // "chatcmpl-…" / "cmpl-…"
+    long created;                               // unix seconds
+    int fd;                                     // the client's socket
+    char *echo;                                 // completions with echo: the prompt's text
     size_t echo_len;
     char *prompt_text[SERVE_MAX_JOBS]; // /completion: each prompt's tokens as text ("prompt")
     // streaming
@@ -31,6 +37,12 @@ typedef struct gen {
 } gen;
 
 // handlers_gen.c
+// A generation request of this kind, from the body to the answer (the endpoints' one flow).
+enum MHD_Result gen_request(serve_http *h, struct MHD_Connection *c, const serve_call *r,
+                            gen_kind kind);
+// A chat body's prompt tokens as the chat endpoint would make them; false and one line in msg.
+bool gen_chat_tokens(serve_http *h, const serve_call *r, int32_t **ids, int *n, char *msg,
+                     size_t cap);
 // A token's text as a JSON string (invalid UTF-8 as U+FFFD), and its bytes as a list.
 json_object *gen_token_str(const mint_model *m, int32_t id);
 json_object *gen_token_bytes(const mint_model *m, int32_t id);
@@ -41,6 +53,9 @@ json_object *gen_logprob_items(const gen *g, const job *j, int from, int to);
 json_object *gen_timings(const job *j);
 
 // handlers_native.c
+// Tokens as text with the special ones written out ("<s> I believe"), as llama-server shows a
+// prompt (malloc'd; NULL when out of memory).
+char *gen_tokens_text(const mint_model *m, const int32_t *ids, int n);
 // /completion's prompt i as tokens (BOS before a leading text part), its text written to
 // g->prompt_text[i]; false and one line in msg for a bad prompt.
 bool native_prompt_tokens(gen *g, int i, int32_t **ids, int *n, char *msg, size_t cap);
@@ -52,5 +67,12 @@ bool gen_resolve_bias(gen *g, int32_t **ids, float **bias, int *n, char *msg, si
 // [from, to) with tokens [t0, t1).
 json_object *native_result(const gen *g, int i);
 json_object *native_partial(const gen *g, int i, size_t from, size_t to, int t0, int t1);
+
+// handlers_anthropic.c: the answer in Anthropic's shape, and a stream's events (its opening two,
+// a text delta of bytes [from, to), and its closing three).
+json_object *anthropic_result(const gen *g);
+void anthropic_stream_start(gen *g);
+void anthropic_stream_text(gen *g, size_t from, size_t to);
+void anthropic_stream_end(gen *g);
 
 #endif // MINT_SERVE_GEN_H

@@ -22,6 +22,8 @@ struct serve_http {
     int32_t n_vocab;
     atomic_int active; // requests begun and not yet done with (their answer written or not)
     bool space_prefix; // the vocabulary puts a space before the text (mint_vocab_adds_space_prefix)
+    int32_t *eog;      // [n_eog] the end-of-generation tokens (ignore_eos bans them)
+    int n_eog;
     atomic_bool listening; // the daemon has started: libmicrohttpd's messages are printed, not kept
     char http_msg[256];    // libmicrohttpd's last message before it listened (why it could not)
 };
@@ -43,6 +45,9 @@ enum MHD_Result handle_favicon(serve_http *h, struct MHD_Connection *c, const se
 enum MHD_Result handle_health(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result handle_models(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result handle_metrics(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+// handlers_anthropic.c
+enum MHD_Result handle_messages(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+enum MHD_Result handle_count_tokens(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 // handlers_props.c
 enum MHD_Result handle_props(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result handle_slots(serve_http *h, struct MHD_Connection *c, const serve_call *r);
@@ -54,6 +59,7 @@ enum MHD_Result handle_detokenize(serve_http *h, struct MHD_Connection *c, const
 enum MHD_Result handle_completions(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result handle_chat(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result handle_next(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+enum MHD_Result handle_input_tokens(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result handle_completion_native(serve_http *h, struct MHD_Connection *c,
                                          const serve_call *r);
 

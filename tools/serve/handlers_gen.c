@@ -4,6 +4,7 @@
 // body or as server-sent events (one chunk per token), in OpenAI's shapes. While it waits it
 // watches the client's socket: a client that leaves cancels its jobs, and the scheduler frees
 // their slots at its next step.
+#include "anthropic.h"
 #include "cli.h"
 #include "gen.h"
 
@@ -190,6 +191,10 @@ static json_object *envelope(const gen *g, const char *object) {
 
 // One chunk: text bytes [from, to) of job i with the logprobs of tokens [t0, t1).
 static void chunk(gen *g, int i, const job *j, size_t from, size_t to, int t0, int t1) {
+    if (g->anthropic) {
+        if (to > from) anthropic_stream_text(g, from, to);
+        return;
+    }
     if (g->native) {
         reply_sse_event(&g->sse, native_partial(g, i, from, to, t0, t1));
         return;
@@ -198,10 +203,8 @@ static void chunk(gen *g, int i, const job *j, size_t from, size_t to, int t0, i
     json_object *ch = json_object_new_object(), *choices = json_object_new_array();
     json_object_object_add(ch, "index", json_object_new_int(i));
     json_object *piece = reply_utf8_string(j->text + from, to - from);
-    if (g->chat) {
+    if (g->chat) { // the role came in the stream's first chunk (see gen_request)
         json_object *delta = json_object_new_object();
-        if (from == 0 && t0 == 0)
-            json_object_object_add(delta, "role", json_object_new_string("assistant"));
         json_object_object_add(delta, "content", piece);
         json_object_object_add(ch, "delta", delta);
     } else {
@@ -254,6 +257,10 @@ static void stream_job(gen *g, int i) {
         reply_sse_event(&g->sse, native_result(g, i));
         g->sent_final[i] = true;
     }
+    if (done && !g->sent_final[i] && g->anthropic) {
+        anthropic_stream_end(g);
+        g->sent_final[i] = true;
+    }
     if (done && !g->sent_final[i]) {
         json_object *o = envelope(g, g->chat ? "chat.completion.chunk" : "text_completion");
         json_object *ch = json_object_new_object(), *choices = json_object_new_array();
@@ -289,14 +296,14 @@ static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max) {
             all &= g->sent_final[i];
         }
         if (all) {
-            if (g->req.include_usage && !g->native) {
+            if (g->req.include_usage && !g->native && !g->anthropic) {
                 json_object *o = envelope(g, g->chat ? "chat.completion.chunk" : "text_completion");
                 json_object_object_add(o, "choices", json_object_new_array());
                 json_object_object_add(o, "usage", usage(g));
                 json_object_object_add(o, "timings", gen_timings(g->jobs[0]));
                 reply_sse_event(&g->sse, o);
             }
-            if (!g->native) reply_sse_raw(&g->sse, "data: [DONE]\n\n", 14);
+            if (!g->native && !g->anthropic) reply_sse_raw(&g->sse, "data: [DONE]\n\n", 14);
             g->ended = true;
         } else if (g->sse.len == 0) {
             for (int i = 0; i < g->n; i++)
@@ -336,6 +343,7 @@ static json_object *whole(gen *g, unsigned *status) {
         json_object_object_add(o, "prompt_tokens", json_object_new_int(j->n_prompt));
         return o;
     }
+    if (g->anthropic) return anthropic_result(g);
     if (g->native) { // one prompt: its result; several: the list of them
         if (g->n == 1 && g->req.n_prompts <= 1) return native_result(g, 0);
         json_object *list = json_object_new_array();
@@ -373,6 +381,13 @@ static json_object *whole(gen *g, unsigned *status) {
     json_object_object_add(o, "choices", choices);
     json_object_object_add(o, "usage", usage(g));
     json_object_object_add(o, "timings", gen_timings(g->jobs[0]));
+    if (g->req.verbose) { // llama-server's debugging member: the prompt as its tokens' text
+        json_object *v = json_object_new_object();
+        char *t = gen_tokens_text(m, g->jobs[0]->prompt, g->jobs[0]->n_prompt);
+        json_object_object_add(v, "prompt", json_object_new_string(t ? t : ""));
+        free(t);
+        json_object_object_add(o, "__verbose", v);
+    }
     return o;
 }
 
@@ -421,12 +436,23 @@ static bool prompt_tokens(gen *g, int32_t **ids, int *n, char *msg, size_t cap) 
             cm[i] = (mint_chat_msg){r->msgs[i].role, r->msgs[i].content};
         size_t tlen;
         mint_err cerr;
-        mint_status cst =
-            mint_chat_apply(g->h->tmpl, cm, (size_t)r->n_msgs, true, bos, eos, &text, &tlen, &cerr);
+        // A conversation ending with the assistant is continued (llama-server's prefill, and
+        // continue_final_message): rendered without a generation prompt, and cut right after
+        // that message's text, before whatever closes the turn.
+        const serve_msg *last = &r->msgs[r->n_msgs - 1];
+        const bool prefill = r->continue_final && !strcmp(last->role, "assistant");
+        mint_status cst = mint_chat_apply(g->h->tmpl, cm, (size_t)r->n_msgs,
+                                          prefill ? false : r->add_generation_prompt, bos, eos,
+                                          &text, &tlen, &cerr);
         free(cm);
         if (cst != MINT_OK) {
             snprintf(msg, cap, "%s", cerr.msg);
             return false;
+        }
+        if (prefill && last->content[0]) {
+            char *at = NULL;
+            for (char *p = strstr(text, last->content); p; p = strstr(p + 1, last->content)) at = p;
+            if (at) at[strlen(last->content)] = '\0';
         }
         special = true;
         add_bos = text && strncmp(text, bos, strlen(bos)) != 0;
@@ -449,6 +475,18 @@ static bool prompt_tokens(gen *g, int32_t **ids, int *n, char *msg, size_t cap) 
     return ok;
 }
 
+bool gen_chat_tokens(serve_http *h, const serve_call *r, int32_t **ids, int *n, char *msg,
+                     size_t cap) {
+    gen g = {.h = h, .chat = true};
+    const serve_defaults d = {.max_tokens_cap = h->cfg->max_tokens, .max_tokens = -1};
+    const char *param;
+    if (!serve_parse_request(r->body, r->len, SERVE_CHAT, &d, &g.req, msg, cap, &param))
+        return false;
+    const bool ok = prompt_tokens(&g, ids, n, msg, cap);
+    serve_request_free(&g.req);
+    return ok;
+}
+
 // Whether a /v1/next body is a chat: a JSON object with a "messages" member (the text
 // "messages" inside a prompt or a stop string does not make one).
 static bool has_messages(const char *body, size_t len) {
@@ -461,20 +499,36 @@ static bool has_messages(const char *body, size_t len) {
     return chat;
 }
 
-static enum MHD_Result generate(serve_http *h, struct MHD_Connection *c, const serve_call *r,
-                                gen_kind kind) {
+enum MHD_Result gen_request(serve_http *h, struct MHD_Connection *c, const serve_call *r,
+                            gen_kind kind) {
     if (atomic_load(&h->stopping))
         return reply_error(c, 503, "server_error", NULL, "the server is shutting down");
     const char *body = r->body;
-    const size_t len = r->len;
+    size_t len = r->len;
+    char *translated = NULL; // Anthropic's body as an OpenAI chat
+    if (kind == GEN_ANTHROPIC) {
+        char why[600];
+        int status = 400;
+        if (!anthropic_to_openai(body, len, &translated, why, sizeof why, &status))
+            return reply_error(c, (unsigned)status,
+                               status == 400 ? "invalid_request_error" : "api_error", NULL, "%s",
+                               why);
+        body = translated;
+        len = strlen(translated);
+    }
     gen *g = calloc(1, sizeof *g);
-    if (!g) return MHD_NO;
+    if (!g) {
+        free(translated);
+        return MHD_NO;
+    }
     g->h = h;
     g->fd = -1;
     g->kind = kind;
     g->chat = kind == GEN_CHAT;
     g->peek = kind == GEN_NEXT;
     g->native = kind == GEN_NATIVE;
+    g->anthropic = kind == GEN_ANTHROPIC;
+    g->chat = g->chat || g->anthropic;
     // /v1/next takes either shape: messages (a chat) or a prompt.
     const bool as_chat = g->chat || (g->peek && has_messages(body, len));
     char msg[600];
@@ -495,6 +549,7 @@ static enum MHD_Result generate(serve_http *h, struct MHD_Connection *c, const s
         return reply_error(c, 400, "invalid_request_error", param, "%s", msg);
     }
     g->stream = g->req.stream && !g->peek;
+    g->req.verbose |= cfg->verbose; // llama-server's --verbose: every answer shows its prompt
     g->n = g->peek ? 1 : g->native ? g->req.n_prompts : g->req.n;
     // The prompts' tokens: one for every job, or one per job for /completion's prompt lists.
     const int n_arrays = g->native ? g->n : 1, n_ctx = cfg->n_ctx;
@@ -515,7 +570,32 @@ static enum MHD_Result generate(serve_http *h, struct MHD_Connection *c, const s
         ok = gen_resolve_bias(g, &bias_id, &bias, &n_bias, msg, sizeof msg);
         if (!ok) pparam = "logit_bias";
     }
+    // A grammar, or a JSON schema turned into one (llama.cpp's converter): checked once here (a
+    // bad one is the request's fault), then one per job (each is a generation's state).
+    char *gbnf = NULL;
+    mint_grammar *grammar = NULL;
+    if (ok && g->req.json_schema) {
+        mint_err gerr;
+        const mint_status st = mint_json_schema_to_grammar(
+            g->req.json_schema, strlen(g->req.json_schema), &gbnf, &gerr);
+        if (st != MINT_OK) {
+            ok = false;
+            pparam = "json_schema";
+            snprintf(msg, sizeof msg, "%s", gerr.msg);
+        }
+    }
+    const char *gtext = g->req.grammar ? g->req.grammar : gbnf;
+    if (ok && gtext && !g->peek) {
+        mint_err gerr;
+        if (mint_grammar_create(sched_model(h->e), gtext, strlen(gtext), NULL, &grammar, &gerr) !=
+            MINT_OK) {
+            ok = false;
+            pparam = g->req.grammar ? "grammar" : "json_schema";
+            snprintf(msg, sizeof msg, "%s", gerr.msg);
+        }
+    }
     if (!ok) {
+        mint_grammar_text_free(gbnf);
         const int n_long = too_long >= 0 ? n_ids[too_long] : 0;
         for (int i = 0; i < n_arrays; i++) free(ids[i]);
         free(bias_id);
@@ -554,24 +634,42 @@ static enum MHD_Result generate(serve_http *h, struct MHD_Connection *c, const s
         j->sp = sp;
         for (int k = 0; k < g->req.n_stop; k++) j->stop[j->n_stop++] = strdup(g->req.stop[k]);
         j->top_logprobs = g->req.logprobs ? g->req.top_logprobs : 0;
-        j->ignore_eos = g->req.ignore_eos;
         j->peek = g->peek ? 64 : 0;
         j->deadline = j->t_created + cfg->timeout;
-        if (n_bias > 0) {
-            j->bias_id = malloc((size_t)n_bias * sizeof *bias_id);
-            j->bias = malloc((size_t)n_bias * sizeof *bias);
+        // ignore_eos as llama-server has it: the end-of-generation tokens are banned (a bias of
+        // -inf after the request's own), so they are never drawn.
+        const int n_eog = g->req.ignore_eos ? h->n_eog : 0;
+        j->ignore_eos = false;
+        if (n_bias + n_eog > 0) {
+            j->bias_id = malloc((size_t)(n_bias + n_eog) * sizeof *bias_id);
+            j->bias = malloc((size_t)(n_bias + n_eog) * sizeof *bias);
             if (j->bias_id && j->bias) {
-                memcpy(j->bias_id, bias_id, (size_t)n_bias * sizeof *bias_id);
-                memcpy(j->bias, bias, (size_t)n_bias * sizeof *bias);
-                j->n_bias = n_bias;
+                if (n_bias) memcpy(j->bias_id, bias_id, (size_t)n_bias * sizeof *bias_id);
+                if (n_bias) memcpy(j->bias, bias, (size_t)n_bias * sizeof *bias);
+                for (int k = 0; k < n_eog; k++)
+                    j->bias_id[n_bias + k] = h->eog[k], j->bias[n_bias + k] = -INFINITY;
+                j->n_bias = n_bias + n_eog;
             }
         }
     }
     for (int i = 0; i < n_arrays; i++) free(ids[i]);
     free(bias_id);
     free(bias);
+    bool grammar_ok = true;
+    for (int i = 0; grammar && i < g->n; i++) { // the first job takes the checked one
+        if (!g->jobs[i]) continue;
+        mint_err gerr;
+        if (i == 0)
+            g->jobs[i]->grammar = grammar;
+        else if (mint_grammar_create(sched_model(h->e), gtext, strlen(gtext), NULL,
+                                     &g->jobs[i]->grammar, &gerr) != MINT_OK)
+            grammar_ok = false;
+    }
+    if (grammar && !g->jobs[0]) mint_grammar_free(grammar);
+    mint_grammar_text_free(gbnf);
     for (int i = 0; i < g->n; i++)
-        if (!g->jobs[i] || !g->jobs[i]->prompt || (n_bias && !g->jobs[i]->n_bias)) {
+        if (!g->jobs[i] || !g->jobs[i]->prompt || !grammar_ok ||
+            ((n_bias || (g->req.ignore_eos && h->n_eog)) && !g->jobs[i]->n_bias)) {
             gen_free(g);
             return reply_error(c, 500, "server_error", NULL, "out of memory");
         }
@@ -582,6 +680,22 @@ static enum MHD_Result generate(serve_http *h, struct MHD_Connection *c, const s
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
     g->fd = ci ? ci->connect_fd : -1;
+    if (g->stream && g->anthropic) anthropic_stream_start(g);
+    for (int i = 0; g->stream && g->chat && !g->anthropic && i < g->n; i++) {
+        // OpenAI's first chunk: the role, no content yet (llama-server's too)
+        json_object *o = envelope(g, "chat.completion.chunk");
+        json_object *ch = json_object_new_object(), *choices = json_object_new_array(),
+                    *delta = json_object_new_object();
+        json_object_object_add(delta, "role", json_object_new_string("assistant"));
+        json_object_object_add(delta, "content", NULL);
+        json_object_object_add(ch, "index", json_object_new_int(i));
+        json_object_object_add(ch, "delta", delta);
+        json_object_object_add(ch, "logprobs", NULL);
+        json_object_object_add(ch, "finish_reason", NULL);
+        json_object_array_add(choices, ch);
+        json_object_object_add(o, "choices", choices);
+        reply_sse_event(&g->sse, o);
+    }
     if (g->stream) return reply_stream(c, stream_reader, g, gen_free);
     // One body: this connection's thread waits for the jobs (watching the client), then answers.
     for (;;) {
@@ -605,18 +719,30 @@ static enum MHD_Result generate(serve_http *h, struct MHD_Connection *c, const s
 }
 
 enum MHD_Result handle_completions(serve_http *h, struct MHD_Connection *c, const serve_call *r) {
-    return generate(h, c, r, GEN_COMPLETION);
+    return gen_request(h, c, r, GEN_COMPLETION);
 }
 
 enum MHD_Result handle_chat(serve_http *h, struct MHD_Connection *c, const serve_call *r) {
-    return generate(h, c, r, GEN_CHAT);
+    return gen_request(h, c, r, GEN_CHAT);
+}
+
+enum MHD_Result handle_input_tokens(serve_http *h, struct MHD_Connection *c, const serve_call *r) {
+    int32_t *ids = NULL;
+    int n = 0;
+    char msg[600];
+    const bool ok = gen_chat_tokens(h, r, &ids, &n, msg, sizeof msg);
+    free(ids);
+    if (!ok) return reply_error(c, 400, "invalid_request_error", "messages", "%s", msg);
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "input_tokens", json_object_new_int(n));
+    return reply_json(c, 200, o);
 }
 
 enum MHD_Result handle_next(serve_http *h, struct MHD_Connection *c, const serve_call *r) {
-    return generate(h, c, r, GEN_NEXT);
+    return gen_request(h, c, r, GEN_NEXT);
 }
 
 enum MHD_Result handle_completion_native(serve_http *h, struct MHD_Connection *c,
                                          const serve_call *r) {
-    return generate(h, c, r, GEN_NATIVE);
+    return gen_request(h, c, r, GEN_NATIVE);
 }

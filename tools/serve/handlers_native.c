@@ -10,6 +10,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+char *gen_tokens_text(const mint_model *m, const int32_t *ids, int n) {
+    size_t len = 0, tcap = 64;
+    char *text = malloc(tcap);
+    for (int x = 0; text && x < n; x++) {
+        char piece[256];
+        size_t k = mint_token_to_piece(m, ids[x], true, piece, sizeof piece);
+        if (k > sizeof piece) k = 0;
+        if (len + k + 1 > tcap) {
+            tcap = (len + k + 1) * 2;
+            char *t2 = realloc(text, tcap);
+            if (!t2) {
+                free(text);
+                return NULL;
+            }
+            text = t2;
+        }
+        memcpy(text + len, piece, k);
+        len += k;
+    }
+    if (text) text[len] = '\0';
+    return text;
+}
+
 bool native_prompt_tokens(gen *g, int i, int32_t **ids, int *n, char *msg, size_t cap) {
     const mint_model *m = sched_model(g->h->e);
     const serve_prompt *p = &g->req.prompts[i];
@@ -50,26 +73,7 @@ bool native_prompt_tokens(gen *g, int i, int32_t **ids, int *n, char *msg, size_
         if (part->text) free(t);
     }
     // "prompt" in the answer: the tokens as text, special ones written out ("<s> I believe").
-    size_t len = 0, tcap = 64;
-    char *text = malloc(tcap);
-    for (size_t x = 0; text && x < have; x++) {
-        char piece[256];
-        size_t k = mint_token_to_piece(m, out[x], true, piece, sizeof piece);
-        if (k > sizeof piece) k = 0;
-        if (len + k + 1 > tcap) {
-            tcap = (len + k + 1) * 2;
-            char *t2 = realloc(text, tcap);
-            if (!t2) {
-                free(text);
-                text = NULL;
-                break;
-            }
-            text = t2;
-        }
-        memcpy(text + len, piece, k);
-        len += k;
-    }
-    if (text) text[len] = '\0';
+    char *text = gen_tokens_text(m, out, (int)have);
     g->prompt_text[i] = text;
     *ids = out;
     *n = (int)have;
@@ -148,12 +152,21 @@ static json_object *settings(const gen *g, const job *j) {
     json_object_object_add(o, "stop", stop);
     json_object_object_add(o, "max_tokens", json_object_new_int(j->max_tokens));
     json_object_object_add(o, "n_predict", json_object_new_int(j->max_tokens));
-    json_object_object_add(o, "ignore_eos", json_object_new_boolean(j->ignore_eos));
     json_object_object_add(o, "stream", json_object_new_boolean(g->stream));
     json_object_object_add(o, "n_probs", json_object_new_int(g->req.n_probs));
     json_object_object_add(o, "post_sampling_probs",
                            json_object_new_boolean(g->req.post_sampling_probs));
     json_object_object_add(o, "samplers", json_object_new_array());
+    json_object *bias = json_object_new_array(); // -inf written as null, as llama-server does
+    for (int k = 0; k < j->n_bias; k++) {
+        json_object *b = json_object_new_object();
+        json_object_object_add(b, "token", json_object_new_int(j->bias_id[k]));
+        json_object_object_add(b, "bias",
+                               isinf(j->bias[k]) ? NULL : json_object_new_double(j->bias[k]));
+        json_object_array_add(bias, b);
+    }
+    json_object_object_add(o, "logit_bias", bias);
+    json_object_object_add(o, "ignore_eos", json_object_new_boolean(g->req.ignore_eos));
     return o;
 }
 

@@ -151,6 +151,13 @@ static const route ROUTES[] = {
     {"/props", "GET, HEAD, POST", true, false, true, handle_props, "/props"},
     {"/slots", "GET, HEAD", false, false, false, handle_slots, "/slots"},
     {"/apply-template", "POST", true, false, true, handle_apply_template, "/apply-template"},
+    {"/v1/chat/completions/input_tokens", "POST", true, false, true, handle_input_tokens,
+     "/v1/chat/completions/input_tokens"},
+    {"/chat/completions/input_tokens", "POST", true, false, true, handle_input_tokens,
+     "/v1/chat/completions/input_tokens"},
+    {"/v1/messages", "POST", true, false, true, handle_messages, "/v1/messages"},
+    {"/v1/messages/count_tokens", "POST", true, false, true, handle_count_tokens,
+     "/v1/messages/count_tokens"},
     // llama-server's other names of the same endpoints (counted under the first name; its
     // /completions is its own shape, /completion's, not OpenAI's /v1/completions)
     {"/v1/health", "GET, HEAD", false, true, false, handle_health, "/health"},
@@ -284,9 +291,17 @@ serve_http *http_start(const serve_config *cfg, serve_sched *e, serve_metrics *m
     mint_model_describe(sched_model(e), &d);
     h->n_vocab = d.n_vocab;
     h->space_prefix = mint_vocab_adds_space_prefix(sched_model(e));
+    for (int32_t id = 0; id < d.n_vocab; id++) // llama-server's ignore_eos bans these
+        if (mint_token_is_eog(sched_model(e), id)) {
+            int32_t *g = realloc(h->eog, (size_t)(h->n_eog + 1) * sizeof *g);
+            if (!g) break;
+            h->eog = g;
+            h->eog[h->n_eog++] = id;
+        }
     struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)cfg->port)};
     if (inet_pton(AF_INET, cfg->host, &addr.sin_addr) != 1) {
         snprintf(err, errlen, "--host '%s' is not an IPv4 address", cfg->host);
+        free(h->eog);
         free(h);
         return NULL;
     }
@@ -301,6 +316,7 @@ serve_http *http_start(const serve_config *cfg, serve_sched *e, serve_metrics *m
     if (!h->d) {
         snprintf(err, errlen, "cannot listen on %s:%d: %s", cfg->host, cfg->port,
                  h->http_msg[0] ? h->http_msg : "in use, or not allowed");
+        free(h->eog);
         free(h);
         return NULL;
     }
@@ -328,5 +344,6 @@ void http_drain(serve_http *h, double seconds) {
 void http_stop(serve_http *h) {
     if (!h) return;
     MHD_stop_daemon(h->d);
+    free(h->eog);
     free(h);
 }

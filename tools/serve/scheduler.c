@@ -88,6 +88,7 @@ void job_release(job *j) {
     free(j->peek_logit);
     free(j->bias_id);
     free(j->bias);
+    mint_grammar_free(j->grammar);
     pthread_mutex_destroy(&j->mu);
     pthread_cond_destroy(&j->cv);
     free(j);
@@ -164,6 +165,7 @@ static void admit(serve_sched *e, int si, job *j) {
         free_slot(e, s);
         return;
     }
+    if (j->grammar) mint_sampler_set_grammar(s->smp, j->grammar); // mint_gen_step advances it
     for (int i = 0; i < j->n_prompt; i++) mint_sampler_accept(s->smp, j->prompt[i]);
     int32_t held = 0;
     mint_seq_prefix(e->ctx, si, j->prompt, j->n_prompt, &held, NULL);

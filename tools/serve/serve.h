@@ -63,16 +63,16 @@ typedef struct serve_config {
     int n_api_keys;
     const char *cors_origins;  // --cors-origins: allowed origins, ',' separated ("*" default)
     const char *chat_template; // --chat-template, or NULL (the model's)
-    bool slots;                       // --slots (the default: /slots answers)
-    bool no_slots;                    // --no-slots: /slots answers 501
-    bool props;                       // --props: POST /props may change settings
-    bool metrics;                     // --metrics (/metrics answers either way)
-    bool no_ui;                       // --no-ui / --no-webui: no page at /
-    int kv_block;                     // --kv-block (0 = default)
-    int kv_type;                      // --kv-type: a mint_kv_type (the index in kv_types)
-    int cache_ram; // --cache-ram: MiB of KV blocks kept for the prompt cache beyond
-                   // the slots' own (mint_ctx_params.prefix_cache_bytes)
-    bool verbose;  // -v: a line per request
+    bool slots;                // --slots (the default: /slots answers)
+    bool no_slots;             // --no-slots: /slots answers 501
+    bool props;                // --props: POST /props may change settings
+    bool metrics;              // --metrics (/metrics answers either way)
+    bool no_ui;                // --no-ui / --no-webui: no page at /
+    int kv_block;              // --kv-block (0 = default)
+    int kv_type;               // --kv-type: a mint_kv_type (the index in kv_types)
+    int cache_ram;             // --cache-ram: MiB of KV blocks kept for the prompt cache beyond
+                               // the slots' own (mint_ctx_params.prefix_cache_bytes)
+    bool verbose;              // -v: a line per request
     // --chat-template-file: a Jinja chat template to read, or NULL
     const char *chat_template_file;
     load_options load;     // --no-mmap, --mlock: how the weights are loaded
@@ -104,6 +104,8 @@ typedef struct job {
     bool ignore_eos;  // keep going past an end-of-generation token
     int peek;         // > 0: no generation; report this many candidates for the
                       // next token (the page's sampler view)
+    mint_grammar *grammar; // what the output must match (owned; attached to the slot's
+                           // sampler), or NULL
     int32_t *bias_id; // [n_bias] logit_bias: tokens ...
     float *bias;      // ... and what is added to their logits (-INFINITY: banned)
     int n_bias;

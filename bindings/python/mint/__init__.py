@@ -10,7 +10,7 @@ shape:
 
 The low level: Model.context() gives a Context (eval, logits, KV cache sequences, decode
 batches, fork / truncate / prefix, beam search, speculative decoding, tracing, attention
-capture); Sampler is mint's sampler chain. Tools: perplexity(), quantize(), inspect(), File,
+capture); Sampler is mint's sampler chain; Grammar constrains it with a GBNF grammar. Tools: perplexity(), quantize(), inspect(), File,
 synth_write(). Errors are mint.MintError subclasses carrying mint's one-line message.
 
 The library is found through MINT_LIBRARY, then the prefix recorded at install time, then the
@@ -44,6 +44,7 @@ from .files import (
     type_name,
     version,
 )
+from .grammar import Grammar
 from .model import Model, ModelInfo, Token
 
 __version__ = "0.2.0"
@@ -51,7 +52,8 @@ __version__ = "0.2.0"
 ATTENTION_ALGORITHMS = ("naive", "rowwise", "flash")
 
 __all__ = [
-    "Model", "ModelInfo", "Token", "Context", "Sampler", "SampleInfo", "BatchEntry", "TraceNode",
+    "Model", "ModelInfo", "Token", "Context", "Sampler", "SampleInfo", "Grammar", "BatchEntry",
+    "TraceNode",
     "SpecStats", "File", "inspect", "quantize", "perplexity", "synth_write", "version", "isa",
     "type_name", "hash64", "measure_read_bandwidth", "library_path", "MintError", "MintIOError",
     "MintFormatError", "MintUnsupportedError", "MintMemoryError", "MintArgumentError",

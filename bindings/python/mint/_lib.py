@@ -245,6 +245,20 @@ class mint_sample_info(Struct):
         ("token", c_int32),
         ("p", c_float),
         ("greedy", c_bool),
+        ("n_grammar", c_int32),
+    ]
+
+
+class mint_grammar_params(Struct):
+    _c_name_ = "mint_grammar_params"
+    _fields_ = [
+        ("root", c_char_p),
+        ("trigger_words", POINTER(c_char_p)),
+        ("n_trigger_words", c_int32),
+        ("trigger_patterns", POINTER(c_char_p)),
+        ("n_trigger_patterns", c_int32),
+        ("trigger_tokens", POINTER(c_int32)),
+        ("n_trigger_tokens", c_int32),
     ]
 
 
@@ -420,7 +434,7 @@ class mint_chat_msg(Struct):
 STRUCTS = [
     mint_err, mint_file_info, mint_tensor_info, mint_kv_info, mint_model_params, mint_model_desc,
     mint_ctx_params, mint_batch_entry, mint_cache_info, mint_trace_node, mint_sampler_params,
-    mint_sample_info, mint_gen_params, mint_gen_token, mint_beam_params, mint_spec_params, mint_spec_stats, mint_ppl_params,
+    mint_sample_info, mint_grammar_params, mint_gen_params, mint_gen_token, mint_beam_params, mint_spec_params, mint_spec_stats, mint_ppl_params,
     mint_ppl_percentiles, mint_ppl_result, mint_quantize_params, mint_synth_params, mint_chat_msg,
 ]  # fmt: skip
 
@@ -521,6 +535,17 @@ PROTOTYPES = {
     "mint_sampler_sample_info": (c_int32, [handle, P(c_float), P(mint_sample_info)]),
     "mint_sampler_accept": (None, [handle, c_int32]),
     "mint_sampler_reset": (None, [handle, c_uint64]),
+    "mint_sampler_set_grammar": (None, [handle, handle]),
+    # grammars
+    "mint_grammar_default_params": (mint_grammar_params, []),
+    "mint_grammar_create": (
+        c_enum, [handle, c_char_p, c_size_t, P(mint_grammar_params), P(handle), P(mint_err)],
+    ),
+    "mint_grammar_free": (None, [handle]),
+    "mint_grammar_reset": (None, [handle]),
+    "mint_grammar_allows": (c_bool, [handle, c_int32]),
+    "mint_grammar_accept": (c_enum, [handle, c_int32, P(mint_err)]),
+    "mint_grammar_can_end": (c_bool, [handle]),
     # logits to text
     "mint_top_k": (c_int32, [P(c_float), c_int32, c_int32, P(c_int32)]),
     "mint_log_softmax": (None, [P(c_float), c_int32, P(c_int32), c_int32, P(c_double)]),

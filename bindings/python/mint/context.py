@@ -21,10 +21,12 @@ BatchEntry = namedtuple("BatchEntry", "token pos seq logits")
 BatchEntry.__doc__ = "One entry of a decode batch: a token at a position of a sequence."
 BatchEntry.__new__.__defaults__ = (False,)
 
-SampleInfo = namedtuple("SampleInfo", "n_vocab n_top_k n_top_p n_min_p token p greedy")
+SampleInfo = namedtuple("SampleInfo", "n_vocab n_top_k n_top_p n_min_p token p greedy n_grammar")
 SampleInfo.__doc__ = (
     "What the sampler chain did for one draw: candidates left after each step, the token "
-    "picked and its probability in the distribution drawn from (1 for greedy)."
+    "picked and its probability in the distribution drawn from (1 for greedy), and the "
+    "candidates an attached grammar allowed (n_vocab without one; -1 when greedy's argmax was "
+    "allowed alone)."
 )
 
 TraceNode = namedtuple(
@@ -451,8 +453,8 @@ class Context(_util.Closable):
 
 
 class Sampler(_util.Closable):
-    """mint's sampler chain over n_vocab logits, with its own seeded RNG. Order: repetition
-    penalty (last repeat_last_n accepted tokens) -> top-k -> top-p -> min-p -> temperature ->
+    """mint's sampler chain over n_vocab logits, with its own seeded RNG. Order: an attached
+    grammar's mask (set_grammar), repetition penalty (last repeat_last_n accepted tokens) -> top-k -> top-p -> min-p -> temperature ->
     a draw; temperature 0 is greedy argmax (after the penalty; lowest id wins a tie). The
     defaults and the accepted ranges are mint-run's (temperature 0..1e6, top_k 0..2^30 with 0 for
     all, top_p in (0, 1], min_p 0..1, repeat_penalty 0.001..1000, repeat_last_n 0..2^20); a value
@@ -470,6 +472,7 @@ class Sampler(_util.Closable):
         seed=None,
     ):
         self._h = None
+        self._grammar = None
         L = _lib.load()
         p = L.mint_sampler_default_params()
         p.temp = _util.as_float(temperature, "temperature")
@@ -521,8 +524,17 @@ class Sampler(_util.Closable):
         info = _lib.mint_sample_info()
         self._L.mint_sampler_sample_info(self._handle(), ptr, byref(info))
         return SampleInfo(
-            info.n_vocab, info.n_top_k, info.n_top_p, info.n_min_p, info.token, info.p, info.greedy
-        )
+            info.n_vocab, info.n_top_k, info.n_top_p, info.n_min_p, info.token, info.p, info.greedy,
+            info.n_grammar,
+        )  # fmt: skip
+
+    def set_grammar(self, grammar):
+        """Attaches a mint.Grammar (None detaches): every draw is then among the tokens it
+        allows, before the rest of the chain. The sampler keeps it alive while attached; whoever
+        steps the generation accepts each token into it (the library's generation step does)."""
+        h = None if grammar is None else grammar._handle()
+        self._L.mint_sampler_set_grammar(self._handle(), h)
+        self._grammar = grammar
 
     def accept(self, token):
         """Records a token in the repetition-penalty history."""

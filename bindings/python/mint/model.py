@@ -17,12 +17,20 @@ import codecs
 import dataclasses
 import os
 import warnings
+import weakref
 from collections import namedtuple
 
 from . import _generate, _lib, _util
 from ._lib import check
 from .context import Context, Sampler
-from .errors import ClosedError, MintArgumentError, MintLimitError, MintUnsupportedError
+from .grammar import Grammar
+from .errors import (
+    ClosedError,
+    MintArgumentError,
+    MintLimitError,
+    MintTypeError,
+    MintUnsupportedError,
+)
 from .openai import OpenAIMixin, check_messages
 
 Token = namedtuple("Token", "id piece logprob")
@@ -95,6 +103,7 @@ class Model(OpenAIMixin, _util.ModelBase):
     ):
         self._h = None
         self._contexts = set()
+        self._grammars = weakref.WeakSet()  # they read the vocabulary: closed with the model
         self._ctx = None
         self._busy = False
         p = _lib.fspath_bytes(path, "model path")
@@ -149,6 +158,8 @@ class Model(OpenAIMixin, _util.ModelBase):
             return
         for c in list(self._contexts):
             c.close()
+        for g in list(self._grammars):
+            g.close()
         self._ctx = None
         self._L.mint_model_close(self._h)
         self._h = None
@@ -270,6 +281,24 @@ class Model(OpenAIMixin, _util.ModelBase):
         """A Sampler over this model's vocabulary (arguments as Sampler's)."""
         return Sampler(self.n_vocab, **params)
 
+    def grammar(self, text, root=None, trigger_words=(), trigger_patterns=(), trigger_tokens=()):
+        """A mint.Grammar (GBNF text, llama.cpp's format) over this model's vocabulary, for
+        generate(grammar=...) or Sampler.set_grammar; arguments as Grammar's."""
+        return Grammar(self, text, root, trigger_words, trigger_patterns, trigger_tokens)
+
+    def _grammar_of(self, grammar):
+        """generate's grammar argument as (Grammar at its start, whether this call owns it)."""
+        if grammar is None:
+            return None, False
+        if isinstance(grammar, Grammar):
+            grammar.reset()
+            return grammar, False
+        if isinstance(grammar, str):
+            return self.grammar(grammar), True
+        raise MintTypeError(
+            f"grammar must be a str (GBNF) or a mint.Grammar, not {type(grammar).__name__}"
+        )
+
     def _prompt_ids(self, prompt, n_ctx):
         """mint-run's prompt rules (tools/run/common.c): text tokenized with BOS, a lone BOS
         for an empty prompt, no room left in the context is an error."""
@@ -292,13 +321,20 @@ class Model(OpenAIMixin, _util.ModelBase):
             )
         return ids
 
-    def _run(self, prompt, max_tokens, sampling, ignore_eos, state, n_top=0, want_lp=True, stops=()):
+    def _run(self, prompt, max_tokens, sampling, ignore_eos, state, n_top=0, want_lp=True, stops=(),
+             grammar=None):  # fmt: skip
         """A generator of _generate.Step on the model's context, holding it while it runs."""
         max_tokens = _util.max_tokens(max_tokens)
         ignore_eos = _util.as_bool(ignore_eos, "ignore_eos")
         ctx = self._context()
         ids = self._prompt_ids(prompt, ctx.n_ctx)
         sampler = self.sampler(**sampling)  # checks the arguments now, not at the first token
+        try:
+            g, own = self._grammar_of(grammar)  # a grammar that does not parse raises here
+        except BaseException:
+            sampler.close()
+            raise
+        sampler.set_grammar(g)
 
         def gen():
             if self._busy:
@@ -314,6 +350,8 @@ class Model(OpenAIMixin, _util.ModelBase):
             finally:
                 self._busy = False
                 sampler.close()
+                if own:
+                    g.close()
 
         return gen()
 
@@ -330,10 +368,15 @@ class Model(OpenAIMixin, _util.ModelBase):
         seed=None,
         stream=False,
         ignore_eos=False,
+        grammar=None,
     ):
         """Generates a continuation of prompt (text, or a list of token ids). Returns the new
         text, or with stream=True yields Token(id, piece, logprob) as they come. Stops at
         end-of-generation, after max_tokens (None or -1: none), or when the context is full.
+        grammar (GBNF text in llama.cpp's format, or a mint.Grammar, which is reset first)
+        constrains the text: only tokens it allows are drawn, and the end comes once the text is
+        a complete match (even with ignore_eos); a grammar that does not parse raises
+        mint.MintFormatError with its one line.
         Sampler arguments, defaults and ranges as mint-run's (--temp --top-k --top-p --min-p
         --repeat-penalty --repeat-last-n -s, -n for max_tokens); temperature 0 is greedy. A value
         outside its range raises ValueError (mint.MintArgumentError) naming it and the range."""
@@ -341,7 +384,8 @@ class Model(OpenAIMixin, _util.ModelBase):
             temperature=temperature, top_k=top_k, top_p=top_p, min_p=min_p,
             repeat_penalty=repeat_penalty, repeat_last_n=repeat_last_n, seed=seed,
         )  # fmt: skip
-        steps = self._run(prompt, max_tokens, sampling, ignore_eos, _generate.State(), want_lp=stream)
+        steps = self._run(prompt, max_tokens, sampling, ignore_eos, _generate.State(), want_lp=stream,
+                          grammar=grammar)  # fmt: skip
         if stream:
             return self._stream_tokens(steps)
         return b"".join(step.piece for step in steps).decode("utf-8", "replace")
