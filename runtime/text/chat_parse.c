@@ -65,7 +65,7 @@ static const cp_spec specs[MINT_CHAT_FORMAT_COUNT] = {
     [MINT_CHAT_FORMAT_FUNCTIONARY_V3_1] = {CP_NAME_ARGS, THINK, .call_open = "<function=",
                                            .name_close = ">", .call_close = "</function>",
                                            .python_tag = "<|python_tag|>"},
-    [MINT_CHAT_FORMAT_FUNCTIONARY_V3_2] = {CP_SPECIAL},
+    [MINT_CHAT_FORMAT_FUNCTIONARY_V3_2] = {.kind = CP_SPECIAL},
     [MINT_CHAT_FORMAT_FIREFUNCTION_V2] = {CP_JSON_ARRAY, THINK, .section_open = " functools",
                                           .name_key = "name", .args_key = "arguments"},
     [MINT_CHAT_FORMAT_COMMAND_R7B] = {CP_JSON_ARRAY, .think_open = "<|START_THINKING|>",

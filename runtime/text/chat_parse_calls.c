@@ -74,6 +74,10 @@ static cp_res call_object(const cp_in *in, size_t at, size_t *end, cp_out *out) 
         cp_put(out, &c->name, in->s + am->k_at, am->k_len);
     else
         cp_json_unquote(out, &c->name, in->s, nm->v_at, nm->v_end);
+    if (!c->name.p || c->name.n == 0 || memchr(c->name.p, '\0', c->name.n)) {
+        cp_drop_calls(out, out->n_calls - 1); // no name, or one no C string can hold
+        return CP_BAD;
+    }
     if (im && im->whole) {
         if (in->s[im->v_at] == '"')
             cp_json_unquote(out, &c->id, in->s, im->v_at, im->v_end);
