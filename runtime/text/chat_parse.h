@@ -31,27 +31,27 @@ typedef enum cp_kind {
 
 // A format's syntax. NULL markers are absent.
 typedef struct cp_spec {
-    cp_kind kind;              // how calls are written
-    const char *think_open;    // the reasoning block's opening ("<think>") and
-    const char *think_close;   //   closing ("</think>")
-    const char *content_open;  // markers around the answer, dropped from the content
-    const char *content_close; //   (Command R7B's <|START_RESPONSE|>)
-    const char *section_open;  // before a group of calls ("[TOOL_CALLS]")
-    const char *section_close; // after it
-    const char *call_open;     // before one call ("<tool_call>", "<function=")
-    const char *call_close;    // after it
-    const char *name_close;    // CP_NAME_ARGS, CP_XML: what ends the name (">")
-    const char *id_open;       // CP_NAME_ARGS: between the name and name_close, an id follows
-                               //   this marker (Mistral Small 3.2's [CALL_ID])
-    const char *name_key;      // CP_JSON_*: the members holding the name, the arguments (or
-    const char *args_key;      //   args_key2) and the id
-    const char *args_key2;     //
-    const char *id_key;        //
-    bool name_is_key;          // CP_JSON_ARRAY: each call is {"name": {arguments}} (Apertus)
-    bool kimi_ids;             // CP_NAME_ARGS: the name is "functions.NAME:INDEX", the id all
-    bool repeat_open;          // CP_NAME_ARGS: calls in a section without a closing follow one
-                               //   another (Magistral: name[ARGS]{..}name[ARGS]{..})
-    const char *param_open;    // CP_XML: a parameter ("<parameter=")
+    cp_kind kind;                 // how calls are written
+    const char *think_open;       // the reasoning block's opening ("<think>") and
+    const char *think_close;      //   closing ("</think>")
+    const char *content_open;     // markers around the answer, dropped from the content
+    const char *content_close;    //   (Command R7B's <|START_RESPONSE|>)
+    const char *section_open;     // before a group of calls ("[TOOL_CALLS]")
+    const char *section_close;    // after it
+    const char *call_open;        // before one call ("<tool_call>", "<function=")
+    const char *call_close;       // after it
+    const char *name_close;       // CP_NAME_ARGS, CP_XML: what ends the name (">")
+    const char *id_open;          // CP_NAME_ARGS: between the name and name_close, an id follows
+                                  //   this marker (Mistral Small 3.2's [CALL_ID])
+    const char *name_key;         // CP_JSON_*: the members holding the name, the arguments (or
+    const char *args_key;         //   args_key2) and the id
+    const char *args_key2;        //
+    const char *id_key;           //
+    bool name_is_key;             // CP_JSON_ARRAY: each call is {"name": {arguments}} (Apertus)
+    bool kimi_ids;                // CP_NAME_ARGS: the name is "functions.NAME:INDEX", the id all
+    bool repeat_open;             // CP_NAME_ARGS: calls in a section without a closing follow one
+                                  //   another (Magistral: name[ARGS]{..}name[ARGS]{..})
+    const char *param_open;       // CP_XML: a parameter ("<parameter=")
     const char *param_name_close; // ... its key's end (">")
     const char *value_open;       // ... its value's start after the key, or NULL ("<arg_value>")
     const char *param_close;      // ... its end ("</parameter>")
@@ -85,7 +85,7 @@ void cp_puts(cp_out *o, cp_buf *b, const char *z);
 // Appends s[n] as the inside of a JSON string (quotes, backslashes and control characters
 // escaped as nlohmann's dump writes them; UTF-8 kept).
 void cp_put_json_str(cp_out *o, cp_buf *b, const char *s, size_t n);
-cp_call *cp_new_call(cp_out *o); // NULL on allocation failure (o->oom set)
+cp_call *cp_new_call(cp_out *o);            // NULL on allocation failure (o->oom set)
 void cp_drop_calls(cp_out *o, size_t keep); // back to the first `keep` calls
 
 // ---------------------------------------------------------------------------------------------
@@ -160,5 +160,11 @@ void cp_functionary_v3_2(const cp_in *in, cp_out *out);
 // Appends s[from..to) to the content (its leading whitespace dropped while the content is
 // empty, the content markers dropped).
 void cp_content(const cp_in *in, size_t from, size_t to, cp_out *out);
+
+// chat_parse_buf.c: whether c is JSON whitespace; where partial text may stop inside one of
+// the n markers (the first position p in [from, to) with s[p..to) a proper prefix of one; to
+// when none).
+bool cp_ws(char c);
+size_t cp_held_from(const cp_in *in, size_t from, size_t to, const char *const *marks, size_t n);
 
 #endif // MINT_CHAT_PARSE_H
