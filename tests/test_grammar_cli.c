@@ -87,3 +87,31 @@ Test(grammar_cli, misused_flags_are_usage_errors) {
         free(err);
     }
 }
+
+// -j / --json-schema and -jf: the text is JSON the schema accepts (llama.cpp's conversion to a
+// grammar); a bad schema is one line and exit 1.
+Test(grammar_cli, json_schema_output_fits_the_schema) {
+    static const char *const schema =
+        "{\"type\":\"object\",\"properties\":{\"ok\":{\"type\":\"boolean\"},\"n\":{\"type\":"
+        "\"integer\",\"minimum\":0,\"maximum\":9}},\"required\":[\"ok\",\"n\"],"
+        "\"additionalProperties\":false}";
+    for (int seed = 0; seed < 4; seed++) {
+        char *out, *err;
+        int rc = run_tool(&out, &err, "mint-run", "-m '%s' -p 'Once' -n 80 -t 1 -s %d -j '%s'",
+                          mt_data_path(STORIES), seed, schema);
+        cr_assert_eq(rc, 0, "%s", err);
+        // {"ok": true|false, "n": digit} with the converter's optional spaces, in either order
+        cr_assert(regex_full("^ ?\\{ ?(\"ok\" ?: ?(true|false) ?, ?\"n\" ?: ?[0-9]) ?\\} ?\n$",
+                             generated(out, "Once")),
+                  "seed %d: '%s'", seed, out);
+        free(out);
+        free(err);
+    }
+    char *out, *err;
+    int rc = run_tool(&out, &err, "mint-run", "-m '%s' -p 'Once' -n 5 -t 1 -j '{\"$ref\":1}'",
+                      mt_data_path(STORIES));
+    expect_one_line_error(rc, out, err, "json schema", "-j with a bad schema");
+    cr_assert_eq(rc, 1);
+    free(out);
+    free(err);
+}

@@ -97,20 +97,32 @@ int main(int argc, char **argv) {
         mint_model_close(s.m);
         return run_fail(err.msg);
     }
-    if (o.grammar || o.grammar_file) { // a grammar that does not parse stops before any work
-        size_t len = o.grammar ? strlen(o.grammar) : 0;
+    if (o.grammar || o.grammar_file || o.json_schema || o.json_schema_file) {
+        // A grammar (or a schema) that does not parse stops before any work.
+        const bool schema = o.json_schema || o.json_schema_file;
+        const char *given = o.grammar ? o.grammar : o.json_schema;
+        const char *file = o.grammar_file ? o.grammar_file : o.json_schema_file;
+        size_t len = given ? strlen(given) : 0;
         char why[600] = "out of memory";
-        char *text =
-            o.grammar ? strdup(o.grammar) : cli_read_file(o.grammar_file, &len, why, sizeof why);
-        mint_status st =
-            text ? mint_grammar_create(s.m, text, len, NULL, &s.grammar, &err) : MINT_E_IO;
+        char *text = given ? strdup(given) : cli_read_file(file, &len, why, sizeof why);
+        mint_status st = text ? MINT_OK : MINT_E_IO;
+        if (text && schema) { // llama.cpp's JSON Schema to GBNF, then as a grammar
+            char *gbnf = NULL;
+            st = mint_json_schema_to_grammar(text, len, &gbnf, &err);
+            free(text);
+            text = st == MINT_OK ? strdup(gbnf) : NULL;
+            mint_grammar_text_free(gbnf);
+            if (st == MINT_OK && !text) st = MINT_E_NOMEM;
+            len = text ? strlen(text) : 0;
+        }
+        if (st == MINT_OK) st = mint_grammar_create(s.m, text, len, NULL, &s.grammar, &err);
         free(text);
         if (st != MINT_OK) {
             mint_sampler_free(s.smpl);
             mint_ctx_free(s.ctx);
             mint_model_close(s.m);
             free(tmpl);
-            return run_fail(st == MINT_E_IO ? why : err.msg);
+            return run_fail(st == MINT_E_IO || st == MINT_E_NOMEM ? why : err.msg);
         }
         mint_sampler_set_grammar(s.smpl, s.grammar);
     }

@@ -76,6 +76,10 @@ static const opt opts[] = {
      .help = "only text this grammar matches (llama.cpp's GBNF, start rule\n"
              "root); the end comes once the text is a complete match"},
     {"--grammar-file", OPT_STRING, F(grammar_file), "FILE", .help = "the grammar from a file"},
+    {"-j --json-schema", OPT_STRING, F(json_schema), "SCHEMA",
+     .help = "only JSON this schema accepts (llama.cpp's conversion to a grammar)"},
+    {"-jf --json-schema-file", OPT_STRING, F(json_schema_file), "FILE",
+     .help = "the JSON schema from a file"},
     {.kind = OPT_SECTION, .help = "chat:"},
     {"-cnv --chat --conversation", OPT_FLAG, F(chat),
      .help = "interactive chat: one user turn per stdin line"},
@@ -166,11 +170,16 @@ static bool check(void *options, char *err, size_t errlen) {
                  "choose one of --beams, --draft, --lookup, --n-parallel, --chat, --no-kv-cache");
         return false;
     }
-    if (o->grammar && o->grammar_file) {
-        snprintf(err, errlen, "give only one of --grammar and --grammar-file");
+    if ((o->grammar != NULL) + (o->grammar_file != NULL) + (o->json_schema != NULL) +
+            (o->json_schema_file != NULL) >
+        1) {
+        snprintf(
+            err, errlen,
+            "give only one of --grammar, --grammar-file, --json-schema and --json-schema-file");
         return false;
     }
-    if ((o->grammar || o->grammar_file) && (o->beams || o->draft || o->lookup || o->n_parallel)) {
+    if ((o->grammar || o->grammar_file || o->json_schema || o->json_schema_file) &&
+        (o->beams || o->draft || o->lookup || o->n_parallel)) {
         snprintf(err, errlen,
                  "--grammar and --grammar-file work with plain generation and --chat "
                  "only");

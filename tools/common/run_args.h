@@ -30,6 +30,8 @@ typedef struct run_options {
     int repeat_last_n;              // --repeat-last-n
     const char *grammar;            // --grammar GBNF: constrain the output (llama.cpp's GBNF)
     const char *grammar_file;       // --grammar-file FILE: the same from a file
+    const char *json_schema;        // -j --json-schema SCHEMA: a JSON Schema the output matches
+    const char *json_schema_file;   // -jf --json-schema-file FILE: the same from a file
     bool chat;                      // -cnv / --chat
     const char *chat_template;      // --chat-template NAME
     const char *chat_template_file; // --chat-template-file FILE.jinja

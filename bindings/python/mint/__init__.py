@@ -44,7 +44,7 @@ from .files import (
     type_name,
     version,
 )
-from .grammar import Grammar
+from .grammar import Grammar, json_schema_to_grammar
 from .model import Model, ModelInfo, Token
 
 __version__ = "0.2.0"
@@ -52,7 +52,8 @@ __version__ = "0.2.0"
 ATTENTION_ALGORITHMS = ("naive", "rowwise", "flash")
 
 __all__ = [
-    "Model", "ModelInfo", "Token", "Context", "Sampler", "SampleInfo", "Grammar", "BatchEntry",
+    "Model", "ModelInfo", "Token", "Context", "Sampler", "SampleInfo", "Grammar",
+    "json_schema_to_grammar", "BatchEntry",
     "TraceNode",
     "SpecStats", "File", "inspect", "quantize", "perplexity", "synth_write", "version", "isa",
     "type_name", "hash64", "measure_read_bandwidth", "library_path", "MintError", "MintIOError",

@@ -431,11 +431,79 @@ class mint_chat_msg(Struct):
     _fields_ = [("role", c_char_p), ("content", c_char_p)]
 
 
+
+# Chat formats (mint_chat_apply_ex, mint_chat_parse): mirrored for the ABI; the Python API does
+# not use them yet.
+class mint_chat_msg_ex(Struct):
+    _c_name_ = "mint_chat_msg_ex"
+    _fields_ = [
+        ("role", c_char_p),
+        ("content", c_char_p),
+        ("reasoning_content", c_char_p),
+        ("tool_calls", c_char_p),
+        ("tool_call_id", c_char_p),
+        ("name", c_char_p),
+    ]
+
+
+class mint_chat_opts(Struct):
+    _c_name_ = "mint_chat_opts"
+    _fields_ = [
+        ("add_generation_prompt", c_bool),
+        ("bos", c_char_p),
+        ("eos", c_char_p),
+        ("tools", c_char_p),
+        ("kwargs", c_char_p),
+        ("reasoning", c_enum),
+        ("now", ctypes.c_int64),
+    ]
+
+
+class mint_chat_parse_opts(Struct):
+    _c_name_ = "mint_chat_parse_opts"
+    _fields_ = [
+        ("reasoning_format", c_enum),
+        ("reasoning_open", c_bool),
+        ("parse_tools", c_bool),
+        ("tools", c_char_p),
+    ]
+
+
+class mint_chat_tool_call(Struct):
+    _c_name_ = "mint_chat_tool_call"
+    _fields_ = [("id", c_void_p), ("name", c_void_p), ("arguments", c_void_p)]
+
+
+class mint_chat_parsed(Struct):
+    _c_name_ = "mint_chat_parsed"
+    _fields_ = [
+        ("content", c_void_p),
+        ("content_len", c_size_t),
+        ("reasoning_content", c_void_p),
+        ("reasoning_len", c_size_t),
+        ("tool_calls", POINTER(mint_chat_tool_call)),
+        ("n_tool_calls", c_size_t),
+    ]
+
+
+class mint_chat_delta(Struct):
+    _c_name_ = "mint_chat_delta"
+    _fields_ = [
+        ("kind", c_enum),
+        ("tool_index", c_size_t),
+        ("id", c_char_p),
+        ("name", c_char_p),
+        ("text", c_void_p),
+        ("len", c_size_t),
+    ]
+
 STRUCTS = [
     mint_err, mint_file_info, mint_tensor_info, mint_kv_info, mint_model_params, mint_model_desc,
     mint_ctx_params, mint_batch_entry, mint_cache_info, mint_trace_node, mint_sampler_params,
     mint_sample_info, mint_grammar_params, mint_gen_params, mint_gen_token, mint_beam_params, mint_spec_params, mint_spec_stats, mint_ppl_params,
     mint_ppl_percentiles, mint_ppl_result, mint_quantize_params, mint_synth_params, mint_chat_msg,
+    mint_chat_msg_ex, mint_chat_opts, mint_chat_parse_opts, mint_chat_tool_call, mint_chat_parsed,
+    mint_chat_delta,
 ]  # fmt: skip
 
 # Opaque handles: void pointers on the Python side.
@@ -546,6 +614,28 @@ PROTOTYPES = {
     "mint_grammar_allows": (c_bool, [handle, c_int32]),
     "mint_grammar_accept": (c_enum, [handle, c_int32, P(mint_err)]),
     "mint_grammar_can_end": (c_bool, [handle]),
+    "mint_json_schema_to_grammar": (c_enum, [c_char_p, c_size_t, P(c_void_p), P(mint_err)]),
+    # chat formats
+    "mint_chat_default_opts": (mint_chat_opts, []),
+    "mint_chat_apply_ex": (
+        c_enum, [c_char_p, P(mint_chat_msg_ex), c_size_t, P(mint_chat_opts), P(c_void_p),
+                 P(c_size_t), P(mint_err)],
+    ),
+    "mint_chat_format_detect": (c_enum, [c_char_p]),
+    "mint_chat_format_name": (c_char_p, [c_enum]),
+    "mint_chat_format_reasons": (c_bool, [c_char_p]),
+    "mint_chat_default_parse_opts": (mint_chat_parse_opts, []),
+    "mint_chat_prompt_opens_reasoning": (c_bool, [c_enum, c_char_p, c_size_t]),
+    "mint_chat_parse": (
+        c_enum, [c_enum, c_char_p, c_size_t, c_bool, P(mint_chat_parse_opts),
+                 P(mint_chat_parsed), P(mint_err)],
+    ),
+    "mint_chat_parsed_free": (None, [P(mint_chat_parsed)]),
+    "mint_chat_diff": (
+        c_enum, [P(mint_chat_parsed), P(mint_chat_parsed), P(mint_chat_delta), c_size_t,
+                 P(c_size_t), P(mint_err)],
+    ),
+    "mint_grammar_text_free": (None, [c_void_p]),
     # logits to text
     "mint_top_k": (c_int32, [P(c_float), c_int32, c_int32, P(c_int32)]),
     "mint_log_softmax": (None, [P(c_float), c_int32, P(c_int32), c_int32, P(c_double)]),

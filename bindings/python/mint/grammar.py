@@ -90,3 +90,22 @@ class Grammar(_util.Closable):
     def can_end(self):
         """Whether the text so far is a complete match (an end-of-generation token is allowed)."""
         return bool(self._L.mint_grammar_can_end(self._handle()))
+
+
+def json_schema_to_grammar(schema):
+    """llama.cpp's JSON Schema to GBNF conversion (mint_json_schema_to_grammar): schema as a
+    dict / list / bool or JSON text; returns the grammar's GBNF text. A malformed or unsupported
+    schema raises mint.MintFormatError naming the keyword and its JSON pointer."""
+    import json
+
+    if not isinstance(schema, (str, bytes)):
+        schema = json.dumps(schema)
+    raw = schema.encode("utf-8") if isinstance(schema, str) else schema
+    out = ctypes.c_void_p()
+    e = _util.err()
+    L = _lib.load()
+    check(L.mint_json_schema_to_grammar(raw, len(raw), byref(out), byref(e)), e)
+    try:
+        return ctypes.string_at(out.value).decode("utf-8")
+    finally:
+        L.mint_grammar_text_free(out)

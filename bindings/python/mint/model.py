@@ -23,7 +23,7 @@ from collections import namedtuple
 from . import _generate, _lib, _util
 from ._lib import check
 from .context import Context, Sampler
-from .grammar import Grammar
+from .grammar import Grammar, json_schema_to_grammar
 from .errors import (
     ClosedError,
     MintArgumentError,
@@ -369,6 +369,7 @@ class Model(OpenAIMixin, _util.ModelBase):
         stream=False,
         ignore_eos=False,
         grammar=None,
+        json_schema=None,
     ):
         """Generates a continuation of prompt (text, or a list of token ids). Returns the new
         text, or with stream=True yields Token(id, piece, logprob) as they come. Stops at
@@ -376,10 +377,15 @@ class Model(OpenAIMixin, _util.ModelBase):
         grammar (GBNF text in llama.cpp's format, or a mint.Grammar, which is reset first)
         constrains the text: only tokens it allows are drawn, and the end comes once the text is
         a complete match (even with ignore_eos); a grammar that does not parse raises
-        mint.MintFormatError with its one line.
+        mint.MintFormatError with its one line. json_schema (a dict or JSON text) is the grammar
+        llama.cpp's converter makes of it (mint.json_schema_to_grammar); give one or the other.
         Sampler arguments, defaults and ranges as mint-run's (--temp --top-k --top-p --min-p
         --repeat-penalty --repeat-last-n -s, -n for max_tokens); temperature 0 is greedy. A value
         outside its range raises ValueError (mint.MintArgumentError) naming it and the range."""
+        if json_schema is not None:
+            if grammar is not None:
+                raise MintArgumentError("give grammar or json_schema, not both")
+            grammar = json_schema_to_grammar(json_schema)
         sampling = dict(
             temperature=temperature, top_k=top_k, top_p=top_p, min_p=min_p,
             repeat_penalty=repeat_penalty, repeat_last_n=repeat_last_n, seed=seed,

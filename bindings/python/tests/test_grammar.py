@@ -86,3 +86,28 @@ def test_closing_the_model_closes_its_grammars(stories_path):
     m.close()
     with pytest.raises(mint.ClosedError):
         g.reset()
+
+
+PERSON = {
+    "type": "object",
+    "properties": {"name": {"type": "string", "maxLength": 8}, "age": {"type": "integer"}},
+    "required": ["name", "age"],
+    "additionalProperties": False,
+}
+
+
+def test_json_schema_answers_parse_and_fit(stories):
+    import json
+
+    for seed in range(8):
+        text = stories.generate("Once upon a time", max_tokens=120, seed=seed, json_schema=PERSON)
+        value = json.loads(text)  # complete: the grammar ends the text
+        assert set(value) == {"name", "age"} and isinstance(value["age"], int)
+        assert isinstance(value["name"], str) and len(value["name"]) <= 8
+
+
+def test_json_schema_to_grammar_is_llama_cpps_text_and_refuses_bad_schemas():
+    g = mint.json_schema_to_grammar({"type": "object"})
+    assert g.startswith("root ::= object") or "root ::=" in g
+    with pytest.raises(mint.MintError, match="json schema"):
+        mint.json_schema_to_grammar({"$ref": "#/nowhere"})
