@@ -1,7 +1,8 @@
 // chat_parse.h - reading a model's output back into content, reasoning and tool calls
 // (internal): each format's syntax as a table row (cp_spec), the output being built (cp_out),
-// and the scanners the format parsers share. chat_parse.c drives a parse (reasoning, then content
-// and call blocks); chat_parse_calls.c reads the call blocks of the table's kinds;
+// and the scanners the format parsers share (chat_parse_base.c). chat_parse.c drives a parse
+// (reasoning, then content and call blocks); chat_parse_calls.c reads the call blocks of the
+// table's kinds;
 // chat_parse_special.c the formats that are not a row (harmony, Functionary v3.2, Llama 3's
 // python tag); chat_json_scan.c scans JSON that may stop anywhere.
 //
@@ -31,27 +32,27 @@ typedef enum cp_kind {
 
 // A format's syntax. NULL markers are absent.
 typedef struct cp_spec {
-    cp_kind kind;              // how calls are written
-    const char *think_open;    // the reasoning block's opening ("<think>") and
-    const char *think_close;   //   closing ("</think>")
-    const char *content_open;  // markers around the answer, dropped from the content
-    const char *content_close; //   (Command R7B's <|START_RESPONSE|>)
-    const char *section_open;  // before a group of calls ("[TOOL_CALLS]")
-    const char *section_close; // after it
-    const char *call_open;     // before one call ("<tool_call>", "<function=")
-    const char *call_close;    // after it
-    const char *name_close;    // CP_NAME_ARGS, CP_XML: what ends the name (">")
-    const char *id_open;       // CP_NAME_ARGS: between the name and name_close, an id follows
-                               //   this marker (Mistral Small 3.2's [CALL_ID])
-    const char *name_key;      // CP_JSON_*: the members holding the name, the arguments (or
-    const char *args_key;      //   args_key2) and the id
-    const char *args_key2;     //
-    const char *id_key;        //
-    bool name_is_key;          // CP_JSON_ARRAY: each call is {"name": {arguments}} (Apertus)
-    bool kimi_ids;             // CP_NAME_ARGS: the name is "functions.NAME:INDEX", the id all
-    bool repeat_open;          // CP_NAME_ARGS: calls in a section without a closing follow one
-                               //   another (Magistral: name[ARGS]{..}name[ARGS]{..})
-    const char *param_open;    // CP_XML: a parameter ("<parameter=")
+    cp_kind kind;                 // how calls are written
+    const char *think_open;       // the reasoning block's opening ("<think>") and
+    const char *think_close;      //   closing ("</think>")
+    const char *content_open;     // markers around the answer, dropped from the content
+    const char *content_close;    //   (Command R7B's <|START_RESPONSE|>)
+    const char *section_open;     // before a group of calls ("[TOOL_CALLS]")
+    const char *section_close;    // after it
+    const char *call_open;        // before one call ("<tool_call>", "<function=")
+    const char *call_close;       // after it
+    const char *name_close;       // CP_NAME_ARGS, CP_XML: what ends the name (">")
+    const char *id_open;          // CP_NAME_ARGS: between the name and name_close, an id follows
+                                  //   this marker (Mistral Small 3.2's [CALL_ID])
+    const char *name_key;         // CP_JSON_*: the members holding the name, the arguments (or
+    const char *args_key;         //   args_key2) and the id
+    const char *args_key2;        //
+    const char *id_key;           //
+    bool name_is_key;             // CP_JSON_ARRAY: each call is {"name": {arguments}} (Apertus)
+    bool kimi_ids;                // CP_NAME_ARGS: the name is "functions.NAME:INDEX", the id all
+    bool repeat_open;             // CP_NAME_ARGS: calls in a section without a closing follow one
+                                  //   another (Magistral: name[ARGS]{..}name[ARGS]{..})
+    const char *param_open;       // CP_XML: a parameter ("<parameter=")
     const char *param_name_close; // ... its key's end (">")
     const char *value_open;       // ... its value's start after the key, or NULL ("<arg_value>")
     const char *param_close;      // ... its end ("</parameter>")
@@ -85,7 +86,7 @@ void cp_puts(cp_out *o, cp_buf *b, const char *z);
 // Appends s[n] as the inside of a JSON string (quotes, backslashes and control characters
 // escaped as nlohmann's dump writes them; UTF-8 kept).
 void cp_put_json_str(cp_out *o, cp_buf *b, const char *s, size_t n);
-cp_call *cp_new_call(cp_out *o); // NULL on allocation failure (o->oom set)
+cp_call *cp_new_call(cp_out *o);            // NULL on allocation failure (o->oom set)
 void cp_drop_calls(cp_out *o, size_t keep); // back to the first `keep` calls
 
 // ---------------------------------------------------------------------------------------------
@@ -115,6 +116,10 @@ size_t cp_find(const cp_in *in, size_t from, const char *z);
 size_t cp_skip_ws(const cp_in *in, size_t at);
 // How many bytes at the end of s[from..to) are an incomplete UTF-8 character.
 size_t cp_utf8_tail(const char *s, size_t from, size_t to);
+// Where partial text may be stopping inside one of the markers: the first p in [from, to) such
+// that s[p..to) is a proper prefix of one (to when none).
+size_t cp_held_from(const cp_in *in, size_t from, size_t to, const char *const *marks,
+                    size_t n_marks);
 
 // ---------------------------------------------------------------------------------------------
 // JSON that may stop anywhere (chat_json_scan.c)
@@ -158,7 +163,7 @@ void cp_harmony(const cp_in *in, bool reasoning, cp_out *out);
 void cp_functionary_v3_2(const cp_in *in, cp_out *out);
 
 // Appends s[from..to) to the content (its leading whitespace dropped while the content is
-// empty, the content markers dropped).
+// empty, the content markers dropped). (chat_parse_base.c)
 void cp_content(const cp_in *in, size_t from, size_t to, cp_out *out);
 
 #endif // MINT_CHAT_PARSE_H
