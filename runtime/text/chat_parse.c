@@ -61,14 +61,16 @@ static void body(const cp_in *in, size_t p, bool tools, cp_out *out) {
     }
     const char *held[5] = {starts[0], starts[1], starts[2], s->content_open, s->content_close};
     bool after_calls = false;
+    size_t next[3] = {SIZE_MAX - 1, SIZE_MAX - 1, SIZE_MAX - 1}; // SIZE_MAX - 1: not looked for
     while (p < in->n) {
-        // The first call block.
+        // The first call block (each marker's next place is kept until p passes it, so text
+        // full of false starts, such as Llama 3's "{", is scanned once).
         size_t m = SIZE_MAX, which = 0;
         for (size_t k = 0; k < 3; k++) {
             if (!starts[k] || !starts[k][0]) continue;
-            size_t at = cp_find(in, p, starts[k]);
-            if (at < m) {
-                m = at;
+            if (next[k] < p || next[k] == SIZE_MAX - 1) next[k] = cp_find(in, p, starts[k]);
+            if (next[k] < m) {
+                m = next[k];
                 which = k;
             }
         }

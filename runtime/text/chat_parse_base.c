@@ -245,6 +245,11 @@ size_t cp_utf8_tail(const char *s, size_t from, size_t to) {
 // [from, to) such that s[p..to) is a proper prefix of a marker (to when none).
 size_t cp_held_from(const cp_in *in, size_t from, size_t to, const char *const *marks,
                     size_t n_marks) {
+    // Only the last bytes can start a marker that the text stops inside.
+    size_t longest = 0;
+    for (size_t m = 0; m < n_marks; m++)
+        if (marks[m] && strlen(marks[m]) > longest) longest = strlen(marks[m]);
+    if (to - from > longest) from = to - longest;
     for (size_t p = from; p < to; p++)
         for (size_t m = 0; m < n_marks; m++) {
             if (!marks[m] || !marks[m][0]) continue;

@@ -380,7 +380,8 @@ static cp_res xml_param(const cp_in *in, size_t *qp, size_t count, cp_out *out, 
         // stripped, an incomplete character.
         const char *m = s->param_close;
         b = in->n;
-        for (size_t i = a; i < in->n; i++)
+        size_t from = in->n - a > strlen(m) ? in->n - strlen(m) : a;
+        for (size_t i = from; i < in->n; i++)
             if (cp_at_prefix(in, i, m)) {
                 b = i;
                 break;
