@@ -92,7 +92,10 @@ void cp_harmony(const cp_in *in, bool reasoning, cp_out *out) {
         size_t body = h + strlen("<|message|>"), body_end, next;
         h_body(in, body, &body_end, &next);
         bool open = body_end == in->n;
-        bool call = has_to && rb - ra > 10 && memcmp(in->s + ra, "functions.", 10) == 0;
+        bool call =
+            has_to && rb - ra > 10 && rb - ra <= 266 && memcmp(in->s + ra, "functions.", 10) == 0;
+        for (size_t i = ra; call && i < rb; i++)
+            call = (unsigned char)in->s[i] >= 0x20; // a name holds no control byte
         bool analysis = has_channel && cb - ca == 8 && memcmp(in->s + ca, "analysis", 8) == 0;
         if (call) {
             size_t keep = out->n_calls, q = cp_skip_ws(in, body), e;
