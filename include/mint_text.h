@@ -496,6 +496,39 @@ typedef struct mint_chat_delta {
 MINT_API mint_status mint_chat_diff(const mint_chat_parsed *prev, const mint_chat_parsed *next,
                                     mint_chat_delta *out, size_t cap, size_t *n_out, mint_err *err);
 
+// The grammar (GBNF, for mint_grammar_create) that makes a model write well-formed calls in its
+// format's syntax, each call's arguments held to its function's JSON Schema
+// (mint_json_schema_to_grammar), as llama-server builds one for a request with tools.
+typedef struct mint_chat_grammar_opts {
+    const char *tools;       // OpenAI's tools, a JSON array text
+    const char *tool_choice; // "auto" (or NULL): a lazy grammar that starts when the model opens
+                             //   a call; "required": a call and nothing else (but a reasoning
+                             //   block); "none": no grammar; or OpenAI's named function as JSON
+                             //   text {"type": "function", "function": {"name": ...}}: as
+                             //   "required", with that function only
+    bool parallel;           // parallel_tool_calls: one or more calls (else exactly one)
+    bool reasoning;          // a reasoning block may come before the calls (a model that reasons)
+    bool reasoning_open;     // ... and the prompt opened it (mint_chat_prompt_opens_reasoning)
+} mint_chat_grammar_opts;
+
+typedef struct mint_chat_grammar {
+    char *gbnf;                 // the grammar (root rule "root"), NULL when none applies
+    bool lazy;                  // it constrains only once a trigger fires (give the triggers to
+                                //   mint_grammar_params)
+    char **trigger_words;       // [n_trigger_words] the texts that open a call
+    int32_t n_trigger_words;    //
+    char **trigger_patterns;    // [n_trigger_patterns] PCRE2 patterns (the grammar starts at
+    int32_t n_trigger_patterns; //   the first capture group) for calls without an opening
+} mint_chat_grammar;
+
+// The grammar for format f and o (tool_choice "none", or no tools: gbnf NULL, MINT_OK). A format
+// with no call syntax (content-only) asked for a call: MINT_E_UNSUPPORTED. Invalid tools JSON, a
+// named function that is not among them, a tool whose parameters are not a valid JSON Schema:
+// MINT_E_ARG naming it. Free *out with mint_chat_grammar_free (also after a failure).
+MINT_API mint_status mint_chat_tool_grammar(mint_chat_format f, const mint_chat_grammar_opts *o,
+                                            mint_chat_grammar *out, mint_err *err);
+MINT_API void mint_chat_grammar_free(mint_chat_grammar *g);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,8 +1,7 @@
 // chat_parse.c - a model's output read back as content, reasoning_content and tool_calls
-// (mint_chat_parse), in the syntax of its chat format: every format's row (the markers llama.cpp's
-// common/chat.cpp parses for it), the driver (a reasoning block first, then content and call
-// blocks in turn), the output's buffers, and the difference of two parses (mint_chat_diff) that
-// a server streams as deltas.
+// (mint_chat_parse), in the syntax of its chat format (chat_parse_base.c's rows): the driver (a
+// reasoning block first, then content and call blocks in turn) and the difference of two parses
+// (mint_chat_diff) that a server streams as deltas.
 #include "runtime/text/chat_parse.h"
 
 #include "base/error.h"
@@ -13,118 +12,11 @@
 #include <string.h>
 
 // ---------------------------------------------------------------------------------------------
-// The formats' rows
-
-#define THINK .think_open = "<think>", .think_close = "</think>"
-#define DS_CALLS                                                                                   \
-    "<\xef\xbd\x9c"                                                                                \
-    "tool\xe2\x96\x81"                                                                             \
-    "calls\xe2\x96\x81"                                                                            \
-    "begin\xef\xbd\x9c>"
-#define DS_CALLS_END                                                                               \
-    "<\xef\xbd\x9c"                                                                                \
-    "tool\xe2\x96\x81"                                                                             \
-    "calls\xe2\x96\x81"                                                                            \
-    "end\xef\xbd\x9c>"
-#define DS_CALL                                                                                    \
-    "<\xef\xbd\x9c"                                                                                \
-    "tool\xe2\x96\x81"                                                                             \
-    "call\xe2\x96\x81"                                                                             \
-    "begin\xef\xbd\x9c>"
-#define DS_CALL_END                                                                                \
-    "<\xef\xbd\x9c"                                                                                \
-    "tool\xe2\x96\x81"                                                                             \
-    "call\xe2\x96\x81"                                                                             \
-    "end\xef\xbd\x9c>"
-#define DS_SEP                                                                                     \
-    "<\xef\xbd\x9c"                                                                                \
-    "tool\xe2\x96\x81"                                                                             \
-    "sep\xef\xbd\x9c>"
-
-static const cp_spec specs[MINT_CHAT_FORMAT_COUNT] = {
-    [MINT_CHAT_FORMAT_CONTENT_ONLY] = {CP_NONE, THINK},
-    [MINT_CHAT_FORMAT_HERMES] = {CP_JSON_OBJECT, THINK, .call_open = "<tool_call>",
-                                 .call_close = "</tool_call>", .name_key = "name",
-                                 .args_key = "arguments"},
-    [MINT_CHAT_FORMAT_LLAMA3] = {CP_JSON_OBJECT, THINK, .name_key = "name",
-                                 .args_key = "parameters", .args_key2 = "arguments",
-                                 .call_open = "{", .python_tag = "<|python_tag|>"},
-    [MINT_CHAT_FORMAT_MISTRAL_NEMO] = {CP_JSON_ARRAY, THINK, .section_open = "[TOOL_CALLS]",
-                                       .name_key = "name", .args_key = "arguments", .id_key = "id"},
-    [MINT_CHAT_FORMAT_MAGISTRAL] = {CP_NAME_ARGS, .think_open = "[THINK]",
-                                    .think_close = "[/THINK]", .section_open = "[TOOL_CALLS]",
-                                    .call_open = "", .name_close = "[ARGS]", .id_open = "[CALL_ID]",
-                                    .repeat_open = true},
-    [MINT_CHAT_FORMAT_DEEPSEEK_R1] = {CP_NAME_ARGS, THINK, .section_open = DS_CALLS,
-                                      .section_close = DS_CALLS_END,
-                                      .call_open = DS_CALL "function" DS_SEP,
-                                      .name_close = "```json", .call_close = "```" DS_CALL_END},
-    [MINT_CHAT_FORMAT_DEEPSEEK_V3_1] = {CP_NAME_ARGS, THINK, .section_open = DS_CALLS,
-                                        .section_close = DS_CALLS_END, .call_open = DS_CALL,
-                                        .name_close = DS_SEP, .call_close = DS_CALL_END},
-    [MINT_CHAT_FORMAT_FUNCTIONARY_V3_1] = {CP_NAME_ARGS, THINK, .call_open = "<function=",
-                                           .name_close = ">", .call_close = "</function>",
-                                           .python_tag = "<|python_tag|>"},
-    [MINT_CHAT_FORMAT_FUNCTIONARY_V3_2] = {.kind = CP_SPECIAL},
-    [MINT_CHAT_FORMAT_FIREFUNCTION_V2] = {CP_JSON_ARRAY, THINK, .section_open = " functools",
-                                          .name_key = "name", .args_key = "arguments"},
-    [MINT_CHAT_FORMAT_COMMAND_R7B] = {CP_JSON_ARRAY, .think_open = "<|START_THINKING|>",
-                                      .think_close = "<|END_THINKING|>",
-                                      .content_open = "<|START_RESPONSE|>",
-                                      .content_close = "<|END_RESPONSE|>",
-                                      .section_open = "<|START_ACTION|>",
-                                      .section_close = "<|END_ACTION|>", .name_key = "tool_name",
-                                      .args_key = "parameters", .id_key = "tool_call_id"},
-    [MINT_CHAT_FORMAT_GPT_OSS] = {CP_SPECIAL, .think_open = "<|channel|>analysis<|message|>",
-                                  .think_close = "<|end|>"},
-    [MINT_CHAT_FORMAT_QWEN3_CODER] = {CP_XML, THINK, .section_open = "<tool_call>",
-                                      .section_close = "</tool_call>", .call_open = "<function=",
-                                      .name_close = ">", .call_close = "</function>",
-                                      .param_open = "<parameter=", .param_name_close = ">",
-                                      .param_close = "</parameter>"},
-    [MINT_CHAT_FORMAT_SEED_OSS] =
-        {CP_XML, .think_open = "<seed:think>", .think_close = "</seed:think>",
-         .section_open = "<seed:tool_call>", .section_close = "</seed:tool_call>",
-         .call_open = "<function=", .name_close = ">", .call_close = "</function>",
-         .param_open = "<parameter=", .param_name_close = ">", .param_close = "</parameter>"},
-    [MINT_CHAT_FORMAT_KIMI_K2] = {CP_NAME_ARGS, THINK,
-                                  .section_open = "<|tool_calls_section_begin|>",
-                                  .section_close = "<|tool_calls_section_end|>",
-                                  .call_open = "<|tool_call_begin|>",
-                                  .name_close = "<|tool_call_argument_begin|>",
-                                  .call_close = "<|tool_call_end|>", .kimi_ids = true},
-    [MINT_CHAT_FORMAT_GLM_4_5] = {CP_XML, THINK, .call_open = "<tool_call>", .name_close = "\n",
-                                  .call_close = "</tool_call>", .param_open = "<arg_key>",
-                                  .param_name_close = "</arg_key>", .value_open = "<arg_value>",
-                                  .param_close = "</arg_value>"},
-    [MINT_CHAT_FORMAT_MINIMAX_M2] = {CP_XML, THINK, .section_open = "<minimax:tool_call>",
-                                     .section_close = "</minimax:tool_call>",
-                                     .call_open = "<invoke name=\"", .name_close = "\">",
-                                     .call_close = "</invoke>", .param_open = "<parameter name=\"",
-                                     .param_name_close = "\">", .param_close = "</parameter>"},
-    [MINT_CHAT_FORMAT_APRIEL] = {CP_JSON_ARRAY, .think_open = "Here are my reasoning steps:",
-                                 .think_close = "[BEGIN FINAL RESPONSE]",
-                                 .section_open = "<tool_calls>", .section_close = "</tool_calls>",
-                                 .name_key = "name", .args_key = "arguments"},
-    [MINT_CHAT_FORMAT_GRANITE] = {CP_JSON_ARRAY, THINK, .content_open = "<response>",
-                                  .content_close = "</response>", .section_open = "<|tool_call|>",
-                                  .name_key = "name", .args_key = "arguments"},
-    [MINT_CHAT_FORMAT_APERTUS] = {CP_JSON_ARRAY, .section_open = "<|tools_prefix|>",
-                                  .section_close = "<|tools_suffix|>", .name_is_key = true},
-    [MINT_CHAT_FORMAT_NEMOTRON_V2] = {CP_JSON_ARRAY, THINK, .section_open = "<TOOLCALL>",
-                                      .section_close = "</TOOLCALL>", .name_key = "name",
-                                      .args_key = "arguments"},
-};
-
-const cp_spec *cp_spec_of(mint_chat_format f) {
-    return &specs[(unsigned)f < MINT_CHAT_FORMAT_COUNT ? f : MINT_CHAT_FORMAT_CONTENT_ONLY];
-}
-
-// ---------------------------------------------------------------------------------------------
-// Output buffers
-
-// ---------------------------------------------------------------------------------------------
 // The driver
+
+static bool ws(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
 
 // The reasoning block at the start; returns where the rest begins (in->n when the text ends
 // inside it).
@@ -151,8 +43,8 @@ static size_t reasoning(const cp_in *in, bool open, cp_out *out) {
     }
     // Trimmed of whitespace on both sides (partial text holds its trailing whitespace back
     // until more text shows whether it is inside the reasoning).
-    while (p < stop && cp_ws(in->s[p])) p++;
-    while (stop > p && cp_ws(in->s[stop - 1])) stop--;
+    while (p < stop && ws(in->s[p])) p++;
+    while (stop > p && ws(in->s[stop - 1])) stop--;
     cp_put(out, &out->reasoning, in->s + p, stop - p);
     return next;
 }
@@ -169,14 +61,16 @@ static void body(const cp_in *in, size_t p, bool tools, cp_out *out) {
     }
     const char *held[5] = {starts[0], starts[1], starts[2], s->content_open, s->content_close};
     bool after_calls = false;
+    size_t next[3] = {SIZE_MAX - 1, SIZE_MAX - 1, SIZE_MAX - 1}; // SIZE_MAX - 1: not looked for
     while (p < in->n) {
-        // The first call block.
+        // The first call block (each marker's next place is kept until p passes it, so text
+        // full of false starts, such as Llama 3's "{", is scanned once).
         size_t m = SIZE_MAX, which = 0;
         for (size_t k = 0; k < 3; k++) {
             if (!starts[k] || !starts[k][0]) continue;
-            size_t at = cp_find(in, p, starts[k]);
-            if (at < m) {
-                m = at;
+            if (next[k] < p || next[k] == SIZE_MAX - 1) next[k] = cp_find(in, p, starts[k]);
+            if (next[k] < m) {
+                m = next[k];
                 which = k;
             }
         }

@@ -1,7 +1,8 @@
 // chat_parse.h - reading a model's output back into content, reasoning and tool calls
 // (internal): each format's syntax as a table row (cp_spec), the output being built (cp_out),
-// and the scanners the format parsers share. chat_parse.c drives a parse (reasoning, then content
-// and call blocks); chat_parse_calls.c reads the call blocks of the table's kinds;
+// and the scanners the format parsers share (chat_parse_base.c). chat_parse.c drives a parse
+// (reasoning, then content and call blocks); chat_parse_calls.c reads the call blocks of the
+// table's kinds;
 // chat_parse_special.c the formats that are not a row (harmony, Functionary v3.2, Llama 3's
 // python tag); chat_json_scan.c scans JSON that may stop anywhere.
 //
@@ -115,6 +116,10 @@ size_t cp_find(const cp_in *in, size_t from, const char *z);
 size_t cp_skip_ws(const cp_in *in, size_t at);
 // How many bytes at the end of s[from..to) are an incomplete UTF-8 character.
 size_t cp_utf8_tail(const char *s, size_t from, size_t to);
+// Where partial text may be stopping inside one of the markers: the first p in [from, to) such
+// that s[p..to) is a proper prefix of one (to when none).
+size_t cp_held_from(const cp_in *in, size_t from, size_t to, const char *const *marks,
+                    size_t n_marks);
 
 // ---------------------------------------------------------------------------------------------
 // JSON that may stop anywhere (chat_json_scan.c)
@@ -158,13 +163,7 @@ void cp_harmony(const cp_in *in, bool reasoning, cp_out *out);
 void cp_functionary_v3_2(const cp_in *in, cp_out *out);
 
 // Appends s[from..to) to the content (its leading whitespace dropped while the content is
-// empty, the content markers dropped).
+// empty, the content markers dropped). (chat_parse_base.c)
 void cp_content(const cp_in *in, size_t from, size_t to, cp_out *out);
-
-// chat_parse_buf.c: whether c is JSON whitespace; where partial text may stop inside one of
-// the n markers (the first position p in [from, to) with s[p..to) a proper prefix of one; to
-// when none).
-bool cp_ws(char c);
-size_t cp_held_from(const cp_in *in, size_t from, size_t to, const char *const *marks, size_t n);
 
 #endif // MINT_CHAT_PARSE_H

@@ -193,11 +193,13 @@ static size_t first_of(const cp_in *in, size_t from, const char *a, const char *
     return m;
 }
 
-// The name at [q, e), trimmed; false when empty or not one line.
+// The name at [q, e), trimmed; false when empty, too long, or holding a control byte.
 static bool put_name(const cp_in *in, size_t q, size_t e, cp_out *out, cp_call *c) {
     while (q < e && ws(in->s[q])) q++;
     while (e > q && ws(in->s[e - 1])) e--;
-    if (q == e || e - q > 256 || memchr(in->s + q, '\n', e - q)) return false;
+    for (size_t i = q; i < e; i++)
+        if ((unsigned char)in->s[i] < 0x20) return false; // one line, no control bytes
+    if (q == e || e - q > 256) return false;
     if (in->spec->kimi_ids) {
         // "functions.NAME:INDEX": the whole is the id.
         cp_put(out, &c->id, in->s + q, e - q);
@@ -380,7 +382,8 @@ static cp_res xml_param(const cp_in *in, size_t *qp, size_t count, cp_out *out, 
         // stripped, an incomplete character.
         const char *m = s->param_close;
         b = in->n;
-        for (size_t i = a; i < in->n; i++)
+        size_t from = in->n - a > strlen(m) ? in->n - strlen(m) : a;
+        for (size_t i = from; i < in->n; i++)
             if (cp_at_prefix(in, i, m)) {
                 b = i;
                 break;

@@ -37,6 +37,7 @@ static void h_body(const cp_in *in, size_t p, size_t *body_end, size_t *next) {
 // an incomplete character.
 static size_t h_certain(const cp_in *in, size_t from) {
     size_t stop = in->n;
+    if (in->n - from > 16) from = in->n - 16; // the end markers are shorter
     for (size_t i = from; i < in->n && stop == in->n; i++)
         for (int k = 0; k < N_ENDS; k++)
             if (cp_at_prefix(in, i, h_ends[k])) {
@@ -91,7 +92,10 @@ void cp_harmony(const cp_in *in, bool reasoning, cp_out *out) {
         size_t body = h + strlen("<|message|>"), body_end, next;
         h_body(in, body, &body_end, &next);
         bool open = body_end == in->n;
-        bool call = has_to && rb - ra > 10 && memcmp(in->s + ra, "functions.", 10) == 0;
+        bool call =
+            has_to && rb - ra > 10 && rb - ra <= 266 && memcmp(in->s + ra, "functions.", 10) == 0;
+        for (size_t i = ra; call && i < rb; i++)
+            call = (unsigned char)in->s[i] >= 0x20; // a name holds no control byte
         bool analysis = has_channel && cb - ca == 8 && memcmp(in->s + ca, "analysis", 8) == 0;
         if (call) {
             size_t keep = out->n_calls, q = cp_skip_ws(in, body), e;
@@ -151,7 +155,7 @@ void cp_functionary_v3_2(const cp_in *in, cp_out *out) {
             if (stop == SIZE_MAX) {
                 stop = in->n;
                 if (in->partial) {
-                    for (size_t i = body; i < in->n; i++)
+                    for (size_t i = in->n - body > 3 ? in->n - 3 : body; i < in->n; i++)
                         if (cp_at_prefix(in, i, ">>>")) {
                             stop = i;
                             break;

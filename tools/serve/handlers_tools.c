@@ -164,71 +164,26 @@ void tools_stream(gen *g, int i, size_t vis, bool done) {
 char *tools_grammar(const gen *g) {
     const serve_request *r = &g->req;
     if (r->tool_choice != SERVE_TOOLS_REQUIRED || !r->tools) return NULL;
-    const char *open, *close, *args;
-    switch (g->h->format) {
-    case MINT_CHAT_FORMAT_HERMES:
-        open = "<tool_call>\\n", close = "\\n</tool_call>", args = "arguments";
-        break;
-    case MINT_CHAT_FORMAT_LLAMA3:
-        open = "", close = "", args = "parameters";
-        break;
-    case MINT_CHAT_FORMAT_MISTRAL_NEMO:
-        open = "[TOOL_CALLS][", close = "]", args = "arguments";
-        break;
-    default:
-        return NULL; // not enforced for this format (the call is still parsed)
+    // The library's grammar for the template's format (every format with a call syntax):
+    // a call and nothing else (but a reasoning block), each call's arguments held to its
+    // function's JSON Schema.
+    char named[512];
+    if (r->tool_name) {
+        json_object *name = json_object_new_string(r->tool_name);
+        snprintf(named, sizeof named, "{\"type\":\"function\",\"function\":{\"name\":%s}}",
+                 json_object_to_json_string(name));
+        json_object_put(name);
     }
-    // {"anyOf": [{name: const NAME, ARGS: the function's parameters}, ...]}
-    json_object *tools = json_tokener_parse(r->tools), *any = json_object_new_array();
-    for (size_t i = 0; tools && i < json_object_array_length(tools); i++) {
-        json_object *fn, *name, *params = NULL;
-        json_object_object_get_ex(json_object_array_get_idx(tools, i), "function", &fn);
-        json_object_object_get_ex(fn, "name", &name);
-        if (r->tool_name && strcmp(json_object_get_string(name), r->tool_name)) continue;
-        json_object_object_get_ex(fn, "parameters", &params);
-        json_object *props = json_object_new_object(), *nm = json_object_new_object(),
-                    *req = json_object_new_array(), *s = json_object_new_object();
-        json_object_object_add(nm, "const", json_object_get(name));
-        json_object_object_add(props, "name", nm);
-        json_object_object_add(props, args,
-                               params ? json_object_get(params) : json_object_new_object());
-        json_object_array_add(req, json_object_new_string("name"));
-        json_object_array_add(req, json_object_new_string(args));
-        json_object_object_add(s, "type", json_object_new_string("object"));
-        json_object_object_add(s, "properties", props);
-        json_object_object_add(s, "required", req);
-        json_object_object_add(s, "additionalProperties", json_object_new_boolean(false));
-        json_object_array_add(any, s);
-    }
-    json_object_put(tools);
-    if (json_object_array_length(any) == 0) {
-        json_object_put(any);
-        return NULL;
-    }
-    json_object *schema = json_object_new_object();
-    json_object_object_add(schema, "anyOf", any);
-    const char *st = json_object_to_json_string_ext(schema, JSON_C_TO_STRING_PLAIN);
-    char *gbnf = NULL;
+    mint_chat_grammar_opts o = {.tools = r->tools,
+                                .tool_choice = r->tool_name ? named : "required",
+                                .parallel = r->parallel_tool_calls,
+                                .reasoning = mint_chat_format_reasons(g->h->tmpl),
+                                .reasoning_open = g->reasoning_open};
+    mint_chat_grammar cg;
     mint_err err;
-    const mint_status rc = mint_json_schema_to_grammar(st, strlen(st), &gbnf, &err);
-    json_object_put(schema);
-    if (rc != MINT_OK) return NULL;
-    // The schema's root becomes the call; the new root wraps it in the format's text (one call,
-    // or several when parallel_tool_calls).
-    char *at = strstr(gbnf, "root ::=");
-    if (!at || (at != gbnf && at[-1] != '\n')) {
-        mint_grammar_text_free(gbnf);
-        return NULL;
-    }
-    const size_t n = strlen(gbnf) + 512;
-    char *out = malloc(n);
-    if (out) {
-        const int k = snprintf(out, n, "root ::= call%s\ncall ::= \"%s\" call-json \"%s\"\n",
-                               r->parallel_tool_calls ? " (\"\\n\" call)*" : "", open, close);
-        memcpy(out + k, gbnf, (size_t)(at - gbnf));
-        snprintf(out + k + (at - gbnf), n - (size_t)k - (size_t)(at - gbnf), "call-json ::=%s",
-                 at + strlen("root ::="));
-    }
-    mint_grammar_text_free(gbnf);
+    char *out = NULL;
+    if (mint_chat_tool_grammar(g->h->format, &o, &cg, &err) == MINT_OK && cg.gbnf && !cg.lazy)
+        out = strdup(cg.gbnf);
+    mint_chat_grammar_free(&cg);
     return out;
 }
