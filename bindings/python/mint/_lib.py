@@ -497,13 +497,35 @@ class mint_chat_delta(Struct):
         ("len", c_size_t),
     ]
 
+class mint_chat_grammar_opts(Struct):
+    _c_name_ = "mint_chat_grammar_opts"
+    _fields_ = [
+        ("tools", c_char_p),
+        ("tool_choice", c_char_p),
+        ("parallel", c_bool),
+        ("reasoning", c_bool),
+        ("reasoning_open", c_bool),
+    ]
+
+
+class mint_chat_grammar(Struct):
+    _c_name_ = "mint_chat_grammar"
+    _fields_ = [
+        ("gbnf", c_void_p),
+        ("lazy", c_bool),
+        ("trigger_words", POINTER(c_char_p)),
+        ("n_trigger_words", c_int32),
+        ("trigger_patterns", POINTER(c_char_p)),
+        ("n_trigger_patterns", c_int32),
+    ]
+
 STRUCTS = [
     mint_err, mint_file_info, mint_tensor_info, mint_kv_info, mint_model_params, mint_model_desc,
     mint_ctx_params, mint_batch_entry, mint_cache_info, mint_trace_node, mint_sampler_params,
     mint_sample_info, mint_grammar_params, mint_gen_params, mint_gen_token, mint_beam_params, mint_spec_params, mint_spec_stats, mint_ppl_params,
     mint_ppl_percentiles, mint_ppl_result, mint_quantize_params, mint_synth_params, mint_chat_msg,
     mint_chat_msg_ex, mint_chat_opts, mint_chat_parse_opts, mint_chat_tool_call, mint_chat_parsed,
-    mint_chat_delta,
+    mint_chat_delta, mint_chat_grammar_opts, mint_chat_grammar,
 ]  # fmt: skip
 
 # Opaque handles: void pointers on the Python side.
@@ -635,6 +657,10 @@ PROTOTYPES = {
         c_enum, [P(mint_chat_parsed), P(mint_chat_parsed), P(mint_chat_delta), c_size_t,
                  P(c_size_t), P(mint_err)],
     ),
+    "mint_chat_tool_grammar": (
+        c_enum, [c_enum, P(mint_chat_grammar_opts), P(mint_chat_grammar), P(mint_err)],
+    ),
+    "mint_chat_grammar_free": (None, [P(mint_chat_grammar)]),
     "mint_grammar_text_free": (None, [c_void_p]),
     # logits to text
     "mint_top_k": (c_int32, [P(c_float), c_int32, c_int32, P(c_int32)]),
