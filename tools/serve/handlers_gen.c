@@ -541,7 +541,10 @@ enum MHD_Result gen_request(serve_http *h, struct MHD_Connection *c, const serve
         .repeat_penalty = cfg->sampling.repeat_penalty,
         .ignore_eos = cfg->ignore_eos};
     const serve_kind sk = g->native ? SERVE_NATIVE : as_chat ? SERVE_CHAT : SERVE_COMPLETION;
-    if (!serve_parse_request(body, len, sk, &defaults, &g->req, msg, sizeof msg, &param)) {
+    const bool parsed =
+        serve_parse_request(body, len, sk, &defaults, &g->req, msg, sizeof msg, &param);
+    free(translated); // the request holds copies of what it needs
+    if (!parsed) {
         free(g);
         return reply_error(c, 400, "invalid_request_error", param, "%s", msg);
     }
