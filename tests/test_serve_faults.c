@@ -96,6 +96,7 @@ Test(serve_faults, client_leaving_a_body_request_frees_its_slot, .timeout = MT_H
     expect_slot_freed("false");
 }
 
+// (-c is the whole context, split over the slots as llama-server splits it: 4096 a slot.)
 // Regression: a stream whose time ran out (or whose decode failed) ended with finish_reason
 // "length", as if it were a whole answer; it now ends with an error event, which OpenAI's
 // clients raise. One body answers 504.
@@ -103,7 +104,7 @@ Test(serve_faults, a_request_past_its_time_ends_in_an_error, .timeout = MT_HANG(
     mt_server s;
     mt_server_start(
         &s,
-        "-m '%s' --chat-template zephyr -t 1 --parallel 2 -c 4096 --max-tokens 4000 --timeout 1",
+        "-m '%s' --chat-template zephyr -t 1 --parallel 2 -c 8192 --max-tokens 4000 --timeout 1",
         mt_synth("small", "F32"));
     char body[256];
     snprintf(body, sizeof body, LONG_BODY, "true");
@@ -127,7 +128,7 @@ Test(serve_faults, a_request_past_its_time_ends_in_an_error, .timeout = MT_HANG(
 Test(serve_faults, sigterm_finishes_the_request_in_flight_and_exits_0, .timeout = MT_HANG(180)) {
     mt_server s;
     mt_server_start(
-        &s, "-m '%s' --chat-template zephyr -t 1 --parallel 2 -c 4096 --max-tokens 4000 --drain 60",
+        &s, "-m '%s' --chat-template zephyr -t 1 --parallel 2 -c 8192 --max-tokens 4000 --drain 60",
         mt_synth("small", "F32"));
     const char *out = keep(mt_path(mt_tmpdir(), "drain.out"));
     const char *code = keep(mt_path(mt_tmpdir(), "drain.code"));

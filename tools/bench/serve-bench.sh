@@ -44,10 +44,9 @@ run() { # name round
     name=$1
     port=$(free_port)
     if [ "$name" = mint ]; then
-        # -c is per slot for mint-serve, for all slots together for llama-server: the same
-        # 8192 positions in all.
+        # -c is all slots together for both (llama-server's meaning): 8192 positions in all.
         "${MINT_BUILD_DIR:-build}/mint-serve" -m "$model" --port "$port" -t "$threads" \
-            --parallel "$parallel" -c $((8192 / parallel)) --kv-type f16 >"$out/$name.$2.log" 2>&1 &
+            --parallel "$parallel" -c 8192 --kv-type f16 >"$out/$name.$2.log" 2>&1 &
     else
         LD_LIBRARY_PATH=$(dirname "$llama") "$llama" -m "$model" --port "$port" -t "$threads" \
             --parallel "$parallel" -c 8192 --no-mmap >"$out/$name.$2.log" 2>&1 &
