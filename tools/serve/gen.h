@@ -89,10 +89,9 @@ void anthropic_stream_end(gen *g);
 char *tools_kwargs(const char *server, const char *request);
 // Whether the answer is parsed by the template's format (tools offered, or a reasoning template).
 bool tools_active(const gen *g);
-// Fills an answer's message from job j's text: content, reasoning_content, tool_calls.
-void tools_message(const gen *g, const job *j, json_object *msg);
-// Whether job j's text holds a tool call (finish_reason "tool_calls").
-bool tools_called(const gen *g, const job *j);
+// Fills an answer's message from job j's text: content, reasoning_content, tool_calls; returns
+// whether it holds a tool call (finish_reason "tool_calls").
+bool tools_message(const gen *g, const job *j, json_object *msg);
 // Queues choice i's deltas for its text up to vis (done: the final parse).
 void tools_stream(gen *g, int i, size_t vis, bool done);
 // The grammar tool_choice "required" (or a named function) needs for the template's format

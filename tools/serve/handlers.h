@@ -16,6 +16,7 @@ struct serve_http {
     serve_metrics *m;
     const char *tmpl;        // chat template's Jinja source (owned by main), NULL: chat refused
     mint_chat_format format; // how the template writes tool calls and reasoning
+    bool reasons;            // the template reasons before answering (mint_chat_format_reasons)
     struct MHD_Daemon *d;
     int port;              // bound port
     atomic_bool stopping;  // shutting down: /health says so, new requests are refused

@@ -298,12 +298,13 @@ static json_object *whole(gen *g, unsigned *status) {
     for (int i = 0; i < g->n; i++) {
         const job *j = g->jobs[i];
         json_object *ch = json_object_new_object();
+        bool called = false; // the answer is tool calls (finish_reason "tool_calls")
         json_object_object_add(ch, "index", json_object_new_int(i));
         if (g->chat) {
             json_object *msg = json_object_new_object();
             json_object_object_add(msg, "role", json_object_new_string("assistant"));
             if (tools_active(g))
-                tools_message(g, j, msg);
+                called = tools_message(g, j, msg);
             else
                 json_object_object_add(msg, "content", reply_utf8_string(j->text, j->text_len));
             json_object_object_add(ch, "message", msg);
@@ -321,11 +322,8 @@ static json_object *whole(gen *g, unsigned *status) {
                                !g->req.logprobs ? NULL
                                : g->chat        ? chat_logprobs(g, j, 0, n_lp)
                                                 : completion_logprobs(g, j, 0, n_lp));
-        json_object_object_add(
-            ch, "finish_reason",
-            json_object_new_string(g->chat && tools_active(g) && tools_called(g, j)
-                                       ? "tool_calls"
-                                       : finish_reason(j)));
+        json_object_object_add(ch, "finish_reason",
+                               json_object_new_string(called ? "tool_calls" : finish_reason(j)));
         json_object_array_add(choices, ch);
     }
     json_object_object_add(o, "choices", choices);

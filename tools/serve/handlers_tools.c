@@ -33,7 +33,7 @@ bool tools_active(const gen *g) {
     if (!g->chat || g->anthropic || g->peek) return false;
     const bool calls = r->tools && r->tool_choice != SERVE_TOOLS_NONE;
     const bool reasons = g->h->cfg->reasoning_format != MINT_REASONING_FORMAT_NONE &&
-                         (g->reasoning_open || mint_chat_format_reasons(g->h->tmpl));
+                         (g->reasoning_open || g->h->reasons);
     return calls || reasons;
 }
 
@@ -62,14 +62,14 @@ static json_object *call_json(const gen *g, size_t k, const mint_chat_tool_call 
     return o;
 }
 
-void tools_message(const gen *g, const job *j, json_object *msg) {
+bool tools_message(const gen *g, const job *j, json_object *msg) {
     mint_chat_parse_opts o = parse_opts(g);
     mint_chat_parsed p;
     mint_err err;
     if (mint_chat_parse(g->h->format, j->text, j->text_len, false, &o, &p, &err) != MINT_OK) {
         mint_chat_parsed_free(&p);
         json_object_object_add(msg, "content", reply_utf8_string(j->text, j->text_len));
-        return;
+        return false;
     }
     json_object_object_add(
         msg, "content",
@@ -83,16 +83,7 @@ void tools_message(const gen *g, const job *j, json_object *msg) {
             json_object_array_add(calls, call_json(g, k, &p.tool_calls[k]));
         json_object_object_add(msg, "tool_calls", calls);
     }
-    mint_chat_parsed_free(&p);
-}
-
-bool tools_called(const gen *g, const job *j) {
-    mint_chat_parse_opts o = parse_opts(g);
-    mint_chat_parsed p;
-    mint_err err;
-    const bool ok =
-        mint_chat_parse(g->h->format, j->text, j->text_len, false, &o, &p, &err) == MINT_OK;
-    const bool called = ok && p.n_tool_calls > 0;
+    const bool called = p.n_tool_calls > 0;
     mint_chat_parsed_free(&p);
     return called;
 }
@@ -177,7 +168,7 @@ char *tools_grammar(const gen *g) {
     mint_chat_grammar_opts o = {.tools = r->tools,
                                 .tool_choice = r->tool_name ? named : "required",
                                 .parallel = r->parallel_tool_calls,
-                                .reasoning = mint_chat_format_reasons(g->h->tmpl),
+                                .reasoning = g->h->reasons,
                                 .reasoning_open = g->reasoning_open};
     mint_chat_grammar cg;
     mint_err err;

@@ -288,6 +288,7 @@ serve_http *http_start(const serve_config *cfg, serve_sched *e, serve_metrics *m
     h->m = m;
     h->tmpl = tmpl;
     h->format = mint_chat_format_detect(tmpl);
+    h->reasons = tmpl && mint_chat_format_reasons(tmpl); // once, not per streamed chunk
     mint_model_desc d;
     mint_model_describe(sched_model(e), &d);
     h->n_vocab = d.n_vocab;
