@@ -19,7 +19,9 @@
 
 // Parses text[len]. On failure returns MINT_E_FORMAT with "<name>: <what> at byte <k>", where k is
 // counted from `base_offset` (8 for a safetensors header, so offsets are file offsets). The caller
-// puts *out with json_object_put.
+// puts *out with json_object_put. A text that is just `null` succeeds with *out NULL: json-c's JSON
+// null is the NULL pointer, so a caller wanting an object or array checks the type, never only
+// the pointer.
 mint_status mint_json_parse(const char *text, size_t len, const char *name, size_t base_offset,
                             json_object **out, mint_err *err);
 

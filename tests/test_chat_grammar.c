@@ -188,6 +188,8 @@ Test(chat_grammar, schemas_names_and_choices) {
         const char *tools, *choice, *want;
     } bad[] = {
         {"{}", "auto", "tools: expected a JSON array"},
+        {"null", "auto", "tools: expected a JSON array"}, // parses, to NULL
+        {"nul", "auto", "tools: JSON ends early"},
         {"[{\"type\": \"function\"}]", "auto", "tools[0]"},
         {TOOLS, "sometimes", "tool_choice"},
         {TOOLS, "{\"type\": \"function\", \"function\": {\"name\": \"x\"}}",

@@ -486,11 +486,12 @@ mint_status mint_chat_tool_grammar(mint_chat_format f, const mint_chat_grammar_o
         named = json_object_get_string(nm);
         required = true;
     }
-    if (mint_json_parse(o->tools, strlen(o->tools), "tools", 0, &tools, &e2) != MINT_OK ||
-        !json_object_is_type(tools, json_type_array)) {
+    bool parsed = mint_json_parse(o->tools, strlen(o->tools), "tools", 0, &tools, &e2) == MINT_OK;
+    if (!parsed || !json_object_is_type(tools, json_type_array)) {
         json_object_put(ch);
         json_object_put(tools);
-        return mint_fail(err, MINT_E_ARG, "%s", tools ? "tools: expected a JSON array" : e2.msg);
+        // Parsed but not an array (`null` parses to NULL, so the status says which).
+        return mint_fail(err, MINT_E_ARG, "%s", parsed ? "tools: expected a JSON array" : e2.msg);
     }
     size_t n_all = json_object_array_length(tools), n = 0;
     tool *list = calloc(n_all ? n_all : 1, sizeof *list);

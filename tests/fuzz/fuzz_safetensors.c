@@ -74,7 +74,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     // The same bytes as a JSON document of their own.
     json_object *doc = NULL;
     st = mint_json_parse((const char *)data, size, "fuzz.json", 0, &doc, &err);
-    FUZZ_CHECK((st == MINT_OK) == (doc != NULL));
+    // Success gives a value, except for the text `null` (json-c's null is the NULL pointer).
+    FUZZ_CHECK(st == MINT_OK || doc == NULL);
     if (doc) json_object_put(doc);
     return 0;
 }
