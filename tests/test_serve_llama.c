@@ -353,6 +353,14 @@ Test(serve_llama, anthropic_messages_and_prefill, .timeout = MT_HANG(180)) {
                 NULL);
     cr_assert_eq(r.status, 400);
     mt_resp_free(&r);
+    // Two assistant messages at the end: no prefill, a malformed conversation (llama-server's 400).
+    r = mt_http(&s, "POST", "/v1/chat/completions",
+                "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"},{\"role\":"
+                "\"assistant\",\"content\":\"a\"},{\"role\":\"assistant\",\"content\":\"b\"}]}",
+                NULL);
+    cr_assert_eq(r.status, 400);
+    cr_assert(strstr(r.body, "2 or more assistant messages"), "%s", r.body);
+    mt_resp_free(&r);
     cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
 }
 
@@ -467,5 +475,68 @@ Test(serve_llama, required_tool_calls_are_well_formed, .timeout = MT_HANG(300)) 
         }
         json_object_put(o);
     }
+    cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+}
+
+// return_progress: with -b 16 a prompt is evaluated 16 tokens a step, and the stream says so
+// before the first token (llama-server's prompt_progress: a record at admission holding the
+// cached part, then one per step); timings_per_token adds timings to each. /metrics carries
+// llama-server's llamacpp:* series, equal to the sums of the answers' timings.
+Test(serve_llama, prompt_progress_and_llama_server_metrics, .timeout = MT_HANG(180)) {
+    mt_server s;
+    mt_server_start(&s, "-m '%s' -np 1 -c 512 -b 16 -t 1", stories());
+    const char *body = "{\"prompt\":\"Once upon a time there was a little girl who lived in a "
+                       "village near the forest and she liked to play\",\"n_predict\":4,"
+                       "\"temperature\":0,\"stream\":true,\"return_progress\":true,"
+                       "\"timings_per_token\":true}";
+    int prompt_sum = 0, cached_sum = 0, predicted_sum = 0;
+    for (int round = 0; round < 2; round++) { // the second finds the prompt cached
+        mt_resp r = mt_http(&s, "POST", "/completion", body, NULL);
+        cr_assert_eq(r.status, 200);
+        int n_prog = 0, total = -1, cache = -1, last = -1;
+        json_object *final = NULL;
+        for (char *line = strstr(r.body, "data: "); line; line = strstr(line + 1, "data: ")) {
+            json_object *ev = json_tokener_parse(line + 6);
+            cr_assert(ev);
+            json_object *p = NULL, *stop = NULL;
+            if (json_object_object_get_ex(ev, "prompt_progress", &p)) {
+                cr_assert(mt_jpath(ev, "timings"), "timings_per_token");
+                if (n_prog == 0) {
+                    total = mt_jpath_int(p, "total");
+                    cache = mt_jpath_int(p, "cache");
+                    cr_assert_eq(mt_jpath_int(p, "processed"), cache, "the first holds the cache");
+                    cr_assert_eq(mt_jpath_int(ev, "timings.prompt_n"), 0);
+                } else {
+                    cr_assert_gt(mt_jpath_int(p, "processed"), last);
+                }
+                last = mt_jpath_int(p, "processed");
+                n_prog++;
+            }
+            if (json_object_object_get_ex(ev, "stop", &stop) && json_object_get_boolean(stop)) {
+                json_object_put(final);
+                final = json_object_get(ev);
+            }
+            json_object_put(ev);
+        }
+        cr_assert_eq(last, total, "the last record: the whole prompt");
+        cr_assert_eq(n_prog, 1 + (total - cache + 15) / 16, "%d records, %d tokens, %d cached",
+                     n_prog, total, cache);
+        if (round == 1) cr_assert_gt(cache, 0, "the second request reuses the first's prompt");
+        cr_assert(final);
+        prompt_sum += mt_jpath_int(final, "timings.prompt_n");
+        cached_sum += mt_jpath_int(final, "timings.cache_n");
+        predicted_sum += mt_jpath_int(final, "timings.predicted_n");
+        json_object_put(final);
+        mt_resp_free(&r);
+    }
+    cr_expect_eq(mt_metric(&s, "llamacpp:prompt_tokens_total"), prompt_sum);
+    cr_expect_eq(mt_metric(&s, "llamacpp:prompt_tokens_cached_total"), cached_sum);
+    cr_expect_eq(mt_metric(&s, "llamacpp:tokens_predicted_total"), predicted_sum);
+    cr_expect_gt(mt_metric(&s, "llamacpp:n_decode_total"), 0);
+    cr_expect_eq(mt_metric(&s, "llamacpp:requests_processing"), 0);
+    mt_resp r = mt_http(&s, "GET", "/metrics", NULL, NULL);
+    cr_expect(strstr(r.body, "# TYPE llamacpp:prompt_tokens_total counter"));
+    cr_expect(strstr(r.body, "# TYPE llamacpp:requests_deferred gauge"));
+    mt_resp_free(&r);
     cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
 }

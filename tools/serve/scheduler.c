@@ -24,6 +24,7 @@ typedef struct slot {
     int32_t next;      // generating: the token to evaluate next
     bool gen;          // the prompt is done: generating
     int row;           // its row of logits (mint_get_logits) in this step's batch, or -1
+    bool prompt_step;  // this step's batch holds some of its prompt
     // For /slots, written by the scheduler and read by any thread:
     atomic_ullong task;   // the job's request id + 1 (0: free)
     atomic_int n_past;    // positions of the sequence after the last step
@@ -88,6 +89,8 @@ void job_release(job *j) {
     free(j->peek_logit);
     free(j->bias_id);
     free(j->bias);
+    free(j->prog_done);
+    free(j->prog_t);
     mint_grammar_free(j->grammar);
     pthread_mutex_destroy(&j->mu);
     pthread_cond_destroy(&j->cv);
@@ -108,6 +111,24 @@ bool job_add_text(job *j, const char *s, size_t n) {
     return true;
 }
 
+// Records (under j->mu) that `done` prompt positions are in the KV cache, for a job that asked
+// for progress; a failed allocation only loses the record.
+static void progress_locked(job *j, int done) {
+    if (!j->progress) return;
+    if (j->n_prog == j->cap_prog) {
+        const int cap = j->cap_prog ? 2 * j->cap_prog : 8;
+        int *d = realloc(j->prog_done, (size_t)cap * sizeof *d);
+        if (d) j->prog_done = d;
+        double *t = d ? realloc(j->prog_t, (size_t)cap * sizeof *t) : NULL;
+        if (t) j->prog_t = t;
+        if (!d || !t) return;
+        j->cap_prog = cap;
+    }
+    j->prog_done[j->n_prog] = done;
+    j->prog_t[j->n_prog++] = serve_now();
+    pthread_cond_broadcast(&j->cv);
+}
+
 // Marks j done with a reason (under j->mu) and wakes its connection.
 static void finish_locked(serve_sched *e, job *j, const char *why) {
     j->state = JOB_DONE;
@@ -115,8 +136,10 @@ static void finish_locked(serve_sched *e, job *j, const char *why) {
     j->t_done = serve_now();
     j->visible = j->text_len;
     pthread_cond_broadcast(&j->cv);
+    const double t0 = j->t_started > 0 ? j->t_started : j->t_done;
+    const double t1 = j->t_first > 0 ? j->t_first : j->t_done;
     metrics_tokens(e->metrics, (uint64_t)(j->n_prompt - j->n_reused), (uint64_t)j->n_reused,
-                   (uint64_t)j->n_tok);
+                   (uint64_t)j->n_tok, t1 - t0, j->t_done - t1);
     metrics_latency(e->metrics, j->t_done - j->t_created,
                     j->t_first > 0 ? j->t_first - j->t_created : -1);
 }
@@ -175,6 +198,7 @@ static void admit(serve_sched *e, int si, job *j) {
     j->slot = si;
     j->t_started = serve_now();
     j->state = JOB_RUNNING;
+    progress_locked(j, held); // before any evaluation: the cached part (llama-server's 0%)
     pthread_mutex_unlock(&j->mu);
 }
 
@@ -258,6 +282,7 @@ static bool step(serve_sched *e) {
     for (int si = 0; si < e->n_slots; si++) {   // clients gone, time up
         slot *s = &e->slots[si];
         s->row = -1;
+        s->prompt_step = false;
         if (!s->j) continue;
         pthread_mutex_lock(&s->j->mu);
         const bool gone = s->j->cancelled, late = now > s->j->deadline;
@@ -282,6 +307,7 @@ static bool step(serve_sched *e) {
             e->batch[n++] = (mint_batch_entry){j->prompt[s->n_eval + i], s->n_eval + i, si, last};
         }
         s->n_eval += k;
+        s->prompt_step = k > 0;
     }
     if (n == 0) return false;
     mint_err err;
@@ -297,6 +323,17 @@ static bool step(serve_sched *e) {
             free_slot(e, s);
         }
         return true;
+    }
+    int32_t longest = 0;
+    for (int si = 0; si < e->n_slots; si++)
+        if (mint_seq_n_past(e->ctx, si) > longest) longest = mint_seq_n_past(e->ctx, si);
+    metrics_decode(e->metrics, atomic_load(&e->busy), longest);
+    for (int si = 0; si < e->n_slots; si++) { // prompt progress, before the first token
+        slot *s = &e->slots[si];
+        if (!s->j || !s->prompt_step || !s->j->progress) continue;
+        pthread_mutex_lock(&s->j->mu);
+        progress_locked(s->j, s->n_eval);
+        pthread_mutex_unlock(&s->j->mu);
     }
     for (int si = 0; si < e->n_slots; si++) {
         slot *s = &e->slots[si];
@@ -384,6 +421,7 @@ mint_status sched_start(const serve_config *cfg, mint_model *m, serve_metrics *m
     cp.n_seq_max = cfg->parallel;
     if (cfg->kv_unified && cfg->ctx_size > 0) cp.kv_size = cfg->ctx_size; // one pool of -c
     cp.kv_block = cfg->kv_block;
+    if (cfg->n_batch > 0) cp.n_batch = cfg->n_batch;
     cp.kv_type = (mint_kv_type)cfg->kv_type;
     cp.prefix_cache_bytes = (uint64_t)cfg->cache_ram << 20;
     mint_status st = mint_ctx_create(m, &cp, &e->ctx, err);

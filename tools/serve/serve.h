@@ -72,6 +72,7 @@ typedef struct serve_config {
     bool metrics;         // --metrics (/metrics answers either way)
     bool no_ui;           // --no-ui / --no-webui: no page at /
     int kv_block;         // --kv-block (0 = default)
+    int n_batch;          // -b --batch-size: tokens per scheduler step (0 = the context's)
     int kv_type;          // --kv-type: a mint_kv_type (the index in kv_types)
     int cache_ram;        // --cache-ram: MiB of KV blocks kept for the prompt cache beyond
                           // the slots' own (mint_ctx_params.prefix_cache_bytes)
@@ -135,6 +136,10 @@ typedef struct job {
     float *peek_p;                // peek: [peek] probabilities (temperature 1) ...
     int32_t *peek_id;             // ... of the most likely next tokens, best first
     float *peek_logit;            // ... and their logits
+    bool progress;                // set at creation: record prompt progress (return_progress)
+    int *prog_done;               // [n_prog] prompt positions in the KV cache after each step
+    double *prog_t;               // [n_prog] ... and when (the first: at admission, the cached part)
+    int n_prog, cap_prog;
     int refs;                     // holders (connection, scheduler)
 } job;
 
@@ -173,7 +178,14 @@ const mint_model *sched_model(const serve_sched *e);
 serve_metrics *metrics_new(void);
 void metrics_free(serve_metrics *m);
 void metrics_request(serve_metrics *m, const char *endpoint, int status);
-void metrics_tokens(serve_metrics *m, uint64_t prompt, uint64_t reused, uint64_t generated);
+// A finished request: prompt tokens evaluated and found cached, tokens generated, seconds spent
+// on its prompt and on its generation after the first token.
+void metrics_tokens(serve_metrics *m, uint64_t prompt, uint64_t reused, uint64_t generated,
+                    double prompt_s, double gen_s);
+// One mint_decode of the scheduler: slots busy in it, the longest sequence after it.
+void metrics_decode(serve_metrics *m, int busy, int64_t longest);
+// Unix time the server started (the Process-Start-Time-Unix header of /metrics).
+int64_t metrics_start_time(const serve_metrics *m);
 void metrics_latency(serve_metrics *m, double total, double ttft);
 // The Prometheus text exposition (malloc'd).
 char *metrics_text(serve_metrics *m, int queue, int busy, int slots);

@@ -93,6 +93,9 @@ static const opt opts[] = {
      .help = "KV cache storage (q8_0, q4_0: quantized rows, as llama.cpp's quantized cache)"},
     {"--kv-block", OPT_INT, F(kv_block), "N", 1, 4096,
      .help = "positions per KV block (default 32)"},
+    {"-b --batch-size", OPT_INT, F(n_batch), "N", 1, 1 << 16,
+     .help = "tokens evaluated per step, over all slots (default 512): a long prompt\n"
+             "is evaluated this many at a time, between the other slots' tokens"},
     LOAD_OPTS(serve_config, load),
     {"-v --verbose --log-verbose", OPT_FLAG, F(verbose), .help = "a line per request on stderr"},
     {.kind = OPT_SECTION, .help = "a request's defaults:"},
@@ -158,7 +161,6 @@ static const opt opts[] = {
     NOTE_V("--prio-batch", IGNORED_CPU),
     NOTE_V("--poll-batch", IGNORED_CPU),
     NOTE_V("--numa", IGNORED_CPU),
-    NOTE_V("-b --batch-size", "ignored: mint-serve batches every step itself"),
     NOTE_V("-ub --ubatch-size", "ignored: mint-serve batches every step itself"),
     NOTE_V("--keep", "ignored: mint does not shift the context (a full one ends the reply)"),
     NOTE_F("--context-shift", "ignored: a full context ends the reply (finish_reason length)"),
