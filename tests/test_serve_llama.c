@@ -540,3 +540,87 @@ Test(serve_llama, prompt_progress_and_llama_server_metrics, .timeout = MT_HANG(1
     mt_resp_free(&r);
     cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
 }
+
+// POST /slots/N?action=save|restore|erase with --slot-save-path, as llama-server's clients use
+// them: a saved slot restored into another slot makes a request sharing its prefix evaluate only
+// the rest; the file is llama-server's layout (a plain token list, as older servers wrote it,
+// restores too); erase makes the slot evaluate everything again; bad names and files are 400s.
+Test(serve_llama, slots_save_restore_and_erase, .timeout = MT_HANG(180)) {
+    char dir[2048];
+    snprintf(dir, sizeof dir, "%s", mt_path(mt_tmpdir(), "slots")); // (a rotating buffer)
+    mkdir(dir, 0755);
+    mt_server s;
+    mt_server_start(&s, "-m '%s' -np 2 -c 1024 -t 1 --slot-save-path '%s'", stories(), dir);
+    const char *first = "{\"prompt\":\"Once upon a time there was a dog\",\"n_predict\":8,"
+                        "\"temperature\":0,\"id_slot\":1}";
+    json_object *a = mt_post_json(&s, "/completion", first);
+    const int p_all = mt_jpath_int(a, "timings.prompt_n");
+    cr_assert_eq(mt_jpath_int(a, "id_slot"), 1);
+    cr_assert_eq(mt_jpath_int(a, "timings.cache_n"), 0);
+    json_object_put(a);
+    json_object *sv = mt_post_json(&s, "/slots/1?action=save", "{\"filename\":\"one.bin\"}");
+    const int n_saved = mt_jpath_int(sv, "n_saved");
+    cr_assert_eq(n_saved, p_all + 7, "the prompt and 7 of the 8 tokens are in the cache");
+    cr_assert_eq(mt_jpath_int(sv, "n_written"), 4 * (7 + n_saved));
+    json_object_put(sv);
+    json_object *rs = mt_post_json(&s, "/slots/0?action=restore", "{\"filename\":\"one.bin\"}");
+    cr_assert_eq(mt_jpath_int(rs, "n_restored"), n_saved);
+    json_object_put(rs);
+    json_object *b = mt_post_json(&s, "/completion",
+                                  "{\"prompt\":\"Once upon a time there was a cat\","
+                                  "\"n_predict\":4,\"temperature\":0,\"id_slot\":0}");
+    cr_assert_eq(mt_jpath_int(b, "id_slot"), 0);
+    cr_assert_gt(mt_jpath_int(b, "timings.cache_n"), 0, "the restored prefix is reused");
+    cr_assert_lt(mt_jpath_int(b, "timings.prompt_n"), p_all);
+    json_object_put(b);
+    // The same tokens as a plain list (header, count, tokens), as servers before the packed
+    // format wrote them.
+    char path[4096];
+    snprintf(path, sizeof path, "%s/one.bin", dir);
+    FILE *f = fopen(path, "rb");
+    cr_assert(f);
+    uint32_t words[4096];
+    const size_t nw = fread(words, 4, 4096, f);
+    fclose(f);
+    cr_assert_eq(nw, (size_t)(7 + n_saved));
+    cr_assert_eq(words[0], 0x67677371u);
+    cr_assert_eq(words[3], 0xffffffffu);
+    snprintf(path, sizeof path, "%s/legacy.bin", dir);
+    f = fopen(path, "wb");
+    uint32_t head[3] = {words[0], words[1], (uint32_t)n_saved};
+    fwrite(head, 4, 3, f);
+    fwrite(words + 6, 4, (size_t)n_saved, f);
+    fclose(f);
+    rs = mt_post_json(&s, "/slots/1?action=restore", "{\"filename\":\"legacy.bin\"}");
+    cr_assert_eq(mt_jpath_int(rs, "n_restored"), n_saved);
+    json_object_put(rs);
+    // Erased, slot 1 evaluates the whole prompt again.
+    json_object *er = mt_post_json(&s, "/slots/1?action=erase", "");
+    cr_assert_eq(mt_jpath_int(er, "n_erased"), n_saved);
+    json_object_put(er);
+    a = mt_post_json(&s, "/completion", first);
+    cr_assert_eq(mt_jpath_int(a, "timings.prompt_n"), p_all);
+    json_object_put(a);
+    // Refused: a name with a path, a file that is no slot file, an unknown action, a bad id.
+    snprintf(path, sizeof path, "%s/junk.bin", dir);
+    f = fopen(path, "wb");
+    fputs("not a slot file", f);
+    fclose(f);
+    static const struct {
+        const char *url, *body, *want;
+        int status;
+    } bad[] = {
+        {"/slots/0?action=save", "{\"filename\":\"../escape.bin\"}", "Invalid filename", 400},
+        {"/slots/0?action=restore", "{\"filename\":\"junk.bin\"}", "not a slot file", 400},
+        {"/slots/0?action=restore", "{\"filename\":\"absent.bin\"}", "cannot read", 400},
+        {"/slots/0?action=dance", "{}", "Invalid action", 400},
+        {"/slots/x?action=erase", "{}", "Invalid slot ID", 400},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        mt_resp r = mt_http(&s, "POST", bad[i].url, bad[i].body, NULL);
+        cr_expect_eq(r.status, bad[i].status, "%s: %s", bad[i].url, r.body);
+        cr_expect(strstr(r.body, bad[i].want), "%s: %s", bad[i].url, r.body);
+        mt_resp_free(&r);
+    }
+    cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+}

@@ -53,6 +53,8 @@ enum MHD_Result handle_count_tokens(serve_http *h, struct MHD_Connection *c, con
 // handlers_props.c
 enum MHD_Result handle_props(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result handle_slots(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+// handlers_slots.c: POST /slots/N?action=save|restore|erase
+enum MHD_Result handle_slot_action(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result handle_apply_template(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 // handlers_tokens.c
 enum MHD_Result handle_tokenize(serve_http *h, struct MHD_Connection *c, const serve_call *r);

@@ -645,6 +645,8 @@ enum MHD_Result gen_request(serve_http *h, struct MHD_Connection *c, const serve
         j->top_logprobs = g->req.logprobs ? g->req.top_logprobs : 0;
         j->peek = g->peek ? 64 : 0;
         j->progress = g->stream && g->req.return_progress && !g->anthropic;
+        // id_slot pins a single job to a slot (llama-server wraps an id past the last slot).
+        if (g->req.id_slot >= 0 && g->n == 1) j->want_slot = g->req.id_slot % cfg->parallel;
         j->deadline = j->t_created + cfg->timeout;
         // ignore_eos as llama-server has it: the end-of-generation tokens are banned (a bias of
         // -inf after the request's own), so they are never drawn.

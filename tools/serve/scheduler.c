@@ -69,6 +69,7 @@ job *job_new(void) {
     pthread_cond_init(&j->cv, NULL);
     j->refs = 1;
     j->slot = -1;
+    j->want_slot = -1;
     j->stop_word = -1;
     j->t_created = serve_now();
     return j;
@@ -90,6 +91,7 @@ void job_release(job *j) {
     free(j->bias_id);
     free(j->bias);
     free(j->prog_done);
+    free(j->saved);
     free(j->prog_t);
     mint_grammar_free(j->grammar);
     pthread_mutex_destroy(&j->mu);
@@ -136,6 +138,7 @@ static void finish_locked(serve_sched *e, job *j, const char *why) {
     j->t_done = serve_now();
     j->visible = j->text_len;
     pthread_cond_broadcast(&j->cv);
+    if (j->action != JOB_GENERATE) return; // slot actions are no generation requests
     const double t0 = j->t_started > 0 ? j->t_started : j->t_done;
     const double t1 = j->t_first > 0 ? j->t_first : j->t_done;
     metrics_tokens(e->metrics, (uint64_t)(j->n_prompt - j->n_reused), (uint64_t)j->n_reused,
@@ -171,6 +174,25 @@ static void admit(serve_sched *e, int si, job *j) {
     atomic_store(&s->task, j->id + 1);
     atomic_store(&s->n_decoded, 0);
     atomic_store(&s->n_prompt, j->n_prompt);
+    if (j->action == JOB_SLOT_SAVE || j->action == JOB_SLOT_ERASE) { // done at once, here
+        const int32_t n = mint_seq_n_past(e->ctx, si);
+        pthread_mutex_lock(&j->mu);
+        j->slot = si;
+        j->t_started = serve_now();
+        j->n_saved = n;
+        if (j->action == JOB_SLOT_SAVE && n > 0) {
+            j->saved = malloc((size_t)n * sizeof *j->saved);
+            if (j->saved)
+                memcpy(j->saved, mint_seq_tokens(e->ctx, si), (size_t)n * sizeof *j->saved);
+            else
+                snprintf(j->error, sizeof j->error, "out of memory");
+        }
+        if (j->action == JOB_SLOT_ERASE) mint_seq_forget(e->ctx, si, NULL);
+        finish_locked(e, j, j->action == JOB_SLOT_SAVE && n > 0 && !j->saved ? "error" : "stop");
+        pthread_mutex_unlock(&j->mu);
+        free_slot(e, s);
+        return;
+    }
     mint_err err;
     mint_gen_params gp = mint_gen_default_params();
     gp.max_tokens = j->max_tokens;
@@ -339,6 +361,13 @@ static bool step(serve_sched *e) {
         slot *s = &e->slots[si];
         if (!s->j || s->row < 0) continue;
         const float *logits = mint_get_logits(e->ctx, s->row);
+        if (s->j->action == JOB_SLOT_RESTORE) { // its tokens are in the slot: nothing to sample
+            pthread_mutex_lock(&s->j->mu);
+            finish_locked(e, s->j, "stop");
+            pthread_mutex_unlock(&s->j->mu);
+            free_slot(e, s);
+            continue;
+        }
         if (s->j->peek > 0) {
             post_peek(e, s->j, logits);
             free_slot(e, s);
@@ -379,18 +408,29 @@ static void *sched_main(void *arg) {
             pthread_mutex_unlock(&e->mu);
             break;
         }
-        // Admit queued jobs into free slots, oldest first.
-        int admit_idx[256], n_admit = 0;
+        // Admit queued jobs into free slots, oldest first. A job that must run in one slot
+        // (id_slot, a slot action) waits for that slot without holding back the jobs behind it.
+        int admit_idx[256], n_admit = 0, kept = 0;
         job *admit_job[256];
-        for (int si = 0; si < e->n_slots && e->q_len > 0; si++) {
-            if (e->slots[si].j) continue;
-            admit_job[n_admit] = e->queue[e->q_head];
+        for (int q = 0; q < e->q_len; q++) {
+            job *j = e->queue[(e->q_head + q) % e->q_cap];
+            int si = -1;
+            if (j->want_slot >= 0 && j->want_slot < e->n_slots) {
+                if (!e->slots[j->want_slot].j) si = j->want_slot;
+            } else {
+                for (int k = 0; k < e->n_slots && si < 0; k++)
+                    if (!e->slots[k].j) si = k;
+            }
+            if (si < 0 || n_admit == 256) { // stays queued, in order (kept <= q: no overlap)
+                e->queue[(e->q_head + kept++) % e->q_cap] = j;
+                continue;
+            }
+            admit_job[n_admit] = j;
             admit_idx[n_admit++] = si;
-            e->slots[si].j = e->queue[e->q_head]; // reserved
-            e->q_head = (e->q_head + 1) % e->q_cap;
-            e->q_len--;
+            e->slots[si].j = j; // reserved
             atomic_fetch_add(&e->busy, 1);
         }
+        e->q_len = kept;
         pthread_mutex_unlock(&e->mu);
         for (int i = 0; i < n_admit; i++) admit(e, admit_idx[i], admit_job[i]);
         step(e);

@@ -73,6 +73,7 @@ typedef struct serve_config {
     bool no_ui;           // --no-ui / --no-webui: no page at /
     int kv_block;         // --kv-block (0 = default)
     int n_batch;          // -b --batch-size: tokens per scheduler step (0 = the context's)
+    const char *slot_save_path; // --slot-save-path: the folder of slot files, or NULL (off)
     int kv_type;          // --kv-type: a mint_kv_type (the index in kv_types)
     int cache_ram;        // --cache-ram: MiB of KV blocks kept for the prompt cache beyond
                           // the slots' own (mint_ctx_params.prefix_cache_bytes)
@@ -95,6 +96,14 @@ typedef struct serve_token {
 
 typedef enum job_state { JOB_QUEUED, JOB_RUNNING, JOB_DONE } job_state;
 
+// What a job does in its slot: generate, or one of llama-server's slot actions (/slots/N).
+typedef enum job_action {
+    JOB_GENERATE,     // evaluate the prompt, then generate
+    JOB_SLOT_SAVE,    // copy the slot's tokens into the job (n_saved, saved)
+    JOB_SLOT_RESTORE, // evaluate the prompt into the slot (a saved file's tokens), no generation
+    JOB_SLOT_ERASE,   // empty the slot (n_saved: the positions it held)
+} job_action;
+
 typedef struct job {
     // Set when the job is made, then read-only.
     uint64_t id;     // request id (for logs)
@@ -115,6 +124,8 @@ typedef struct job {
     int n_bias;
     double t_created; // seconds (monotonic)
     double deadline;  // the request's time limit
+    int want_slot;    // the slot it must run in (id_slot, a slot action), or -1: any free one
+    job_action action;
     // Shared with the scheduler, under mu.
     pthread_mutex_t mu;
     pthread_cond_t cv; // signalled on every change
@@ -140,6 +151,8 @@ typedef struct job {
     int *prog_done;               // [n_prog] prompt positions in the KV cache after each step
     double *prog_t;               // [n_prog] ... and when (the first: at admission, the cached part)
     int n_prog, cap_prog;
+    int32_t *saved;               // JOB_SLOT_SAVE: [n_saved] the slot's tokens
+    int n_saved;                  // ... (JOB_SLOT_ERASE: the positions the slot held)
     int refs;                     // holders (connection, scheduler)
 } job;
 

@@ -93,6 +93,8 @@ static const opt opts[] = {
      .help = "KV cache storage (q8_0, q4_0: quantized rows, as llama.cpp's quantized cache)"},
     {"--kv-block", OPT_INT, F(kv_block), "N", 1, 4096,
      .help = "positions per KV block (default 32)"},
+    {"--slot-save-path", OPT_STRING, F(slot_save_path), "DIR",
+     .help = "where POST /slots/N?action=save|restore keeps slot files (off without it)"},
     {"-b --batch-size", OPT_INT, F(n_batch), "N", 1, 1 << 16,
      .help = "tokens evaluated per step, over all slots (default 512): a long prompt\n"
              "is evaluated this many at a time, between the other slots' tokens"},
@@ -135,7 +137,6 @@ static const opt opts[] = {
     {"-h --help", OPT_HELP, .help = "this help"},
     COMPAT_SECTION,
     NOTE_F("--spm-infill", "ignored: mint-serve has no /infill"),
-    NOTE_V("--slot-save-path", "ignored: mint-serve's /slots cannot save or restore"),
     {"--metrics", OPT_FLAG, F(metrics), .note = "noted: /metrics is always on in mint-serve"},
     {"--ui --webui", OPT_FLAG, .note = "noted: the chat page at / is on by default"},
     {"--jinja", OPT_FLAG, .note = "noted: mint renders every chat template with its Jinja engine"},
