@@ -30,12 +30,12 @@ struct serve_metrics {
     int n_req;
     uint64_t tok_prompt, tok_reused, tok_gen; // prompt tokens evaluated, found cached, generated
     histogram latency, ttft;
-    double prompt_s, gen_s;  // seconds of prompt evaluation / of generation after the first token
-    uint64_t gen_steps;      // generated tokens that cost a decode step (all but each first)
-    uint64_t n_decode;       // mint_decode calls of the scheduler
-    uint64_t busy_sum;       // busy slots summed over those calls
-    uint64_t n_tokens_max;   // longest sequence seen (prompt + generated positions)
-    int64_t t_start;         // when the server started (Unix seconds: llama-server's header)
+    double prompt_s, gen_s; // seconds of prompt evaluation / of generation after the first token
+    uint64_t gen_steps;     // generated tokens that cost a decode step (all but each first)
+    uint64_t n_decode;      // mint_decode calls of the scheduler
+    uint64_t busy_sum;      // busy slots summed over those calls
+    uint64_t n_tokens_max;  // longest sequence seen (prompt + generated positions)
+    int64_t t_start;        // when the server started (Unix seconds: llama-server's header)
 };
 
 serve_metrics *metrics_new(void) {
