@@ -90,7 +90,8 @@ bool preset_ini_parse(const char *text, size_t len, preset_ini *out, char *err, 
             while (b > a && blank(l[b - 1])) b--;
             size_t after = (size_t)(close - l) + 1;
             while (after < n && blank(l[after])) after++;
-            if (a == b) what = "an empty section name";
+            if (a == b)
+                what = "an empty section name";
             else if (after < n && l[after] != ';' && l[after] != '#')
                 what = "text after a section header";
             else if (!(cur = section(out, l + a, b - a, true)))
@@ -114,7 +115,8 @@ bool preset_ini_parse(const char *text, size_t len, preset_ini *out, char *err, 
         size_t v1 = i;
         while (v1 < n && l[v1] != ';' && l[v1] != '#') v1++;
         while (v1 > i && blank(l[v1 - 1])) v1--;
-        if (!cur && !(cur = section(out, "default", 7, false))) what = "out of memory";
+        if (!cur && !(cur = section(out, "default", 7, false)))
+            what = "out of memory";
         else if (!set(cur, l + k0, k1 - k0, l + i, v1 - i))
             what = "out of memory";
     }

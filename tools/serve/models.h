@@ -19,7 +19,11 @@
 
 #define MODELS_CHILD_HOST "127.0.0.1" // children listen on loopback whatever --host says
 
-typedef enum model_source { MODEL_SOURCE_PRESET, MODEL_SOURCE_DIR, MODEL_SOURCE_CACHE } model_source;
+typedef enum model_source {
+    MODEL_SOURCE_PRESET,
+    MODEL_SOURCE_DIR,
+    MODEL_SOURCE_CACHE
+} model_source;
 
 // One model the router can serve, as its sources describe it.
 typedef struct model_spec {
@@ -31,12 +35,12 @@ typedef struct model_spec {
     int n_aliases;
     char **tags; // [n_tags] informational (preset "tags")
     int n_tags;
-    char *ini;         // the preset's section as INI text (GET /models shows it), or NULL
-    char *path;        // the model file it resolves to (for dedup-cache-models), or NULL
-    bool hidden;       // left out of GET /models (dedup-cache-models), still served
-    bool startup;      // load-on-startup
-    bool dedup;        // this preset hides the cache entry of the same file
-    int stop_timeout;  // seconds a child gets to stop before it is killed
+    char *ini;        // the preset's section as INI text (GET /models shows it), or NULL
+    char *path;       // the model file it resolves to (for dedup-cache-models), or NULL
+    bool hidden;      // left out of GET /models (dedup-cache-models), still served
+    bool startup;     // load-on-startup
+    bool dedup;       // this preset hides the cache entry of the same file
+    int stop_timeout; // seconds a child gets to stop before it is killed
 } model_spec;
 
 typedef struct model_specs {

@@ -69,8 +69,7 @@ pid_t child_spawn(char *const *argv, char *err, size_t errlen) {
     close(p[1]);
     int e = 0;
     ssize_t n;
-    while ((n = read(p[0], &e, sizeof e)) < 0 && errno == EINTR) {
-    }
+    while ((n = read(p[0], &e, sizeof e)) < 0 && errno == EINTR) {}
     close(p[0]);
     if (n > 0) {
         snprintf(err, errlen, "cannot run %s: %s", argv[0], strerror(e));

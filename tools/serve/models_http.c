@@ -139,14 +139,35 @@ static enum MHD_Result events(router *rt, struct MHD_Connection *c) {
 // The endpoints a child answers (llama-server's, whether or not mint-serve has them: the
 // child says 404 itself).
 static bool forwarded(const char *url, bool post) {
-    static const char *const posts[] = {
-        "/completion", "/completions", "/v1/completions", "/chat/completions",
-        "/v1/chat/completions", "/v1/responses", "/responses", "/v1/messages",
-        "/v1/messages/count_tokens", "/infill", "/embedding", "/embeddings", "/v1/embeddings",
-        "/rerank", "/reranking", "/v1/rerank", "/v1/reranking", "/tokenize", "/detokenize",
-        "/apply-template", "/v1/chat/completions/input_tokens", "/chat/completions/input_tokens",
-        "/v1/responses/input_tokens", "/props", "/slots", "/lora-adapters", "/v1/next",
-        "/v1/audio/transcriptions", NULL};
+    static const char *const posts[] = {"/completion",
+                                        "/completions",
+                                        "/v1/completions",
+                                        "/chat/completions",
+                                        "/v1/chat/completions",
+                                        "/v1/responses",
+                                        "/responses",
+                                        "/v1/messages",
+                                        "/v1/messages/count_tokens",
+                                        "/infill",
+                                        "/embedding",
+                                        "/embeddings",
+                                        "/v1/embeddings",
+                                        "/rerank",
+                                        "/reranking",
+                                        "/v1/rerank",
+                                        "/v1/reranking",
+                                        "/tokenize",
+                                        "/detokenize",
+                                        "/apply-template",
+                                        "/v1/chat/completions/input_tokens",
+                                        "/chat/completions/input_tokens",
+                                        "/v1/responses/input_tokens",
+                                        "/props",
+                                        "/slots",
+                                        "/lora-adapters",
+                                        "/v1/next",
+                                        "/v1/audio/transcriptions",
+                                        NULL};
     static const char *const gets[] = {"/metrics", "/slots", "/props", "/lora-adapters", NULL};
     for (const char *const *p = post ? posts : gets; *p; p++)
         if (!strcmp(url, *p)) return true;
@@ -169,8 +190,8 @@ static enum MHD_Result proxy(router *rt, struct MHD_Connection *c, const serve_c
     if (!models_resolve(rt->r, want, name, sizeof name))
         return reply_error(c, 400, "invalid_request_error", "model", "model '%s' not found", want);
     const char *a = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "autoload");
-    const bool autoload = a && *a ? !strcmp(a, "true") || !strcmp(a, "1")
-                                  : !rt->cfg->no_models_autoload;
+    const bool autoload =
+        a && *a ? !strcmp(a, "true") || !strcmp(a, "1") : !rt->cfg->no_models_autoload;
     if (!autoload && !models_running(rt->r, name))
         return reply_error(c, 400, "invalid_request_error", "model", "model is not loaded");
     if (autoload) {
@@ -292,13 +313,13 @@ int models_router_run(const serve_config *cfg, int argc, char **argv) {
         MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
             MHD_USE_ERROR_LOG,
         (uint16_t)cfg->port, NULL, NULL, on_request, &rt, MHD_OPTION_SOCK_ADDR,
-        (const struct sockaddr *)&addr, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)cfg->max_connections, MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->max_header,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)(cfg->timeout + 30), MHD_OPTION_NOTIFY_COMPLETED,
-        on_completed, &rt, MHD_OPTION_END);
+        (const struct sockaddr *)&addr, MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->max_header, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)(cfg->timeout + 30), MHD_OPTION_NOTIFY_COMPLETED, on_completed, &rt,
+        MHD_OPTION_END);
     if (!d) {
-        fprintf(stderr, SERVE_TOOL ": cannot listen on %s:%d (in use, or not allowed)\n",
-                cfg->host, cfg->port);
+        fprintf(stderr, SERVE_TOOL ": cannot listen on %s:%d (in use, or not allowed)\n", cfg->host,
+                cfg->port);
         models_free(rt.r);
         return 1;
     }

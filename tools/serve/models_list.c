@@ -172,8 +172,8 @@ static bool scan_dir(model_specs *s, const char *dir, char *err, size_t errlen) 
         if (S_ISDIR(st.st_mode)) {
             DIR *sub = opendir(path);
             for (struct dirent *f; sub && (f = readdir(sub));)
-                if (gguf_name(f->d_name) && (!strstr(f->d_name, "-of-") ||
-                                             strstr(f->d_name, "-00001-of-")))
+                if (gguf_name(f->d_name) &&
+                    (!strstr(f->d_name, "-of-") || strstr(f->d_name, "-00001-of-")))
                     if ((!pick[0] || strstr(f->d_name, "-00001-of-")) &&
                         strlen(path) + strlen(f->d_name) + 2 <= sizeof pick)
                         snprintf(pick, sizeof pick, "%.2047s/%.255s", path, f->d_name);
@@ -313,7 +313,8 @@ static bool load_preset(const serve_config *cfg, model_specs *s, char *err, size
     for (int i = 0; i < ini.n_sec; i++)
         if (!strcmp(ini.sec[i].name, "*")) global = &ini.sec[i];
     // "[*]" first, under every model of every source
-    for (int i = 0; ok && global && i < s->n; i++) ok = apply_section(&s->v[i], global, err, errlen);
+    for (int i = 0; ok && global && i < s->n; i++)
+        ok = apply_section(&s->v[i], global, err, errlen);
     char hide[64][2048];
     int n_hide = 0;
     const bool global_dedup = global && preset_ini_get(global, "dedup-cache-models") &&
@@ -376,10 +377,24 @@ bool models_list_build(const serve_config *cfg, model_specs *out, char *err, siz
 }
 
 int models_list_reserved(int argc, char **argv, int i) {
-    static const char *const with_value[] = {
-        "--host",        "--port", "--models-dir", "--models-preset", "--models-max", "--api-key",
-        "--api-key-file", "-m",    "--model",      "-hf",             "-hfr",         "--hf-repo",
-        "-hff",          "--hf-file", "-a",        "--alias",         "--tags",       NULL};
+    static const char *const with_value[] = {"--host",
+                                             "--port",
+                                             "--models-dir",
+                                             "--models-preset",
+                                             "--models-max",
+                                             "--api-key",
+                                             "--api-key-file",
+                                             "-m",
+                                             "--model",
+                                             "-hf",
+                                             "-hfr",
+                                             "--hf-repo",
+                                             "-hff",
+                                             "--hf-file",
+                                             "-a",
+                                             "--alias",
+                                             "--tags",
+                                             NULL};
     static const char *const bare[] = {"--models-autoload", "--no-models-autoload", NULL};
     for (int k = 0; with_value[k]; k++)
         if (!strcmp(argv[i], with_value[k])) return i + 1 < argc ? 2 : 1;

@@ -46,15 +46,16 @@ static void puts_(buf *b, const char *s) {
 
 // Headers that describe this hop, not the request: the router writes its own.
 static bool hop_header(const char *k) {
-    static const char *const hop[] = {"host",    "connection", "content-length", "transfer-encoding",
-                                      "keep-alive", "expect",  "upgrade",        "te",
-                                      "trailer", "proxy-connection", NULL};
+    static const char *const hop[] = {
+        "host",    "connection", "content-length", "transfer-encoding", "keep-alive", "expect",
+        "upgrade", "te",         "trailer",        "proxy-connection",  NULL};
     for (int i = 0; hop[i]; i++)
         if (!strcasecmp(k, hop[i])) return true;
     return false;
 }
 
-static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind, const char *k, const char *v) {
+static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind, const char *k,
+                                  const char *v) {
     (void)kind;
     if (!hop_header(k) && v) {
         puts_(cls, k), puts_(cls, ": "), puts_(cls, v), puts_(cls, "\r\n");
@@ -110,8 +111,7 @@ static ssize_t on_read(void *cls, uint64_t pos, char *out, size_t max) {
         return (ssize_t)n;
     }
     ssize_t n;
-    while ((n = recv(f->fd, out, max, 0)) < 0 && errno == EINTR) {
-    }
+    while ((n = recv(f->fd, out, max, 0)) < 0 && errno == EINTR) {}
     if (n > 0) return n;
     return n == 0 ? MHD_CONTENT_READER_END_OF_STREAM : MHD_CONTENT_READER_END_WITH_ERROR;
 }

@@ -29,11 +29,11 @@ typedef struct entry {
     int port;            // its port while running
     char **argv;         // [argc] its command line (NULL-ended), kept for GET /models
     int argc;
-    int exit_code; // of the last child
-    bool failed;   // the last child exited non-zero without being asked to stop
-    bool stop;     // a stop was asked
-    bool removed;  // no longer in the sources: not listed, not served
-    int busy;      // requests being forwarded to it
+    int exit_code;    // of the last child
+    bool failed;      // the last child exited non-zero without being asked to stop
+    bool stop;        // a stop was asked
+    bool removed;     // no longer in the sources: not listed, not served
+    int busy;         // requests being forwarded to it
     double last_used; // for the LRU order
     int stop_timeout; // the running child's stop-timeout
 } entry;
@@ -48,8 +48,8 @@ typedef struct waiting {
 
 struct models {
     const serve_config *cfg;
-    char exe[4096];  // this program (/proc/self/exe), which each child runs
-    char **pass;     // [n_pass] the router's flags that children get too
+    char exe[4096]; // this program (/proc/self/exe), which each child runs
+    char **pass;    // [n_pass] the router's flags that children get too
     int n_pass;
     bool fake_timing; // LLAMA_SERVER_DEBUG_FAKE_TIMING (llama.cpp's test hook): 2 s delays
     pthread_mutex_t mu;
@@ -58,8 +58,8 @@ struct models {
     int n;
     waiting q[MAX_QUEUE]; // [n_q] the --models-max queue, oldest first
     int n_q;
-    int watchers; // watcher threads alive
-    bool closing; // the router stops: no more loads, waiters give up
+    int watchers;         // watcher threads alive
+    bool closing;         // the router stops: no more loads, waiters give up
     char *ev[MAX_EVENTS]; // the last events, ev[seq % MAX_EVENTS]
     unsigned long ev_seq; // events so far (the next gets ev_seq + 1)
 };
@@ -96,7 +96,8 @@ static void set_status(models *r, entry *e, model_status s) {
     e->status = s;
     json_object *d = json_object_new_object();
     json_object_object_add(d, "status", json_object_new_string(status_name(s)));
-    if (s == MODEL_UNLOADED) json_object_object_add(d, "exit_code", json_object_new_int(e->exit_code));
+    if (s == MODEL_UNLOADED)
+        json_object_object_add(d, "exit_code", json_object_new_int(e->exit_code));
     event(r, e->spec.name, "status_change", d);
 }
 
@@ -635,8 +636,10 @@ static void idle(models *r, entry *e) {
     int promised = 0;
     bool unserved = false;
     for (int i = 0; i < r->n_q; i++) {
-        if (!r->q[i].slot_pending && !r->q[i].loading) unserved = true;
-        else promised++;
+        if (!r->q[i].slot_pending && !r->q[i].loading)
+            unserved = true;
+        else
+            promised++;
     }
     if (!unserved || running(r) - promised < r->cfg->models_max) return;
     if (queued(r, e->spec.name) || e->busy || e->status != MODEL_LOADED) return;

@@ -127,7 +127,8 @@ static const opt opts[] = {
      .def = "auto",
      .help = "reasoning into reasoning_content (auto, deepseek) or\n"
              "left in the content (none)"},
-    {.kind = OPT_SECTION, .help = "router mode (no -m and no -hf: a server per model, started on demand):"},
+    {.kind = OPT_SECTION,
+     .help = "router mode (no -m and no -hf: a server per model, started on demand):"},
     {"--models-dir", OPT_STRING, F(models_dir), "DIR",
      .help = "serve the .gguf files of DIR (and of its folders) too"},
     {"--models-preset", OPT_STRING, F(models_preset), "FILE",
