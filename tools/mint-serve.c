@@ -11,6 +11,7 @@
 #include "chat_arg.h"
 #include "cli.h"
 #include "hf_cache.h"
+#include "models_http.h"
 #include "serve.h"
 #include "serve_options.h"
 
@@ -31,6 +32,15 @@ static int serve(serve_config *c, int argc, char **argv) {
     }
     int done = opt_main(&serve_program, argc, argv, c);
     if (done >= 0) return done;
+    if (!c->model_path && !c->hf_repo) { // router mode: a child mint-serve per model
+        sigset_t stop_signals;
+        sigemptyset(&stop_signals);
+        sigaddset(&stop_signals, SIGINT);
+        sigaddset(&stop_signals, SIGTERM);
+        pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
+        signal(SIGPIPE, SIG_IGN);
+        return models_router_run(c, argc, argv);
+    }
     char hf_path[2048];
     if (c->hf_repo) {
         if (!hf_cache_find(c->hf_repo, c->hf_file, hf_path, sizeof hf_path, msg, sizeof msg)) {

@@ -9,8 +9,9 @@
 # output read back as content, reasoning and tool calls), jinja (chat templates), json_schema
 # (JSON Schemas to grammars), run_args, quantize_args, options (the option parser over several
 # tables), serve_request (mint-serve's request bodies), anthropic (Anthropic's Messages bodies),
-# slot_file (llama-server's slot files, POST /slots/N?action=restore) or
-# grammar (GBNF grammars, then a few matching steps). Extra arguments go to every
+# slot_file (llama-server's slot files, POST /slots/N?action=restore), preset_ini (router
+# mode's --models-preset files) or grammar (GBNF grammars, then a few matching steps). Extra
+# arguments go to every
 # harness (e.g. -runs=1000000 to stop after that many executions; SECONDS still bounds the time).
 # Seeds are made afresh from MINT_TEST_DATA (or ../shared/data) and tests/fuzz/seeds into
 # build-fuzz/corpus/TARGET.seeds/; what the fuzzer finds accumulates in build-fuzz/corpus/TARGET/
@@ -34,9 +35,9 @@ case $seconds in
     ;;
 esac
 dir=${MINT_FUZZ_DIR:-build-fuzz}
-all="gguf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar slot_file"
+all="gguf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar slot_file preset_ini"
 [ -f formats/safetensors.h ] &&
-    all="gguf safetensors hf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar slot_file"
+    all="gguf safetensors hf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar slot_file preset_ini"
 if [ "$what" = all ]; then
     targets=$all
 else

@@ -58,6 +58,9 @@ def pytest_configure(config):
     import utils  # the suite's own module (tools/server/tests/utils.py)
 
     utils.ServerPreset.load_all = staticmethod(lambda: None)
+    # the router tests write their preset files into the suite's tmp folder, which its model
+    # downloads would have made
+    os.makedirs(utils.TMP_DIR, exist_ok=True)
     start = utils.ServerProcess.start
 
     def start_if_available(self, *args, **kwargs):

@@ -71,4 +71,10 @@ enum MHD_Result handle_completion_native(serve_http *h, struct MHD_Connection *c
 mint_status serve_tokenize(const mint_model *m, const char *text, size_t len, bool add_special,
                            bool special, int32_t **ids, size_t *n, mint_err *err);
 
+// router.c, for router mode's own daemon (models_http.c), which has no serve_http: whether the
+// request carries an API key of cfg, the origin its answers may allow (CORS), a preflight's answer.
+bool http_authorized_by(const serve_config *cfg, struct MHD_Connection *c);
+const char *http_cors_origin_for(const serve_config *cfg, struct MHD_Connection *c);
+enum MHD_Result http_preflight(struct MHD_Connection *c);
+
 #endif // MINT_SERVE_HANDLERS_H

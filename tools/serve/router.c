@@ -352,3 +352,19 @@ void http_stop(serve_http *h) {
     free(h->eog);
     free(h);
 }
+
+// Router mode's daemon (models_http.c) checks keys and origins as this one does: the same
+// functions, over a serve_http that holds only the settings.
+bool http_authorized_by(const serve_config *cfg, struct MHD_Connection *c) {
+    const serve_http h = {.cfg = cfg};
+    return authorized(&h, c);
+}
+
+const char *http_cors_origin_for(const serve_config *cfg, struct MHD_Connection *c) {
+    const serve_http h = {.cfg = cfg};
+    return cors_origin(&h, c);
+}
+
+enum MHD_Result http_preflight(struct MHD_Connection *c) {
+    return preflight(c);
+}

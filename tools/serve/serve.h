@@ -82,6 +82,12 @@ typedef struct serve_config {
     const char *chat_template_file;
     load_options load;     // --no-mmap, --mlock: how the weights are loaded
     compat_options compat; // llama-server's -ctk, -ctv (folded into kv_type)
+    // Router mode (no -m and no -hf: models.h)
+    const char *models_dir;    // --models-dir: a folder of .gguf files (and folders of them)
+    const char *models_preset; // --models-preset: an INI file of models and their flags
+    int models_max;            // --models-max: children at once (0: no limit)
+    bool models_autoload;      // --models-autoload (the default)
+    bool no_models_autoload;   // --no-models-autoload: a request never starts a child
 } serve_config;
 
 // One token as a job's client sees it.
