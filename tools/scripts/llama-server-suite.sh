@@ -12,7 +12,8 @@
 # package node-llama-cpp (as ../shared/tools/peer/setup.sh pins it), unpacked outside the
 # repository into ${XDG_CACHE_HOME:-$HOME/.cache}/mint/llama-server-suite.
 #
-# Prints pytest's summary; exits 0 when every test that failed is listed, with its reason, in
+# The suite's servers listen on $PORT (its utils.py; 8080 when unset): give another when two
+# runs share the machine. Prints pytest's summary; exits 0 when every test that failed is listed, with its reason, in
 # tests/llama-server-suite.expected (a test listed there that passes is reported, not failed).
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -43,8 +44,11 @@ fi
 tests=$src/tools/server/tests
 [ -d "$tests/unit" ] || { echo "llama-server-suite.sh: no $tests/unit" >&2; exit 2; }
 
-# The Hugging Face cache: models--OWNER--NAME/refs/main and snapshots/<commit>/<file>.
-hf=$cache/hf
+# The Hugging Face cache: models--OWNER--NAME/refs/main and snapshots/<commit>/<file>; made
+# afresh in the build folder, so that runs from two checkouts do not remake each other's.
+state=$build/llama-server-suite
+mkdir -p "$state"
+hf=$state/hf
 rm -rf "$hf"
 put() { # put OWNER/NAME FILE-IN-REPO SOURCE
     d=$hf/models--$(echo "$1" | sed 's|/|--|')
@@ -59,16 +63,24 @@ put ggml-org/test-model-stories260K stories260K.gguf "$data/stories260K.gguf"
 # stories260K again, without its fill-in-the-middle tokens), and tinygemma3, which is not in the
 # test data: a synthetic Gemma 3 (tiny shape, stories260K's vocabulary, random weights: its text
 # is noise) made here by mint-quantize stands in for it.
+# A stand-in is marked (MINT_STAND_IN, with what it lacks): the router may list and load it, but
+# a test that starts a server of that model itself exercises what the stand-in lacks (images,
+# fill-in-the-middle), so the plugin skips it, saying the real model is not here.
+stand_in() { # stand_in OWNER/NAME WHAT-IT-LACKS
+    printf '%s\n' "$2" >"$hf/models--$(echo "$1" | sed 's|/|--|')/snapshots/local/MINT_STAND_IN"
+}
 put ggml-org/test-model-stories260K stories260K-F32.gguf "$data/stories260K.gguf"
 put ggml-org/test-model-stories260K-infill stories260K-infill-F32.gguf "$data/stories260K.gguf"
+stand_in ggml-org/test-model-stories260K-infill "stories260K without its fill-in-the-middle tokens"
 if [ -x "$build/mint-quantize" ]; then
     "$build/mint-quantize" --synthetic gemma3 --shape tiny --type Q8_0 --overwrite \
-        --vocab "$data/stories260K.gguf" -o "$cache/tinygemma3-synthetic-Q8_0.gguf" 2>/dev/null &&
-        put ggml-org/tinygemma3-GGUF tinygemma3-Q8_0.gguf "$cache/tinygemma3-synthetic-Q8_0.gguf"
+        --vocab "$data/stories260K.gguf" -o "$state/tinygemma3-synthetic-Q8_0.gguf" 2>/dev/null &&
+        put ggml-org/tinygemma3-GGUF tinygemma3-Q8_0.gguf "$state/tinygemma3-synthetic-Q8_0.gguf" &&
+        stand_in ggml-org/tinygemma3-GGUF "a synthetic text-only Gemma 3: no vision projector"
 fi
 
 [ $# -gt 0 ] || set -- unit
-xml=$cache/results.xml
+xml=$state/results.xml
 cd "$tests"
 set +e
 LLAMA_SERVER_BIN_PATH=$build/mint-serve LLAMA_CACHE=$hf \

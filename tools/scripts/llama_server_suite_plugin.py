@@ -5,7 +5,10 @@ It changes nothing the tests send or check. It does only what an offline machine
 - ServerPreset.load_all, which starts every preset once to download its model, becomes a no-op
   (there is nothing to download; mint never downloads);
 - a test whose model is not in the local Hugging Face cache (LLAMA_CACHE, filled by the script) is
-  skipped with the model's name, before the server starts, instead of erroring;
+  skipped with the model's name, before the server starts (and before its body fetches inputs
+  from the network), instead of erroring; so is a test that starts a server of a model the cache
+  holds only a stand-in of (router mode may list and load stand-ins; a test of the model itself
+  would exercise what the stand-in lacks);
 - when OpenAI's Python client is not installed (Debian has no package for it), the test files
   still import, and a test that calls openai.OpenAI(...) is skipped saying so.
 """
@@ -33,6 +36,29 @@ def _install_openai_stub():
 
 
 _install_openai_stub()
+
+
+def _stand_in(repo):
+    """What the cache's stand-in for repo lacks (the script's MINT_STAND_IN), or None."""
+    name = repo.partition(":")[0]
+    marker = os.path.join(os.environ.get("LLAMA_CACHE", ""), "models--" + name.replace("/", "--"),
+                          "snapshots", "local", "MINT_STAND_IN")
+    try:
+        with open(marker) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def _skip_absent(repo, hf_file):
+    """Skips the test when repo's model is absent, or only a stand-in that routers may load."""
+    what = "%s%s" % (repo, " " + hf_file if hf_file else "")
+    lacks = _stand_in(repo)
+    if lacks:
+        pytest.skip("model %s is not available offline (the suite's stand-in for it is %s)"
+                    % (what, lacks))
+    if not _cached(repo, hf_file):
+        pytest.skip("model %s is not available offline" % what)
 
 
 def _cached(repo, hf_file):
@@ -65,11 +91,7 @@ def pytest_configure(config):
 
     def start_if_available(self, *args, **kwargs):
         if self.model_hf_repo and not self.model_file:
-            if not _cached(self.model_hf_repo, self.model_hf_file):
-                pytest.skip(
-                    "model %s%s is not available offline"
-                    % (self.model_hf_repo, " " + self.model_hf_file if self.model_hf_file else "")
-                )
+            _skip_absent(self.model_hf_repo, self.model_hf_file)
         return start(self, *args, **kwargs)
 
     utils.ServerProcess.start = start_if_available
@@ -84,7 +106,5 @@ def pytest_runtest_call(item):
     import utils
 
     srv = getattr(item.module, "server", None)
-    if (isinstance(srv, utils.ServerProcess) and srv.model_hf_repo and not srv.model_file
-            and not _cached(srv.model_hf_repo, srv.model_hf_file)):
-        pytest.skip("model %s%s is not available offline"
-                    % (srv.model_hf_repo, " " + srv.model_hf_file if srv.model_hf_file else ""))
+    if isinstance(srv, utils.ServerProcess) and srv.model_hf_repo and not srv.model_file:
+        _skip_absent(srv.model_hf_repo, srv.model_hf_file)
