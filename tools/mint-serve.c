@@ -11,6 +11,7 @@
 #include "chat_arg.h"
 #include "cli.h"
 #include "hf_cache.h"
+#include "mcp_servers.h"
 #include "serve.h"
 #include "serve_options.h"
 
@@ -56,10 +57,22 @@ static int serve(serve_config *c, int argc, char **argv) {
         if (nofile.rlim_cur > 1024) setrlimit(RLIMIT_NOFILE, &nofile);
     }
 
+    // MCP servers, before the model as llama-server does: an invalid configuration stops the
+    // start; a server that cannot start or answer only loses its tools (each tries at most 10 s).
+    mcp_set *mcp = NULL;
+    if (c->mcp_config || c->mcp_json) {
+        if (!(mcp = mcp_set_new(c->mcp_config, c->mcp_json, msg, sizeof msg))) {
+            fprintf(stderr, SERVE_TOOL ": %s\n", msg);
+            return 1;
+        }
+        mcp_set_warm_up(mcp, 10);
+    }
+
     mint_err err;
     mint_model *m;
     if (load_model(SERVE_TOOL, c->model_path, &c->load, &m, &err) != MINT_OK) {
         fprintf(stderr, SERVE_TOOL ": %s\n", err.msg);
+        mcp_set_free(mcp);
         return 1;
     }
     c->model_name = serve_config_name(c, c->model_path);
@@ -98,6 +111,7 @@ static int serve(serve_config *c, int argc, char **argv) {
         metrics_free(metrics);
         mint_model_close(m);
         free(tmpl);
+        mcp_set_free(mcp);
         return 1;
     }
     serve_http *h = http_start(c, e, metrics, tmpl, msg, sizeof msg);
@@ -107,6 +121,7 @@ static int serve(serve_config *c, int argc, char **argv) {
         metrics_free(metrics);
         mint_model_close(m);
         free(tmpl);
+        mcp_set_free(mcp);
         return 1;
     }
     fprintf(stderr,
@@ -119,10 +134,12 @@ static int serve(serve_config *c, int argc, char **argv) {
             SERVE_TOOL ": %s: no new connections; finishing what is in flight (at most "
                        "%g s)\n",
             sig == SIGINT ? "SIGINT" : "SIGTERM", c->drain);
+    mcp_set_stop(mcp); // tool calls in flight return now: a server may take its time
     http_quiesce(h);
     sched_stop(e, c->drain);
     http_drain(h, 5); // the answers of the last jobs go out
     http_stop(h);
+    mcp_set_free(mcp); // after the connections: no call holds a server any more
     metrics_free(metrics);
     mint_model_close(m);
     fprintf(stderr, SERVE_TOOL ": stopped\n");

@@ -128,6 +128,13 @@ static const opt opts[] = {
      .def = "auto",
      .help = "reasoning into reasoning_content (auto, deepseek) or\n"
              "left in the content (none)"},
+    {.kind = OPT_SECTION, .help = "MCP servers (their tools at GET/POST /tools):"},
+    {"--mcp-servers-config", OPT_STRING, F(mcp_config), "FILE",
+     .help = "MCP servers to run, from a JSON file: {\"mcpServers\": {NAME:\n"
+             "{\"command\", \"args\", \"env\", \"cwd\", \"timeout_ms\"}}} (only commands\n"
+             "you trust: they run as mint-serve's user)"},
+    {"--mcp-servers-json", OPT_STRING, F(mcp_json), "JSON",
+     .help = "the same, inline (added after the file's)"},
     OPT_VERSION_ROW,
     {"-h --help", OPT_HELP, .help = "this help"},
     COMPAT_SECTION,
@@ -273,8 +280,6 @@ static const opt opts[] = {
     NOTE_F("--no-ui-mcp-proxy --no-webui-mcp-proxy", IGNORED_TOOLS),
     NOTE_V("--tools", IGNORED_TOOLS),
     NOTE_V("--tools-runtime", IGNORED_TOOLS),
-    NOTE_V("--mcp-servers-config", IGNORED_TOOLS),
-    NOTE_V("--mcp-servers-json", IGNORED_TOOLS),
     NOTE_F("-ag --agent", IGNORED_TOOLS),
     NOTE_F("-no-ag --no-agent", IGNORED_TOOLS),
     NOTE_V("--sse-ping-interval", "ignored: streams send every token as it comes"),
