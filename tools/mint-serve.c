@@ -14,6 +14,8 @@
 #include "mcp_servers.h"
 #include "serve.h"
 #include "serve_options.h"
+#include "serve_tools.h"
+#include "tools_builtin.h"
 
 #include <signal.h>
 #include <sys/resource.h>
@@ -32,6 +34,19 @@ static int serve(serve_config *c, int argc, char **argv) {
     }
     int done = opt_main(&serve_program, argc, argv, c);
     if (done >= 0) return done;
+    // --tools: checked before the model loads (an unknown name is a usage error).
+    if (c->tools && !tools_builtin_start(c->tools, c->tools_runtime, msg, sizeof msg)) {
+        fprintf(stderr, SERVE_TOOL ": %s\n", msg);
+        return 2;
+    }
+    if (c->tools)
+        fprintf(stderr,
+                SERVE_TOOL ": warning: --tools %s: HTTP clients may read and write files "
+                           "and run commands as this user (CORS origins: %s)\n",
+                c->tools, c->cors_origins);
+    if (c->ui_mcp_proxy)
+        fprintf(stderr, SERVE_TOOL ": warning: --ui-mcp-proxy: /cors-proxy forwards requests to "
+                                   "any URL this host reaches\n");
     char hf_path[2048];
     if (c->hf_repo) {
         if (!hf_cache_find(c->hf_repo, c->hf_file, hf_path, sizeof hf_path, msg, sizeof msg)) {
@@ -66,6 +81,12 @@ static int serve(serve_config *c, int argc, char **argv) {
             return 1;
         }
         mcp_set_warm_up(mcp, 10);
+        // Named servers turn /tools on, even when none of them answered (llama-server's rule).
+        if (mcp_set_servers(mcp) > 0 && !mcp_set_register(mcp)) {
+            fprintf(stderr, SERVE_TOOL ": too many sources of tools\n");
+            mcp_set_free(mcp);
+            return 1;
+        }
     }
 
     mint_err err;
@@ -142,6 +163,8 @@ static int serve(serve_config *c, int argc, char **argv) {
     mcp_set_free(mcp); // after the connections: no call holds a server any more
     metrics_free(metrics);
     mint_model_close(m);
+    tools_builtin_stop();
+    serve_tools_clear();
     fprintf(stderr, SERVE_TOOL ": stopped\n");
     free(tmpl);
     return 0;

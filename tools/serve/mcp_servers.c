@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "mcp_client.h"
 #include "serve.h"
+#include "serve_tools.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -203,6 +204,40 @@ json_object *mcp_set_call(mcp_set *s, int i, json_object *params) {
     json_object *answer = mcp_client_call(c, s->tools[i].tool.name, params);
     mcp_client_release(c);
     return answer;
+}
+
+// serve_tool_source.list: every tool, in GET /tools' shape (llama-server: display name = name,
+// no write permission, no working directory).
+static void source_list(void *self, json_object *list) {
+    const mcp_set *s = self;
+    for (int i = 0; i < s->n_tools; i++)
+        json_object_array_add(list, serve_tool_entry(s->tools[i].name, s->tools[i].name, "mcp",
+                                                     false, false, mcp_set_tool_definition(s, i)));
+}
+
+// serve_tool_source.call: the params go to the server as the call's arguments, as they came.
+static serve_tool_status source_call(void *self, const char *tool, json_object *params,
+                                     serve_tool_stream *stream, json_object **result, char *err,
+                                     size_t errlen) {
+    mcp_set *s = self;
+    const int i = mcp_set_find(s, tool);
+    if (i < 0) return SERVE_TOOL_NOT_MINE;
+    if (stream) {
+        snprintf(err, errlen, "tool \"%s\" does not support stream = true", tool);
+        return SERVE_TOOL_NO_STREAM;
+    }
+    *result = mcp_set_call(s, i, params);
+    if (!*result) {
+        snprintf(err, errlen, "out of memory");
+        return SERVE_TOOL_FAILED;
+    }
+    return SERVE_TOOL_OK;
+}
+
+bool mcp_set_register(mcp_set *s) {
+    const serve_tool_source src = {
+        .name = "mcp", .list = source_list, .call = source_call, .self = s};
+    return serve_tools_register(&src);
 }
 
 void mcp_set_stop(mcp_set *s) {

@@ -32,6 +32,9 @@ int mcp_set_find(const mcp_set *s, const char *name);
 // Calls tool i with params (a JSON object, or NULL): {"plain_text_response"} or {"error"}, a new
 // object. Safe from any number of threads; calls to one server take turns.
 json_object *mcp_set_call(mcp_set *s, int i, json_object *params);
+// Registers the tools as a source of GET/POST /tools (serve_tools.h), type "mcp"; false when the
+// registry is full. Before the HTTP daemon starts.
+bool mcp_set_register(mcp_set *s);
 // Makes calls in flight return (cancelled) and refuses new ones; returns at once.
 void mcp_set_stop(mcp_set *s);
 // Stops every server still running and frees s (after mcp_set_stop, no call in flight).
