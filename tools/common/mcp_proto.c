@@ -9,11 +9,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+// A message stays one line: a name or a server's text with control characters in it is shown
+// with spaces in their place.
+static void one_line(char *s) {
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20) *s = ' ';
+}
+
 static bool fail(char *err, size_t errlen, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     if (errlen) vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
+    if (errlen) one_line(err);
     return false;
 }
 
@@ -181,6 +189,7 @@ static void notef(mcp_note_fn note, void *ctx, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    one_line(line);
     note(ctx, line);
 }
 
@@ -332,7 +341,7 @@ mcp_line_kind mcp_read_line(const char *line, size_t len, uint64_t id, json_obje
                  json_object_object_get_ex(e, "message", &m) &&
                  json_object_is_type(m, json_type_string))
             msg = json_object_get_string(m);
-        fail(err, errlen, "%s", msg);
+        fail(err, errlen, "%s", msg[0] ? msg : "unknown error");
         json_object_put(o);
         return MCP_LINE_ERROR;
     }
@@ -341,9 +350,10 @@ mcp_line_kind mcp_read_line(const char *line, size_t len, uint64_t id, json_obje
         json_object_put(o);
         return MCP_LINE_ERROR;
     }
-    *result = json_object_get(v);
+    // "result": null is json-c's NULL: an empty object stands for it (an answer all the same).
+    *result = v ? json_object_get(v) : json_object_new_object();
     json_object_put(o);
-    return MCP_LINE_RESULT;
+    return *result ? MCP_LINE_RESULT : MCP_LINE_JUNK;
 }
 
 // A string member's value, or NULL when absent or not a string.

@@ -8,9 +8,10 @@
 # formats/safetensors.h exists), tokenizer, bpe (byte-level BPE), chat, chat_parse (a model's
 # output read back as content, reasoning and tool calls), jinja (chat templates), json_schema
 # (JSON Schemas to grammars), run_args, quantize_args, options (the option parser over several
-# tables), serve_request (mint-serve's request bodies), anthropic (Anthropic's Messages bodies) or
-# grammar (GBNF grammars, then a few matching steps). Extra arguments go to every
-# harness (e.g. -runs=1000000 to stop after that many executions; SECONDS still bounds the time).
+# tables), serve_request (mint-serve's request bodies), anthropic (Anthropic's Messages bodies),
+# mcp (MCP server configurations and the lines a server writes back) or grammar (GBNF grammars,
+# then a few matching steps). Extra arguments go to every harness (e.g. -runs=1000000 to stop
+# after that many executions; SECONDS still bounds the time).
 # Seeds are made afresh from MINT_TEST_DATA (or ../shared/data) and tests/fuzz/seeds into
 # build-fuzz/corpus/TARGET.seeds/; what the fuzzer finds accumulates in build-fuzz/corpus/TARGET/
 # across runs. Logs go to build-fuzz/logs/, crash inputs to build-fuzz/artifacts/TARGET/. Prints
@@ -33,9 +34,9 @@ case $seconds in
     ;;
 esac
 dir=${MINT_FUZZ_DIR:-build-fuzz}
-all="gguf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar"
+all="gguf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic mcp grammar"
 [ -f formats/safetensors.h ] &&
-    all="gguf safetensors hf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar"
+    all="gguf safetensors hf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic mcp grammar"
 if [ "$what" = all ]; then
     targets=$all
 else
@@ -77,6 +78,7 @@ max_len() {
     json_schema) echo 8192 ;;
     serve_request) echo 4096 ;;
     anthropic) echo 4096 ;;
+    mcp) echo 4096 ;;
     grammar) echo 2048 ;;
     *) echo 1024 ;;
     esac
