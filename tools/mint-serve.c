@@ -12,8 +12,11 @@
 #include "cli.h"
 #include "hf_cache.h"
 #include "models_http.h"
+#include "mcp_servers.h"
 #include "serve.h"
 #include "serve_options.h"
+#include "serve_tools.h"
+#include "tools_builtin.h"
 
 #include <signal.h>
 #include <sys/resource.h>
@@ -32,6 +35,19 @@ static int serve(serve_config *c, int argc, char **argv) {
     }
     int done = opt_main(&serve_program, argc, argv, c);
     if (done >= 0) return done;
+    // --tools: checked before the model loads (an unknown name is a usage error).
+    if (c->tools && !tools_builtin_start(c->tools, c->tools_runtime, msg, sizeof msg)) {
+        fprintf(stderr, SERVE_TOOL ": %s\n", msg);
+        return 2;
+    }
+    if (c->tools)
+        fprintf(stderr,
+                SERVE_TOOL ": warning: --tools %s: HTTP clients may read and write files "
+                           "and run commands as this user (CORS origins: %s)\n",
+                c->tools, c->cors_origins);
+    if (c->ui_mcp_proxy)
+        fprintf(stderr, SERVE_TOOL ": warning: --ui-mcp-proxy: /cors-proxy forwards requests to "
+                                   "any URL this host reaches\n");
     if (!c->model_path && !c->hf_repo) { // router mode: a child mint-serve per model
         sigset_t stop_signals;
         sigemptyset(&stop_signals);
@@ -66,10 +82,28 @@ static int serve(serve_config *c, int argc, char **argv) {
         if (nofile.rlim_cur > 1024) setrlimit(RLIMIT_NOFILE, &nofile);
     }
 
+    // MCP servers, before the model as llama-server does: an invalid configuration stops the
+    // start; a server that cannot start or answer only loses its tools (each tries at most 10 s).
+    mcp_set *mcp = NULL;
+    if (c->mcp_config || c->mcp_json) {
+        if (!(mcp = mcp_set_new(c->mcp_config, c->mcp_json, msg, sizeof msg))) {
+            fprintf(stderr, SERVE_TOOL ": %s\n", msg);
+            return 1;
+        }
+        mcp_set_warm_up(mcp, 10);
+        // Named servers turn /tools on, even when none of them answered (llama-server's rule).
+        if (mcp_set_servers(mcp) > 0 && !mcp_set_register(mcp)) {
+            fprintf(stderr, SERVE_TOOL ": too many sources of tools\n");
+            mcp_set_free(mcp);
+            return 1;
+        }
+    }
+
     mint_err err;
     mint_model *m;
     if (load_model(SERVE_TOOL, c->model_path, &c->load, &m, &err) != MINT_OK) {
         fprintf(stderr, SERVE_TOOL ": %s\n", err.msg);
+        mcp_set_free(mcp);
         return 1;
     }
     c->model_name = serve_config_name(c, c->model_path);
@@ -108,6 +142,7 @@ static int serve(serve_config *c, int argc, char **argv) {
         metrics_free(metrics);
         mint_model_close(m);
         free(tmpl);
+        mcp_set_free(mcp);
         return 1;
     }
     serve_http *h = http_start(c, e, metrics, tmpl, msg, sizeof msg);
@@ -117,6 +152,7 @@ static int serve(serve_config *c, int argc, char **argv) {
         metrics_free(metrics);
         mint_model_close(m);
         free(tmpl);
+        mcp_set_free(mcp);
         return 1;
     }
     fprintf(stderr,
@@ -129,12 +165,16 @@ static int serve(serve_config *c, int argc, char **argv) {
             SERVE_TOOL ": %s: no new connections; finishing what is in flight (at most "
                        "%g s)\n",
             sig == SIGINT ? "SIGINT" : "SIGTERM", c->drain);
+    mcp_set_stop(mcp); // tool calls in flight return now: a server may take its time
     http_quiesce(h);
     sched_stop(e, c->drain);
     http_drain(h, 5); // the answers of the last jobs go out
     http_stop(h);
+    mcp_set_free(mcp); // after the connections: no call holds a server any more
     metrics_free(metrics);
     mint_model_close(m);
+    tools_builtin_stop();
+    serve_tools_clear();
     fprintf(stderr, SERVE_TOOL ": stopped\n");
     free(tmpl);
     return 0;

@@ -67,6 +67,10 @@ enum MHD_Result handle_input_tokens(serve_http *h, struct MHD_Connection *c, con
 enum MHD_Result handle_completion_native(serve_http *h, struct MHD_Connection *c,
                                          const serve_call *r);
 
+// handlers_agent.c: GET/POST /tools (403 without tools), and the 403 of a feature turned off.
+enum MHD_Result handle_tools(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+enum MHD_Result reply_feature_disabled(struct MHD_Connection *c);
+
 // handlers_tokens.c: a text's ids in a malloc'd array, however many tokens it takes.
 mint_status serve_tokenize(const mint_model *m, const char *text, size_t len, bool add_special,
                            bool special, int32_t **ids, size_t *n, mint_err *err);

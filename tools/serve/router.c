@@ -158,6 +158,7 @@ static const route ROUTES[] = {
     {"/v1/messages", "POST", true, false, true, handle_messages, "/v1/messages"},
     {"/v1/messages/count_tokens", "POST", true, false, true, handle_count_tokens,
      "/v1/messages/count_tokens"},
+    {"/tools", "GET, HEAD, POST", true, false, true, handle_tools, "/tools"},
     // llama-server's other names of the same endpoints (counted under the first name; its
     // /completions is its own shape, /completion's, not OpenAI's /v1/completions)
     {"/v1/health", "GET, HEAD", false, true, false, handle_health, "/health"},

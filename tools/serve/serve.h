@@ -80,8 +80,13 @@ typedef struct serve_config {
     bool verbose;         // -v: a line per request
     // --chat-template-file: a Jinja chat template to read, or NULL
     const char *chat_template_file;
-    load_options load;     // --no-mmap, --mlock: how the weights are loaded
-    compat_options compat; // llama-server's -ctk, -ctv (folded into kv_type)
+    const char *tools;         // --tools: built-in agent tools ("all" or ',' separated), or NULL
+    const char *tools_runtime; // --tools-runtime: where the tools run (docker-container:ID, ...)
+    bool ui_mcp_proxy;         // --ui-mcp-proxy: GET/POST /cors-proxy forwards to ?url=
+    const char *mcp_config;    // --mcp-servers-config: a JSON file of MCP servers, or NULL
+    const char *mcp_json;      // --mcp-servers-json: the same configuration inline, or NULL
+    load_options load;         // --no-mmap, --mlock: how the weights are loaded
+    compat_options compat;     // llama-server's -ctk, -ctv (folded into kv_type)
     // Router mode (no -m and no -hf: models.h)
     const char *models_dir;    // --models-dir: a folder of .gguf files (and folders of them)
     const char *models_preset; // --models-preset: an INI file of models and their flags

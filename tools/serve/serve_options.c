@@ -28,7 +28,6 @@ static const char *const kv_types[] = {"f32", "f16", "q8_0", "q4_0", NULL}; // m
 #define IGNORED_MEDIA   "ignored: mint-serve takes text only"
 #define IGNORED_ROPE    "ignored: mint takes RoPE and YaRN settings from the model file"
 #define IGNORED_LOG     "ignored: mint-serve logs one line per event on stderr (-v: per request)"
-#define IGNORED_TOOLS   "ignored: mint-serve runs no tools or MCP servers of its own"
 
 // A llama-server flag with a value mint does not use, and one without a value.
 #define NOTE_V(flags, what)                                                                        \
@@ -80,8 +79,22 @@ static const opt opts[] = {
      .help = "require Authorization: Bearer KEY (or X-Api-Key);\n"
              "not for / and /health"},
     {"--api-key-file", OPT_STRING, F(api_key_file), "FILE", .help = "API keys, one per line"},
-    {"--cors-origins", OPT_STRING, F(cors_origins), "LIST", .def = "*",
-     .help = "origins a browser page may call from (',' separated)"},
+    {"--cors-origins", OPT_STRING, F(cors_origins), "LIST",
+     .help = "origins a browser page may call from (',' separated; default *,\n"
+             "or localhost with --tools)"},
+    {"--tools", OPT_STRING, F(tools), "all|NAME[,NAME...]",
+     .help = "DANGEROUS, off by default: let HTTP clients run built-in agent\n"
+             "tools (POST /tools) that read and write files and run shell\n"
+             "commands as this user: read_file, file_glob_search, grep_search,\n"
+             "exec_shell_command, write_file, edit_file, get_info; --cors-origins\n"
+             "becomes localhost unless given; never on an untrusted network"},
+    {"--tools-runtime", OPT_STRING, F(tools_runtime), "RUNTIME",
+     .help = "run --tools in docker-container:ID, podman-container:ID or\n"
+             "ssh:TARGET (key-based) instead of on this host"},
+    {"--ui-mcp-proxy --webui-mcp-proxy", OPT_FLAG, F(ui_mcp_proxy),
+     .help = "DANGEROUS, off by default: GET/POST /cors-proxy?url=URL forwards\n"
+             "requests to any URL this host reaches (the web UI's MCP proxy)"},
+    {"--no-ui-mcp-proxy --no-webui-mcp-proxy", OPT_FLAG, .help = "no /cors-proxy (the default)"},
     {"--slots", OPT_FLAG, F(slots), .help = "answer GET /slots (the default)"},
     {"--no-slots", OPT_FLAG, F(no_slots), .help = "no /slots endpoint"},
     {"--props", OPT_FLAG, F(props), .help = "let POST /props change settings"},
@@ -145,6 +158,13 @@ static const opt opts[] = {
      .help = "a request starts its model (the default)"},
     {"--no-models-autoload", OPT_FLAG, F(no_models_autoload),
      .help = "only POST /models/load starts a model"},
+    {.kind = OPT_SECTION, .help = "MCP servers (their tools at GET/POST /tools):"},
+    {"--mcp-servers-config", OPT_STRING, F(mcp_config), "FILE",
+     .help = "MCP servers to run, from a JSON file: {\"mcpServers\": {NAME:\n"
+             "{\"command\", \"args\", \"env\", \"cwd\", \"timeout_ms\"}}} (only commands\n"
+             "you trust: they run as mint-serve's user)"},
+    {"--mcp-servers-json", OPT_STRING, F(mcp_json), "JSON",
+     .help = "the same, inline (added after the file's)"},
     OPT_VERSION_ROW,
     {"-h --help", OPT_HELP, .help = "this help"},
     COMPAT_SECTION,
@@ -284,14 +304,8 @@ static const opt opts[] = {
     NOTE_F("--no-cors-credentials", "noted: credentials are the API key's"),
     NOTE_V("--ui-config --webui-config", "ignored: the page has no settings file"),
     NOTE_V("--ui-config-file --webui-config-file", "ignored: the page has no settings file"),
-    NOTE_F("--ui-mcp-proxy --webui-mcp-proxy", IGNORED_TOOLS),
-    NOTE_F("--no-ui-mcp-proxy --no-webui-mcp-proxy", IGNORED_TOOLS),
-    NOTE_V("--tools", IGNORED_TOOLS),
-    NOTE_V("--tools-runtime", IGNORED_TOOLS),
-    NOTE_V("--mcp-servers-config", IGNORED_TOOLS),
-    NOTE_V("--mcp-servers-json", IGNORED_TOOLS),
-    NOTE_F("-ag --agent", IGNORED_TOOLS),
-    NOTE_F("-no-ag --no-agent", IGNORED_TOOLS),
+    NOTE_F("-ag --agent", "ignored: give --tools all and --ui-mcp-proxy (both dangerous)"),
+    NOTE_F("-no-ag --no-agent", "noted: tools and the proxy are off unless asked for"),
     NOTE_V("--sse-ping-interval", "ignored: streams send every token as it comes"),
     NOTE_V("--threads-http", "ignored: one thread per connection (--max-connections)"),
     NOTE_V("--reasoning-effort", "ignored: give reasoning_effort in a request"),
@@ -449,6 +463,9 @@ static bool check(void *options, char *err, size_t n) {
             return false;
         }
     }
+    // Tools run commands for whoever calls: a page of another site must not (llama-server's rule).
+    if (!c->cors_origins)
+        c->cors_origins = c->tools || c->mcp_config || c->mcp_json ? "localhost" : "*";
     return compat_fold(&c->compat, NULL, &c->kv_type, err, n);
 }
 
