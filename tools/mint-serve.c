@@ -10,6 +10,7 @@
 // reply.c (JSON, SSE and error answers), metrics.c; tools/web/chat.html (the page).
 #include "chat_arg.h"
 #include "cli.h"
+#include "handlers.h"
 #include "hf_cache.h"
 #include "models_http.h"
 #include "mcp_servers.h"
@@ -35,6 +36,17 @@ static int serve(serve_config *c, int argc, char **argv) {
     }
     int done = opt_main(&serve_program, argc, argv, c);
     if (done >= 0) return done;
+    // Vertex AI's prediction mode (handlers_gcp.c): AIP_HTTP_PORT is the port, as llama-server.
+    const char *aip_port = getenv("AIP_HTTP_PORT");
+    if (gcp_enabled() && aip_port && *aip_port) {
+        char *end;
+        const long p = strtol(aip_port, &end, 10);
+        if (*end || p < 0 || p > 65535) {
+            fprintf(stderr, SERVE_TOOL ": AIP_HTTP_PORT '%s' is no port\n", aip_port);
+            return 2;
+        }
+        c->port = (int)p;
+    }
     // --tools: checked before the model loads (an unknown name is a usage error).
     if (c->tools && !tools_builtin_start(c->tools, c->tools_runtime, msg, sizeof msg)) {
         fprintf(stderr, SERVE_TOOL ": %s\n", msg);

@@ -53,6 +53,13 @@ enum MHD_Result handle_count_tokens(serve_http *h, struct MHD_Connection *c, con
 // handlers_props.c
 enum MHD_Result handle_props(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result handle_slots(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+// handlers_gcp.c: Vertex AI's prediction route (AIP_MODE=PREDICTION). paths: the POST endpoints
+// an instance may name, in the order their camelCase names are matched.
+bool gcp_enabled(void);
+bool gcp_is_predict(const char *url);
+bool gcp_is_health(const char *url);
+enum MHD_Result handle_gcp_predict(serve_http *h, struct MHD_Connection *c, const serve_call *r,
+                                   const char *const *paths, int n_paths);
 // handlers_slots.c: POST /slots/N?action=save|restore|erase
 enum MHD_Result handle_slot_action(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result handle_apply_template(serve_http *h, struct MHD_Connection *c, const serve_call *r);

@@ -179,8 +179,24 @@ static enum MHD_Result dispatch(serve_http *h, struct MHD_Connection *c, const s
     const route *rt = NULL;
     for (size_t i = 0; i < sizeof ROUTES / sizeof ROUTES[0] && !rt; i++)
         if (!strcmp(r->url, ROUTES[i].path)) rt = &ROUTES[i];
-    static const route slot_action = {"/slots/", "POST", true, false, true, handle_slot_action,
-                                      "/slots/N"};
+    for (size_t i = 0; !rt && gcp_is_health(r->url) && i < sizeof ROUTES / sizeof ROUTES[0]; i++)
+        if (!strcmp(ROUTES[i].path, "/health")) rt = &ROUTES[i]; // under AIP_HEALTH_ROUTE too
+    if (!rt && post && gcp_is_predict(r->url)) {
+        *endpoint = "/predict";
+        if (!authorized(h, c))
+            return reply_error(c, 401, "authentication_error", NULL,
+                               "a valid API key is needed (Authorization: Bearer KEY)");
+        if (too_big)
+            return reply_error(c, 413, "invalid_request_error", NULL,
+                               "the body is larger than the %zu bytes allowed", h->cfg->max_body);
+        const char *paths[sizeof ROUTES / sizeof ROUTES[0]];
+        int n_paths = 0;
+        for (size_t i = 0; i < sizeof ROUTES / sizeof ROUTES[0]; i++)
+            if (ROUTES[i].post) paths[n_paths++] = ROUTES[i].path;
+        return handle_gcp_predict(h, c, r, paths, n_paths);
+    }
+    static const route slot_action = {"/slots/",          "POST",    true, false, true,
+                                      handle_slot_action, "/slots/N"};
     if (!rt && !strncmp(r->url, "/slots/", 7)) rt = &slot_action; // the slot's id in the path
     if (!rt) {
         *endpoint = "other";
