@@ -353,6 +353,14 @@ Test(serve_llama, anthropic_messages_and_prefill, .timeout = MT_HANG(180)) {
                 NULL);
     cr_assert_eq(r.status, 400);
     mt_resp_free(&r);
+    // An empty list is an empty conversation, as llama-server renders it (Anthropic's too).
+    r = mt_http(&s, "POST", "/v1/chat/completions", "{\"max_tokens\":2,\"messages\":[]}", NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    mt_resp_free(&r);
+    r = mt_http(&s, "POST", "/v1/messages", "{\"max_tokens\":2,\"messages\":[]}", NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert(strstr(r.body, "\"type\":\"message\""), "%s", r.body);
+    mt_resp_free(&r);
     // Two assistant messages at the end: no prefill, a malformed conversation (llama-server's 400).
     r = mt_http(&s, "POST", "/v1/chat/completions",
                 "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"},{\"role\":"

@@ -124,10 +124,12 @@ static bool messages(parser *p, json_object *req, serve_request *r) {
     if (!json_object_object_get_ex(req, "messages", &m) || !json_object_is_type(m, json_type_array))
         return fail(p, "messages", "'messages' must be a list of {role, content}");
     const size_t n = json_object_array_length(m);
-    if (n < 1 || n > SERVE_MAX_MSGS)
-        return fail(p, "messages", "'messages' has %zu entries; 1 to %d are allowed", n,
+    // An empty list is an empty conversation (llama-server renders it; a template that needs a
+    // message says so in its own error).
+    if (n > SERVE_MAX_MSGS)
+        return fail(p, "messages", "'messages' has %zu entries; at most %d are allowed", n,
                     SERVE_MAX_MSGS);
-    r->msgs = calloc(n, sizeof *r->msgs);
+    r->msgs = calloc(n ? n : 1, sizeof *r->msgs);
     if (!r->msgs) return fail(p, "messages", "out of memory");
     for (size_t i = 0; i < n; i++) {
         json_object *msg = json_object_array_get_idx(m, i), *role, *content;

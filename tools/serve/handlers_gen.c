@@ -376,7 +376,7 @@ static char *chat_prompt(gen *g, char *msg, size_t cap) {
     mint_model_describe(m, &d);
     const char *bos = d.bos >= 0 ? mint_token_text(m, d.bos) : "";
     const char *eos = d.eos >= 0 ? mint_token_text(m, d.eos) : "";
-    mint_chat_msg_ex *cm = calloc((size_t)r->n_msgs, sizeof *cm);
+    mint_chat_msg_ex *cm = calloc(r->n_msgs ? (size_t)r->n_msgs : 1, sizeof *cm);
     if (!cm) return NULL;
     for (int i = 0; i < r->n_msgs; i++) {
         const serve_msg *sm = &r->msgs[i];
@@ -392,8 +392,8 @@ static char *chat_prompt(gen *g, char *msg, size_t cap) {
     // A conversation ending with the assistant is continued (llama-server's prefill, and
     // continue_final_message): rendered without a generation prompt, and cut right after
     // that message's text, before whatever closes the turn.
-    const serve_msg *last = &r->msgs[r->n_msgs - 1];
-    const bool prefill = r->continue_final && !strcmp(last->role, "assistant");
+    const serve_msg *last = r->n_msgs > 0 ? &r->msgs[r->n_msgs - 1] : NULL;
+    const bool prefill = r->continue_final && last && !strcmp(last->role, "assistant");
     // Tools, the template's keyword arguments and the reasoning switch, as llama-server
     // renders a request with --jinja (mint_chat_apply_ex).
     mint_chat_opts o = mint_chat_default_opts();
