@@ -9,6 +9,8 @@ It changes nothing the tests send or check. It does only what an offline machine
   from the network), instead of erroring; so is a test that starts a server of a model the cache
   holds only a stand-in of (router mode may list and load stand-ins; a test of the model itself
   would exercise what the stand-in lacks);
+- a file a test downloads by URL (utils.download_file: draft models, LoRA adapters) skips the
+  test when it is not already there;
 - when OpenAI's Python client is not installed (Debian has no package for it), the test files
   still import, and a test that calls openai.OpenAI(...) is skipped saying so.
 """
@@ -84,6 +86,16 @@ def pytest_configure(config):
     import utils  # the suite's own module (tools/server/tests/utils.py)
 
     utils.ServerPreset.load_all = staticmethod(lambda: None)
+    fetch = utils.download_file
+
+    def download_if_present(url, output_file_path=None):
+        # a file a test fetches by URL (a draft model, a LoRA adapter) is there or not at all
+        out = output_file_path or "./tmp/" + url.split("/").pop()
+        if not os.path.exists(out):
+            pytest.skip("file %s is not available offline" % url)
+        return fetch(url, output_file_path)
+
+    utils.download_file = download_if_present
     # the router tests write their preset files into the suite's tmp folder, which its model
     # downloads would have made
     os.makedirs(utils.TMP_DIR, exist_ok=True)
