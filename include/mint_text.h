@@ -197,6 +197,11 @@ typedef struct mint_gen_params {
     bool ignore_eos;         // an end-of-generation token is text like any other
     bool after_bos;          // the prompt is BOS alone: the first piece drops the space the
                              // vocabulary puts before a word (llama.cpp's and mint-run's rule)
+    bool post_sampling;      // logprob and the alternatives come from the distribution the token
+                             // was drawn from (after top-k, top-p, min-p and temperature: only
+                             // the candidates left, fewer than n_top when fewer are), not from
+                             // temperature 1 over the vocabulary (llama-server's
+                             // post_sampling_probs)
 } mint_gen_params;
 
 typedef struct mint_gen_token {

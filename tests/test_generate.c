@@ -287,6 +287,46 @@ Test(gen, top_alternatives_and_bad_parameters) {
     mint_sampler_free(s);
 }
 
+// post_sampling: the probabilities of the distribution drawn from (top-k 5 at temperature 0.5:
+// softmax of the 5 best logits / 0.5), against a double-precision twin; fewer alternatives
+// than asked when fewer candidates are left.
+Test(gen, post_sampling_probabilities_are_the_drawn_distribution) {
+    float l[4096];
+    cr_assert(n_vocab <= 4096);
+    for (int32_t i = 0; i < n_vocab; i++) l[i] = (float)((i * 37) % 101) * 0.05f;
+    mint_sampler_params sp = mint_sampler_default_params();
+    sp.temp = 0.5f;
+    sp.top_k = 5;
+    sp.top_p = 1.0f;
+    sp.min_p = 0.0f;
+    sp.seed = 3;
+    mint_sampler *s;
+    mint_err err;
+    cr_assert_eq(mint_sampler_create(&sp, n_vocab, &s, &err), MINT_OK, "%s", err.msg);
+    mint_gen_params p = mint_gen_default_params();
+    p.n_top = 8;
+    p.post_sampling = true;
+    mint_gen *g;
+    cr_assert_eq(mint_gen_create(model, s, &p, &g, &err), MINT_OK, "%s", err.msg);
+    mint_gen_token o;
+    cr_assert_eq(mint_gen_step(g, l, &o, &err), MINT_OK, "%s", err.msg);
+    int32_t ids[5];
+    mint_top_k(l, n_vocab, 5, ids);
+    double w[5], total = 0;
+    for (int k = 0; k < 5; k++) total += w[k] = exp(((double)l[ids[k]] - l[ids[0]]) / 0.5);
+    cr_assert_eq(o.n_top, 5, "only the 5 candidates top-k left");
+    double sum = 0;
+    for (int k = 0; k < 5; k++) {
+        cr_assert_eq(o.top_id[k], ids[k]);
+        cr_assert_float_eq(exp(o.top_logprob[k]), w[k] / total, 1e-6, "candidate %d", k);
+        sum += exp(o.top_logprob[k]);
+        if (o.token == ids[k]) cr_assert_float_eq(o.logprob, o.top_logprob[k], 1e-12);
+    }
+    cr_assert_float_eq(sum, 1.0, 1e-6);
+    mint_gen_free(g);
+    mint_sampler_free(s);
+}
+
 // mint-run -m stories260K.gguf -p "Once upon a time" -n 64 --temp 0, captured before mint-run
 // called the library's step (the prompt echo left out).
 static const char MINT_RUN_64[] =

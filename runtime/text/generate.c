@@ -151,6 +151,42 @@ static mint_status finish(mint_gen *g, mint_gen_token *out, mint_finish f, size_
     return MINT_OK;
 }
 
+// The token's and the n_top best candidates' log-probabilities in the distribution the sampler
+// drew from: pick_draw's weights exp(logit - max), normalised over the candidates left.
+static void post_sampling(const mint_candidates *c, int32_t id, int32_t n_top,
+                          mint_gen_token *out) {
+    float max = -INFINITY;
+    for (size_t i = 0; i < c->n; i++)
+        if (c->data[i].logit > max) max = c->data[i].logit;
+    double total = 0.0, mine = 0.0;
+    for (size_t i = 0; i < c->n; i++) {
+        const double w = c->n == 1 ? 1.0 : exp((double)c->data[i].logit - max);
+        total += w;
+        if (c->data[i].id == id) mine = w;
+    }
+    out->logprob = mine > 0 ? log(mine / total) : -INFINITY;
+    // The best n_top by weight (ties: the lower id), by insertion into a short sorted list.
+    int32_t n = 0;
+    double best[MINT_GEN_MAX_TOP];
+    for (size_t i = 0; i < c->n; i++) {
+        const double w = c->n == 1 ? 1.0 : exp((double)c->data[i].logit - max);
+        const int32_t t = c->data[i].id;
+        int32_t k = n < n_top ? n++ : n_top;
+        if (k == n_top && (n_top == 0 || w < best[n_top - 1] ||
+                           (w == best[n_top - 1] && t > out->top_id[n_top - 1])))
+            continue;
+        if (k == n_top) k = n_top - 1;
+        for (; k > 0 && (w > best[k - 1] || (w == best[k - 1] && t < out->top_id[k - 1])); k--) {
+            best[k] = best[k - 1];
+            out->top_id[k] = out->top_id[k - 1];
+        }
+        best[k] = w;
+        out->top_id[k] = t;
+    }
+    out->n_top = n;
+    for (int32_t k = 0; k < n; k++) out->top_logprob[k] = log(best[k] / total);
+}
+
 mint_status mint_gen_step(mint_gen *g, const float *logits, mint_gen_token *out, mint_err *err) {
     mint_err_clear(err);
     if (g->finished) return mint_fail(err, MINT_E_ARG, "mint_gen_step: the generation finished");
@@ -164,7 +200,9 @@ mint_status mint_gen_step(mint_gen *g, const float *logits, mint_gen_token *out,
     mint_grammar *gr = mint_sampler_grammar(g->s);
     mint_status st;
     if (gr && (st = mint_grammar_failure(gr, err)) != MINT_OK) return st;
-    if (g->p.logprobs || g->p.n_top > 0) {
+    if (g->p.post_sampling && (g->p.logprobs || g->p.n_top > 0)) {
+        post_sampling(mint_sampler_last(g->s), id, g->p.n_top, out);
+    } else if (g->p.logprobs || g->p.n_top > 0) {
         int32_t ids[MINT_GEN_MAX_TOP + 1];
         double lp[MINT_GEN_MAX_TOP + 1];
         out->n_top = mint_top_k(logits, n_vocab, g->p.n_top, out->top_id);

@@ -525,6 +525,10 @@ const mint_sampler_params *mint_sampler_get_params(const mint_sampler *s) {
     return &s->params;
 }
 
+const mint_candidates *mint_sampler_last(const mint_sampler *s) {
+    return &s->cand;
+}
+
 int32_t mint_sampler_sample_info(mint_sampler *s, const float *logits, mint_sample_info *info) {
     int32_t after[8] = {0}, n_grammar;
     mint_candidates *c = run_chain(s, logits, after, &n_grammar);

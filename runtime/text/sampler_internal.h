@@ -30,6 +30,10 @@ typedef struct mint_candidates {
 // mint_sampler_sample. The penalty history is read, not changed; the RNG is not touched.
 const mint_candidates *mint_sampler_apply_chain(mint_sampler *s, const float *logits);
 
+// The candidates the last sample drew from (its chain's survivors, their logits after the
+// temperature), valid until the next sample or chain run.
+const mint_candidates *mint_sampler_last(const mint_sampler *s);
+
 // The distribution the sampler draws from, over the whole vocabulary: probs[i] is the probability
 // of token i after the chain (0 for a token a filter dropped); for a greedy sampler, 1 on the
 // argmax. The penalty history is read; the RNG is not touched. (Speculative decoding compares

@@ -5,6 +5,7 @@
 // call nothing of the handlers.
 #include "gen.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,26 +27,34 @@ json_object *gen_token_bytes(const mint_model *m, int32_t id) {
 
 // Chat: {"content": [{id, token, logprob, bytes, top_logprobs: [{id, token, logprob, bytes}]}]}
 // "id" (the token id) is an extension, as in llama-server's: clients ignore it, the chat page
-// shows it.
+// shows it. With post_sampling_probs (llama-server's), the numbers are probabilities in the
+// distribution drawn from, named prob and top_probs.
 json_object *gen_logprob_items(const gen *g, const job *j, int from, int to) {
     const mint_model *m = sched_model(g->h->e);
+    const bool post = j->post_sampling;
     json_object *content = json_object_new_array();
     for (int t = from; t < to; t++) {
         const serve_token *k = &j->tok[t];
         json_object *o = json_object_new_object(), *top = json_object_new_array();
         json_object_object_add(o, "id", json_object_new_int(k->id));
         json_object_object_add(o, "token", gen_token_str(m, k->id));
-        json_object_object_add(o, "logprob", json_object_new_double(k->logprob));
+        if (post)
+            json_object_object_add(o, "prob", json_object_new_double(exp(k->logprob)));
+        else
+            json_object_object_add(o, "logprob", json_object_new_double(k->logprob));
         json_object_object_add(o, "bytes", gen_token_bytes(m, k->id));
         for (int a = 0; a < k->n_top; a++) {
             json_object *x = json_object_new_object();
             json_object_object_add(x, "id", json_object_new_int(k->top_id[a]));
             json_object_object_add(x, "token", gen_token_str(m, k->top_id[a]));
-            json_object_object_add(x, "logprob", json_object_new_double(k->top_lp[a]));
+            if (post)
+                json_object_object_add(x, "prob", json_object_new_double(exp(k->top_lp[a])));
+            else
+                json_object_object_add(x, "logprob", json_object_new_double(k->top_lp[a]));
             json_object_object_add(x, "bytes", gen_token_bytes(m, k->top_id[a]));
             json_object_array_add(top, x);
         }
-        json_object_object_add(o, "top_logprobs", top);
+        json_object_object_add(o, post ? "top_probs" : "top_logprobs", top);
         json_object_array_add(content, o);
     }
     return content;

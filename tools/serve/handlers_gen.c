@@ -643,6 +643,7 @@ enum MHD_Result gen_request(serve_http *h, struct MHD_Connection *c, const serve
         j->sp = sp;
         for (int k = 0; k < g->req.n_stop; k++) j->stop[j->n_stop++] = strdup(g->req.stop[k]);
         j->top_logprobs = g->req.logprobs ? g->req.top_logprobs : 0;
+        j->post_sampling = g->req.post_sampling_probs;
         j->peek = g->peek ? 64 : 0;
         j->progress = g->stream && g->req.return_progress && !g->anthropic;
         // id_slot pins a single job to a slot (llama-server wraps an id past the last slot).

@@ -201,6 +201,7 @@ static void admit(serve_sched *e, int si, job *j) {
     gp.n_top = j->top_logprobs;
     gp.logprobs = true;
     gp.ignore_eos = j->ignore_eos;
+    gp.post_sampling = j->post_sampling;
     if (mint_sampler_create(&j->sp, e->n_vocab, &s->smp, &err) != MINT_OK ||
         (j->peek == 0 && mint_gen_create(e->m, s->smp, &gp, &s->step, &err) != MINT_OK)) {
         pthread_mutex_lock(&j->mu);

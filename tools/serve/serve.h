@@ -74,10 +74,10 @@ typedef struct serve_config {
     int kv_block;         // --kv-block (0 = default)
     int n_batch;          // -b --batch-size: tokens per scheduler step (0 = the context's)
     const char *slot_save_path; // --slot-save-path: the folder of slot files, or NULL (off)
-    int kv_type;          // --kv-type: a mint_kv_type (the index in kv_types)
-    int cache_ram;        // --cache-ram: MiB of KV blocks kept for the prompt cache beyond
-                          // the slots' own (mint_ctx_params.prefix_cache_bytes)
-    bool verbose;         // -v: a line per request
+    int kv_type;                // --kv-type: a mint_kv_type (the index in kv_types)
+    int cache_ram;              // --cache-ram: MiB of KV blocks kept for the prompt cache beyond
+                                // the slots' own (mint_ctx_params.prefix_cache_bytes)
+    bool verbose;               // -v: a line per request
     // --chat-template-file: a Jinja chat template to read, or NULL
     const char *chat_template_file;
     const char *tools;         // --tools: built-in agent tools ("all" or ',' separated), or NULL
@@ -124,10 +124,11 @@ typedef struct job {
     mint_sampler_params sp;     // sampling
     char *stop[SERVE_MAX_STOP]; // stop strings
     int n_stop;
-    int top_logprobs;      // alternatives per token (0..20)
-    bool ignore_eos;       // keep going past an end-of-generation token
-    int peek;              // > 0: no generation; report this many candidates for the
-                           // next token (the page's sampler view)
+    int top_logprobs;   // alternatives per token (0..20)
+    bool ignore_eos;    // keep going past an end-of-generation token
+    bool post_sampling; // log-probabilities from the distribution drawn from (post_sampling_probs)
+    int peek;           // > 0: no generation; report this many candidates for the
+                        // next token (the page's sampler view)
     mint_grammar *grammar; // what the output must match (owned; attached to the slot's
                            // sampler), or NULL
     int32_t *bias_id;      // [n_bias] logit_bias: tokens ...
@@ -160,11 +161,11 @@ typedef struct job {
     float *peek_logit;            // ... and their logits
     bool progress;                // set at creation: record prompt progress (return_progress)
     int *prog_done;               // [n_prog] prompt positions in the KV cache after each step
-    double *prog_t;               // [n_prog] ... and when (the first: at admission, the cached part)
+    double *prog_t; // [n_prog] ... and when (the first: at admission, the cached part)
     int n_prog, cap_prog;
-    int32_t *saved;               // JOB_SLOT_SAVE: [n_saved] the slot's tokens
-    int n_saved;                  // ... (JOB_SLOT_ERASE: the positions the slot held)
-    int refs;                     // holders (connection, scheduler)
+    int32_t *saved; // JOB_SLOT_SAVE: [n_saved] the slot's tokens
+    int n_saved;    // ... (JOB_SLOT_ERASE: the positions the slot held)
+    int refs;       // holders (connection, scheduler)
 } job;
 
 job *job_new(void);

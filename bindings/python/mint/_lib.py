@@ -273,6 +273,7 @@ class mint_gen_params(Struct):
         ("sample_info", c_bool),
         ("ignore_eos", c_bool),
         ("after_bos", c_bool),
+        ("post_sampling", c_bool),
     ]
 
 
