@@ -180,11 +180,12 @@ Test(chat_presets, mint_run_takes_every_name_and_a_template, .timeout = MT_HANG(
     free(err);
 }
 
-// mint-serve: the same values; a chat request's prompt is the template's rendering.
+// mint-serve: the same values, and (Jinja on, llama-server's default) any other text as a
+// template of its own, rendering as itself; a chat request's prompt is the template's rendering.
 Test(chat_presets, mint_serve_takes_a_name_and_a_template, .timeout = MT_HANG(120)) {
-    const char *args[] = {"Phi3", JINJA_ARG};
-    const char *srcs[] = {mint_chat_preset("phi3"), JINJA_ARG};
-    for (size_t i = 0; i < 2; i++) {
+    const char *args[] = {"Phi3", JINJA_ARG, "This is not a chat template, it is"};
+    const char *srcs[] = {mint_chat_preset("phi3"), JINJA_ARG, args[2]};
+    for (size_t i = 0; i < 3; i++) {
         mt_server s;
         mt_server_start(&s, "-m '%s' --chat-template '%s' -t 1", mt_data_path("stories260K.gguf"),
                         args[i]);
@@ -195,10 +196,15 @@ Test(chat_presets, mint_serve_takes_a_name_and_a_template, .timeout = MT_HANG(12
         const long got = json_object_get_int(mt_jget(usage, "prompt_tokens"));
         cr_expect_eq(got, prompt_tokens(srcs[i], "Hello there"), "%s", args[i]);
         json_object_put(o);
+        if (i == 2) {
+            char *log = mt_server_log(&s);
+            cr_expect(strstr(log, "is no built-in name and holds no Jinja"), "%s", log);
+            free(log);
+        }
         cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
     }
-    char *out, *err;
-    int rc = run_tool(&out, &err, "mint-serve", "-m '%s' --chat-template nope",
+    char *out, *err; // with --no-jinja only names and Jinja text
+    int rc = run_tool(&out, &err, "mint-serve", "-m '%s' --chat-template nope --no-jinja",
                       mt_data_path("stories260K.gguf"));
     expect_one_line_error(rc, out, err, "--chat-template expects", "an unknown name");
     cr_assert_eq(rc, 2);

@@ -130,6 +130,11 @@ static int serve(serve_config *c, int argc, char **argv) {
     if (c->chat_template) {
         tmpl = strdup(cli_chat_source(c->chat_template));
         tmpl_name = cli_chat_label(c->chat_template);
+        if (!mint_chat_preset(c->chat_template) && !cli_chat_is_jinja(c->chat_template))
+            fprintf(stderr,
+                    SERVE_TOOL ": --chat-template '%.40s' is no built-in name and holds no Jinja: "
+                               "it is rendered as a template (the prompt is that text)\n",
+                    c->chat_template);
     } else if (c->chat_template_file) {
         size_t len;
         tmpl = cli_read_file(c->chat_template_file, &len, msg, sizeof msg);

@@ -29,14 +29,14 @@ static const char *known_name(const char *value) {
     return NULL;
 }
 
-bool cli_chat_check(const char **value, char *err, size_t errlen) {
+bool cli_chat_check(const char **value, bool any_text, char *err, size_t errlen) {
     const char *name = known_name(*value);
     if (name) {
         *value = name;
         return true;
     }
     // A name wins over a template: none holds "{%" or "{{", so the order only matters in theory.
-    if (cli_chat_is_jinja(*value)) return true;
+    if (any_text || cli_chat_is_jinja(*value)) return true;
     snprintf(err, errlen,
              "--chat-template expects one of llama.cpp's built-in template names (--help lists "
              "them) or a Jinja template's text, got '%.60s'",
@@ -46,10 +46,9 @@ bool cli_chat_check(const char **value, char *err, size_t errlen) {
 
 const char *cli_chat_source(const char *value) {
     const char *src = value ? mint_chat_preset(value) : NULL;
-    return src ? src : cli_chat_is_jinja(value) ? value : NULL;
+    return src ? src : value; // a checked value that is no name is a template's text
 }
 
 const char *cli_chat_label(const char *value) {
-    return cli_chat_is_jinja(value) && !mint_chat_preset(value) ? "given by --chat-template"
-                                                                : value;
+    return value && !mint_chat_preset(value) ? "given by --chat-template" : value;
 }

@@ -21,8 +21,10 @@ void cli_chat_names_init(void);
 bool cli_chat_is_jinja(const char *value);
 
 // Checks a --chat-template value: a built-in name in any case (*value then becomes the
-// library's spelling) or a template's text; otherwise false and one line in err naming the value.
-bool cli_chat_check(const char **value, char *err, size_t errlen);
+// library's spelling) or a template's text (with any_text, any text that is no name: llama-server
+// with Jinja on renders such a value as a template, so plain text renders as itself); otherwise
+// false and one line in err naming the value.
+bool cli_chat_check(const char **value, bool any_text, char *err, size_t errlen);
 
 // The Jinja source a checked --chat-template value stands for: the preset's, or the value itself.
 const char *cli_chat_source(const char *value);

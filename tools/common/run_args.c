@@ -162,7 +162,7 @@ static bool check(void *options, char *err, size_t errlen) {
         snprintf(err, errlen, "give only one of --chat-template and --chat-template-file");
         return false;
     }
-    if (o->chat_template && !cli_chat_check(&o->chat_template, err, errlen)) return false;
+    if (o->chat_template && !cli_chat_check(&o->chat_template, false, err, errlen)) return false;
     const int modes =
         !!o->beams + !!o->draft + !!o->lookup + !!o->n_parallel + !!o->chat + !!o->no_kv_cache;
     if (modes > 1) {

@@ -63,6 +63,7 @@ typedef struct serve_config {
     int n_api_keys;
     const char *cors_origins;  // --cors-origins: allowed origins, ',' separated ("*" default)
     const char *chat_template; // --chat-template, or NULL (the model's)
+    bool no_jinja;             // --no-jinja: --chat-template's value must be a name or Jinja text
     const char *chat_template_kwargs; // --chat-template-kwargs: a JSON object, or NULL
     int reasoning;                    // -rea --reasoning: a mint_chat_reasoning (auto, on, off)
     int reasoning_format; // --reasoning-format: a mint_reasoning_format (auto, none, deepseek)

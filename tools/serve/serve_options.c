@@ -172,8 +172,9 @@ static const opt opts[] = {
     {"--metrics", OPT_FLAG, F(metrics), .note = "noted: /metrics is always on in mint-serve"},
     {"--ui --webui", OPT_FLAG, .note = "noted: the chat page at / is on by default"},
     {"--jinja", OPT_FLAG, .note = "noted: mint renders every chat template with its Jinja engine"},
-    {"--no-jinja", OPT_FLAG,
-     .note = "noted: mint renders every chat template with its Jinja engine"},
+    {"--no-jinja", OPT_FLAG, F(no_jinja),
+     .note = "noted: mint renders every chat template with its Jinja engine (and\n"
+             "--chat-template takes only built-in names and Jinja text)"},
     {"-fa --flash-attn", OPT_ENUM, .names = compat_auto_off_on, .bare = "on",
      .note = "ignored: mint-serve picks the attention algorithm per batch"},
     COMPAT_CACHE_OPTS(serve_config, compat),
@@ -430,7 +431,9 @@ static bool check(void *options, char *err, size_t n) {
         snprintf(err, n, "give only one of --chat-template and --chat-template-file");
         return false;
     }
-    if (c->chat_template && !cli_chat_check(&c->chat_template, err, n)) return false;
+    // With Jinja on (llama-server's default; --no-jinja turns it off) a value that is no name is a
+    // template, even without Jinja markup (it renders as itself).
+    if (c->chat_template && !cli_chat_check(&c->chat_template, !c->no_jinja, err, n)) return false;
     if (c->chat_template_kwargs) {
         json_object *o = json_tokener_parse(c->chat_template_kwargs);
         const bool obj = o && json_object_is_type(o, json_type_object);
