@@ -347,6 +347,15 @@ Test(serve_llama, anthropic_messages_and_prefill, .timeout = MT_HANG(180)) {
     cr_assert(strlen(prompt) > 9 && !strcmp(prompt + strlen(prompt) - 9, "Once upon"), "%s",
               prompt);
     json_object_put(p);
+    // Its text parts are joined with a blank line, as llama-server continues them.
+    p = mt_post_json(&s, "/v1/chat/completions",
+                     "{\"max_tokens\":2,\"verbose\":true,\"messages\":[{\"role\":\"user\","
+                     "\"content\":\"Hi\"},{\"role\":\"assistant\",\"content\":[{\"type\":"
+                     "\"text\",\"text\":\"Wh\"},{\"type\":\"text\",\"text\":\"ill\"}]}]}");
+    prompt = mt_jpath_str(p, "__verbose.prompt");
+    cr_assert(strlen(prompt) > 7 && !strcmp(prompt + strlen(prompt) - 7, "Wh\n\nill"), "%s",
+              prompt);
+    json_object_put(p);
     r = mt_http(&s, "POST", "/v1/chat/completions",
                 "{\"add_generation_prompt\":true,\"continue_final_message\":true,\"messages\":"
                 "[{\"role\":\"user\",\"content\":\"Hi\"}]}",

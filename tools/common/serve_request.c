@@ -84,8 +84,9 @@ static bool boolean(parser *p, json_object *req, const char *key, bool *out) {
 }
 
 // Text of a message's content: a string, or OpenAI's list of {type: "text", text} parts, joined
-// with a newline between them once there is text (llama-server's join of typed text parts).
-static bool content_text(parser *p, json_object *c, char **out) {
+// with sep between them once there is text (llama-server joins typed text parts with a newline
+// for the template, and a continued assistant message's parts with a blank line).
+static bool content_text(parser *p, json_object *c, const char *sep, char **out) {
     if (json_object_is_type(c, json_type_string)) {
         if (has_nul(c)) return fail(p, "messages", "a message's content contains U+0000");
         *out = dup_str(c);
@@ -102,15 +103,15 @@ static bool content_text(parser *p, json_object *c, char **out) {
             !json_object_is_type(text, json_type_string))
             return fail(p, "messages", "only text content parts are supported");
         if (has_nul(text)) return fail(p, "messages", "a message's content contains U+0000");
-        total += (size_t)json_object_get_string_len(text) + 1;
+        total += (size_t)json_object_get_string_len(text) + strlen(sep);
     }
     char *s = malloc(total + 1);
     if (!s) return fail(p, "messages", "out of memory");
     size_t k = 0;
-    for (size_t i = 0; i < n; i++) { // joined with a newline after text so far, as llama-server
+    for (size_t i = 0; i < n; i++) { // joined with sep after text so far, as llama-server
         json_object *text;
         json_object_object_get_ex(json_object_array_get_idx(c, i), "text", &text);
-        if (k > 0) s[k++] = '\n';
+        if (k > 0) memcpy(s + k, sep, strlen(sep)), k += strlen(sep);
         memcpy(s + k, json_object_get_string(text), (size_t)json_object_get_string_len(text));
         k += (size_t)json_object_get_string_len(text);
     }
@@ -165,7 +166,10 @@ static bool messages(parser *p, json_object *req, serve_request *r) {
             if (!sm->content) return fail(p, "messages", "out of memory");
             continue;
         }
-        if (!content_text(p, content, &sm->content)) return false;
+        if (!content_text(p, content, "\n", &sm->content)) return false;
+        if (json_object_is_type(content, json_type_array) && !strcmp(rs, "assistant") &&
+            !content_text(p, content, "\n\n", &sm->content_continued))
+            return false;
     }
     return true;
 }
@@ -636,6 +640,7 @@ void serve_request_free(serve_request *r) {
     for (int i = 0; r->msgs && i < r->n_msgs; i++) {
         free(r->msgs[i].role);
         free(r->msgs[i].content);
+        free(r->msgs[i].content_continued);
         free(r->msgs[i].tool_calls);
         free(r->msgs[i].tool_call_id);
         free(r->msgs[i].name);

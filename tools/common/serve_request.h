@@ -49,6 +49,8 @@ typedef struct serve_bias {
 typedef struct serve_msg {
     char *role;              // "system", "user", "assistant" or "tool"
     char *content;           // UTF-8 ("" for an assistant's message that only calls tools)
+    char *content_continued; // an assistant's list of parts joined as a continued (prefilled)
+                             //   message's are (a blank line between parts), or NULL
     char *tool_calls;        // an assistant's tool_calls as JSON text, or NULL
     char *tool_call_id;      // role "tool": the call it answers, or NULL
     char *name;              // role "tool": the function's name, or NULL

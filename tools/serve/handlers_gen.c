@@ -391,9 +391,14 @@ static char *chat_prompt(gen *g, char *msg, size_t cap) {
     mint_err cerr;
     // A conversation ending with the assistant is continued (llama-server's prefill, and
     // continue_final_message): rendered without a generation prompt, and cut right after
-    // that message's text, before whatever closes the turn.
+    // that message's text, before whatever closes the turn. Its parts, if it has them, are
+    // joined as llama-server joins a continued message's (a blank line between them).
     const serve_msg *last = r->n_msgs > 0 ? &r->msgs[r->n_msgs - 1] : NULL;
     const bool prefill = r->continue_final && last && !strcmp(last->role, "assistant");
+    const char *cont = !prefill                  ? NULL
+                       : last->content_continued ? last->content_continued
+                                                 : last->content;
+    if (prefill) cm[r->n_msgs - 1].content = cont;
     // Tools, the template's keyword arguments and the reasoning switch, as llama-server
     // renders a request with --jinja (mint_chat_apply_ex).
     mint_chat_opts o = mint_chat_default_opts();
@@ -412,10 +417,10 @@ static char *chat_prompt(gen *g, char *msg, size_t cap) {
         snprintf(msg, cap, "%s", cerr.msg);
         return NULL;
     }
-    if (prefill && last->content[0]) {
+    if (prefill && cont[0]) {
         char *at = NULL;
-        for (char *p = strstr(text, last->content); p; p = strstr(p + 1, last->content)) at = p;
-        if (at) at[strlen(last->content)] = '\0';
+        for (char *p = strstr(text, cont); p; p = strstr(p + 1, cont)) at = p;
+        if (at) at[strlen(cont)] = '\0';
     }
     // The model's text starts inside a reasoning block the prompt opened ("<think>\n").
     g->reasoning_open = text && mint_chat_prompt_opens_reasoning(g->h->format, text, strlen(text));
