@@ -16,6 +16,7 @@
 #include "serve_tools.h"
 #include "tools_builtin.h"
 
+#include <curl/curl.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <stdio.h>
@@ -71,6 +72,7 @@ static int serve(serve_config *c, int argc, char **argv) {
         if (nofile.rlim_cur > 1024) setrlimit(RLIMIT_NOFILE, &nofile);
     }
 
+    if (!c->model_path) return serve_no_model(c, &stop_signals); // a stand-in for router mode
     mint_err err;
     mint_model *m;
     if (load_model(SERVE_TOOL, c->model_path, &c->load, &m, &err) != MINT_OK) {
@@ -149,7 +151,9 @@ static int serve(serve_config *c, int argc, char **argv) {
 
 int main(int argc, char **argv) {
     serve_config cfg = {0};
+    curl_global_init(CURL_GLOBAL_DEFAULT); // before any thread: --ui-mcp-proxy's transfers
     const int rc = serve(&cfg, argc, argv);
     serve_config_free(&cfg);
+    curl_global_cleanup();
     return rc;
 }

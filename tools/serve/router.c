@@ -159,6 +159,7 @@ static const route ROUTES[] = {
     {"/v1/messages/count_tokens", "POST", true, false, true, handle_count_tokens,
      "/v1/messages/count_tokens"},
     {"/tools", "GET, HEAD, POST", true, false, true, handle_tools, "/tools"},
+    {"/cors-proxy", "GET, HEAD, POST", true, false, true, handle_cors_proxy, "/cors-proxy"},
     // llama-server's other names of the same endpoints (counted under the first name; its
     // /completions is its own shape, /completion's, not OpenAI's /v1/completions)
     {"/v1/health", "GET, HEAD", false, true, false, handle_health, "/health"},
@@ -193,6 +194,9 @@ static enum MHD_Result dispatch(serve_http *h, struct MHD_Connection *c, const s
                            "a valid API key is needed (Authorization: Bearer KEY)");
     if (rt->post ? !(post || (get && strstr(rt->allow, "GET"))) : !get)
         return reply_not_allowed(c, r->method, r->url, rt->allow);
+    if (!h->e && !nomodel_route_ok(rt->handler)) // serve_nomodel.c's stand-in
+        return reply_error(c, 503, "unavailable_error", NULL,
+                           "no model loaded (mint-serve was started without -m)");
     if (rt->body && too_big)
         return reply_error(c, 413, "invalid_request_error", NULL,
                            "the body is larger than the %zu bytes allowed", h->cfg->max_body);
@@ -290,10 +294,10 @@ serve_http *http_start(const serve_config *cfg, serve_sched *e, serve_metrics *m
     h->tmpl = tmpl;
     h->format = mint_chat_format_detect(tmpl);
     h->reasons = tmpl && mint_chat_format_reasons(tmpl); // once, not per streamed chunk
-    mint_model_desc d;
-    mint_model_describe(sched_model(e), &d);
+    mint_model_desc d = {0};
+    if (e) mint_model_describe(sched_model(e), &d); // no e: serve_nomodel.c's stand-in
     h->n_vocab = d.n_vocab;
-    h->space_prefix = mint_vocab_adds_space_prefix(sched_model(e));
+    h->space_prefix = e && mint_vocab_adds_space_prefix(sched_model(e));
     for (int32_t id = 0; id < d.n_vocab; id++) // llama-server's ignore_eos bans these
         if (mint_token_is_eog(sched_model(e), id)) {
             int32_t *g = realloc(h->eog, (size_t)(h->n_eog + 1) * sizeof *g);

@@ -19,6 +19,7 @@
 #include "serve_request.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -194,5 +195,9 @@ void http_drain(serve_http *h, double seconds);
 void http_stop(serve_http *h);
 
 double serve_now(void);
+
+// serve_nomodel.c (a stand-in until router mode): serves /health, /tools and /cors-proxy
+// without a model until a signal of stop_signals; returns the exit code.
+int serve_no_model(serve_config *c, sigset_t *stop_signals);
 
 #endif // MINT_SERVE_H

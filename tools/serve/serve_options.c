@@ -403,7 +403,7 @@ static bool check(void *options, char *err, size_t n) {
         snprintf(err, n, "--hf-file needs -hf OWNER/NAME (the repository it is in)");
         return false;
     }
-    if (!c->model_path && !c->hf_repo) {
+    if (!c->model_path && !c->hf_repo && !c->tools && !c->ui_mcp_proxy) { // serve_nomodel.c
         snprintf(err, n, "no model given: use -m MODEL or -hf OWNER/NAME (see --help)");
         return false;
     }
