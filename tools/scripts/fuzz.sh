@@ -33,9 +33,9 @@ case $seconds in
     ;;
 esac
 dir=${MINT_FUZZ_DIR:-build-fuzz}
-all="gguf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar"
+all="gguf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar agent_request"
 [ -f formats/safetensors.h ] &&
-    all="gguf safetensors hf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar"
+    all="gguf safetensors hf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar agent_request"
 if [ "$what" = all ]; then
     targets=$all
 else
@@ -78,6 +78,7 @@ max_len() {
     serve_request) echo 4096 ;;
     anthropic) echo 4096 ;;
     grammar) echo 2048 ;;
+    agent_request) echo 4096 ;;
     *) echo 1024 ;;
     esac
 }

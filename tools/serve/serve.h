@@ -82,6 +82,7 @@ typedef struct serve_config {
     const char *tools;         // --tools: built-in agent tools ("all" or ',' separated), or NULL
     const char *tools_runtime; // --tools-runtime: where the tools run (docker-container:ID, ...)
     bool ui_mcp_proxy;         // --ui-mcp-proxy: GET/POST /cors-proxy forwards to ?url=
+    bool no_ui_mcp_proxy;      // --no-ui-mcp-proxy: no proxy, whatever else says
     load_options load;         // --no-mmap, --mlock: how the weights are loaded
     compat_options compat;     // llama-server's -ctk, -ctv (folded into kv_type)
 } serve_config;

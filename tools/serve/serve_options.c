@@ -29,7 +29,7 @@ static const char *const kv_types[] = {"f32", "f16", "q8_0", "q4_0", NULL}; // m
 #define IGNORED_ROPE    "ignored: mint takes RoPE and YaRN settings from the model file"
 #define IGNORED_LOG     "ignored: mint-serve logs one line per event on stderr (-v: per request)"
 #define IGNORED_MODELS  "ignored: mint-serve serves the one model it was started with"
-#define IGNORED_TOOLS   "ignored: mint-serve runs no tools or MCP servers of its own"
+#define IGNORED_TOOLS   "ignored: mint-serve runs no MCP servers of its own"
 
 // A llama-server flag with a value mint does not use, and one without a value.
 #define NOTE_V(flags, what)                                                                        \
@@ -96,7 +96,8 @@ static const opt opts[] = {
     {"--ui-mcp-proxy --webui-mcp-proxy", OPT_FLAG, F(ui_mcp_proxy),
      .help = "DANGEROUS, off by default: GET/POST /cors-proxy?url=URL forwards\n"
              "requests to any URL this host reaches (the web UI's MCP proxy)"},
-    {"--no-ui-mcp-proxy --no-webui-mcp-proxy", OPT_FLAG, .help = "no /cors-proxy (the default)"},
+    {"--no-ui-mcp-proxy --no-webui-mcp-proxy", OPT_FLAG, F(no_ui_mcp_proxy),
+     .help = "no /cors-proxy (the default)"},
     {"--slots", OPT_FLAG, F(slots), .help = "answer GET /slots (the default)"},
     {"--no-slots", OPT_FLAG, F(no_slots), .help = "no /slots endpoint"},
     {"--props", OPT_FLAG, F(props), .help = "let POST /props change settings"},
@@ -403,6 +404,7 @@ static bool check(void *options, char *err, size_t n) {
         snprintf(err, n, "--hf-file needs -hf OWNER/NAME (the repository it is in)");
         return false;
     }
+    if (c->no_ui_mcp_proxy) c->ui_mcp_proxy = false;
     if (!c->model_path && !c->hf_repo && !c->tools && !c->ui_mcp_proxy) { // serve_nomodel.c
         snprintf(err, n, "no model given: use -m MODEL or -hf OWNER/NAME (see --help)");
         return false;

@@ -91,11 +91,6 @@ typedef struct tool_list {
 bool tool_io_list(const tool_io *io, const char *base, int max_depth, bool files, bool dirs,
                   tool_list *out);
 void tool_list_free(tool_list *l);
-// Whether a glob pattern matches a relative path as llama-server's tools match: no '/' in the
-// pattern: the last component; else the whole path, "**/" put before it unless it starts with
-// "**" or '/'. '*' does not cross '/', "**" does, '?' one character, [...] a class.
-bool tool_glob_match(const char *pattern, const char *rel);
-
 // The tools: each fills *result (a JSON object; {"error": ...} for a failure of the tool's
 // own) or returns SERVE_TOOL_BAD / _FAILED with err.
 typedef serve_tool_status (*tool_fn)(json_object *params, const tool_io *io,
