@@ -71,9 +71,6 @@ enum MHD_Result reply_feature_disabled(struct MHD_Connection *c);
 // cors_proxy.c: GET/POST /cors-proxy?url= (403 without --ui-mcp-proxy).
 enum MHD_Result handle_cors_proxy(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 
-// serve_nomodel.c (stand-in until router mode): whether a route answers without a model.
-bool nomodel_route_ok(serve_handler handler);
-
 // handlers_tokens.c: a text's ids in a malloc'd array, however many tokens it takes.
 mint_status serve_tokenize(const mint_model *m, const char *text, size_t len, bool add_special,
                            bool special, int32_t **ids, size_t *n, mint_err *err);

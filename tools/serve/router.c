@@ -168,6 +168,11 @@ static const route ROUTES[] = {
     {"/chat/completions", "POST", true, false, true, handle_chat, "/v1/chat/completions"},
 };
 
+// Whether a route answers without a model (serve_nomodel.c's stand-in until router mode).
+static bool nomodel_route_ok(serve_handler handler) {
+    return handler == handle_health || handler == handle_tools || handler == handle_cors_proxy;
+}
+
 static enum MHD_Result dispatch(serve_http *h, struct MHD_Connection *c, const serve_call *r,
                                 bool too_big, const char **endpoint) {
     reply_cors_origin = cors_origin(h, c);

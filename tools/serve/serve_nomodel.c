@@ -2,16 +2,12 @@
 // started without -m/-hf but with --tools or --ui-mcp-proxy (llama.cpp's suite starts its tools
 // and proxy tests so, as its router preset with no model) listens with no model: /health,
 // /tools, /cors-proxy and CORS preflights answer; every other endpoint answers 503 "no model
-// loaded". Kept to this file and two checks (router.c's dispatch, serve_options.c's check) so
-// that router mode can take its place.
+// loaded" (router.c's dispatch checks that). Kept to this file and two checks (router.c's
+// dispatch, serve_options.c's check) so that router mode can take its place.
 #include "handlers.h"
 
 #include <signal.h>
 #include <stdio.h>
-
-bool nomodel_route_ok(serve_handler handler) {
-    return handler == handle_health || handler == handle_tools || handler == handle_cors_proxy;
-}
 
 int serve_no_model(serve_config *c, sigset_t *stop_signals) {
     char msg[700];

@@ -3,7 +3,8 @@
 // (tools_builtin.c) registers them with serve_tools.h; the tools are in tools_files.c (read,
 // write, edit), tools_search.c (glob, grep) and tools_exec.c (shell, info), on top of
 // tools_io.c (where files and commands are: the host, a container or an ssh host) and
-// tools_proc.c (child processes, bounded in time and output, always reaped).
+// tools_proc.c (child processes, bounded in time and output, always reaped); tools_params.c
+// reads their params.
 #ifndef MINT_SERVE_TOOLS_BUILTIN_H
 #define MINT_SERVE_TOOLS_BUILTIN_H
 
