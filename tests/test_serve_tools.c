@@ -253,6 +253,21 @@ Test(serve_tools, shell_commands_bounded_streamed_and_reaped, .timeout = MT_HANG
                      "data: {\"chunk\":\"a\\n\"}\n\ndata: {\"chunk\":\"b\\n\"}\n\n"
                      "data: {\"chunk\":\"\\n[exit code: 0]\"}\n\ndata: {\"done\":true}\n\n");
     mt_resp_free(&r);
+    // A client that leaves a silent streamed command stops it (curl gives up after 1 s).
+    r = mt_http(&s, "POST", "/tools",
+                "{\"tool\":\"exec_shell_command\",\"params\":{\"command\":\"sleep 32.5\","
+                "\"timeout\":60},\"stream\":true}",
+                "-m 1");
+    mt_resp_free(&r);
+    bool gone = false;
+    for (double until = now() + 10; !gone && now() < until;) {
+        nanosleep(&(struct timespec){0, 100 * 1000 * 1000}, NULL);
+        out = NULL;
+        mt_run("pgrep -f 'sleep 32[.]5' || true", &out, NULL);
+        gone = !strcmp(out, "");
+        free(out);
+    }
+    cr_assert(gone, "the command of a client that left is killed");
     r = mt_http(&s, "POST", "/tools", "{\"tool\":\"get_info\",\"params\":{},\"stream\":true}",
                 NULL);
     cr_assert(strstr(r.body, "does not support stream"), "%s", r.body);

@@ -44,7 +44,12 @@ typedef struct agent_stream {
 
 static bool stream_push(serve_tool_stream *s, const char *chunk, size_t n) {
     agent_stream *a = s->cls;
-    if (n == 0) return true;
+    if (n == 0) { // a probe
+        pthread_mutex_lock(&a->mu);
+        const bool gone = a->gone;
+        pthread_mutex_unlock(&a->mu);
+        return !gone;
+    }
     json_object *o = json_object_new_object();
     json_object_object_add(o, "chunk", reply_utf8_string(chunk, n));
     pthread_mutex_lock(&a->mu);

@@ -45,7 +45,8 @@ typedef struct tool_run_result {
     bool truncated; // output beyond max_output was dropped
 } tool_run_result;
 
-// Called with each piece of output as it arrives; false stops (kills) the process.
+// Called with each piece of output as it arrives, and with n = 0 while none does (about every
+// 100 ms); false stops (kills) the process.
 typedef bool (*tool_chunk_fn)(void *cls, const char *s, size_t n);
 
 // tools_proc.c: runs argv (argv[0] looked up in PATH) in cwd (NULL: here) with `in` on its
