@@ -157,6 +157,41 @@ Test(serve_tools, list_and_file_tools_on_a_temporary_folder, .timeout = MT_HANG(
     cr_assert_str_eq(got, "1\n2\n3\n", "a refused edit leaves the file as it was");
     free(got);
 
+    // Text copied with its trailing blanks lost or its quotes made typographic is found on the
+    // lines normalized; the lines no edit touches keep their bytes. The expected files are what
+    // llama-server's edit_file made of the same requests.
+    cr_assert(mt_write_file(mt_path(dir, "f.txt"),
+                            "a = 1;   \nb = \xe2\x80\x9cx\xe2\x80\x9d;  \nc\n", 27));
+    o = call(&s, "edit_file",
+             "{\"path\":\"f.txt\",\"edits\":[{\"old_text\":\"b = \\\"x\\\";\",\"new_text\":\"b = "
+             "2;\"}]}",
+             hdr);
+    cr_assert_str_eq(mt_jstr(o, "result"), "file edited successfully");
+    json_object_put(o);
+    got = (char *)mt_read_file(mt_path(dir, "f.txt"), &len);
+    cr_assert_str_eq(got, "a = 1;   \nb = 2;\nc\n");
+    free(got);
+    cr_assert(mt_write_file(mt_path(dir, "h.txt"), "l1  \nl2\nl3 \nl4\n", 15));
+    o = call(&s, "edit_file",
+             "{\"path\":\"h.txt\",\"edits\":[{\"old_text\":\"l4\",\"new_text\":\"L4\"},"
+             "{\"old_text\":\"l2\\nl3\\n\",\"new_text\":\"L23\\n\"}]}",
+             hdr);
+    cr_assert_eq(mt_jpath_int(o, "edits_applied"), 2);
+    json_object_put(o);
+    got = (char *)mt_read_file(mt_path(dir, "h.txt"), &len);
+    cr_assert_str_eq(got, "l1  \nL23\nL4\n");
+    free(got);
+    o = call(&s, "grep_search", "{\"path\":\"h.txt\",\"pattern\":\"L\",\"context_lines\":1}", hdr);
+    cr_assert_str_eq(text_of(o), "h.txt-1-l1  \nh.txt:2:L23\nh.txt-3-L4\n--\nh.txt-2-L23\nh.txt:3:"
+                                 "L4\n--\n\n---\nTotal matches: 2\n"); // llama-server's answer
+    json_object_put(o);
+    cr_assert(mt_write_file(mt_path(dir, "g.txt"), "dup \ndup\n", 9));
+    o = call(&s, "edit_file",
+             "{\"path\":\"g.txt\",\"edits\":[{\"old_text\":\"dup\\n\",\"new_text\":\"x\"}]}", hdr);
+    cr_assert(strstr(mt_jstr(o, "error"), "found 2 occurrences"), "blanks do not make it unique");
+    json_object_put(o);
+    unlink(mt_path(dir, "f.txt")), unlink(mt_path(dir, "g.txt")), unlink(mt_path(dir, "h.txt"));
+
     // file_glob_search: a tree with a junk folder (listed, never entered) and depths.
     mkdir(mt_path(dir, "build"), 0755);
     mkdir(mt_path(dir, "sub/deep"), 0755);
