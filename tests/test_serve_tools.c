@@ -6,6 +6,7 @@
 // the whole process group), runtime names that would inject options refused, bad bodies
 // answered with JSON errors, the proxy forwarding only explicit headers (a python3 http.server
 // records what arrives), and the runtime-name parser and shell quoting (sh is the oracle).
+#include "agent_glob.h"
 #include "agent_request.h"
 #include "helpers/helpers.h"
 #include "helpers/server.h"
@@ -222,6 +223,23 @@ Test(serve_tools, list_and_file_tools_on_a_temporary_folder, .timeout = MT_HANG(
              "{\"path\":\".\",\"include\":\"**a**a**a**a**a**a**a**a**a**a**a**a**b\"}", hdr);
     cr_assert(now() - t0 < 10, "glob matching is not exponential");
     json_object_put(o);
+
+    // Inside a git work tree the files are git's (what .gitignore leaves), as llama-server's.
+    char cmd[8192], *out = NULL;
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && mkdir g && cd g && git init -q . && printf '*.log\\n' >.gitignore && "
+             "echo x >kept.c && echo y >dropped.log",
+             dir);
+    if (mt_run(cmd, &out, NULL) == 0) {
+        o = call(&s, "file_glob_search", "{\"path\":\"g\"}", hdr);
+        t = text_of(o);
+        cr_assert(strstr(t, "kept.c\n") && !strstr(t, "dropped.log"), "%s", t);
+        json_object_put(o);
+    }
+    free(out);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/g'", dir);
+    mt_run(cmd, &out, NULL);
+    free(out);
 
     // grep_search: PCRE2, case folding, literal text, line numbers and context.
     o = call(&s, "grep_search",
@@ -517,4 +535,33 @@ Test(serve_tools, runtime_names_and_their_command_lines) {
     cr_assert_str_eq(out, "sh|-c|echo 'x' \"$1\"|_|a b|");
     free(out);
     agent_argv_free(argv);
+}
+
+// include/exclude globs: llama-server's rules (a pattern without '/' is the last component's;
+// '*' within one component, "**" across), and "**/" also matching no folder.
+Test(serve_tools, globs) {
+    const struct {
+        const char *pattern, *path;
+        bool match;
+    } cases[] = {
+        {"*.c", "a/b.c", true},
+        {"*.c", "a/b.h", false},
+        {"b.?", "a/b.c", true},
+        {"[a-c].c", "x/b.c", true},
+        {"[!a-c].c", "x/b.c", false},
+        {"src/*.c", "src/a.c", true},
+        {"src/*.c", "lib/src/a.c", true},
+        {"src/*.c", "src/x/a.c", false},
+        {"src/**/*.c", "src/x/y/a.c", true},
+        {"src/**/*.c", "src/a.c", true},
+        {"**", "any/thing", true},
+        {"/top/*.c", "top/a.c", false},
+        {"*", "a/b", true},
+        {"a*b", "a/b", false},
+        {"[", "x/[", true},
+        {"**a**a**a**a**a**a**b", "aaaaaaaaaaaaaaaaaaaaaaaaaaac", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        cr_assert_eq(agent_glob_match(cases[i].pattern, cases[i].path), cases[i].match, "%s %s",
+                     cases[i].pattern, cases[i].path);
 }

@@ -61,8 +61,11 @@ static bool glob_whole(const char *pattern, const char *s) {
     bool on[GLOB_MAX + 1] = {0}, next[GLOB_MAX + 1];
     on[0] = true;
     for (const char *c = s;; c++) {
-        for (size_t i = 0; i < n; i++) // a star may match nothing
+        for (size_t i = 0; i < n; i++) { // a star may match nothing, "**/" no folder
             if (on[i] && (t[i].kind == '*' || t[i].kind == 'A')) on[i + 1] = true;
+            if (on[i] && t[i].kind == 'A' && i + 1 < n && t[i + 1].kind == 'c' && t[i + 1].c == '/')
+                on[i + 2] = true;
+        }
         if (!*c) return on[n];
         memset(next, 0, sizeof next);
         bool any = false;

@@ -10,8 +10,10 @@
 
 // Whether pattern matches rel (a relative path, '/' separated): a pattern without '/' is
 // matched against the last component; else against the whole path, "**/" put before it unless
-// it starts with "**" or '/'. '*' matches within a component, "**" across them, '?' one byte
-// but '/', [...] a class ([!...] or [^...] negated, a-z ranges).
+// it starts with "**" or '/'. '*' matches within a component, "**" across them, "**/" also no
+// folder at all (so "src/*.c" matches "src/a.c" as well as "lib/src/a.c": llama-server's tool
+// wants a folder before "src" there), '?' one byte but '/', [...] a class ([!...] or [^...]
+// negated, a-z ranges).
 bool agent_glob_match(const char *pattern, const char *rel);
 
 #endif // MINT_AGENT_GLOB_H
