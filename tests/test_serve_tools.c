@@ -384,6 +384,16 @@ Test(serve_tools, bad_tool_names_and_runtimes_are_usage_errors) {
 
 // A python3 http.server on a free port that records each request's headers in a file and
 // answers 200 "ok" (GET) or 204 (POST); returns its port.
+// The JSON the target recorded.
+static json_object *recorded(const char *rec) {
+    char *text = (char *)mt_read_file(rec, NULL);
+    cr_assert(text, "the target recorded nothing");
+    json_object *o = json_tokener_parse(text);
+    free(text);
+    cr_assert(o);
+    return o;
+}
+
 static int start_target(pid_t *pid, const char *record) {
     const char *script = mt_path(mt_tmpdir(), "target.py");
     const char *src =
@@ -439,7 +449,7 @@ Test(serve_tools, cors_proxy_forwards_only_explicit_headers, .timeout = MT_HANG(
     cr_assert_str_eq(r.body, "ok");
     cr_assert(strstr(r.headers, "Content-Type: text/x-test"), "%s", r.headers);
     mt_resp_free(&r);
-    json_object *h = json_tokener_parse((char *)mt_read_file(rec, NULL));
+    json_object *h = recorded(rec);
     cr_assert(h);
     cr_assert_str_eq(mt_jstr(h, "accept"), "app/json");
     cr_assert_str_eq(mt_jstr(h, "authorization"), "Bearer explicit");
@@ -453,7 +463,7 @@ Test(serve_tools, cors_proxy_forwards_only_explicit_headers, .timeout = MT_HANG(
     cr_assert_eq(r.status, 204, "%s", r.body);
     cr_assert_str_eq(r.body, "");
     mt_resp_free(&r);
-    h = json_tokener_parse((char *)mt_read_file(rec, NULL));
+    h = recorded(rec);
     cr_assert_str_eq(mt_jstr(h, "body"), "{\"x\":1}");
     json_object_put(h);
     // The proxy is behind the API key; bad targets are 400, an unreachable one 502.

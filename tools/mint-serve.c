@@ -142,7 +142,6 @@ static int serve(serve_config *c, int argc, char **argv) {
     http_stop(h);
     metrics_free(metrics);
     mint_model_close(m);
-    tools_builtin_stop();
     serve_tools_clear();
     fprintf(stderr, SERVE_TOOL ": stopped\n");
     free(tmpl);

@@ -182,5 +182,3 @@ bool tools_builtin_start(const char *names, const char *runtime, char *err, size
     }
     return true;
 }
-
-void tools_builtin_stop(void) {}

@@ -22,8 +22,6 @@
 // in `runtime` (--tools-runtime, or NULL: the host) unless a request names its own. False with
 // err when a name or the runtime is unknown (a usage error).
 bool tools_builtin_start(const char *names, const char *runtime, char *err, size_t errlen);
-// Stops what tools_builtin_start started (a container of --tools-runtime docker:IMAGE).
-void tools_builtin_stop(void);
 
 // ---- internal: between the parts of the built-in tools ----
 

@@ -1,6 +1,7 @@
 // tools_files.c - the file tools read_file (a line range, numbered lines, or the whole file as
 // base64 when the client's x-resp-type asks) and write_file, with llama-server's limits, answers
 // and messages (edit_file is tools_edit.c's).
+#include "reply.h"
 #include "tools_builtin.h"
 
 #include <stdint.h>
@@ -13,7 +14,8 @@
 
 static json_object *text_response(const char *s, size_t n) {
     json_object *o = json_object_new_object();
-    json_object_object_add(o, "plain_text_response", json_object_new_string_len(s, (int)n));
+    json_object_object_add(o, "plain_text_response",
+                           reply_utf8_string(s, n)); // U+FFFD for bad bytes
     return o;
 }
 
