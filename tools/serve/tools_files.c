@@ -11,6 +11,7 @@
 
 #define READ_MAX        (16u * 1024)        // bytes of text read_file answers
 #define READ_MAX_BASE64 (32u * 1024 * 1024) // bytes of a file read_file sends as base64
+#define READ_MAX_RANGE  (64u * 1024 * 1024) // bytes of a file a line range is read from
 
 static json_object *text_response(const char *s, size_t n) {
     json_object *o = json_object_new_object();
@@ -53,10 +54,10 @@ serve_tool_status tool_read_file(json_object *params, const tool_io *io, serve_t
         return SERVE_TOOL_OK;
     }
     const bool as_base64 = !strcmp(resp, "base64"); // the client's header, never the model's
-    const size_t max = as_base64 ? READ_MAX_BASE64 : end == -1 ? READ_MAX : SIZE_MAX / 2;
+    const size_t max = as_base64 ? READ_MAX_BASE64 : end == -1 ? READ_MAX : READ_MAX_RANGE;
     if (size > max) {
-        *result = as_base64
-                      ? tool_error("file too large (%zu bytes, max %u)", size, READ_MAX_BASE64)
+        *result = as_base64 || end != -1
+                      ? tool_error("file too large (%zu bytes, max %zu)", size, max)
                       : tool_error("file too large (%zu bytes, max %u). Use "
                                    "start_line/end_line to read a portion.",
                                    size, READ_MAX);

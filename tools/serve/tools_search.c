@@ -14,10 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define SEARCH_MAX_RESULTS 100
 #define GLOB_MAX           512                 // bytes of a glob pattern
 #define GREP_MAX_FILE      (16u * 1024 * 1024) // bytes of a file grep_search reads
+#define GREP_TIME          30.0                // seconds a search may take
 
 // A growing text.
 typedef struct text {
@@ -132,6 +134,12 @@ static char *grep_source(const char *pattern, bool literal) {
     return t.s;
 }
 
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
 typedef struct grep_file {
     char *abs;           // where to read it
     const char *display; // how to show it
@@ -196,7 +204,9 @@ serve_tool_status tool_grep_search(json_object *params, const tool_io *io, serve
     size_t total = 0;
     bool limit = false;
     const bool show_num = numbers || ctx > 0;
-    for (size_t f = 0; f < n_files && !limit; f++) {
+    const double deadline = now_s() + GREP_TIME;
+    bool late = false;
+    for (size_t f = 0; f < n_files && !limit && !(late = now_s() > deadline); f++) {
         char *data;
         size_t len;
         bool too_big;
@@ -247,6 +257,8 @@ serve_tool_status tool_grep_search(json_object *params, const tool_io *io, serve
     if (limit)
         putf(&out, "[%d matches limit reached. Narrow the path/pattern/include to see more.]\n",
              SEARCH_MAX_RESULTS);
+    if (late) put(&out, "[search stopped: time budget]\n", 30);
+    if (l.truncated) put(&out, "[results truncated: time budget or unreadable directory]\n", 57);
     if (kind == TOOL_NONE) {
         *result = tool_error("path does not exist: %s", path);
     } else {
