@@ -192,6 +192,9 @@ MINT_API mint_status mint_seq_fork(mint_ctx *c, int32_t src, int32_t dst, mint_e
 // Keeps positions 0 .. n_keep-1 of seq and releases the rest (speculative rollback, a new turn);
 // 0 empties it.
 MINT_API mint_status mint_seq_truncate(mint_ctx *c, int32_t seq, int32_t n_keep, mint_err *err);
+// Empties seq and drops from the prefix cache the blocks only it held, so that their positions
+// are evaluated again when next asked for (a server's "erase this slot").
+MINT_API mint_status mint_seq_forget(mint_ctx *c, int32_t seq, mint_err *err);
 // Makes seq hold the longest prefix of tokens[0..n) available without evaluating: what it holds
 // already that matches, or full blocks of the prefix cache (left by any sequence) when those
 // reach further. At most n - 1 positions, so the last token is always evaluated. *n_held gets

@@ -80,6 +80,8 @@ static const unit_case unit_cases[] = {
      "defined }} {{ nothing | default('d') }} {{ '' | default('e', true) }} {{ nothing | length }}",
      "[] False True False d e 0", false},
     {"{{ none.attr is defined }} {{ messages[5] is defined }}", "False False", false},
+    // llama.cpp's lenience (render_ref.py's _Environment): string + undefined/None is the string.
+    {"{{ 'a' + nothing }}|{{ none + 'b' }}|{{ 'c' ~ none }}", "a|b|cNone", false},
     {"{{ 1 is number }}{{ 1 is integer }}{{ 1.0 is float }}{{ true is boolean }}{{ 'a' is string "
      "}}{{ {} is mapping }}{{ [] is iterable }}{{ 'a' is sequence }}{{ none is none }}{{ 4 is even "
      "}}{{ 9 is divisibleby 3 }}{{ 'a' is in 'abc' }}{{ 2 is eq 2 }}{{ false is false }}{{ true is "

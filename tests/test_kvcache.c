@@ -166,6 +166,17 @@ Test(kvcache, prefix_cache_hit_equals_cold_evaluation, .timeout = MT_HANG(60)) {
     // The whole of a prompt in the cache: all but its last token are reused.
     cr_assert_eq(mint_seq_prefix(c, 0, alt, 96, &held, &err), MINT_OK);
     cr_assert_eq(held, 95);
+    // Forgotten, a sequence's blocks that no other one holds are no longer found: sequence 1
+    // shares its first three blocks with sequence 0 (kept), its own last blocks are dropped.
+    cr_assert_eq(mint_seq_forget(c, 1, &err), MINT_OK);
+    cr_assert_eq(mint_seq_n_past(c, 1), 0);
+    cr_assert_eq(mint_seq_prefix(c, 1, alt, 150, &held, &err), MINT_OK);
+    cr_assert_eq(held, 96, "the blocks sequence 0 holds are still there: %d", held);
+    cr_assert_eq(mint_seq_forget(c, 0, &err), MINT_OK);
+    cr_assert_eq(mint_seq_forget(c, 1, &err), MINT_OK);
+    cr_assert_eq(mint_seq_prefix(c, 1, alt, 150, &held, &err), MINT_OK);
+    cr_assert_eq(held, 0, "nothing of alt is cached any more");
+    cr_assert_eq(mint_seq_forget(c, 7, &err), MINT_E_ARG, "no sequence 7");
     mint_ctx_free(c);
     mint_model_close(m);
 }

@@ -353,6 +353,14 @@ Test(serve_llama, anthropic_messages_and_prefill, .timeout = MT_HANG(180)) {
                 NULL);
     cr_assert_eq(r.status, 400);
     mt_resp_free(&r);
+    // Two assistant messages at the end: no prefill, a malformed conversation (llama-server's 400).
+    r = mt_http(&s, "POST", "/v1/chat/completions",
+                "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"},{\"role\":"
+                "\"assistant\",\"content\":\"a\"},{\"role\":\"assistant\",\"content\":\"b\"}]}",
+                NULL);
+    cr_assert_eq(r.status, 400);
+    cr_assert(strstr(r.body, "2 or more assistant messages"), "%s", r.body);
+    mt_resp_free(&r);
     cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
 }
 
@@ -466,6 +474,153 @@ Test(serve_llama, required_tool_calls_are_well_formed, .timeout = MT_HANG(300)) 
             mt_resp_free(&r);
         }
         json_object_put(o);
+    }
+    cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+}
+
+// return_progress: with -b 16 a prompt is evaluated 16 tokens a step, and the stream says so
+// before the first token (llama-server's prompt_progress: a record at admission holding the
+// cached part, then one per step); timings_per_token adds timings to each. /metrics carries
+// llama-server's llamacpp:* series, equal to the sums of the answers' timings.
+Test(serve_llama, prompt_progress_and_llama_server_metrics, .timeout = MT_HANG(180)) {
+    mt_server s;
+    mt_server_start(&s, "-m '%s' -np 1 -c 512 -b 16 -t 1", stories());
+    const char *body = "{\"prompt\":\"Once upon a time there was a little girl who lived in a "
+                       "village near the forest and she liked to play\",\"n_predict\":4,"
+                       "\"temperature\":0,\"stream\":true,\"return_progress\":true,"
+                       "\"timings_per_token\":true}";
+    int prompt_sum = 0, cached_sum = 0, predicted_sum = 0;
+    for (int round = 0; round < 2; round++) { // the second finds the prompt cached
+        mt_resp r = mt_http(&s, "POST", "/completion", body, NULL);
+        cr_assert_eq(r.status, 200);
+        int n_prog = 0, total = -1, cache = -1, last = -1;
+        json_object *final = NULL;
+        for (char *line = strstr(r.body, "data: "); line; line = strstr(line + 1, "data: ")) {
+            json_object *ev = json_tokener_parse(line + 6);
+            cr_assert(ev);
+            json_object *p = NULL, *stop = NULL;
+            if (json_object_object_get_ex(ev, "prompt_progress", &p)) {
+                cr_assert(mt_jpath(ev, "timings"), "timings_per_token");
+                if (n_prog == 0) {
+                    total = mt_jpath_int(p, "total");
+                    cache = mt_jpath_int(p, "cache");
+                    cr_assert_eq(mt_jpath_int(p, "processed"), cache, "the first holds the cache");
+                    cr_assert_eq(mt_jpath_int(ev, "timings.prompt_n"), 0);
+                } else {
+                    cr_assert_gt(mt_jpath_int(p, "processed"), last);
+                }
+                last = mt_jpath_int(p, "processed");
+                n_prog++;
+            }
+            if (json_object_object_get_ex(ev, "stop", &stop) && json_object_get_boolean(stop)) {
+                json_object_put(final);
+                final = json_object_get(ev);
+            }
+            json_object_put(ev);
+        }
+        cr_assert_eq(last, total, "the last record: the whole prompt");
+        cr_assert_eq(n_prog, 1 + (total - cache + 15) / 16, "%d records, %d tokens, %d cached",
+                     n_prog, total, cache);
+        if (round == 1) cr_assert_gt(cache, 0, "the second request reuses the first's prompt");
+        cr_assert(final);
+        prompt_sum += mt_jpath_int(final, "timings.prompt_n");
+        cached_sum += mt_jpath_int(final, "timings.cache_n");
+        predicted_sum += mt_jpath_int(final, "timings.predicted_n");
+        json_object_put(final);
+        mt_resp_free(&r);
+    }
+    cr_expect_eq(mt_metric(&s, "llamacpp:prompt_tokens_total"), prompt_sum);
+    cr_expect_eq(mt_metric(&s, "llamacpp:prompt_tokens_cached_total"), cached_sum);
+    cr_expect_eq(mt_metric(&s, "llamacpp:tokens_predicted_total"), predicted_sum);
+    cr_expect_gt(mt_metric(&s, "llamacpp:n_decode_total"), 0);
+    cr_expect_eq(mt_metric(&s, "llamacpp:requests_processing"), 0);
+    mt_resp r = mt_http(&s, "GET", "/metrics", NULL, NULL);
+    cr_expect(strstr(r.body, "# TYPE llamacpp:prompt_tokens_total counter"));
+    cr_expect(strstr(r.body, "# TYPE llamacpp:requests_deferred gauge"));
+    mt_resp_free(&r);
+    cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+}
+
+// POST /slots/N?action=save|restore|erase with --slot-save-path, as llama-server's clients use
+// them: a saved slot restored into another slot makes a request sharing its prefix evaluate only
+// the rest; the file is llama-server's layout (a plain token list, as older servers wrote it,
+// restores too); erase makes the slot evaluate everything again; bad names and files are 400s.
+Test(serve_llama, slots_save_restore_and_erase, .timeout = MT_HANG(180)) {
+    char dir[2048];
+    snprintf(dir, sizeof dir, "%s", mt_path(mt_tmpdir(), "slots")); // (a rotating buffer)
+    mkdir(dir, 0755);
+    mt_server s;
+    mt_server_start(&s, "-m '%s' -np 2 -c 1024 -t 1 --slot-save-path '%s'", stories(), dir);
+    const char *first = "{\"prompt\":\"Once upon a time there was a dog\",\"n_predict\":8,"
+                        "\"temperature\":0,\"id_slot\":1}";
+    json_object *a = mt_post_json(&s, "/completion", first);
+    const int p_all = mt_jpath_int(a, "timings.prompt_n");
+    cr_assert_eq(mt_jpath_int(a, "id_slot"), 1);
+    cr_assert_eq(mt_jpath_int(a, "timings.cache_n"), 0);
+    json_object_put(a);
+    json_object *sv = mt_post_json(&s, "/slots/1?action=save", "{\"filename\":\"one.bin\"}");
+    const int n_saved = mt_jpath_int(sv, "n_saved");
+    cr_assert_eq(n_saved, p_all + 7, "the prompt and 7 of the 8 tokens are in the cache");
+    cr_assert_eq(mt_jpath_int(sv, "n_written"), 4 * (7 + n_saved));
+    json_object_put(sv);
+    json_object *rs = mt_post_json(&s, "/slots/0?action=restore", "{\"filename\":\"one.bin\"}");
+    cr_assert_eq(mt_jpath_int(rs, "n_restored"), n_saved);
+    json_object_put(rs);
+    json_object *b = mt_post_json(&s, "/completion",
+                                  "{\"prompt\":\"Once upon a time there was a cat\","
+                                  "\"n_predict\":4,\"temperature\":0,\"id_slot\":0}");
+    cr_assert_eq(mt_jpath_int(b, "id_slot"), 0);
+    cr_assert_gt(mt_jpath_int(b, "timings.cache_n"), 0, "the restored prefix is reused");
+    cr_assert_lt(mt_jpath_int(b, "timings.prompt_n"), p_all);
+    json_object_put(b);
+    // The same tokens as a plain list (header, count, tokens), as servers before the packed
+    // format wrote them.
+    char path[4096];
+    snprintf(path, sizeof path, "%s/one.bin", dir);
+    FILE *f = fopen(path, "rb");
+    cr_assert(f);
+    uint32_t words[4096];
+    const size_t nw = fread(words, 4, 4096, f);
+    fclose(f);
+    cr_assert_eq(nw, (size_t)(7 + n_saved));
+    cr_assert_eq(words[0], 0x67677371u);
+    cr_assert_eq(words[3], 0xffffffffu);
+    snprintf(path, sizeof path, "%s/legacy.bin", dir);
+    f = fopen(path, "wb");
+    uint32_t head[3] = {words[0], words[1], (uint32_t)n_saved};
+    fwrite(head, 4, 3, f);
+    fwrite(words + 6, 4, (size_t)n_saved, f);
+    fclose(f);
+    rs = mt_post_json(&s, "/slots/1?action=restore", "{\"filename\":\"legacy.bin\"}");
+    cr_assert_eq(mt_jpath_int(rs, "n_restored"), n_saved);
+    json_object_put(rs);
+    // Erased, slot 1 evaluates the whole prompt again.
+    json_object *er = mt_post_json(&s, "/slots/1?action=erase", "");
+    cr_assert_eq(mt_jpath_int(er, "n_erased"), n_saved);
+    json_object_put(er);
+    a = mt_post_json(&s, "/completion", first);
+    cr_assert_eq(mt_jpath_int(a, "timings.prompt_n"), p_all);
+    json_object_put(a);
+    // Refused: a name with a path, a file that is no slot file, an unknown action, a bad id.
+    snprintf(path, sizeof path, "%s/junk.bin", dir);
+    f = fopen(path, "wb");
+    fputs("not a slot file", f);
+    fclose(f);
+    static const struct {
+        const char *url, *body, *want;
+        int status;
+    } bad[] = {
+        {"/slots/0?action=save", "{\"filename\":\"../escape.bin\"}", "Invalid filename", 400},
+        {"/slots/0?action=restore", "{\"filename\":\"junk.bin\"}", "not a slot file", 400},
+        {"/slots/0?action=restore", "{\"filename\":\"absent.bin\"}", "cannot read", 400},
+        {"/slots/0?action=dance", "{}", "Invalid action", 400},
+        {"/slots/x?action=erase", "{}", "Invalid slot ID", 400},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        mt_resp r = mt_http(&s, "POST", bad[i].url, bad[i].body, NULL);
+        cr_expect_eq(r.status, bad[i].status, "%s: %s", bad[i].url, r.body);
+        cr_expect(strstr(r.body, bad[i].want), "%s: %s", bad[i].url, r.body);
+        mt_resp_free(&r);
     }
     cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
 }

@@ -5,7 +5,8 @@
 // the working-directory header, shell commands (exit code, streaming, a time limit that kills
 // the whole process group), runtime names that would inject options refused, bad bodies
 // answered with JSON errors, the proxy forwarding only explicit headers (a python3 http.server
-// records what arrives), and the runtime-name parser and shell quoting (sh is the oracle).
+// records what arrives), router mode answering them itself, and the runtime-name parser and
+// shell quoting (sh is the oracle).
 #include "agent_glob.h"
 #include "agent_request.h"
 #include "helpers/helpers.h"
@@ -486,18 +487,23 @@ Test(serve_tools, cors_proxy_forwards_only_explicit_headers, .timeout = MT_HANG(
     mt_wait(target, 10);
 }
 
-Test(serve_tools, without_a_model_only_tools_answer, .timeout = MT_HANG(60)) {
+// Router mode (no model) answers /tools and /cors-proxy itself, as llama-server's router does
+// (llama.cpp's tests start their tools so).
+Test(serve_tools, router_mode_answers_tools_itself, .timeout = MT_HANG(60)) {
     mt_server s;
-    mt_server_start(&s, "--tools get_info");
-    mt_resp r = mt_http(&s, "GET", "/health", NULL, NULL);
+    mt_server_start(&s, "--tools get_info --models-dir '%s'", mt_tmpdir());
+    mt_resp r = mt_http(&s, "GET", "/tools", NULL, NULL);
     cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert(strstr(r.body, "\"tool\":\"get_info\""), "%s", r.body);
     mt_resp_free(&r);
-    r = mt_http(&s, "GET", "/tools", NULL, NULL);
-    cr_assert_eq(r.status, 200, "%s", r.body);
+    json_object *o = call(&s, "get_info", "{}", "-H 'x-tool-cwd: /'");
+    cr_assert_str_eq(mt_jstr(o, "cwd"), "/");
+    json_object_put(o);
+    r = mt_http(&s, "GET", "/cors-proxy?url=http://127.0.0.1:1/", NULL, NULL);
+    cr_assert_eq(r.status, 403, "no --ui-mcp-proxy: %s", r.body);
     mt_resp_free(&r);
-    r = mt_http(&s, "POST", "/v1/chat/completions", "{\"messages\":[]}", NULL);
-    cr_assert_eq(r.status, 503, "%s", r.body);
-    cr_assert(strstr(r.body, "no model loaded"), "%s", r.body);
+    r = mt_http(&s, "OPTIONS", "/tools", NULL, "-H 'Origin: http://evil.com'");
+    cr_assert_null(strstr(r.headers, "Access-Control-Allow-Origin"), "%s", r.headers);
     mt_resp_free(&r);
     cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
 }

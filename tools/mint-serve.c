@@ -11,6 +11,7 @@
 #include "chat_arg.h"
 #include "cli.h"
 #include "hf_cache.h"
+#include "models_http.h"
 #include "serve.h"
 #include "serve_options.h"
 #include "serve_tools.h"
@@ -47,6 +48,15 @@ static int serve(serve_config *c, int argc, char **argv) {
     if (c->ui_mcp_proxy)
         fprintf(stderr, SERVE_TOOL ": warning: --ui-mcp-proxy: /cors-proxy forwards requests to "
                                    "any URL this host reaches\n");
+    if (!c->model_path && !c->hf_repo) { // router mode: a child mint-serve per model
+        sigset_t stop_signals;
+        sigemptyset(&stop_signals);
+        sigaddset(&stop_signals, SIGINT);
+        sigaddset(&stop_signals, SIGTERM);
+        pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
+        signal(SIGPIPE, SIG_IGN);
+        return models_router_run(c, argc, argv);
+    }
     char hf_path[2048];
     if (c->hf_repo) {
         if (!hf_cache_find(c->hf_repo, c->hf_file, hf_path, sizeof hf_path, msg, sizeof msg)) {
@@ -72,7 +82,6 @@ static int serve(serve_config *c, int argc, char **argv) {
         if (nofile.rlim_cur > 1024) setrlimit(RLIMIT_NOFILE, &nofile);
     }
 
-    if (!c->model_path) return serve_no_model(c, &stop_signals); // a stand-in for router mode
     mint_err err;
     mint_model *m;
     if (load_model(SERVE_TOOL, c->model_path, &c->load, &m, &err) != MINT_OK) {

@@ -221,6 +221,14 @@ mint_status mint_seq_truncate(mint_ctx *c, int32_t seq, int32_t n_keep, mint_err
     return MINT_OK;
 }
 
+mint_status mint_seq_forget(mint_ctx *c, int32_t seq, mint_err *err) {
+    mint_err_clear(err);
+    mint_status st = check_seq(c, seq, "forget", err);
+    if (st) return st;
+    mint_kv_forget(&c->kv, seq);
+    return MINT_OK;
+}
+
 mint_status mint_seq_prefix(mint_ctx *c, int32_t seq, const int32_t *tokens, int32_t n,
                             int32_t *n_held, mint_err *err) {
     mint_err_clear(err);

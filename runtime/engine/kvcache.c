@@ -270,6 +270,13 @@ void mint_kv_truncate(mint_kvcache *kv, int32_t seq, int32_t n_keep) {
     s->n_past = n_keep;
 }
 
+void mint_kv_forget(mint_kvcache *kv, int32_t seq) {
+    mint_kv_seq *s = &kv->seq[seq];
+    for (int32_t b = 0; b < s->n_blocks; b++)
+        if (kv->blk[s->table[b]].ref == 1) mint_kv_unregister(kv, s->table[b]);
+    mint_kv_truncate(kv, seq, 0);
+}
+
 void mint_kv_fork(mint_kvcache *kv, int32_t src, int32_t dst) {
     if (src == dst) return;
     mint_kv_truncate(kv, dst, 0);

@@ -116,6 +116,9 @@ void mint_kv_commit(mint_kvcache *kv, int32_t seq, const int32_t *tokens, int32_
 void mint_kv_fork(mint_kvcache *kv, int32_t src, int32_t dst);
 // Keeps positions 0 .. n_keep-1 of seq (n_keep <= n_past), releasing the blocks past them.
 void mint_kv_truncate(mint_kvcache *kv, int32_t seq, int32_t n_keep);
+// Empties seq, and takes the blocks no other sequence holds out of the prefix cache, so that no
+// later prefix lookup finds them (llama-server's slot erase).
+void mint_kv_forget(mint_kvcache *kv, int32_t seq);
 
 // Makes seq hold the longest prefix of tokens[0..n) it can without evaluating: what it already
 // holds that matches, or a chain of cached blocks when that is longer. At most n - 1 positions,

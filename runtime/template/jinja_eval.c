@@ -103,6 +103,12 @@ static jj_value binop(jj_env *e, const char *op, jj_value a, jj_value b, int lin
             return jj_int(r);
         }
         if (nums) return jj_float(jj_num(a) + jj_num(b));
+        // A string plus undefined or None: jinja2 raises, llama.cpp's engine (the one llama-server
+        // renders with) joins as if the missing side were empty, and templates written for it
+        // rely on that (firefunction-v2 adds an undefined `functions`). A template that renders
+        // under jinja2 never reaches here, so its text is unchanged.
+        if (a.t == JV_STR && (b.t == JV_UNDEF || b.t == JV_NONE)) return a;
+        if (b.t == JV_STR && (a.t == JV_UNDEF || a.t == JV_NONE)) return b;
         if (a.t == JV_STR && b.t == JV_STR) {
             // Markup + str escapes the str (markupsafe's __add__ and __radd__).
             bool safe = a.safe || b.safe;

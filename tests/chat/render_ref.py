@@ -3,7 +3,8 @@
 the way Hugging Face transformers' apply_chat_template sets it up (ImmutableSandboxedEnvironment,
 trim_blocks, lstrip_blocks, loopcontrols, the {% generation %} tag rendering its body, a tojson
 filter with ensure_ascii=False, the globals raise_exception and strftime_now; variables messages,
-tools=None, documents=None, add_generation_prompt, bos_token, eos_token).
+tools=None, documents=None, add_generation_prompt, bos_token, eos_token), plus llama.cpp's one
+lenience: a string plus an undefined value or None is the string (see _Environment).
 
   render_ref.py TEMPLATE.jinja CONVERSATION.json [--no-generation-prompt] [--bos T] [--eos T]
       prints the rendered text; on an error prints "raise: MSG" (the template's own
@@ -62,9 +63,27 @@ def strftime_now(format):
     return (datetime.fromtimestamp(NOW[0]) if NOW[0] else datetime.now()).strftime(format)
 
 
+class _Environment(ImmutableSandboxedEnvironment):
+    """Hugging Face's environment with one lenience of llama.cpp's engine (the one llama-server
+    renders with): a string plus an undefined value or None is the string, where jinja2 raises.
+    Templates written for llama-server rely on it (firefunction-v2 adds an undefined
+    `functions`); a template that renders under plain jinja2 renders the same here."""
+
+    intercepted_binops = frozenset(["+"])
+
+    def call_binop(self, context, operator, left, right):
+        if operator == "+":
+            missing = (jinja2.Undefined, type(None))
+            if isinstance(left, str) and isinstance(right, missing):
+                return left
+            if isinstance(right, str) and isinstance(left, missing):
+                return right
+        return super().call_binop(context, operator, left, right)
+
+
 def environment():
-    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True,
-                                        extensions=[Generation, jinja2.ext.loopcontrols])
+    env = _Environment(trim_blocks=True, lstrip_blocks=True,
+                       extensions=[Generation, jinja2.ext.loopcontrols])
     env.filters["tojson"] = tojson
     env.globals["raise_exception"] = raise_exception
     env.globals["strftime_now"] = strftime_now

@@ -138,3 +138,7 @@ bool hf_cache_find(const char *repo, const char *file, char *out, size_t cap, ch
                  (int)rn, repo, file ? " file " : "", file ? file : "", base);
     return found;
 }
+
+bool hf_cache_dir(char *out, size_t cap) {
+    return cache_dir(out, cap);
+}

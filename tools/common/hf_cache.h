@@ -16,4 +16,7 @@
 bool hf_cache_find(const char *repo, const char *file, char *out, size_t cap, char *err,
                    size_t errlen);
 
+// The cache folder (the first of the variables above that is set) into out; false when none is.
+bool hf_cache_dir(char *out, size_t cap);
+
 #endif // MINT_HF_CACHE_H

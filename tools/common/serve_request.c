@@ -576,7 +576,9 @@ bool serve_parse_request(const char *body, size_t len, serve_kind kind, const se
              integer(&p, req, "n", 1, SERVE_MAX_N, &r->n) &&
              boolean(&p, req, "stream", &r->stream) &&
              boolean(&p, req, "ignore_eos", &r->ignore_eos) &&
-             boolean(&p, req, "verbose", &r->verbose);
+             boolean(&p, req, "verbose", &r->verbose) &&
+             boolean(&p, req, "return_progress", &r->return_progress) &&
+             boolean(&p, req, "timings_per_token", &r->timings_per_token);
         if (ok && json_object_object_get_ex(req, "seed", &v) && v) {
             if (!json_object_is_type(v, json_type_int))
                 ok = fail(&p, "seed", "'seed' must be an integer");
@@ -597,6 +599,14 @@ bool serve_parse_request(const char *body, size_t len, serve_kind kind, const se
                 ok = fail(
                     &p, "continue_final_message",
                     "'add_generation_prompt' and 'continue_final_message' cannot both be true");
+            // Continuing the last of two assistant messages in a row is a malformed
+            // conversation llama-server refuses, not a prefill.
+            const int n = r->n_msgs;
+            if (ok && r->continue_final && !cfm_given && n >= 2 &&
+                !strcmp(r->msgs[n - 1].role, "assistant") &&
+                !strcmp(r->msgs[n - 2].role, "assistant"))
+                ok = fail(&p, "messages",
+                          "cannot have 2 or more assistant messages at the end of the list");
             ok = ok && boolean(&p, req, "logprobs", &r->logprobs) &&
                  integer(&p, req, "top_logprobs", 0, SERVE_MAX_TOP_LP, &r->top_logprobs);
             if (ok && r->top_logprobs > 0 && !r->logprobs)

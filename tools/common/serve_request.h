@@ -90,6 +90,8 @@ typedef struct serve_request {
     bool continue_final;        // chat: a last assistant message is continued, not answered (true
                                 // unless continue_final_message or add_generation_prompt say no)
     bool verbose;               // "verbose": answer with "__verbose" (the prompt as tokens' text)
+    bool return_progress;       // stream: chunks saying how much of the prompt is evaluated
+    bool timings_per_token;     // stream: every chunk carries "timings"
     char *tools;                // chat: OpenAI's tools as JSON array text, or NULL
     serve_tool_choice tool_choice; // chat: tool_choice
     char *tool_name;               // chat: tool_choice {"function": {"name"}}: that one, or NULL

@@ -8,8 +8,10 @@
 # formats/safetensors.h exists), tokenizer, bpe (byte-level BPE), chat, chat_parse (a model's
 # output read back as content, reasoning and tool calls), jinja (chat templates), json_schema
 # (JSON Schemas to grammars), run_args, quantize_args, options (the option parser over several
-# tables), serve_request (mint-serve's request bodies), anthropic (Anthropic's Messages bodies) or
-# grammar (GBNF grammars, then a few matching steps). Extra arguments go to every
+# tables), serve_request (mint-serve's request bodies), anthropic (Anthropic's Messages bodies),
+# slot_file (llama-server's slot files, POST /slots/N?action=restore), preset_ini (router
+# mode's --models-preset files) or grammar (GBNF grammars, then a few matching steps). Extra
+# arguments go to every
 # harness (e.g. -runs=1000000 to stop after that many executions; SECONDS still bounds the time).
 # Seeds are made afresh from MINT_TEST_DATA (or ../shared/data) and tests/fuzz/seeds into
 # build-fuzz/corpus/TARGET.seeds/; what the fuzzer finds accumulates in build-fuzz/corpus/TARGET/
@@ -33,9 +35,9 @@ case $seconds in
     ;;
 esac
 dir=${MINT_FUZZ_DIR:-build-fuzz}
-all="gguf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar agent_request"
+all="gguf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar slot_file preset_ini agent_request"
 [ -f formats/safetensors.h ] &&
-    all="gguf safetensors hf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar agent_request"
+    all="gguf safetensors hf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar slot_file preset_ini agent_request"
 if [ "$what" = all ]; then
     targets=$all
 else
@@ -77,6 +79,7 @@ max_len() {
     json_schema) echo 8192 ;;
     serve_request) echo 4096 ;;
     anthropic) echo 4096 ;;
+    slot_file) echo 4096 ;;
     grammar) echo 2048 ;;
     agent_request) echo 4096 ;;
     *) echo 1024 ;;
@@ -97,6 +100,7 @@ seed() {
         cp tests/fuzz/seeds/jinja/* "$out/"
         if [ -d "$MINT_TEST_DATA/templates" ]; then cp "$MINT_TEST_DATA"/templates/*.jinja "$out/"; fi ;;
     run_args | quantize_args | options) "$bin/fuzz_make_seeds" args "$out" "tests/fuzz/seeds/$t" ;;
+    slot_file) cp tests/fuzz/seeds/slot_file/*.bin "$out/" ;; # packed, plain, empty, with an image
     esac >/dev/null
     # Hand-written seeds kept as they are (text files, used byte for byte).
     if [ -d "tests/fuzz/seeds/$t" ]; then

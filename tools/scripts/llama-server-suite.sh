@@ -54,6 +54,18 @@ put() { # put OWNER/NAME FILE-IN-REPO SOURCE
 }
 put ggml-org/models tinyllamas/stories260K.gguf "$data/stories260K.gguf"
 put ggml-org/test-model-stories260K stories260K.gguf "$data/stories260K.gguf"
+# Router mode lists cache models by the quant in their file names (owner/name:QUANT), and its
+# tests ask for three: stories260K's test models under their F32 names (the infill one is
+# stories260K again, without its fill-in-the-middle tokens), and tinygemma3, which is not in the
+# test data: a synthetic Gemma 3 (tiny shape, stories260K's vocabulary, random weights: its text
+# is noise) made here by mint-quantize stands in for it.
+put ggml-org/test-model-stories260K stories260K-F32.gguf "$data/stories260K.gguf"
+put ggml-org/test-model-stories260K-infill stories260K-infill-F32.gguf "$data/stories260K.gguf"
+if [ -x "$build/mint-quantize" ]; then
+    "$build/mint-quantize" --synthetic gemma3 --shape tiny --type Q8_0 --overwrite \
+        --vocab "$data/stories260K.gguf" -o "$cache/tinygemma3-synthetic-Q8_0.gguf" 2>/dev/null &&
+        put ggml-org/tinygemma3-GGUF tinygemma3-Q8_0.gguf "$cache/tinygemma3-synthetic-Q8_0.gguf"
+fi
 
 [ $# -gt 0 ] || set -- unit
 xml=$cache/results.xml

@@ -1,7 +1,8 @@
 // answer.c - the pieces every generation answer is made of, below the endpoints that assemble
 // them (handlers_gen.c's OpenAI shapes, handlers_native.c's /completion, handlers_anthropic.c,
 // handlers_tools.c): a token's text and bytes, log-probability entries, llama-server's timings,
-// a prompt's tokens as text. They call nothing of the handlers.
+// a prompt's tokens as text, the usage object and the envelope of an answer or a chunk. They
+// call nothing of the handlers.
 #include "gen.h"
 
 #include <stdio.h>
@@ -66,10 +67,31 @@ json_object *gen_timings(const job *j) {
                            json_object_new_double(prompt_ms > 0 ? 1e3 * prompt_n / prompt_ms : 0));
     json_object_object_add(o, "predicted_n", json_object_new_int(j->n_tok));
     json_object_object_add(o, "predicted_ms", json_object_new_double(gen_ms));
+    // The rate is over decode steps: the first token comes with the prompt's last batch, so
+    // n tokens cost n - 1 steps (llama-server's definition).
+    const int steps = j->n_tok > 0 ? j->n_tok - 1 : 0;
     json_object_object_add(o, "predicted_per_token_ms",
-                           json_object_new_double(j->n_tok > 0 ? gen_ms / j->n_tok : 0));
+                           json_object_new_double(steps > 0 ? gen_ms / steps : 0));
     json_object_object_add(o, "predicted_per_second",
-                           json_object_new_double(gen_ms > 0 ? 1e3 * j->n_tok / gen_ms : 0));
+                           json_object_new_double(gen_ms > 0 ? 1e3 * steps / gen_ms : 0));
+    return o;
+}
+
+json_object *gen_progress_timings(const job *j, int k) {
+    const int prompt_n = j->prog_done[k] - j->n_reused;
+    const double prompt_ms = k > 0 ? (j->prog_t[k] - j->t_started) * 1e3 : 0;
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "cache_n", json_object_new_int(j->n_reused));
+    json_object_object_add(o, "prompt_n", json_object_new_int(prompt_n));
+    json_object_object_add(o, "prompt_ms", json_object_new_double(prompt_ms));
+    json_object_object_add(o, "prompt_per_token_ms",
+                           json_object_new_double(prompt_n > 0 ? prompt_ms / prompt_n : 0));
+    json_object_object_add(o, "prompt_per_second",
+                           json_object_new_double(prompt_ms > 0 ? 1e3 * prompt_n / prompt_ms : 0));
+    json_object_object_add(o, "predicted_n", json_object_new_int(0));
+    json_object_object_add(o, "predicted_ms", json_object_new_double(0));
+    json_object_object_add(o, "predicted_per_token_ms", json_object_new_double(0));
+    json_object_object_add(o, "predicted_per_second", json_object_new_double(0));
     return o;
 }
 
@@ -94,4 +116,33 @@ char *gen_tokens_text(const mint_model *m, const int32_t *ids, int n) {
     }
     if (text) text[len] = '\0';
     return text;
+}
+
+json_object *gen_usage(const gen *g) {
+    int prompt = 0, gen_tok = 0, cached = 0;
+    for (int i = 0; i < g->n; i++) {
+        prompt = g->jobs[i]->n_prompt; // the same prompt for every choice
+        gen_tok += g->jobs[i]->n_tok;
+        cached = g->jobs[i]->n_reused > cached ? g->jobs[i]->n_reused : cached;
+    }
+    json_object *u = json_object_new_object(), *d = json_object_new_object();
+    json_object_object_add(u, "prompt_tokens", json_object_new_int(prompt));
+    json_object_object_add(u, "completion_tokens", json_object_new_int(gen_tok));
+    json_object_object_add(u, "total_tokens", json_object_new_int(prompt + gen_tok));
+    json_object_object_add(d, "cached_tokens", json_object_new_int(cached));
+    json_object_object_add(u, "prompt_tokens_details", d);
+    return u;
+}
+
+json_object *gen_envelope(const gen *g, const char *object) {
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "id", json_object_new_string(g->id));
+    json_object_object_add(o, "object", json_object_new_string(object));
+    json_object_object_add(o, "created", json_object_new_int64(g->created));
+    json_object_object_add(o, "model", json_object_new_string(g->h->cfg->model_name));
+    // llama-server's "b<build>-<commit>"; OpenAI's clients pass it through.
+    char fp[64];
+    snprintf(fp, sizeof fp, "b%s-mint", mint_version());
+    json_object_object_add(o, "system_fingerprint", json_object_new_string(fp));
+    return o;
 }

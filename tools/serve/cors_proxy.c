@@ -178,7 +178,12 @@ static const char *check_url(const char *url) {
 }
 
 enum MHD_Result handle_cors_proxy(serve_http *h, struct MHD_Connection *c, const serve_call *r) {
-    if (!h->cfg->ui_mcp_proxy) return reply_feature_disabled(c);
+    return cors_proxy_answer(h->cfg, c, r);
+}
+
+enum MHD_Result cors_proxy_answer(const serve_config *cfg, struct MHD_Connection *c,
+                                  const serve_call *r) {
+    if (!cfg->ui_mcp_proxy) return reply_feature_disabled(c);
     const char *url = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "url");
     if (!url || !*url)
         return reply_error(c, 400, "invalid_request_error", "url",
@@ -193,7 +198,7 @@ enum MHD_Result handle_cors_proxy(serve_http *h, struct MHD_Connection *c, const
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
     p->fd = ci ? ci->connect_fd : -1;
-    p->deadline = serve_now() + h->cfg->timeout;
+    p->deadline = serve_now() + cfg->timeout;
     MHD_get_connection_values(c, MHD_HEADER_KIND, add_header, p);
     // libcurl's own defaults would add headers the client did not ask for: ask for none.
     if (!has_header(p->headers, "Accept")) p->headers = curl_slist_append(p->headers, "Accept:");

@@ -37,6 +37,7 @@ typedef struct gen {
     int sent_tok[SERVE_MAX_JOBS];     // tokens whose logprobs were sent
     size_t sent_text[SERVE_MAX_JOBS]; // text bytes sent
     bool sent_final[SERVE_MAX_JOBS];  // the finish chunk was sent
+    int sent_prog[SERVE_MAX_JOBS];    // prompt-progress records sent (return_progress)
     bool ended;                       // [DONE] queued
     reply_sse sse;                    // events waiting to go out
 } gen;
@@ -49,7 +50,15 @@ json_object *gen_token_bytes(const mint_model *m, int32_t id);
 // log-probabilities' "content", and /completion's "completion_probabilities").
 json_object *gen_logprob_items(const gen *g, const job *j, int from, int to);
 // llama-server's "timings" of a job: prompt and generation counts, milliseconds and rates.
+// OpenAI's usage object of a request (its choices' tokens; the prompt's once).
+json_object *gen_usage(const gen *g);
+// An answer's or a chunk's outer object: id, object (the given name), created, model,
+// system_fingerprint.
+json_object *gen_envelope(const gen *g, const char *object);
 json_object *gen_timings(const job *j);
+// The timings of progress record k of a job (return_progress with timings_per_token): the
+// prompt so far, nothing generated yet.
+json_object *gen_progress_timings(const job *j, int k);
 // Tokens as text with the special ones written out ("<s> I believe"), as llama-server shows a
 // prompt (malloc'd; NULL when out of memory).
 char *gen_tokens_text(const mint_model *m, const int32_t *ids, int n);

@@ -53,6 +53,8 @@ enum MHD_Result handle_count_tokens(serve_http *h, struct MHD_Connection *c, con
 // handlers_props.c
 enum MHD_Result handle_props(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result handle_slots(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+// handlers_slots.c: POST /slots/N?action=save|restore|erase
+enum MHD_Result handle_slot_action(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result handle_apply_template(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 // handlers_tokens.c
 enum MHD_Result handle_tokenize(serve_http *h, struct MHD_Connection *c, const serve_call *r);
@@ -70,9 +72,20 @@ enum MHD_Result handle_tools(serve_http *h, struct MHD_Connection *c, const serv
 enum MHD_Result reply_feature_disabled(struct MHD_Connection *c);
 // cors_proxy.c: GET/POST /cors-proxy?url= (403 without --ui-mcp-proxy).
 enum MHD_Result handle_cors_proxy(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+// The same two for router mode's daemon (models_http.c), which has no serve_http: the router
+// answers /tools and /cors-proxy itself, as llama-server's does.
+enum MHD_Result tools_answer(struct MHD_Connection *c, const serve_call *r);
+enum MHD_Result cors_proxy_answer(const serve_config *cfg, struct MHD_Connection *c,
+                                  const serve_call *r);
 
 // handlers_tokens.c: a text's ids in a malloc'd array, however many tokens it takes.
 mint_status serve_tokenize(const mint_model *m, const char *text, size_t len, bool add_special,
                            bool special, int32_t **ids, size_t *n, mint_err *err);
+
+// router.c, for router mode's own daemon (models_http.c), which has no serve_http: whether the
+// request carries an API key of cfg, the origin its answers may allow (CORS), a preflight's answer.
+bool http_authorized_by(const serve_config *cfg, struct MHD_Connection *c);
+const char *http_cors_origin_for(const serve_config *cfg, struct MHD_Connection *c);
+enum MHD_Result http_preflight(struct MHD_Connection *c);
 
 #endif // MINT_SERVE_HANDLERS_H

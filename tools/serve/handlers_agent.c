@@ -161,6 +161,10 @@ static const char *header(struct MHD_Connection *c, const char *name) {
 
 enum MHD_Result handle_tools(serve_http *h, struct MHD_Connection *c, const serve_call *r) {
     (void)h;
+    return tools_answer(c, r);
+}
+
+enum MHD_Result tools_answer(struct MHD_Connection *c, const serve_call *r) {
     if (!serve_tools_enabled()) return reply_feature_disabled(c);
     if (strcmp(r->method, "POST")) return reply_json(c, 200, serve_tools_list());
     agent_request req;

@@ -92,35 +92,6 @@ static json_object *completion_logprobs(const gen *g, const job *j, int from, in
     return o;
 }
 
-static json_object *usage(const gen *g) {
-    int prompt = 0, gen_tok = 0, cached = 0;
-    for (int i = 0; i < g->n; i++) {
-        prompt = g->jobs[i]->n_prompt; // the same prompt for every choice
-        gen_tok += g->jobs[i]->n_tok;
-        cached = g->jobs[i]->n_reused > cached ? g->jobs[i]->n_reused : cached;
-    }
-    json_object *u = json_object_new_object(), *d = json_object_new_object();
-    json_object_object_add(u, "prompt_tokens", json_object_new_int(prompt));
-    json_object_object_add(u, "completion_tokens", json_object_new_int(gen_tok));
-    json_object_object_add(u, "total_tokens", json_object_new_int(prompt + gen_tok));
-    json_object_object_add(d, "cached_tokens", json_object_new_int(cached));
-    json_object_object_add(u, "prompt_tokens_details", d);
-    return u;
-}
-
-static json_object *envelope(const gen *g, const char *object) {
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "id", json_object_new_string(g->id));
-    json_object_object_add(o, "object", json_object_new_string(object));
-    json_object_object_add(o, "created", json_object_new_int64(g->created));
-    json_object_object_add(o, "model", json_object_new_string(g->h->cfg->model_name));
-    // llama-server's "b<build>-<commit>"; OpenAI's clients pass it through.
-    char fp[64];
-    snprintf(fp, sizeof fp, "b%s-mint", mint_version());
-    json_object_object_add(o, "system_fingerprint", json_object_new_string(fp));
-    return o;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Streaming
 
@@ -131,10 +102,12 @@ static void chunk(gen *g, int i, const job *j, size_t from, size_t to, int t0, i
         return;
     }
     if (g->native) {
-        reply_sse_event(&g->sse, native_partial(g, i, from, to, t0, t1));
+        json_object *o = native_partial(g, i, from, to, t0, t1);
+        if (g->req.timings_per_token) json_object_object_add(o, "timings", gen_timings(j));
+        reply_sse_event(&g->sse, o);
         return;
     }
-    json_object *o = envelope(g, g->chat ? "chat.completion.chunk" : "text_completion");
+    json_object *o = gen_envelope(g, g->chat ? "chat.completion.chunk" : "text_completion");
     json_object *ch = json_object_new_object(), *choices = json_object_new_array();
     json_object_object_add(ch, "index", json_object_new_int(i));
     json_object *piece = reply_utf8_string(j->text + from, to - from);
@@ -152,6 +125,40 @@ static void chunk(gen *g, int i, const job *j, size_t from, size_t to, int t0, i
     json_object_object_add(ch, "finish_reason", NULL);
     json_object_array_add(choices, ch);
     json_object_object_add(o, "choices", choices);
+    if (g->req.timings_per_token) json_object_object_add(o, "timings", gen_timings(j));
+    reply_sse_event(&g->sse, o);
+}
+
+// A prompt-progress chunk (return_progress): record k of job i, in the endpoint's partial shape
+// with llama-server's "prompt_progress" {total, cache, processed, time_ms}.
+static void progress_chunk(gen *g, int i, const job *j, int k) {
+    json_object *o;
+    if (g->native) {
+        o = native_partial(g, i, 0, 0, 0, 0);
+    } else {
+        o = gen_envelope(g, g->chat ? "chat.completion.chunk" : "text_completion");
+        json_object *ch = json_object_new_object(), *choices = json_object_new_array();
+        json_object_object_add(ch, "index", json_object_new_int(i));
+        if (g->chat) { // llama-server opens every progress chunk as the answer's first delta
+            json_object *delta = json_object_new_object();
+            json_object_object_add(delta, "role", json_object_new_string("assistant"));
+            json_object_object_add(delta, "content", NULL);
+            json_object_object_add(ch, "delta", delta);
+        } else {
+            json_object_object_add(ch, "text", json_object_new_string(""));
+        }
+        json_object_object_add(ch, "finish_reason", NULL);
+        json_object_array_add(choices, ch);
+        json_object_object_add(o, "choices", choices);
+    }
+    json_object *p = json_object_new_object();
+    json_object_object_add(p, "total", json_object_new_int(j->n_prompt));
+    json_object_object_add(p, "cache", json_object_new_int(j->n_reused));
+    json_object_object_add(p, "processed", json_object_new_int(j->prog_done[k]));
+    json_object_object_add(p, "time_ms",
+                           json_object_new_int64((int64_t)((j->prog_t[k] - j->t_started) * 1e3)));
+    json_object_object_add(o, "prompt_progress", p);
+    if (g->req.timings_per_token) json_object_object_add(o, "timings", gen_progress_timings(j, k));
     reply_sse_event(&g->sse, o);
 }
 
@@ -161,6 +168,8 @@ static void stream_job(gen *g, int i) {
     job *j = g->jobs[i];
     pthread_mutex_lock(&j->mu);
     const bool done = j->state == JOB_DONE;
+    for (; g->sent_prog[i] < j->n_prog; g->sent_prog[i]++) // prompt progress comes first
+        progress_chunk(g, i, j, g->sent_prog[i]);
     const size_t vis = done ? j->text_len : reply_utf8_complete(j->text, j->visible);
     const bool parsed = tools_active(g);
     if (parsed) { // deltas of the parse (content, reasoning, calls), not the raw text
@@ -203,7 +212,7 @@ static void stream_job(gen *g, int i) {
         g->sent_final[i] = true;
     }
     if (done && !g->sent_final[i]) {
-        json_object *o = envelope(g, g->chat ? "chat.completion.chunk" : "text_completion");
+        json_object *o = gen_envelope(g, g->chat ? "chat.completion.chunk" : "text_completion");
         json_object *ch = json_object_new_object(), *choices = json_object_new_array();
         json_object_object_add(ch, "index", json_object_new_int(i));
         if (g->chat)
@@ -240,9 +249,10 @@ static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max) {
         }
         if (all) {
             if (g->req.include_usage && !g->native && !g->anthropic) {
-                json_object *o = envelope(g, g->chat ? "chat.completion.chunk" : "text_completion");
+                json_object *o =
+                    gen_envelope(g, g->chat ? "chat.completion.chunk" : "text_completion");
                 json_object_object_add(o, "choices", json_object_new_array());
-                json_object_object_add(o, "usage", usage(g));
+                json_object_object_add(o, "usage", gen_usage(g));
                 json_object_object_add(o, "timings", gen_timings(g->jobs[0]));
                 reply_sse_event(&g->sse, o);
             }
@@ -293,7 +303,7 @@ static json_object *whole(gen *g, unsigned *status) {
         for (int i = 0; i < g->n; i++) json_object_array_add(list, native_result(g, i));
         return list;
     }
-    json_object *o = envelope(g, g->chat ? "chat.completion" : "text_completion");
+    json_object *o = gen_envelope(g, g->chat ? "chat.completion" : "text_completion");
     json_object *choices = json_object_new_array();
     for (int i = 0; i < g->n; i++) {
         const job *j = g->jobs[i];
@@ -327,7 +337,7 @@ static json_object *whole(gen *g, unsigned *status) {
         json_object_array_add(choices, ch);
     }
     json_object_object_add(o, "choices", choices);
-    json_object_object_add(o, "usage", usage(g));
+    json_object_object_add(o, "usage", gen_usage(g));
     json_object_object_add(o, "timings", gen_timings(g->jobs[0]));
     if (g->req.verbose) { // llama-server's debugging member: the prompt as its tokens' text
         json_object *v = json_object_new_object();
@@ -634,6 +644,9 @@ enum MHD_Result gen_request(serve_http *h, struct MHD_Connection *c, const serve
         for (int k = 0; k < g->req.n_stop; k++) j->stop[j->n_stop++] = strdup(g->req.stop[k]);
         j->top_logprobs = g->req.logprobs ? g->req.top_logprobs : 0;
         j->peek = g->peek ? 64 : 0;
+        j->progress = g->stream && g->req.return_progress && !g->anthropic;
+        // id_slot pins a single job to a slot (llama-server wraps an id past the last slot).
+        if (g->req.id_slot >= 0 && g->n == 1) j->want_slot = g->req.id_slot % cfg->parallel;
         j->deadline = j->t_created + cfg->timeout;
         // ignore_eos as llama-server has it: the end-of-generation tokens are banned (a bias of
         // -inf after the request's own), so they are never drawn.
@@ -682,7 +695,7 @@ enum MHD_Result gen_request(serve_http *h, struct MHD_Connection *c, const serve
     if (g->stream && g->anthropic) anthropic_stream_start(g);
     for (int i = 0; g->stream && g->chat && !g->anthropic && i < g->n; i++) {
         // OpenAI's first chunk: the role, no content yet (llama-server's too)
-        json_object *o = envelope(g, "chat.completion.chunk");
+        json_object *o = gen_envelope(g, "chat.completion.chunk");
         json_object *ch = json_object_new_object(), *choices = json_object_new_array(),
                     *delta = json_object_new_object();
         json_object_object_add(delta, "role", json_object_new_string("assistant"));

@@ -74,8 +74,15 @@ enum MHD_Result handle_metrics(serve_http *h, struct MHD_Connection *c, const se
     (void)r;
     char *t =
         metrics_text(h->m, sched_queue_length(h->e), sched_busy_slots(h->e), h->cfg->parallel);
-    enum MHD_Result ret =
-        reply_text(c, 200, "text/plain; version=0.0.4", t ? t : "", t ? strlen(t) : 0);
+    struct MHD_Response *res =
+        MHD_create_response_from_buffer(t ? strlen(t) : 0, t ? t : "", MHD_RESPMEM_MUST_COPY);
     free(t);
+    if (!res) return MHD_NO;
+    char start[32];
+    snprintf(start, sizeof start, "%lld", (long long)metrics_start_time(h->m));
+    MHD_add_response_header(res, "Content-Type", "text/plain; version=0.0.4");
+    MHD_add_response_header(res, "Process-Start-Time-Unix", start); // llama-server's header
+    enum MHD_Result ret = reply_queue(c, 200, res);
+    MHD_destroy_response(res);
     return ret;
 }

@@ -90,11 +90,7 @@ bool tools_message(const gen *g, const job *j, json_object *msg) {
 
 // One delta chunk of choice i.
 static void delta_chunk(gen *g, int i, const mint_chat_delta *d) {
-    json_object *o = json_object_new_object(), *choices = json_object_new_array();
-    json_object_object_add(o, "id", json_object_new_string(g->id));
-    json_object_object_add(o, "object", json_object_new_string("chat.completion.chunk"));
-    json_object_object_add(o, "created", json_object_new_int64(g->created));
-    json_object_object_add(o, "model", json_object_new_string(g->h->cfg->model_name));
+    json_object *o = gen_envelope(g, "chat.completion.chunk"), *choices = json_object_new_array();
     json_object *ch = json_object_new_object(), *delta = json_object_new_object();
     json_object_object_add(ch, "index", json_object_new_int(i));
     if (d->kind == MINT_DELTA_CONTENT)

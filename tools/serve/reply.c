@@ -85,6 +85,11 @@ enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, const char
     return ret;
 }
 
+enum MHD_Result reply_queue(struct MHD_Connection *c, unsigned status, struct MHD_Response *r) {
+    reply_last_status = status;
+    return queue(c, status, r);
+}
+
 enum MHD_Result reply_busy(struct MHD_Connection *c) {
     const char *msg = "{\"error\":{\"message\":\"the server is busy: every slot and the queue "
                       "are full; retry shortly\",\"type\":\"server_error\",\"param\":null,"

@@ -29,6 +29,8 @@ enum MHD_Result reply_exceed_context(struct MHD_Connection *c, const char *param
 // The same shape as an object (for a stream's error event or a body), type "server_error".
 json_object *reply_error_object(const char *msg);
 // Sends n bytes of text with a content type.
+// Queues a response the caller built (headers of its own), with the CORS headers of every answer.
+enum MHD_Result reply_queue(struct MHD_Connection *c, unsigned status, struct MHD_Response *r);
 enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, const char *type,
                            const char *s, size_t n);
 // 503 with Retry-After: every slot and the queue are full.

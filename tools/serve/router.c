@@ -168,11 +168,6 @@ static const route ROUTES[] = {
     {"/chat/completions", "POST", true, false, true, handle_chat, "/v1/chat/completions"},
 };
 
-// Whether a route answers without a model (serve_nomodel.c's stand-in until router mode).
-static bool nomodel_route_ok(serve_handler handler) {
-    return handler == handle_health || handler == handle_tools || handler == handle_cors_proxy;
-}
-
 static enum MHD_Result dispatch(serve_http *h, struct MHD_Connection *c, const serve_call *r,
                                 bool too_big, const char **endpoint) {
     reply_cors_origin = cors_origin(h, c);
@@ -185,6 +180,9 @@ static enum MHD_Result dispatch(serve_http *h, struct MHD_Connection *c, const s
     const route *rt = NULL;
     for (size_t i = 0; i < sizeof ROUTES / sizeof ROUTES[0] && !rt; i++)
         if (!strcmp(r->url, ROUTES[i].path)) rt = &ROUTES[i];
+    static const route slot_action = {"/slots/",          "POST",    true, false, true,
+                                      handle_slot_action, "/slots/N"};
+    if (!rt && !strncmp(r->url, "/slots/", 7)) rt = &slot_action; // the slot's id in the path
     if (!rt) {
         *endpoint = "other";
         if (!authorized(h, c))
@@ -199,9 +197,6 @@ static enum MHD_Result dispatch(serve_http *h, struct MHD_Connection *c, const s
                            "a valid API key is needed (Authorization: Bearer KEY)");
     if (rt->post ? !(post || (get && strstr(rt->allow, "GET"))) : !get)
         return reply_not_allowed(c, r->method, r->url, rt->allow);
-    if (!h->e && !nomodel_route_ok(rt->handler)) // serve_nomodel.c's stand-in
-        return reply_error(c, 503, "unavailable_error", NULL,
-                           "no model loaded (mint-serve was started without -m)");
     if (rt->body && too_big)
         return reply_error(c, 413, "invalid_request_error", NULL,
                            "the body is larger than the %zu bytes allowed", h->cfg->max_body);
@@ -299,10 +294,10 @@ serve_http *http_start(const serve_config *cfg, serve_sched *e, serve_metrics *m
     h->tmpl = tmpl;
     h->format = mint_chat_format_detect(tmpl);
     h->reasons = tmpl && mint_chat_format_reasons(tmpl); // once, not per streamed chunk
-    mint_model_desc d = {0};
-    if (e) mint_model_describe(sched_model(e), &d); // no e: serve_nomodel.c's stand-in
+    mint_model_desc d;
+    mint_model_describe(sched_model(e), &d);
     h->n_vocab = d.n_vocab;
-    h->space_prefix = e && mint_vocab_adds_space_prefix(sched_model(e));
+    h->space_prefix = mint_vocab_adds_space_prefix(sched_model(e));
     for (int32_t id = 0; id < d.n_vocab; id++) // llama-server's ignore_eos bans these
         if (mint_token_is_eog(sched_model(e), id)) {
             int32_t *g = realloc(h->eog, (size_t)(h->n_eog + 1) * sizeof *g);
@@ -358,4 +353,20 @@ void http_stop(serve_http *h) {
     MHD_stop_daemon(h->d);
     free(h->eog);
     free(h);
+}
+
+// Router mode's daemon (models_http.c) checks keys and origins as this one does: the same
+// functions, over a serve_http that holds only the settings.
+bool http_authorized_by(const serve_config *cfg, struct MHD_Connection *c) {
+    const serve_http h = {.cfg = cfg};
+    return authorized(&h, c);
+}
+
+const char *http_cors_origin_for(const serve_config *cfg, struct MHD_Connection *c) {
+    const serve_http h = {.cfg = cfg};
+    return cors_origin(&h, c);
+}
+
+enum MHD_Result http_preflight(struct MHD_Connection *c) {
+    return preflight(c);
 }

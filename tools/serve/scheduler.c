@@ -24,6 +24,7 @@ typedef struct slot {
     int32_t next;      // generating: the token to evaluate next
     bool gen;          // the prompt is done: generating
     int row;           // its row of logits (mint_get_logits) in this step's batch, or -1
+    bool prompt_step;  // this step's batch holds some of its prompt
     // For /slots, written by the scheduler and read by any thread:
     atomic_ullong task;   // the job's request id + 1 (0: free)
     atomic_int n_past;    // positions of the sequence after the last step
@@ -68,6 +69,7 @@ job *job_new(void) {
     pthread_cond_init(&j->cv, NULL);
     j->refs = 1;
     j->slot = -1;
+    j->want_slot = -1;
     j->stop_word = -1;
     j->t_created = serve_now();
     return j;
@@ -88,6 +90,9 @@ void job_release(job *j) {
     free(j->peek_logit);
     free(j->bias_id);
     free(j->bias);
+    free(j->prog_done);
+    free(j->saved);
+    free(j->prog_t);
     mint_grammar_free(j->grammar);
     pthread_mutex_destroy(&j->mu);
     pthread_cond_destroy(&j->cv);
@@ -108,6 +113,24 @@ bool job_add_text(job *j, const char *s, size_t n) {
     return true;
 }
 
+// Records (under j->mu) that `done` prompt positions are in the KV cache, for a job that asked
+// for progress; a failed allocation only loses the record.
+static void progress_locked(job *j, int done) {
+    if (!j->progress) return;
+    if (j->n_prog == j->cap_prog) {
+        const int cap = j->cap_prog ? 2 * j->cap_prog : 8;
+        int *d = realloc(j->prog_done, (size_t)cap * sizeof *d);
+        if (d) j->prog_done = d;
+        double *t = d ? realloc(j->prog_t, (size_t)cap * sizeof *t) : NULL;
+        if (t) j->prog_t = t;
+        if (!d || !t) return;
+        j->cap_prog = cap;
+    }
+    j->prog_done[j->n_prog] = done;
+    j->prog_t[j->n_prog++] = serve_now();
+    pthread_cond_broadcast(&j->cv);
+}
+
 // Marks j done with a reason (under j->mu) and wakes its connection.
 static void finish_locked(serve_sched *e, job *j, const char *why) {
     j->state = JOB_DONE;
@@ -115,8 +138,11 @@ static void finish_locked(serve_sched *e, job *j, const char *why) {
     j->t_done = serve_now();
     j->visible = j->text_len;
     pthread_cond_broadcast(&j->cv);
+    if (j->action != JOB_GENERATE) return; // slot actions are no generation requests
+    const double t0 = j->t_started > 0 ? j->t_started : j->t_done;
+    const double t1 = j->t_first > 0 ? j->t_first : j->t_done;
     metrics_tokens(e->metrics, (uint64_t)(j->n_prompt - j->n_reused), (uint64_t)j->n_reused,
-                   (uint64_t)j->n_tok);
+                   (uint64_t)j->n_tok, t1 - t0, j->t_done - t1);
     metrics_latency(e->metrics, j->t_done - j->t_created,
                     j->t_first > 0 ? j->t_first - j->t_created : -1);
 }
@@ -148,6 +174,25 @@ static void admit(serve_sched *e, int si, job *j) {
     atomic_store(&s->task, j->id + 1);
     atomic_store(&s->n_decoded, 0);
     atomic_store(&s->n_prompt, j->n_prompt);
+    if (j->action == JOB_SLOT_SAVE || j->action == JOB_SLOT_ERASE) { // done at once, here
+        const int32_t n = mint_seq_n_past(e->ctx, si);
+        pthread_mutex_lock(&j->mu);
+        j->slot = si;
+        j->t_started = serve_now();
+        j->n_saved = n;
+        if (j->action == JOB_SLOT_SAVE && n > 0) {
+            j->saved = malloc((size_t)n * sizeof *j->saved);
+            if (j->saved)
+                memcpy(j->saved, mint_seq_tokens(e->ctx, si), (size_t)n * sizeof *j->saved);
+            else
+                snprintf(j->error, sizeof j->error, "out of memory");
+        }
+        if (j->action == JOB_SLOT_ERASE) mint_seq_forget(e->ctx, si, NULL);
+        finish_locked(e, j, j->action == JOB_SLOT_SAVE && n > 0 && !j->saved ? "error" : "stop");
+        pthread_mutex_unlock(&j->mu);
+        free_slot(e, s);
+        return;
+    }
     mint_err err;
     mint_gen_params gp = mint_gen_default_params();
     gp.max_tokens = j->max_tokens;
@@ -175,6 +220,7 @@ static void admit(serve_sched *e, int si, job *j) {
     j->slot = si;
     j->t_started = serve_now();
     j->state = JOB_RUNNING;
+    progress_locked(j, held); // before any evaluation: the cached part (llama-server's 0%)
     pthread_mutex_unlock(&j->mu);
 }
 
@@ -258,6 +304,7 @@ static bool step(serve_sched *e) {
     for (int si = 0; si < e->n_slots; si++) {   // clients gone, time up
         slot *s = &e->slots[si];
         s->row = -1;
+        s->prompt_step = false;
         if (!s->j) continue;
         pthread_mutex_lock(&s->j->mu);
         const bool gone = s->j->cancelled, late = now > s->j->deadline;
@@ -282,6 +329,7 @@ static bool step(serve_sched *e) {
             e->batch[n++] = (mint_batch_entry){j->prompt[s->n_eval + i], s->n_eval + i, si, last};
         }
         s->n_eval += k;
+        s->prompt_step = k > 0;
     }
     if (n == 0) return false;
     mint_err err;
@@ -298,10 +346,28 @@ static bool step(serve_sched *e) {
         }
         return true;
     }
+    int32_t longest = 0;
+    for (int si = 0; si < e->n_slots; si++)
+        if (mint_seq_n_past(e->ctx, si) > longest) longest = mint_seq_n_past(e->ctx, si);
+    metrics_decode(e->metrics, atomic_load(&e->busy), longest);
+    for (int si = 0; si < e->n_slots; si++) { // prompt progress, before the first token
+        slot *s = &e->slots[si];
+        if (!s->j || !s->prompt_step || !s->j->progress) continue;
+        pthread_mutex_lock(&s->j->mu);
+        progress_locked(s->j, s->n_eval);
+        pthread_mutex_unlock(&s->j->mu);
+    }
     for (int si = 0; si < e->n_slots; si++) {
         slot *s = &e->slots[si];
         if (!s->j || s->row < 0) continue;
         const float *logits = mint_get_logits(e->ctx, s->row);
+        if (s->j->action == JOB_SLOT_RESTORE) { // its tokens are in the slot: nothing to sample
+            pthread_mutex_lock(&s->j->mu);
+            finish_locked(e, s->j, "stop");
+            pthread_mutex_unlock(&s->j->mu);
+            free_slot(e, s);
+            continue;
+        }
         if (s->j->peek > 0) {
             post_peek(e, s->j, logits);
             free_slot(e, s);
@@ -342,18 +408,29 @@ static void *sched_main(void *arg) {
             pthread_mutex_unlock(&e->mu);
             break;
         }
-        // Admit queued jobs into free slots, oldest first.
-        int admit_idx[256], n_admit = 0;
+        // Admit queued jobs into free slots, oldest first. A job that must run in one slot
+        // (id_slot, a slot action) waits for that slot without holding back the jobs behind it.
+        int admit_idx[256], n_admit = 0, kept = 0;
         job *admit_job[256];
-        for (int si = 0; si < e->n_slots && e->q_len > 0; si++) {
-            if (e->slots[si].j) continue;
-            admit_job[n_admit] = e->queue[e->q_head];
+        for (int q = 0; q < e->q_len; q++) {
+            job *j = e->queue[(e->q_head + q) % e->q_cap];
+            int si = -1;
+            if (j->want_slot >= 0 && j->want_slot < e->n_slots) {
+                if (!e->slots[j->want_slot].j) si = j->want_slot;
+            } else {
+                for (int k = 0; k < e->n_slots && si < 0; k++)
+                    if (!e->slots[k].j) si = k;
+            }
+            if (si < 0 || n_admit == 256) { // stays queued, in order (kept <= q: no overlap)
+                e->queue[(e->q_head + kept++) % e->q_cap] = j;
+                continue;
+            }
+            admit_job[n_admit] = j;
             admit_idx[n_admit++] = si;
-            e->slots[si].j = e->queue[e->q_head]; // reserved
-            e->q_head = (e->q_head + 1) % e->q_cap;
-            e->q_len--;
+            e->slots[si].j = j; // reserved
             atomic_fetch_add(&e->busy, 1);
         }
+        e->q_len = kept;
         pthread_mutex_unlock(&e->mu);
         for (int i = 0; i < n_admit; i++) admit(e, admit_idx[i], admit_job[i]);
         step(e);
@@ -384,6 +461,7 @@ mint_status sched_start(const serve_config *cfg, mint_model *m, serve_metrics *m
     cp.n_seq_max = cfg->parallel;
     if (cfg->kv_unified && cfg->ctx_size > 0) cp.kv_size = cfg->ctx_size; // one pool of -c
     cp.kv_block = cfg->kv_block;
+    if (cfg->n_batch > 0) cp.n_batch = cfg->n_batch;
     cp.kv_type = (mint_kv_type)cfg->kv_type;
     cp.prefix_cache_bytes = (uint64_t)cfg->cache_ram << 20;
     mint_status st = mint_ctx_create(m, &cp, &e->ctx, err);

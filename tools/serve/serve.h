@@ -73,18 +73,26 @@ typedef struct serve_config {
     bool metrics;         // --metrics (/metrics answers either way)
     bool no_ui;           // --no-ui / --no-webui: no page at /
     int kv_block;         // --kv-block (0 = default)
-    int kv_type;          // --kv-type: a mint_kv_type (the index in kv_types)
-    int cache_ram;        // --cache-ram: MiB of KV blocks kept for the prompt cache beyond
-                          // the slots' own (mint_ctx_params.prefix_cache_bytes)
-    bool verbose;         // -v: a line per request
+    int n_batch;          // -b --batch-size: tokens per scheduler step (0 = the context's)
+    const char *slot_save_path; // --slot-save-path: the folder of slot files, or NULL (off)
+    int kv_type;                // --kv-type: a mint_kv_type (the index in kv_types)
+    int cache_ram;              // --cache-ram: MiB of KV blocks kept for the prompt cache beyond
+                                // the slots' own (mint_ctx_params.prefix_cache_bytes)
+    bool verbose;               // -v: a line per request
     // --chat-template-file: a Jinja chat template to read, or NULL
     const char *chat_template_file;
+    load_options load;     // --no-mmap, --mlock: how the weights are loaded
+    compat_options compat; // llama-server's -ctk, -ctv (folded into kv_type)
+    // Router mode (no -m and no -hf: models.h)
+    const char *models_dir;    // --models-dir: a folder of .gguf files (and folders of them)
+    const char *models_preset; // --models-preset: an INI file of models and their flags
+    int models_max;            // --models-max: children at once (0: no limit)
+    bool models_autoload;      // --models-autoload (the default)
+    bool no_models_autoload;   // --no-models-autoload: a request never starts a child
     const char *tools;         // --tools: built-in agent tools ("all" or ',' separated), or NULL
     const char *tools_runtime; // --tools-runtime: where the tools run (docker-container:ID, ...)
     bool ui_mcp_proxy;         // --ui-mcp-proxy: GET/POST /cors-proxy forwards to ?url=
     bool no_ui_mcp_proxy;      // --no-ui-mcp-proxy: no proxy, whatever else says
-    load_options load;         // --no-mmap, --mlock: how the weights are loaded
-    compat_options compat;     // llama-server's -ctk, -ctv (folded into kv_type)
 } serve_config;
 
 // One token as a job's client sees it.
@@ -98,6 +106,14 @@ typedef struct serve_token {
 } serve_token;
 
 typedef enum job_state { JOB_QUEUED, JOB_RUNNING, JOB_DONE } job_state;
+
+// What a job does in its slot: generate, or one of llama-server's slot actions (/slots/N).
+typedef enum job_action {
+    JOB_GENERATE,     // evaluate the prompt, then generate
+    JOB_SLOT_SAVE,    // copy the slot's tokens into the job (n_saved, saved)
+    JOB_SLOT_RESTORE, // evaluate the prompt into the slot (a saved file's tokens), no generation
+    JOB_SLOT_ERASE,   // empty the slot (n_saved: the positions it held)
+} job_action;
 
 typedef struct job {
     // Set when the job is made, then read-only.
@@ -119,6 +135,8 @@ typedef struct job {
     int n_bias;
     double t_created; // seconds (monotonic)
     double deadline;  // the request's time limit
+    int want_slot;    // the slot it must run in (id_slot, a slot action), or -1: any free one
+    job_action action;
     // Shared with the scheduler, under mu.
     pthread_mutex_t mu;
     pthread_cond_t cv; // signalled on every change
@@ -140,7 +158,13 @@ typedef struct job {
     float *peek_p;                // peek: [peek] probabilities (temperature 1) ...
     int32_t *peek_id;             // ... of the most likely next tokens, best first
     float *peek_logit;            // ... and their logits
-    int refs;                     // holders (connection, scheduler)
+    bool progress;                // set at creation: record prompt progress (return_progress)
+    int *prog_done;               // [n_prog] prompt positions in the KV cache after each step
+    double *prog_t; // [n_prog] ... and when (the first: at admission, the cached part)
+    int n_prog, cap_prog;
+    int32_t *saved; // JOB_SLOT_SAVE: [n_saved] the slot's tokens
+    int n_saved;    // ... (JOB_SLOT_ERASE: the positions the slot held)
+    int refs;       // holders (connection, scheduler)
 } job;
 
 job *job_new(void);
@@ -178,7 +202,14 @@ const mint_model *sched_model(const serve_sched *e);
 serve_metrics *metrics_new(void);
 void metrics_free(serve_metrics *m);
 void metrics_request(serve_metrics *m, const char *endpoint, int status);
-void metrics_tokens(serve_metrics *m, uint64_t prompt, uint64_t reused, uint64_t generated);
+// A finished request: prompt tokens evaluated and found cached, tokens generated, seconds spent
+// on its prompt and on its generation after the first token.
+void metrics_tokens(serve_metrics *m, uint64_t prompt, uint64_t reused, uint64_t generated,
+                    double prompt_s, double gen_s);
+// One mint_decode of the scheduler: slots busy in it, the longest sequence after it.
+void metrics_decode(serve_metrics *m, int busy, int64_t longest);
+// Unix time the server started (the Process-Start-Time-Unix header of /metrics).
+int64_t metrics_start_time(const serve_metrics *m);
 void metrics_latency(serve_metrics *m, double total, double ttft);
 // The Prometheus text exposition (malloc'd).
 char *metrics_text(serve_metrics *m, int queue, int busy, int slots);
@@ -196,9 +227,5 @@ void http_drain(serve_http *h, double seconds);
 void http_stop(serve_http *h);
 
 double serve_now(void);
-
-// serve_nomodel.c (a stand-in until router mode): serves /health, /tools and /cors-proxy
-// without a model until a signal of stop_signals; returns the exit code.
-int serve_no_model(serve_config *c, sigset_t *stop_signals);
 
 #endif // MINT_SERVE_H

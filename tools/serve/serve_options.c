@@ -28,7 +28,6 @@ static const char *const kv_types[] = {"f32", "f16", "q8_0", "q4_0", NULL}; // m
 #define IGNORED_MEDIA   "ignored: mint-serve takes text only"
 #define IGNORED_ROPE    "ignored: mint takes RoPE and YaRN settings from the model file"
 #define IGNORED_LOG     "ignored: mint-serve logs one line per event on stderr (-v: per request)"
-#define IGNORED_MODELS  "ignored: mint-serve serves the one model it was started with"
 #define IGNORED_TOOLS   "ignored: mint-serve runs no MCP servers of its own"
 
 // A llama-server flag with a value mint does not use, and one without a value.
@@ -108,6 +107,11 @@ static const opt opts[] = {
      .help = "KV cache storage (q8_0, q4_0: quantized rows, as llama.cpp's quantized cache)"},
     {"--kv-block", OPT_INT, F(kv_block), "N", 1, 4096,
      .help = "positions per KV block (default 32)"},
+    {"--slot-save-path", OPT_STRING, F(slot_save_path), "DIR",
+     .help = "where POST /slots/N?action=save|restore keeps slot files (off without it)"},
+    {"-b --batch-size", OPT_INT, F(n_batch), "N", 1, 1 << 16,
+     .help = "tokens evaluated per step, over all slots (default 512): a long prompt\n"
+             "is evaluated this many at a time, between the other slots' tokens"},
     LOAD_OPTS(serve_config, load),
     {"-v --verbose --log-verbose", OPT_FLAG, F(verbose), .help = "a line per request on stderr"},
     {.kind = OPT_SECTION, .help = "a request's defaults:"},
@@ -143,11 +147,23 @@ static const opt opts[] = {
      .def = "auto",
      .help = "reasoning into reasoning_content (auto, deepseek) or\n"
              "left in the content (none)"},
+    {.kind = OPT_SECTION,
+     .help = "router mode (no -m and no -hf: a server per model, started on demand):"},
+    {"--models-dir", OPT_STRING, F(models_dir), "DIR",
+     .help = "serve the .gguf files of DIR (and of its folders) too"},
+    {"--models-preset", OPT_STRING, F(models_preset), "FILE",
+     .help = "an INI file of models and their flags ([name], key = value)"},
+    {"--models-max", OPT_INT, F(models_max), "N", 0, 4096, .def = "4",
+     .help = "models loaded at once (0: no limit); the least recently\n"
+             "used idle one makes room"},
+    {"--models-autoload", OPT_FLAG, F(models_autoload),
+     .help = "a request starts its model (the default)"},
+    {"--no-models-autoload", OPT_FLAG, F(no_models_autoload),
+     .help = "only POST /models/load starts a model"},
     OPT_VERSION_ROW,
     {"-h --help", OPT_HELP, .help = "this help"},
     COMPAT_SECTION,
     NOTE_F("--spm-infill", "ignored: mint-serve has no /infill"),
-    NOTE_V("--slot-save-path", "ignored: mint-serve's /slots cannot save or restore"),
     {"--metrics", OPT_FLAG, F(metrics), .note = "noted: /metrics is always on in mint-serve"},
     {"--ui --webui", OPT_FLAG, .note = "noted: the chat page at / is on by default"},
     {"--jinja", OPT_FLAG, .note = "noted: mint renders every chat template with its Jinja engine"},
@@ -173,7 +189,6 @@ static const opt opts[] = {
     NOTE_V("--prio-batch", IGNORED_CPU),
     NOTE_V("--poll-batch", IGNORED_CPU),
     NOTE_V("--numa", IGNORED_CPU),
-    NOTE_V("-b --batch-size", "ignored: mint-serve batches every step itself"),
     NOTE_V("-ub --ubatch-size", "ignored: mint-serve batches every step itself"),
     NOTE_V("--keep", "ignored: mint does not shift the context (a full one ends the reply)"),
     NOTE_F("--context-shift", "ignored: a full context ends the reply (finish_reason length)"),
@@ -290,11 +305,6 @@ static const opt opts[] = {
     NOTE_F("-no-ag --no-agent", "noted: tools and the proxy are off unless asked for"),
     NOTE_V("--sse-ping-interval", "ignored: streams send every token as it comes"),
     NOTE_V("--threads-http", "ignored: one thread per connection (--max-connections)"),
-    NOTE_V("--models-dir", IGNORED_MODELS),
-    NOTE_V("--models-preset", IGNORED_MODELS),
-    NOTE_V("--models-max", IGNORED_MODELS),
-    NOTE_F("--models-autoload", IGNORED_MODELS),
-    NOTE_F("--no-models-autoload", IGNORED_MODELS),
     NOTE_V("--reasoning-effort", "ignored: give reasoning_effort in a request"),
     NOTE_V("--reasoning-budget", "ignored: mint does not cut a reply's thinking short"),
     NOTE_V("--reasoning-budget-message", "ignored: mint does not cut a reply's thinking short"),
@@ -405,8 +415,9 @@ static bool check(void *options, char *err, size_t n) {
         return false;
     }
     if (c->no_ui_mcp_proxy) c->ui_mcp_proxy = false;
-    if (!c->model_path && !c->hf_repo && !c->tools && !c->ui_mcp_proxy) { // serve_nomodel.c
-        snprintf(err, n, "no model given: use -m MODEL or -hf OWNER/NAME (see --help)");
+    // No model: router mode (tools/serve/models.h).
+    if ((c->model_path || c->hf_repo) && (c->models_dir || c->models_preset)) {
+        snprintf(err, n, "--models-dir and --models-preset are for router mode (no -m, no -hf)");
         return false;
     }
     if (c->api_key && !*c->api_key) {
@@ -458,7 +469,8 @@ static bool check(void *options, char *err, size_t n) {
 const opt_program serve_program = {
     .name = SERVE_TOOL,
     .usage = "mint-serve -m MODEL [options]\n"
-             "       mint-serve -hf OWNER/NAME[:QUANT] [--hf-file FILE] [options]",
+             "       mint-serve -hf OWNER/NAME[:QUANT] [--hf-file FILE] [options]\n"
+             "       mint-serve [--models-dir DIR] [--models-preset FILE] [options]  (router mode)",
     .opts = opts,
     .n_opts = sizeof opts / sizeof *opts,
     .check = check,

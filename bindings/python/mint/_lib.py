@@ -598,6 +598,7 @@ PROTOTYPES = {
     "mint_seq_tokens": (P(c_int32), [handle, c_int32]),
     "mint_seq_fork": (c_enum, [handle, c_int32, c_int32, P(mint_err)]),
     "mint_seq_truncate": (c_enum, [handle, c_int32, c_int32, P(mint_err)]),
+    "mint_seq_forget": (c_enum, [handle, c_int32, P(mint_err)]),
     "mint_seq_prefix": (c_enum, [handle, c_int32, P(c_int32), c_int32, P(c_int32), P(mint_err)]),
     "mint_ctx_cache_info": (None, [handle, P(mint_cache_info)]),
     "mint_ctx_n_past": (c_int32, [handle]),
