@@ -180,8 +180,8 @@ static enum MHD_Result dispatch(serve_http *h, struct MHD_Connection *c, const s
     const route *rt = NULL;
     for (size_t i = 0; i < sizeof ROUTES / sizeof ROUTES[0] && !rt; i++)
         if (!strcmp(r->url, ROUTES[i].path)) rt = &ROUTES[i];
-    static const route slot_action = {"/slots/",          "POST",    true, false, true,
-                                      handle_slot_action, "/slots/N"};
+    static const route slot_action = {"/slots/", "POST", true, false, true, handle_slot_action,
+                                      "/slots/N"};
     if (!rt && !strncmp(r->url, "/slots/", 7)) rt = &slot_action; // the slot's id in the path
     if (!rt) {
         *endpoint = "other";

@@ -19,7 +19,6 @@
 #include "serve_request.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -62,7 +61,8 @@ typedef struct serve_config {
     const char *api_key_file; // --api-key-file: one key per line, or NULL
     char **api_keys;          // [n_api_keys] every accepted key (from both), filled at start-up
     int n_api_keys;
-    const char *cors_origins;  // --cors-origins: allowed origins, ',' separated ("*" default)
+    const char *cors_origins;  // --cors-origins: allowed origins, ',' separated ("*" default;
+                               // "localhost" with --tools)
     const char *chat_template; // --chat-template, or NULL (the model's)
     const char *chat_template_kwargs; // --chat-template-kwargs: a JSON object, or NULL
     int reasoning;                    // -rea --reasoning: a mint_chat_reasoning (auto, on, off)
@@ -75,10 +75,10 @@ typedef struct serve_config {
     int kv_block;         // --kv-block (0 = default)
     int n_batch;          // -b --batch-size: tokens per scheduler step (0 = the context's)
     const char *slot_save_path; // --slot-save-path: the folder of slot files, or NULL (off)
-    int kv_type;                // --kv-type: a mint_kv_type (the index in kv_types)
-    int cache_ram;              // --cache-ram: MiB of KV blocks kept for the prompt cache beyond
-                                // the slots' own (mint_ctx_params.prefix_cache_bytes)
-    bool verbose;               // -v: a line per request
+    int kv_type;          // --kv-type: a mint_kv_type (the index in kv_types)
+    int cache_ram;        // --cache-ram: MiB of KV blocks kept for the prompt cache beyond
+                          // the slots' own (mint_ctx_params.prefix_cache_bytes)
+    bool verbose;         // -v: a line per request
     // --chat-template-file: a Jinja chat template to read, or NULL
     const char *chat_template_file;
     load_options load;     // --no-mmap, --mlock: how the weights are loaded
@@ -160,11 +160,11 @@ typedef struct job {
     float *peek_logit;            // ... and their logits
     bool progress;                // set at creation: record prompt progress (return_progress)
     int *prog_done;               // [n_prog] prompt positions in the KV cache after each step
-    double *prog_t; // [n_prog] ... and when (the first: at admission, the cached part)
+    double *prog_t;               // [n_prog] ... and when (the first: at admission, the cached part)
     int n_prog, cap_prog;
-    int32_t *saved; // JOB_SLOT_SAVE: [n_saved] the slot's tokens
-    int n_saved;    // ... (JOB_SLOT_ERASE: the positions the slot held)
-    int refs;       // holders (connection, scheduler)
+    int32_t *saved;               // JOB_SLOT_SAVE: [n_saved] the slot's tokens
+    int n_saved;                  // ... (JOB_SLOT_ERASE: the positions the slot held)
+    int refs;                     // holders (connection, scheduler)
 } job;
 
 job *job_new(void);
