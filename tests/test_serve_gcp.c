@@ -27,9 +27,9 @@ Test(serve_gcp, predictions_are_the_endpoints_answers, .timeout = MT_HANG(180)) 
              "{\"@requestFormat\":\"nothing\"},7]}",
              chat, chat);
     json_object *p = mt_post_json(&s, "/vertex/predict", body);
-    json_object *alone = mt_post_json(
-        &s, "/v1/chat/completions",
-        "{\"max_tokens\":6,\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}");
+    json_object *alone =
+        mt_post_json(&s, "/v1/chat/completions",
+                     "{\"max_tokens\":6,\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}");
     const char *want = mt_jpath_str(alone, "choices.0.message.content");
     cr_assert_eq(json_object_array_length(mt_jpath(p, "predictions")), 5);
     cr_assert_str_eq(mt_jpath_str(p, "predictions.0.choices.0.message.content"), want);

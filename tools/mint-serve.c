@@ -19,6 +19,7 @@
 #include "serve_tools.h"
 #include "tools_builtin.h"
 
+#include <curl/curl.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <stdio.h>
@@ -190,7 +191,6 @@ static int serve(serve_config *c, int argc, char **argv) {
     mcp_set_free(mcp); // after the connections: no call holds a server any more
     metrics_free(metrics);
     mint_model_close(m);
-    tools_builtin_stop();
     serve_tools_clear();
     fprintf(stderr, SERVE_TOOL ": stopped\n");
     free(tmpl);
@@ -199,7 +199,9 @@ static int serve(serve_config *c, int argc, char **argv) {
 
 int main(int argc, char **argv) {
     serve_config cfg = {0};
+    curl_global_init(CURL_GLOBAL_DEFAULT); // before any thread: --ui-mcp-proxy's transfers
     const int rc = serve(&cfg, argc, argv);
     serve_config_free(&cfg);
+    curl_global_cleanup();
     return rc;
 }

@@ -35,9 +35,9 @@ case $seconds in
     ;;
 esac
 dir=${MINT_FUZZ_DIR:-build-fuzz}
-all="gguf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar slot_file preset_ini mcp"
+all="gguf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar slot_file preset_ini mcp agent_request"
 [ -f formats/safetensors.h ] &&
-    all="gguf safetensors hf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar slot_file preset_ini mcp"
+    all="gguf safetensors hf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar slot_file preset_ini mcp agent_request"
 if [ "$what" = all ]; then
     targets=$all
 else
@@ -82,6 +82,7 @@ max_len() {
     slot_file) echo 4096 ;;
     mcp) echo 4096 ;;
     grammar) echo 2048 ;;
+    agent_request) echo 4096 ;;
     *) echo 1024 ;;
     esac
 }

@@ -58,7 +58,8 @@ enum MHD_Result handle_slots(serve_http *h, struct MHD_Connection *c, const serv
 bool gcp_enabled(void);
 bool gcp_is_predict(const char *url);
 bool gcp_is_health(const char *url);
-enum MHD_Result handle_gcp_predict(serve_http *h, struct MHD_Connection *c, const serve_call *r,
+// port: this server's (the instances are posted to it).
+enum MHD_Result handle_gcp_predict(int port, struct MHD_Connection *c, const serve_call *r,
                                    const char *const *paths, int n_paths);
 // handlers_slots.c: POST /slots/N?action=save|restore|erase
 enum MHD_Result handle_slot_action(serve_http *h, struct MHD_Connection *c, const serve_call *r);
@@ -77,6 +78,13 @@ enum MHD_Result handle_completion_native(serve_http *h, struct MHD_Connection *c
 // handlers_agent.c: GET/POST /tools (403 without tools), and the 403 of a feature turned off.
 enum MHD_Result handle_tools(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result reply_feature_disabled(struct MHD_Connection *c);
+// cors_proxy.c: GET/POST /cors-proxy?url= (403 without --ui-mcp-proxy).
+enum MHD_Result handle_cors_proxy(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+// The same two for router mode's daemon (models_http.c), which has no serve_http: the router
+// answers /tools and /cors-proxy itself, as llama-server's does.
+enum MHD_Result tools_answer(struct MHD_Connection *c, const serve_call *r);
+enum MHD_Result cors_proxy_answer(const serve_config *cfg, struct MHD_Connection *c,
+                                  const serve_call *r);
 
 // handlers_tokens.c: a text's ids in a malloc'd array, however many tokens it takes.
 mint_status serve_tokenize(const mint_model *m, const char *text, size_t len, bool add_special,

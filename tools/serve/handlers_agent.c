@@ -44,7 +44,12 @@ typedef struct agent_stream {
 
 static bool stream_push(serve_tool_stream *s, const char *chunk, size_t n) {
     agent_stream *a = s->cls;
-    if (n == 0) return true;
+    if (n == 0) { // a probe
+        pthread_mutex_lock(&a->mu);
+        const bool gone = a->gone;
+        pthread_mutex_unlock(&a->mu);
+        return !gone;
+    }
     json_object *o = json_object_new_object();
     json_object_object_add(o, "chunk", reply_utf8_string(chunk, n));
     pthread_mutex_lock(&a->mu);
@@ -156,6 +161,10 @@ static const char *header(struct MHD_Connection *c, const char *name) {
 
 enum MHD_Result handle_tools(serve_http *h, struct MHD_Connection *c, const serve_call *r) {
     (void)h;
+    return tools_answer(c, r);
+}
+
+enum MHD_Result tools_answer(struct MHD_Connection *c, const serve_call *r) {
     if (!serve_tools_enabled()) return reply_feature_disabled(c);
     if (strcmp(r->method, "POST")) return reply_json(c, 200, serve_tools_list());
     agent_request req;

@@ -140,7 +140,7 @@ static void *post_instance(void *cls) {
     return NULL;
 }
 
-enum MHD_Result handle_gcp_predict(serve_http *h, struct MHD_Connection *c, const serve_call *r,
+enum MHD_Result handle_gcp_predict(int port, struct MHD_Connection *c, const serve_call *r,
                                    const char *const *paths, int n_paths) {
     json_object *doc = r->body ? json_tokener_parse(r->body) : NULL, *list = NULL;
     if (!json_object_is_type(doc, json_type_object)) {
@@ -200,7 +200,7 @@ enum MHD_Result handle_gcp_predict(serve_http *h, struct MHD_Connection *c, cons
         json_object_object_add(copy, "stream", json_object_new_boolean(false)); // no streams here
         in->body = strdup(json_object_to_json_string_ext(copy, JSON_C_TO_STRING_PLAIN));
         json_object_put(copy);
-        in->port = http_port(h);
+        in->port = port;
         in->auth = auth;
         in->xkey = xkey;
         if (!in->body)

@@ -242,6 +242,9 @@ static enum MHD_Result dispatch(router *rt, struct MHD_Connection *c, const serv
                            "mint-serve does not %s models: put the file in the Hugging Face "
                            "cache or --models-dir yourself (e.g. with llama.cpp's -hf)",
                            post ? "download" : "delete");
+    if ((get || post) && !strcmp(url, "/tools")) return tools_answer(c, call); // --tools
+    if ((get || post) && !strcmp(url, "/cors-proxy"))                          // --ui-mcp-proxy
+        return cors_proxy_answer(rt->cfg, c, call);
     if ((get || post) && forwarded(url, post)) return proxy(rt, c, call, post);
     return reply_error(c, 404, "invalid_request_error", NULL, "no endpoint %s %s", m, url);
 }

@@ -189,6 +189,23 @@ enum MHD_Result reply_stream(struct MHD_Connection *c, MHD_ContentReaderCallback
     return ret;
 }
 
+enum MHD_Result reply_stream_status(struct MHD_Connection *c, unsigned status, const char *type,
+                                    MHD_ContentReaderCallback reader, void *cls,
+                                    MHD_ContentReaderFreeCallback done) {
+    struct MHD_Response *r =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, reader, cls, done);
+    if (!r) {
+        done(cls);
+        return MHD_NO;
+    }
+    if (type) MHD_add_response_header(r, "Content-Type", type);
+    MHD_add_response_header(r, "X-Accel-Buffering", "no"); // nginx: do not buffer
+    reply_last_status = status;
+    enum MHD_Result ret = queue(c, status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
 // ---------------------------------------------------------------------------------------------
 // UTF-8
 

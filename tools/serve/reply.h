@@ -60,6 +60,11 @@ void reply_sse_free(reply_sse *s);
 // (done is then called).
 enum MHD_Result reply_stream(struct MHD_Connection *c, MHD_ContentReaderCallback reader, void *cls,
                              MHD_ContentReaderFreeCallback done);
+// The same with another status and Content-Type (NULL: none), for a body passed through as it
+// arrives (the CORS proxy's).
+enum MHD_Result reply_stream_status(struct MHD_Connection *c, unsigned status, const char *type,
+                                    MHD_ContentReaderCallback reader, void *cls,
+                                    MHD_ContentReaderFreeCallback done);
 
 // A JSON string of bytes that may hold invalid UTF-8 (a token can end inside a character):
 // invalid bytes become U+FFFD.

@@ -159,6 +159,7 @@ static const route ROUTES[] = {
     {"/v1/messages/count_tokens", "POST", true, false, true, handle_count_tokens,
      "/v1/messages/count_tokens"},
     {"/tools", "GET, HEAD, POST", true, false, true, handle_tools, "/tools"},
+    {"/cors-proxy", "GET, HEAD, POST", true, false, true, handle_cors_proxy, "/cors-proxy"},
     // llama-server's other names of the same endpoints (counted under the first name; its
     // /completions is its own shape, /completion's, not OpenAI's /v1/completions)
     {"/v1/health", "GET, HEAD", false, true, false, handle_health, "/health"},
@@ -193,7 +194,7 @@ static enum MHD_Result dispatch(serve_http *h, struct MHD_Connection *c, const s
         int n_paths = 0;
         for (size_t i = 0; i < sizeof ROUTES / sizeof ROUTES[0]; i++)
             if (ROUTES[i].post) paths[n_paths++] = ROUTES[i].path;
-        return handle_gcp_predict(h, c, r, paths, n_paths);
+        return handle_gcp_predict(h->port, c, r, paths, n_paths);
     }
     static const route slot_action = {"/slots/",          "POST",    true, false, true,
                                       handle_slot_action, "/slots/N"};

@@ -61,7 +61,8 @@ typedef struct serve_config {
     const char *api_key_file; // --api-key-file: one key per line, or NULL
     char **api_keys;          // [n_api_keys] every accepted key (from both), filled at start-up
     int n_api_keys;
-    const char *cors_origins;  // --cors-origins: allowed origins, ',' separated ("*" default)
+    const char *cors_origins;  // --cors-origins: allowed origins, ',' separated ("*" default;
+                               // "localhost" with --tools)
     const char *chat_template; // --chat-template, or NULL (the model's)
     bool no_jinja;             // --no-jinja: --chat-template's value must be a name or Jinja text
     const char *chat_template_kwargs; // --chat-template-kwargs: a JSON object, or NULL
@@ -94,6 +95,7 @@ typedef struct serve_config {
     int models_max;            // --models-max: children at once (0: no limit)
     bool models_autoload;      // --models-autoload (the default)
     bool no_models_autoload;   // --no-models-autoload: a request never starts a child
+    bool no_ui_mcp_proxy;      // --no-ui-mcp-proxy: no proxy, whatever else says
 } serve_config;
 
 // One token as a job's client sees it.

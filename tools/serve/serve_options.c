@@ -94,7 +94,8 @@ static const opt opts[] = {
     {"--ui-mcp-proxy --webui-mcp-proxy", OPT_FLAG, F(ui_mcp_proxy),
      .help = "DANGEROUS, off by default: GET/POST /cors-proxy?url=URL forwards\n"
              "requests to any URL this host reaches (the web UI's MCP proxy)"},
-    {"--no-ui-mcp-proxy --no-webui-mcp-proxy", OPT_FLAG, .help = "no /cors-proxy (the default)"},
+    {"--no-ui-mcp-proxy --no-webui-mcp-proxy", OPT_FLAG, F(no_ui_mcp_proxy),
+     .help = "no /cors-proxy (the default)"},
     {"--slots", OPT_FLAG, F(slots), .help = "answer GET /slots (the default)"},
     {"--no-slots", OPT_FLAG, F(no_slots), .help = "no /slots endpoint"},
     {"--props", OPT_FLAG, F(props), .help = "let POST /props change settings"},
@@ -418,6 +419,7 @@ static bool check(void *options, char *err, size_t n) {
         snprintf(err, n, "--hf-file needs -hf OWNER/NAME (the repository it is in)");
         return false;
     }
+    if (c->no_ui_mcp_proxy) c->ui_mcp_proxy = false;
     // No model: router mode (tools/serve/models.h).
     if ((c->model_path || c->hf_repo) && (c->models_dir || c->models_preset)) {
         snprintf(err, n, "--models-dir and --models-preset are for router mode (no -m, no -hf)");

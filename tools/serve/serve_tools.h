@@ -22,7 +22,8 @@
 
 // Where a streaming call (POST /tools with "stream": true) sends its output as it comes: each
 // push becomes one server-sent event {"chunk": TEXT}. push returns false once the client is gone:
-// the tool should stop (kill what it runs) and return.
+// the tool should stop (kill what it runs) and return. A push of 0 bytes sends nothing: a tool
+// waiting on silent work probes with it now and then.
 typedef struct serve_tool_stream {
     bool (*push)(struct serve_tool_stream *s, const char *chunk, size_t n);
     void *cls; // the HTTP side's state

@@ -3,7 +3,8 @@
 // (tools_builtin.c) registers them with serve_tools.h; the tools are in tools_files.c (read,
 // write, edit), tools_search.c (glob, grep) and tools_exec.c (shell, info), on top of
 // tools_io.c (where files and commands are: the host, a container or an ssh host) and
-// tools_proc.c (child processes, bounded in time and output, always reaped).
+// tools_proc.c (child processes, bounded in time and output, always reaped); tools_params.c
+// reads their params.
 #ifndef MINT_SERVE_TOOLS_BUILTIN_H
 #define MINT_SERVE_TOOLS_BUILTIN_H
 
@@ -21,8 +22,6 @@
 // in `runtime` (--tools-runtime, or NULL: the host) unless a request names its own. False with
 // err when a name or the runtime is unknown (a usage error).
 bool tools_builtin_start(const char *names, const char *runtime, char *err, size_t errlen);
-// Stops what tools_builtin_start started (a container of --tools-runtime docker:IMAGE).
-void tools_builtin_stop(void);
 
 // ---- internal: between the parts of the built-in tools ----
 
@@ -44,7 +43,8 @@ typedef struct tool_run_result {
     bool truncated; // output beyond max_output was dropped
 } tool_run_result;
 
-// Called with each piece of output as it arrives; false stops (kills) the process.
+// Called with each piece of output as it arrives, and with n = 0 while none does (about every
+// 100 ms); false stops (kills) the process.
 typedef bool (*tool_chunk_fn)(void *cls, const char *s, size_t n);
 
 // tools_proc.c: runs argv (argv[0] looked up in PATH) in cwd (NULL: here) with `in` on its
@@ -91,11 +91,6 @@ typedef struct tool_list {
 bool tool_io_list(const tool_io *io, const char *base, int max_depth, bool files, bool dirs,
                   tool_list *out);
 void tool_list_free(tool_list *l);
-// Whether a glob pattern matches a relative path as llama-server's tools match: no '/' in the
-// pattern: the last component; else the whole path, "**/" put before it unless it starts with
-// "**" or '/'. '*' does not cross '/', "**" does, '?' one character, [...] a class.
-bool tool_glob_match(const char *pattern, const char *rel);
-
 // The tools: each fills *result (a JSON object; {"error": ...} for a failure of the tool's
 // own) or returns SERVE_TOOL_BAD / _FAILED with err.
 typedef serve_tool_status (*tool_fn)(json_object *params, const tool_io *io,

@@ -2,6 +2,7 @@
 // runtime, its output and exit code; streamed as it comes when asked) and get_info (uname -a and
 // the working directory), with llama-server's limits: at most 60 s (default 10) and 16 KiB of
 // output. The process handling (time limit, group kill, reaping) is tools_proc.c's.
+#include "reply.h"
 #include "tools_builtin.h"
 
 #include <stdio.h>
@@ -51,7 +52,9 @@ serve_tool_status tool_exec_shell_command(json_object *params, const tool_io *io
     memcpy(text, r.out, r.len);
     strcpy(text + r.len, tail);
     *result = json_object_new_object();
-    json_object_object_add(*result, "plain_text_response", json_object_new_string(text));
+    // Bytes as the command wrote them: NULs kept, invalid UTF-8 shown as U+FFFD.
+    json_object_object_add(*result, "plain_text_response",
+                           reply_utf8_string(text, r.len + strlen(tail)));
     free(text);
     tool_run_result_free(&r);
     return SERVE_TOOL_OK;

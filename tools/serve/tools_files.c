@@ -1,7 +1,7 @@
-// tools_files.c - the file tools: read_file (a line range, numbered lines, or the whole file as
-// base64 when the client's x-resp-type asks), write_file, and edit_file (exact replacements,
-// each old text unique in the file and matched against the original, no two overlapping), with
-// llama-server's limits, answers and messages.
+// tools_files.c - the file tools read_file (a line range, numbered lines, or the whole file as
+// base64 when the client's x-resp-type asks) and write_file, with llama-server's limits, answers
+// and messages (edit_file is tools_edit.c's).
+#include "reply.h"
 #include "tools_builtin.h"
 
 #include <stdint.h>
@@ -11,11 +11,12 @@
 
 #define READ_MAX        (16u * 1024)        // bytes of text read_file answers
 #define READ_MAX_BASE64 (32u * 1024 * 1024) // bytes of a file read_file sends as base64
-#define EDIT_MAX        (64u * 1024 * 1024) // bytes of a file edit_file takes
+#define READ_MAX_RANGE  (64u * 1024 * 1024) // bytes of a file a line range is read from
 
 static json_object *text_response(const char *s, size_t n) {
     json_object *o = json_object_new_object();
-    json_object_object_add(o, "plain_text_response", json_object_new_string_len(s, (int)n));
+    json_object_object_add(o, "plain_text_response",
+                           reply_utf8_string(s, n)); // U+FFFD for bad bytes
     return o;
 }
 
@@ -53,10 +54,10 @@ serve_tool_status tool_read_file(json_object *params, const tool_io *io, serve_t
         return SERVE_TOOL_OK;
     }
     const bool as_base64 = !strcmp(resp, "base64"); // the client's header, never the model's
-    const size_t max = as_base64 ? READ_MAX_BASE64 : end == -1 ? READ_MAX : SIZE_MAX / 2;
+    const size_t max = as_base64 ? READ_MAX_BASE64 : end == -1 ? READ_MAX : READ_MAX_RANGE;
     if (size > max) {
-        *result = as_base64
-                      ? tool_error("file too large (%zu bytes, max %u)", size, READ_MAX_BASE64)
+        *result = as_base64 || end != -1
+                      ? tool_error("file too large (%zu bytes, max %zu)", size, max)
                       : tool_error("file too large (%zu bytes, max %u). Use "
                                    "start_line/end_line to read a portion.",
                                    size, READ_MAX);
@@ -139,137 +140,5 @@ serve_tool_status tool_write_file(json_object *params, const tool_io *io, serve_
     json_object_object_add(*result, "result", json_object_new_string("file written successfully"));
     json_object_object_add(*result, "path", json_object_new_string(path));
     json_object_object_add(*result, "bytes", json_object_new_int64((int64_t)len));
-    return SERVE_TOOL_OK;
-}
-
-// Non-overlapping occurrences of needle[0..m) in s[0..n), and where the first is (or n).
-static size_t occurrences(const char *s, size_t n, const char *needle, size_t m, size_t *first) {
-    size_t count = 0;
-    *first = n;
-    for (size_t i = 0; m && i + m <= n;) {
-        const char *hit = memmem(s + i, n - i, needle, m);
-        if (!hit) break;
-        if (!count) *first = (size_t)(hit - s);
-        count++;
-        i = (size_t)(hit - s) + m;
-    }
-    return count;
-}
-
-typedef struct edit {
-    size_t index;    // its place in the request's edits
-    const char *old; // [old_len]
-    size_t old_len;
-    const char *new_text; // [new_len]
-    size_t new_len;
-    size_t at; // where old is in the file
-} edit;
-
-static int by_position(const void *a, const void *b) {
-    const edit *x = a, *y = b;
-    return x->at < y->at ? -1 : x->at > y->at;
-}
-
-serve_tool_status tool_edit_file(json_object *params, const tool_io *io, serve_tool_stream *st,
-                                 json_object **result, char *err, size_t errlen) {
-    (void)st;
-    *result = NULL;
-    const char *path;
-    json_object *edits;
-    if (!tool_param_str(params, "path", true, NULL, &path, err, errlen)) return SERVE_TOOL_BAD;
-    if (!json_object_object_get_ex(params, "edits", &edits)) {
-        snprintf(err, errlen, "missing param \"edits\"");
-        return SERVE_TOOL_BAD;
-    }
-    const size_t n =
-        json_object_is_type(edits, json_type_array) ? json_object_array_length(edits) : 0;
-    if (n == 0) {
-        *result = tool_error("\"edits\" must be a non-empty array");
-        return SERVE_TOOL_OK;
-    }
-    edit *e = calloc(n, sizeof *e);
-    if (!e) {
-        snprintf(err, errlen, "out of memory");
-        return SERVE_TOOL_FAILED;
-    }
-    for (size_t i = 0; i < n; i++) {
-        json_object *x = json_object_array_get_idx(edits, i), *o, *w;
-        if (!json_object_is_type(x, json_type_object) ||
-            !json_object_object_get_ex(x, "old_text", &o) ||
-            !json_object_object_get_ex(x, "new_text", &w) ||
-            !json_object_is_type(o, json_type_string) ||
-            !json_object_is_type(w, json_type_string)) {
-            free(e);
-            snprintf(err, errlen, "edits[%zu] must be {\"old_text\": string, \"new_text\": string}",
-                     i);
-            return SERVE_TOOL_BAD;
-        }
-        e[i] = (edit){i,
-                      json_object_get_string(o),
-                      (size_t)json_object_get_string_len(o),
-                      json_object_get_string(w),
-                      (size_t)json_object_get_string_len(w),
-                      0};
-        if (e[i].old_len == 0) {
-            free(e);
-            *result = tool_error("edits[%zu].old_text must not be empty", i);
-            return SERVE_TOOL_OK;
-        }
-    }
-    char *data;
-    size_t len;
-    bool too_big;
-    if (!tool_io_read(io, path, EDIT_MAX, &data, &len, &too_big)) {
-        free(e);
-        *result = too_big ? tool_error("file too large to edit: %s", path)
-                          : tool_error("failed to open file: %s", path);
-        return SERVE_TOOL_OK;
-    }
-    size_t out_len = len;
-    for (size_t i = 0; i < n && !*result; i++) {
-        const size_t k = occurrences(data, len, e[i].old, e[i].old_len, &e[i].at);
-        if (k == 0)
-            *result = tool_error("could not find edits[%zu].old_text in %s, it must match the "
-                                 "file's current content exactly",
-                                 i, path);
-        else if (k > 1)
-            *result = tool_error("found %zu occurrences of edits[%zu].old_text in %s, it must be "
-                                 "unique",
-                                 k, i, path);
-        out_len = out_len - e[i].old_len + e[i].new_len;
-    }
-    qsort(e, n, sizeof *e, by_position);
-    for (size_t i = 1; i < n && !*result; i++)
-        if (e[i - 1].at + e[i - 1].old_len > e[i].at)
-            *result = tool_error("edits[%zu] and edits[%zu] overlap in %s; merge them into one "
-                                 "edit or target disjoint regions",
-                                 e[i - 1].index, e[i].index, path);
-    char *out = *result ? NULL : malloc(out_len + 1);
-    if (!*result && !out) {
-        free(e), free(data);
-        snprintf(err, errlen, "out of memory");
-        return SERVE_TOOL_FAILED;
-    }
-    if (!*result) {
-        size_t pos = 0, k = 0;
-        for (size_t i = 0; i < n; i++) {
-            memcpy(out + k, data + pos, e[i].at - pos), k += e[i].at - pos;
-            memcpy(out + k, e[i].new_text, e[i].new_len), k += e[i].new_len;
-            pos = e[i].at + e[i].old_len;
-        }
-        memcpy(out + k, data + pos, len - pos), k += len - pos;
-        if (k == len && !memcmp(out, data, len))
-            *result = tool_error("no changes made: the replacement(s) produced identical content");
-        else if (!tool_io_write(io, path, out, k))
-            *result = tool_error("failed to write file: %s", path);
-        else {
-            *result = json_object_new_object();
-            json_object_object_add(*result, "result",
-                                   json_object_new_string("file edited successfully"));
-            json_object_object_add(*result, "path", json_object_new_string(path));
-            json_object_object_add(*result, "edits_applied", json_object_new_int((int)n));
-        }
-    }
-    free(out), free(e), free(data);
     return SERVE_TOOL_OK;
 }

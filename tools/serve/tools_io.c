@@ -349,6 +349,37 @@ static void isolate_find(const tool_io *io, const char *base, int max_depth, boo
     tool_run_result_free(&r);
 }
 
+// Inside a git work tree, the files git knows or would add (what .gitignore leaves), as
+// llama-server lists them: `git ls-files` (NUL-separated: names are not quoted). False when base
+// is not in a work tree or git is missing: the walker lists then.
+static bool git_files(const char *base, int max_depth, tool_list *out) {
+    const char *argv[] = {
+        "git", "-C", base, "ls-files", "-z", "--cached", "--others", "--exclude-standard", NULL};
+    tool_run_result r;
+    char err[256];
+    if (!tool_run((char *const *)argv, NULL, NULL, 0, true, ISOLATE_LIST_MAX, (int)LIST_TIMEOUT,
+                  NULL, NULL, &r, err, sizeof err))
+        return false;
+    const bool ok = r.exit_code == 0 && !r.timed_out;
+    for (size_t i = 0; ok && i < r.len;) {
+        const char *rel = r.out + i;
+        const size_t n = strnlen(rel, r.len - i);
+        int depth = 1;
+        for (size_t k = 0; k < n; k++) depth += rel[k] == '/';
+        char *path = malloc(strlen(base) + n + 2);
+        struct stat st;
+        if (path) sprintf(path, "%s/%.*s", base, (int)n, rel);
+        if (n && path && (max_depth == 0 || depth <= max_depth) && lstat(path, &st) == 0 &&
+            S_ISREG(st.st_mode))
+            add_entry(out, rel, n, false);
+        free(path);
+        i += n + 1;
+    }
+    out->truncated |= r.truncated;
+    tool_run_result_free(&r);
+    return ok;
+}
+
 bool tool_io_list(const tool_io *io, const char *base, int max_depth, bool files, bool dirs,
                   tool_list *out) {
     memset(out, 0, sizeof *out);
@@ -358,6 +389,7 @@ bool tool_io_list(const tool_io *io, const char *base, int max_depth, bool files
         if (files) isolate_find(io, base, max_depth, false, out);
         return true;
     }
+    if (files && !dirs && git_files(base, max_depth, out)) return true;
     walk(base, "", 0, max_depth, files, dirs, now_s() + LIST_TIMEOUT, out);
     return true;
 }

@@ -131,6 +131,10 @@ bool tool_run(char *const *argv, const char *cwd, const char *in, size_t in_len,
         const int np = in_fd >= 0 ? 2 : 1;
         const int wait_ms = left > 0.1 ? 100 : (int)(left * 1000) + 1;
         if (poll(p, (nfds_t)np, wait_ms) < 0 && errno != EINTR) break;
+        if (on_chunk && !(p[0].revents & POLLIN) && !on_chunk(cls, buf, 0)) { // still wanted?
+            res->stopped = true;
+            break;
+        }
         if (in_fd >= 0 && (p[1].revents & (POLLOUT | POLLERR | POLLHUP))) {
             const ssize_t w = write(in_fd, in + in_pos, in_len - in_pos);
             if (w > 0) in_pos += (size_t)w;

@@ -3,10 +3,10 @@
 // llama-server's answers: a "plain_text_response" for the model ending in "Total matches: N",
 // plus the entries as JSON for the web UI's picker, at most 100 results.
 //
-// The glob is matched by walking a set of pattern positions over the path (an NFA), not by
-// backtracking: a pattern like "**a**a**a**b" from the network costs pattern x path steps, not
-// an exponential number. PCRE2 runs with a match limit for the same reason.
+// Globs are agent_glob.h's (linear time); PCRE2 runs with a match limit, so that a pattern from
+// the network cannot hold a thread for long.
 #define PCRE2_CODE_UNIT_WIDTH 8
+#include "agent_glob.h"
 #include "reply.h"
 #include "tools_builtin.h"
 
@@ -14,93 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define SEARCH_MAX_RESULTS 100
 #define GLOB_MAX           512                 // bytes of a glob pattern
 #define GREP_MAX_FILE      (16u * 1024 * 1024) // bytes of a file grep_search reads
-
-// One step of a glob: a literal byte, '?', a class [...], '*' (not '/'), "**" (anything).
-typedef struct glob_tok {
-    char kind;             // 'c' literal, '?', '[', '*', 'A' ("**")
-    char c;                // the literal
-    const char *cls, *end; // a class's text [cls, end)
-} glob_tok;
-
-// Whether c is in the class text [s, end) ("!x" or "^x" negate; a-z ranges).
-static bool in_class(char c, const char *s, const char *end) {
-    bool neg = false;
-    if (s < end && (*s == '!' || *s == '^')) neg = true, s++;
-    bool hit = false;
-    if (s < end && (*s == ']' || *s == '-')) hit |= *s == c, s++;
-    while (s < end && !hit) {
-        if (s + 2 < end && s[1] == '-') {
-            hit = c >= s[0] && c <= s[2];
-            s += 3;
-        } else {
-            hit = *s++ == c;
-        }
-    }
-    return neg ? !hit : hit;
-}
-
-// Whether pattern matches the whole of s.
-static bool glob_whole(const char *pattern, const char *s) {
-    glob_tok t[GLOB_MAX];
-    size_t n = 0;
-    for (const char *p = pattern; *p && n < GLOB_MAX;) {
-        glob_tok k = {0};
-        if (p[0] == '*' && p[1] == '*') {
-            k.kind = 'A', p += 2;
-        } else if (*p == '*' || *p == '?') {
-            k.kind = *p++;
-        } else if (*p == '[') {
-            const char *e = p + 1;
-            if (*e == ']' || *e == '-') e++;
-            while (*e && *e != ']') e++;
-            if (*e == ']') {
-                k.kind = '[', k.cls = p + 1, k.end = e, p = e + 1;
-            } else {
-                k.kind = 'c', k.c = *p++; // an unclosed '[' is itself
-            }
-        } else {
-            k.kind = 'c', k.c = *p++;
-        }
-        t[n++] = k;
-    }
-    // on[i]: pattern position i is reachable after the bytes consumed so far.
-    bool on[GLOB_MAX + 1] = {0}, next[GLOB_MAX + 1];
-    on[0] = true;
-    for (const char *c = s;; c++) {
-        for (size_t i = 0; i < n; i++) // a star may match nothing
-            if (on[i] && (t[i].kind == '*' || t[i].kind == 'A')) on[i + 1] = true;
-        if (!*c) return on[n];
-        memset(next, 0, sizeof next);
-        bool any = false;
-        for (size_t i = 0; i < n; i++) {
-            if (!on[i]) continue;
-            const glob_tok *k = &t[i];
-            if ((k->kind == 'c' && k->c == *c) || (k->kind == '?' && *c != '/') ||
-                (k->kind == '[' && in_class(*c, k->cls, k->end)))
-                next[i + 1] = any = true;
-            else if ((k->kind == '*' && *c != '/') || k->kind == 'A')
-                next[i] = any = true;
-        }
-        if (!any) return false;
-        memcpy(on, next, sizeof on);
-    }
-}
-
-bool tool_glob_match(const char *pattern, const char *rel) {
-    if (strlen(pattern) >= GLOB_MAX) return false;
-    if (!strchr(pattern, '/')) { // the last component
-        const char *slash = strrchr(rel, '/');
-        return glob_whole(pattern, slash ? slash + 1 : rel);
-    }
-    if (!strncmp(pattern, "**", 2) || pattern[0] == '/') return glob_whole(pattern, rel);
-    char anchored[GLOB_MAX + 4];
-    snprintf(anchored, sizeof anchored, "**/%s", pattern);
-    return glob_whole(anchored, rel);
-}
+#define GREP_TIME          30.0                // seconds a search may take
 
 // A growing text.
 typedef struct text {
@@ -132,7 +51,7 @@ static void putf(text *t, const char *fmt, ...) {
 }
 
 static bool wanted(const char *rel, const char *include, const char *exclude) {
-    return tool_glob_match(include, rel) && !(*exclude && tool_glob_match(exclude, rel));
+    return agent_glob_match(include, rel) && !(*exclude && agent_glob_match(exclude, rel));
 }
 
 serve_tool_status tool_file_glob_search(json_object *params, const tool_io *io,
@@ -215,6 +134,12 @@ static char *grep_source(const char *pattern, bool literal) {
     return t.s;
 }
 
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
 typedef struct grep_file {
     char *abs;           // where to read it
     const char *display; // how to show it
@@ -279,7 +204,9 @@ serve_tool_status tool_grep_search(json_object *params, const tool_io *io, serve
     size_t total = 0;
     bool limit = false;
     const bool show_num = numbers || ctx > 0;
-    for (size_t f = 0; f < n_files && !limit; f++) {
+    const double deadline = now_s() + GREP_TIME;
+    bool late = false;
+    for (size_t f = 0; f < n_files && !limit && !(late = now_s() > deadline); f++) {
         char *data;
         size_t len;
         bool too_big;
@@ -330,6 +257,8 @@ serve_tool_status tool_grep_search(json_object *params, const tool_io *io, serve
     if (limit)
         putf(&out, "[%d matches limit reached. Narrow the path/pattern/include to see more.]\n",
              SEARCH_MAX_RESULTS);
+    if (late) put(&out, "[search stopped: time budget]\n", 30);
+    if (l.truncated) put(&out, "[results truncated: time budget or unreadable directory]\n", 57);
     if (kind == TOOL_NONE) {
         *result = tool_error("path does not exist: %s", path);
     } else {
