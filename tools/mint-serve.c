@@ -27,6 +27,11 @@
 #include <string.h>
 #include <unistd.h>
 
+// Router mode's shutdown hook: MCP calls in flight return at once.
+static void stop_mcp(void *mcp) {
+    mcp_set_stop(mcp);
+}
+
 // Runs the server on c, filled from the command line; returns the exit code.
 static int serve(serve_config *c, int argc, char **argv) {
     char msg[700];
@@ -61,40 +66,15 @@ static int serve(serve_config *c, int argc, char **argv) {
     if (c->ui_mcp_proxy)
         fprintf(stderr, SERVE_TOOL ": warning: --ui-mcp-proxy: /cors-proxy forwards requests to "
                                    "any URL this host reaches\n");
-    if (!c->model_path && !c->hf_repo) { // router mode: a child mint-serve per model
-        sigset_t stop_signals;
-        sigemptyset(&stop_signals);
-        sigaddset(&stop_signals, SIGINT);
-        sigaddset(&stop_signals, SIGTERM);
-        pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
-        signal(SIGPIPE, SIG_IGN);
-        return models_router_run(c, argc, argv);
-    }
-    char hf_path[2048];
-    if (c->hf_repo) {
-        if (!hf_cache_find(c->hf_repo, c->hf_file, hf_path, sizeof hf_path, msg, sizeof msg)) {
-            fprintf(stderr, SERVE_TOOL ": %s\n", msg);
-            return 1;
-        }
-        c->model_path = hf_path;
-    }
-    // SIGINT and SIGTERM are taken by sigwait below, in this thread only: block them first, so
-    // that every thread started from here inherits the mask.
+    // SIGINT and SIGTERM are taken by sigwait (here or in router mode), in this thread only:
+    // block them before any thread or child starts, so every thread inherits the mask and a
+    // signal during the MCP warm-up cannot end mint-serve with its servers left running.
     sigset_t stop_signals;
     sigemptyset(&stop_signals);
     sigaddset(&stop_signals, SIGINT);
     sigaddset(&stop_signals, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
     signal(SIGPIPE, SIG_IGN);
-    // Every connection is a descriptor: a soft limit of 1024 would refuse clients long before
-    // --max-connections under a crowd of idle or slow ones. Take what the hard limit allows.
-    struct rlimit nofile;
-    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
-        const rlim_t want = (rlim_t)c->max_connections + 64;
-        nofile.rlim_cur = want < nofile.rlim_max ? want : nofile.rlim_max;
-        if (nofile.rlim_cur > 1024) setrlimit(RLIMIT_NOFILE, &nofile);
-    }
-
     // MCP servers, before the model as llama-server does: an invalid configuration stops the
     // start; a server that cannot start or answer only loses its tools (each tries at most 10 s).
     mcp_set *mcp = NULL;
@@ -110,6 +90,29 @@ static int serve(serve_config *c, int argc, char **argv) {
             mcp_set_free(mcp);
             return 1;
         }
+    }
+    if (!c->model_path && !c->hf_repo) { // router mode: a child mint-serve per model
+        const int rc = models_router_run(c, argc, argv, stop_mcp, mcp);
+        mcp_set_free(mcp);
+        serve_tools_clear();
+        return rc;
+    }
+    char hf_path[2048];
+    if (c->hf_repo) {
+        if (!hf_cache_find(c->hf_repo, c->hf_file, hf_path, sizeof hf_path, msg, sizeof msg)) {
+            fprintf(stderr, SERVE_TOOL ": %s\n", msg);
+            mcp_set_free(mcp);
+            return 1;
+        }
+        c->model_path = hf_path;
+    }
+    // Every connection is a descriptor: a soft limit of 1024 would refuse clients long before
+    // --max-connections under a crowd of idle or slow ones. Take what the hard limit allows.
+    struct rlimit nofile;
+    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+        const rlim_t want = (rlim_t)c->max_connections + 64;
+        nofile.rlim_cur = want < nofile.rlim_max ? want : nofile.rlim_max;
+        if (nofile.rlim_cur > 1024) setrlimit(RLIMIT_NOFILE, &nofile);
     }
 
     mint_err err;
@@ -144,6 +147,7 @@ static int serve(serve_config *c, int argc, char **argv) {
                     tmpl ? "the chat template file holds a NUL byte" : msg);
             free(tmpl);
             mint_model_close(m);
+            mcp_set_free(mcp);
             return 1;
         }
         tmpl_name = c->chat_template_file;

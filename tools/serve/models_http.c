@@ -299,7 +299,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     *con_cls = NULL;
 }
 
-int models_router_run(const serve_config *cfg, int argc, char **argv) {
+int models_router_run(const serve_config *cfg, int argc, char **argv, void (*on_stop)(void *),
+                      void *stop_cls) {
     char err[800];
     router rt = {.cfg = cfg};
     if (!(rt.r = models_new(cfg, argc, argv, err, sizeof err))) {
@@ -341,6 +342,7 @@ int models_router_run(const serve_config *cfg, int argc, char **argv) {
     fprintf(stderr, SERVE_TOOL ": %s: stopping the models' servers\n",
             sig == SIGINT ? "SIGINT" : "SIGTERM");
     atomic_store(&rt.stopping, true);
+    if (on_stop) on_stop(stop_cls);
     MHD_socket s = MHD_quiesce_daemon(d);
     if (s != MHD_INVALID_SOCKET) close(s);
     models_stop_all(rt.r); // every child stopped and reaped: forwarded answers end

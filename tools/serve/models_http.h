@@ -13,7 +13,9 @@ enum MHD_Result models_forward(models *r, const serve_config *cfg, struct MHD_Co
                                const serve_call *call, const char *name, bool post);
 
 // Runs router mode until SIGTERM or SIGINT (blocked by the caller, taken with sigwait); returns
-// the exit code.
-int models_router_run(const serve_config *cfg, int argc, char **argv);
+// the exit code. on_stop(stop_cls), when given, runs as soon as the signal comes, before
+// connections are waited for (mint-serve ends MCP calls in flight there).
+int models_router_run(const serve_config *cfg, int argc, char **argv, void (*on_stop)(void *),
+                      void *stop_cls);
 
 #endif // MINT_SERVE_MODELS_HTTP_H

@@ -377,25 +377,19 @@ bool models_list_build(const serve_config *cfg, model_specs *out, char *err, siz
 }
 
 int models_list_reserved(int argc, char **argv, int i) {
-    static const char *const with_value[] = {"--host",
-                                             "--port",
-                                             "--models-dir",
-                                             "--models-preset",
-                                             "--models-max",
-                                             "--api-key",
-                                             "--api-key-file",
-                                             "-m",
-                                             "--model",
-                                             "-hf",
-                                             "-hfr",
-                                             "--hf-repo",
-                                             "-hff",
-                                             "--hf-file",
-                                             "-a",
-                                             "--alias",
-                                             "--tags",
-                                             NULL};
-    static const char *const bare[] = {"--models-autoload", "--no-models-autoload", NULL};
+    static const char *const with_value[] = {
+        "--host", "--port", "--models-dir", "--models-preset", "--models-max", "--api-key",
+        "--api-key-file", "-m", "--model", "-hf", "-hfr", "--hf-repo", "-hff", "--hf-file", "-a",
+        "--alias", "--tags",
+        // the router answers /tools itself
+        "--tools", "--tools-runtime", "--mcp-servers-config", "--mcp-servers-json", NULL};
+    static const char *const bare[] = {"--models-autoload",
+                                       "--no-models-autoload",
+                                       "--ui-mcp-proxy",
+                                       "--webui-mcp-proxy",
+                                       "--no-ui-mcp-proxy",
+                                       "--no-webui-mcp-proxy",
+                                       NULL};
     for (int k = 0; with_value[k]; k++)
         if (!strcmp(argv[i], with_value[k])) return i + 1 < argc ? 2 : 1;
     for (int k = 0; bare[k]; k++)
