@@ -60,25 +60,21 @@ json_object *gen_logprob_items(const gen *g, const job *j, int from, int to) {
     return content;
 }
 
-json_object *gen_timings(const job *j) {
-    const int prompt_n = j->n_prompt - j->n_reused;
-    const double t0 = j->t_started > 0 ? j->t_started : j->t_created;
-    const double t1 = j->t_first > 0 ? j->t_first : j->t_done > 0 ? j->t_done : t0;
-    const double end = j->t_done > 0 ? j->t_done : serve_now();
-    const double prompt_ms = (t1 - t0) * 1e3, gen_ms = (end - t1) * 1e3;
+// llama-server's timings object. The generation rate is over decode steps: the first token
+// comes with the prompt's last batch, so n tokens cost n - 1 steps (llama-server's definition).
+static json_object *timings(int cache_n, int prompt_n, double prompt_ms, int predicted_n,
+                            double gen_ms) {
+    const int steps = predicted_n > 0 ? predicted_n - 1 : 0;
     json_object *o = json_object_new_object();
-    json_object_object_add(o, "cache_n", json_object_new_int(j->n_reused));
+    json_object_object_add(o, "cache_n", json_object_new_int(cache_n));
     json_object_object_add(o, "prompt_n", json_object_new_int(prompt_n));
     json_object_object_add(o, "prompt_ms", json_object_new_double(prompt_ms));
     json_object_object_add(o, "prompt_per_token_ms",
                            json_object_new_double(prompt_n > 0 ? prompt_ms / prompt_n : 0));
     json_object_object_add(o, "prompt_per_second",
                            json_object_new_double(prompt_ms > 0 ? 1e3 * prompt_n / prompt_ms : 0));
-    json_object_object_add(o, "predicted_n", json_object_new_int(j->n_tok));
+    json_object_object_add(o, "predicted_n", json_object_new_int(predicted_n));
     json_object_object_add(o, "predicted_ms", json_object_new_double(gen_ms));
-    // The rate is over decode steps: the first token comes with the prompt's last batch, so
-    // n tokens cost n - 1 steps (llama-server's definition).
-    const int steps = j->n_tok > 0 ? j->n_tok - 1 : 0;
     json_object_object_add(o, "predicted_per_token_ms",
                            json_object_new_double(steps > 0 ? gen_ms / steps : 0));
     json_object_object_add(o, "predicted_per_second",
@@ -86,22 +82,17 @@ json_object *gen_timings(const job *j) {
     return o;
 }
 
+json_object *gen_timings(const job *j) {
+    const double t0 = j->t_started > 0 ? j->t_started : j->t_created;
+    const double t1 = j->t_first > 0 ? j->t_first : j->t_done > 0 ? j->t_done : t0;
+    const double end = j->t_done > 0 ? j->t_done : serve_now();
+    return timings(j->n_reused, j->n_prompt - j->n_reused, (t1 - t0) * 1e3, j->n_tok,
+                   (end - t1) * 1e3);
+}
+
 json_object *gen_progress_timings(const job *j, int k) {
-    const int prompt_n = j->prog_done[k] - j->n_reused;
     const double prompt_ms = k > 0 ? (j->prog_t[k] - j->t_started) * 1e3 : 0;
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "cache_n", json_object_new_int(j->n_reused));
-    json_object_object_add(o, "prompt_n", json_object_new_int(prompt_n));
-    json_object_object_add(o, "prompt_ms", json_object_new_double(prompt_ms));
-    json_object_object_add(o, "prompt_per_token_ms",
-                           json_object_new_double(prompt_n > 0 ? prompt_ms / prompt_n : 0));
-    json_object_object_add(o, "prompt_per_second",
-                           json_object_new_double(prompt_ms > 0 ? 1e3 * prompt_n / prompt_ms : 0));
-    json_object_object_add(o, "predicted_n", json_object_new_int(0));
-    json_object_object_add(o, "predicted_ms", json_object_new_double(0));
-    json_object_object_add(o, "predicted_per_token_ms", json_object_new_double(0));
-    json_object_object_add(o, "predicted_per_second", json_object_new_double(0));
-    return o;
+    return timings(j->n_reused, j->prog_done[k] - j->n_reused, prompt_ms, 0, 0);
 }
 
 char *gen_tokens_text(const mint_model *m, const int32_t *ids, int n) {
