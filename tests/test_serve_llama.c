@@ -492,6 +492,26 @@ Test(serve_llama, required_tool_calls_are_well_formed, .timeout = MT_HANG(300)) 
         }
         json_object_put(o);
     }
+    // "auto": a lazy grammar (free text until the model opens a call): an answer is text, or a
+    // call that parses and fits the schema.
+    char auto_req[1024];
+    snprintf(auto_req, sizeof auto_req, "%s", req);
+    memcpy(strstr(auto_req, "\"required\""), "\"auto\"    ", 10);
+    for (int seed = 0; seed < 4; seed++) {
+        char body[2048];
+        snprintf(body, sizeof body, "{%s,\"max_tokens\":40,\"seed\":%d}", auto_req, seed);
+        json_object *o = mt_post_json(&s, "/v1/chat/completions", body);
+        const char *fin = mt_jpath_str(o, "choices.0.finish_reason");
+        cr_assert(!strcmp(fin, "stop") || !strcmp(fin, "length") || !strcmp(fin, "tool_calls"),
+                  "seed %d: %s", seed, fin);
+        if (!strcmp(fin, "tool_calls")) {
+            const char *args = mt_jpath_str(o, "choices.0.message.tool_calls.0.function.arguments");
+            json_object *a = json_tokener_parse(args);
+            cr_assert(a, "seed %d: arguments %s", seed, args);
+            json_object_put(a);
+        }
+        json_object_put(o);
+    }
     cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
 }
 

@@ -103,8 +103,10 @@ bool tools_active(const gen *g);
 bool tools_message(const gen *g, const job *j, json_object *msg);
 // Queues choice i's deltas for its text up to vis (done: the final parse).
 void tools_stream(gen *g, int i, size_t vis, bool done);
-// The grammar tool_choice "required" (or a named function) needs for the template's format
-// (malloc'd GBNF), or NULL when there is none to enforce.
-char *tools_grammar(const gen *g);
+// The grammar a request's tools ask for in the template's format, into *cg (free it with
+// mint_chat_grammar_free): tool_choice "required" or a named function, a call and nothing else;
+// "auto" with tools, a lazy one (free text until the model opens a call, then the call's syntax
+// and its arguments' schema, as llama-server does). False (and cg empty) when none applies.
+bool tools_grammar(const gen *g, mint_chat_grammar *cg);
 
 #endif // MINT_SERVE_GEN_H

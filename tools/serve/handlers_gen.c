@@ -597,18 +597,28 @@ enum MHD_Result gen_request(serve_http *h, struct MHD_Connection *c, const serve
             snprintf(msg, sizeof msg, "%s", gerr.msg);
         }
     }
-    if (ok && !gbnf && !g->req.grammar) gbnf = tools_grammar(g); // tool_choice "required"
-    const char *gtext = g->req.grammar ? g->req.grammar : gbnf;
+    // Else the tools' grammar: a call for "required", a lazy one for "auto" (its triggers).
+    mint_chat_grammar cg = {0};
+    const bool tool_g = ok && !gbnf && !g->req.grammar && tools_grammar(g, &cg);
+    const char *gtext = g->req.grammar ? g->req.grammar : gbnf ? gbnf : tool_g ? cg.gbnf : NULL;
+    mint_grammar_params gp = mint_grammar_default_params();
+    if (tool_g && cg.lazy) {
+        gp.trigger_words = (const char *const *)cg.trigger_words;
+        gp.n_trigger_words = cg.n_trigger_words;
+        gp.trigger_patterns = (const char *const *)cg.trigger_patterns;
+        gp.n_trigger_patterns = cg.n_trigger_patterns;
+    }
     if (ok && gtext && !g->peek) {
         mint_err gerr;
-        if (mint_grammar_create(sched_model(h->e), gtext, strlen(gtext), NULL, &grammar, &gerr) !=
+        if (mint_grammar_create(sched_model(h->e), gtext, strlen(gtext), &gp, &grammar, &gerr) !=
             MINT_OK) {
             ok = false;
-            pparam = g->req.grammar ? "grammar" : "json_schema";
+            pparam = g->req.grammar ? "grammar" : tool_g ? "tools" : "json_schema";
             snprintf(msg, sizeof msg, "%s", gerr.msg);
         }
     }
     if (!ok) {
+        mint_chat_grammar_free(&cg);
         mint_grammar_text_free(gbnf);
         const int n_long = too_long >= 0 ? n_ids[too_long] : 0;
         for (int i = 0; i < n_arrays; i++) free(ids[i]);
@@ -679,12 +689,13 @@ enum MHD_Result gen_request(serve_http *h, struct MHD_Connection *c, const serve
         mint_err gerr;
         if (i == 0)
             g->jobs[i]->grammar = grammar;
-        else if (mint_grammar_create(sched_model(h->e), gtext, strlen(gtext), NULL,
+        else if (mint_grammar_create(sched_model(h->e), gtext, strlen(gtext), &gp,
                                      &g->jobs[i]->grammar, &gerr) != MINT_OK)
             grammar_ok = false;
     }
     if (grammar && !g->jobs[0]) mint_grammar_free(grammar);
     mint_grammar_text_free(gbnf);
+    mint_chat_grammar_free(&cg);
     for (int i = 0; i < g->n; i++)
         if (!g->jobs[i] || !g->jobs[i]->prompt || !grammar_ok ||
             ((n_bias || (g->req.ignore_eos && h->n_eog)) && !g->jobs[i]->n_bias)) {

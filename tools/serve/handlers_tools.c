@@ -148,9 +148,10 @@ void tools_stream(gen *g, int i, size_t vis, bool done) {
                                   // deltas already sent stand
 }
 
-char *tools_grammar(const gen *g) {
+bool tools_grammar(const gen *g, mint_chat_grammar *cg) {
     const serve_request *r = &g->req;
-    if (r->tool_choice != SERVE_TOOLS_REQUIRED || !r->tools) return NULL;
+    memset(cg, 0, sizeof *cg);
+    if (r->tool_choice == SERVE_TOOLS_NONE || !r->tools) return false;
     // The library's grammar for the template's format (every format with a call syntax):
     // a call and nothing else (but a reasoning block), each call's arguments held to its
     // function's JSON Schema.
@@ -162,15 +163,15 @@ char *tools_grammar(const gen *g) {
         json_object_put(name);
     }
     mint_chat_grammar_opts o = {.tools = r->tools,
-                                .tool_choice = r->tool_name ? named : "required",
+                                .tool_choice = r->tool_name                             ? named
+                                               : r->tool_choice == SERVE_TOOLS_REQUIRED ? "required"
+                                                                                        : "auto",
                                 .parallel = r->parallel_tool_calls,
                                 .reasoning = g->h->reasons,
                                 .reasoning_open = g->reasoning_open};
-    mint_chat_grammar cg;
     mint_err err;
-    char *out = NULL;
-    if (mint_chat_tool_grammar(g->h->format, &o, &cg, &err) == MINT_OK && cg.gbnf && !cg.lazy)
-        out = strdup(cg.gbnf);
-    mint_chat_grammar_free(&cg);
-    return out;
+    if (mint_chat_tool_grammar(g->h->format, &o, cg, &err) == MINT_OK && cg->gbnf) return true;
+    mint_chat_grammar_free(cg); // a format without a call syntax: nothing to enforce
+    memset(cg, 0, sizeof *cg);
+    return false;
 }
