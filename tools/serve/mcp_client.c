@@ -335,10 +335,11 @@ static json_object *rpc(mcp_client *c, const char *msg, uint64_t id, double dead
     }
 }
 
-// The deadline of one request: the server's timeout_ms, within limit (0: none).
+// The deadline of one request: limit when one is given (the warm-up's: starting an interpreter
+// on a busy machine may take longer than a short timeout_ms meant for tool calls), else the
+// server's timeout_ms.
 static double deadline_of(const mcp_client *c, double limit) {
-    const double d = now_s() + c->conf->timeout_ms / 1000.0;
-    return limit > 0 && limit < d ? limit : d;
+    return limit > 0 ? limit : now_s() + c->conf->timeout_ms / 1000.0;
 }
 
 // initialize, then the notifications/initialized notification; once per process.

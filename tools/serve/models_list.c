@@ -372,7 +372,7 @@ bool models_list_build(const serve_config *cfg, model_specs *out, char *err, siz
         models_list_free(out);
         return false;
     }
-    qsort(out->v, (size_t)out->n, sizeof *out->v, by_name);
+    if (out->n > 1) qsort(out->v, (size_t)out->n, sizeof *out->v, by_name); // v is NULL when empty
     return true;
 }
 
