@@ -138,7 +138,10 @@ void tools_stream(gen *g, int i, size_t vis, bool done) {
     if (next.n_tool_calls <= 64 && mint_chat_diff(g->parsed_ok[i] ? &g->parsed[i] : NULL, &next, d,
                                                   2 + 64, &n, &err) == MINT_OK) {
         for (size_t k = 0; k < n; k++)
-            if (d[k].len > 0 || d[k].name) delta_chunk(g, i, &d[k]);
+            if ((d[k].len > 0 || d[k].name) && g->responses)
+                responses_stream_delta(g, &d[k]);
+            else if (d[k].len > 0 || d[k].name)
+                delta_chunk(g, i, &d[k]);
         if (g->parsed_ok[i]) mint_chat_parsed_free(&g->parsed[i]);
         g->parsed[i] = next;
         g->parsed_ok[i] = true;
