@@ -100,12 +100,12 @@ void anthropic_stream_end(gen *g);
 
 // handlers_responses.c: the answer in the Responses API's shape, and a stream's events (its
 // opening two, a prompt-progress event's start (its "event:" line; the caller adds
-// prompt_progress and sends it), a delta of the parse or of the raw text bytes [from, to), and
-// the closing ones).
+// prompt_progress and sends it), the deltas of the parse up to vis (tools_stream's twin) or of
+// the raw text bytes [from, to), and the closing ones).
 json_object *responses_result(gen *g);
 void responses_stream_start(gen *g);
 json_object *responses_progress(gen *g);
-void responses_stream_delta(gen *g, const mint_chat_delta *d);
+void responses_stream_parsed(gen *g, int i, size_t vis, bool done);
 void responses_stream_text(gen *g, size_t from, size_t to);
 void responses_stream_end(gen *g);
 
@@ -119,6 +119,9 @@ bool tools_active(const gen *g);
 bool tools_message(const gen *g, const job *j, json_object *msg);
 // Queues choice i's deltas for its text up to vis (done: the final parse).
 void tools_stream(gen *g, int i, size_t vis, bool done);
+// Choice i's deltas for its text up to vis (done: the final parse) into d[cap], their number;
+// they point into g->parsed[i], valid until the next call.
+size_t tools_diff(gen *g, int i, size_t vis, bool done, mint_chat_delta *d, size_t cap);
 // The grammar tool_choice "required" (or a named function) needs for the template's format
 // (malloc'd GBNF), or NULL when there is none to enforce.
 char *tools_grammar(const gen *g);

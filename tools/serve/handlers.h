@@ -50,7 +50,7 @@ enum MHD_Result handle_metrics(serve_http *h, struct MHD_Connection *c, const se
 // handlers_anthropic.c
 enum MHD_Result handle_messages(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result handle_count_tokens(serve_http *h, struct MHD_Connection *c, const serve_call *r);
-// handlers_responses.c
+// handlers_responses_http.c
 enum MHD_Result handle_responses(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result handle_responses_tokens(serve_http *h, struct MHD_Connection *c,
                                         const serve_call *r);

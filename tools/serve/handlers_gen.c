@@ -176,7 +176,8 @@ static void stream_job(gen *g, int i) {
     const size_t vis = done ? j->text_len : reply_utf8_complete(j->text, j->visible);
     const bool parsed = tools_active(g);
     if (parsed) { // deltas of the parse (content, reasoning, calls), not the raw text
-        if (vis > g->sent_text[i] || done) tools_stream(g, i, vis, done);
+        if (vis > g->sent_text[i] || done)
+            (g->responses ? responses_stream_parsed : tools_stream)(g, i, vis, done);
         g->sent_text[i] = vis;
         g->sent_tok[i] = j->n_tok;
     }

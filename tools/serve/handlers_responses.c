@@ -5,11 +5,10 @@
 // response.reasoning_text.delta... or response.function_call_arguments.delta..., and at the end
 // response.output_text.done, response.content_part.done, response.output_item.done for each item
 // and response.completed: llama-server's events in its order, each an SSE event named by its
-// type, no [DONE]), and /v1/responses/input_tokens. The request becomes an OpenAI chat
-// (tools/common/responses.c) and runs through handlers_gen.c's flow; this file only translates
-// the answers.
+// type, no [DONE]). The request becomes an OpenAI chat (tools/common/responses.c) and runs
+// through handlers_gen.c's flow (handlers_responses_http.c has the endpoints); this file only
+// translates the answers.
 #include "gen.h"
-#include "responses.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,7 +179,7 @@ static void delta(gen *g, const char *type, json_object *item_id, const char *s,
     event(g, o);
 }
 
-void responses_stream_delta(gen *g, const mint_chat_delta *d) {
+static void stream_delta(gen *g, const mint_chat_delta *d) {
     if (d->kind == MINT_DELTA_REASONING && d->len > 0) {
         if (!g->resp_reasoning) added(g, reasoning_item(g, NULL, "in_progress"));
         g->resp_reasoning = true;
@@ -214,7 +213,13 @@ void responses_stream_delta(gen *g, const mint_chat_delta *d) {
 void responses_stream_text(gen *g, size_t from, size_t to) {
     const mint_chat_delta d = {
         .kind = MINT_DELTA_CONTENT, .text = g->jobs[0]->text + from, .len = to - from};
-    responses_stream_delta(g, &d);
+    stream_delta(g, &d);
+}
+
+void responses_stream_parsed(gen *g, int i, size_t vis, bool done) {
+    mint_chat_delta d[2 + 64];
+    const size_t n = tools_diff(g, i, vis, done, d, 2 + 64);
+    for (size_t k = 0; k < n; k++) stream_delta(g, &d[k]);
 }
 
 static void item_done(gen *g, json_object *item) {
@@ -277,31 +282,4 @@ void responses_stream_end(gen *g) {
     json_object_object_add(o, "response", r);
     json_object_object_add(o, "timings", gen_timings(j));
     event(g, o);
-}
-
-// ---------------------------------------------------------------------------------------------
-// The endpoints
-
-enum MHD_Result handle_responses(serve_http *h, struct MHD_Connection *c, const serve_call *r) {
-    return gen_request(h, c, r, GEN_RESPONSES);
-}
-
-enum MHD_Result handle_responses_tokens(serve_http *h, struct MHD_Connection *c,
-                                        const serve_call *r) {
-    char *body = NULL, msg[600];
-    int status = 400;
-    if (!responses_to_openai(r->body, r->len, &body, msg, sizeof msg, &status))
-        return reply_error(c, (unsigned)status,
-                           status == 400 ? "invalid_request_error" : "server_error", NULL, "%s",
-                           msg);
-    const serve_call chat = {r->method, r->url, body, strlen(body)};
-    int32_t *ids = NULL;
-    int n = 0;
-    const bool ok = gen_chat_tokens(h, &chat, &ids, &n, msg, sizeof msg);
-    free(body);
-    free(ids);
-    if (!ok) return reply_error(c, 400, "invalid_request_error", "input", "%s", msg);
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "input_tokens", json_object_new_int(n));
-    return reply_json(c, 200, o);
 }
