@@ -167,7 +167,15 @@ static bool item(json_object *it, size_t k, json_object *msgs, char *msg, size_t
         json_object_object_add(m, "reasoning_content", json_object_get(text));
         return true;
     }
-    if (t) return fail(msg, cap, status, 400, "input item %zu: type '%s' is not supported", k, t);
+    if (t) {
+        // The type as the message quotes it: 40 bytes at most, control bytes as '?' (one line).
+        char shown[41];
+        size_t n = 0;
+        for (; t[n] && n < sizeof shown - 1; n++)
+            shown[n] = (unsigned char)t[n] < 0x20 ? '?' : t[n];
+        shown[n] = '\0';
+        return fail(msg, cap, status, 400, "input item %zu: type '%s' is not supported", k, shown);
+    }
     return fail(msg, cap, status, 400, "input item %zu has neither a 'role' nor a 'type'", k);
 }
 
