@@ -2,7 +2,8 @@
 // /v1/responses/input_tokens) against a live server: the answer's shape and its text equal to the
 // chat endpoint's for the same greedy conversation, the stream's events in llama-server's order
 // with deltas adding up to the same text, function tools and call items translated (a required
-// call through Qwen 2.5's template), and bad bodies refused with one line.
+// call through Qwen 2.5's template), reasoning as its own item (Qwen 3's template), and bad
+// bodies refused with one line.
 #include "helpers/helpers.h"
 #include "helpers/server.h"
 
@@ -221,5 +222,38 @@ Test(serve_responses, function_tools_and_call_items, .timeout = MT_HANG(300)) {
     cr_assert_eq(mt_jpath_int(rt, "input_tokens"), mt_jpath_int(ct, "input_tokens"));
     json_object_put(rt);
     json_object_put(ct);
+    cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
+}
+
+// A reasoning template (Qwen 3's): the text inside <think> is a reasoning item before the
+// message, streamed as reasoning_text deltas under its own output_item.added (a grammar makes
+// stories260K write the block).
+Test(serve_responses, reasoning_is_its_own_item, .timeout = MT_HANG(120)) {
+    char tmpl[4096];
+    snprintf(tmpl, sizeof tmpl, "%s", mt_data_path("templates/Qwen-Qwen3-0.6B.jinja"));
+    mt_server s;
+    mt_server_start(&s, "-m '%s' -t 1 -c 1024 -np 1 --chat-template-file '%s'", stories(), tmpl);
+    const char *body = "{\"input\":\"Hi\",\"max_output_tokens\":40,\"grammar\":\"root ::= "
+                       "\\\"<think>\\\\nabc\\\\n</think>\\\\n\\\\nhello\\\"\"%s}";
+    char b[512];
+    snprintf(b, sizeof b, body, "");
+    json_object *o = mt_post_json(&s, "/v1/responses", b);
+    cr_assert_str_eq(mt_jpath_str(o, "output.0.type"), "reasoning", "%s",
+                     json_object_to_json_string(o));
+    cr_assert(!strncmp(mt_jpath_str(o, "output.0.id"), "rs_", 3));
+    cr_assert_str_eq(mt_jpath_str(o, "output.0.content.0.text"), "abc");
+    cr_assert_str_eq(mt_jpath_str(o, "output.1.content.0.text"), "hello");
+    json_object_put(o);
+    snprintf(b, sizeof b, body, ",\"stream\":true");
+    mt_resp r = mt_http(&s, "POST", "/v1/responses", b, NULL);
+    char names[8192], joined[256];
+    events(r.body, names, sizeof names, "response.reasoning_text.delta", "delta", joined,
+           sizeof joined);
+    cr_assert_str_eq(joined, "abc");
+    const char *head = "response.created response.in_progress response.output_item.added "
+                       "response.reasoning_text.delta ";
+    cr_assert(!strncmp(names, head, strlen(head)), "%s", names);
+    cr_assert(strstr(names, "response.output_item.done response.output_text.done "), "%s", names);
+    mt_resp_free(&r);
     cr_assert_eq(mt_server_stop(&s, SIGTERM, 30), 0);
 }
