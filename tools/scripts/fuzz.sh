@@ -9,6 +9,7 @@
 # output read back as content, reasoning and tool calls), jinja (chat templates), json_schema
 # (JSON Schemas to grammars), run_args, quantize_args, options (the option parser over several
 # tables), serve_request (mint-serve's request bodies), anthropic (Anthropic's Messages bodies),
+# responses (OpenAI's Responses API bodies),
 # slot_file (llama-server's slot files, POST /slots/N?action=restore), preset_ini (router
 # mode's --models-preset files), mcp (MCP server configurations and the lines a server writes
 # back) or grammar (GBNF grammars, then a few matching steps). Extra arguments go to every
@@ -35,9 +36,9 @@ case $seconds in
     ;;
 esac
 dir=${MINT_FUZZ_DIR:-build-fuzz}
-all="gguf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar slot_file preset_ini mcp agent_request"
+all="gguf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar slot_file preset_ini mcp agent_request responses"
 [ -f formats/safetensors.h ] &&
-    all="gguf safetensors hf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar slot_file preset_ini mcp agent_request"
+    all="gguf safetensors hf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar slot_file preset_ini mcp agent_request responses"
 if [ "$what" = all ]; then
     targets=$all
 else
@@ -79,6 +80,7 @@ max_len() {
     json_schema) echo 8192 ;;
     serve_request) echo 4096 ;;
     anthropic) echo 4096 ;;
+    responses) echo 4096 ;;
     slot_file) echo 4096 ;;
     mcp) echo 4096 ;;
     grammar) echo 2048 ;;

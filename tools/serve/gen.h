@@ -15,6 +15,7 @@ typedef enum gen_kind {
     GEN_NEXT,       // the page's /v1/next
     GEN_NATIVE,     // llama-server's /completion
     GEN_ANTHROPIC,  // Anthropic's /v1/messages (one choice)
+    GEN_RESPONSES,  // OpenAI's /v1/responses (one choice)
 } gen_kind;
 
 typedef struct gen {
@@ -40,6 +41,10 @@ typedef struct gen {
     int sent_prog[SERVE_MAX_JOBS];    // prompt-progress records sent (return_progress)
     bool ended;                       // [DONE] queued
     reply_sse sse;                    // events waiting to go out
+    // /v1/responses (handlers_responses.c): its answer's shape, and what its stream opened
+    bool responses;
+    bool resp_reasoning, resp_text; // the reasoning item / the message item was announced
+    char resp_call[96];             // the id of the function call whose arguments stream now
 } gen;
 
 // answer.c: the pieces of every answer
@@ -93,6 +98,17 @@ void anthropic_stream_start(gen *g);
 void anthropic_stream_text(gen *g, size_t from, size_t to);
 void anthropic_stream_end(gen *g);
 
+// handlers_responses.c: the answer in the Responses API's shape, and a stream's events (its
+// opening two, a prompt-progress event's start (its "event:" line; the caller adds
+// prompt_progress and sends it), the deltas of the parse up to vis (tools_stream's twin) or of
+// the raw text bytes [from, to), and the closing ones).
+json_object *responses_result(gen *g);
+void responses_stream_start(gen *g);
+json_object *responses_progress(gen *g);
+void responses_stream_parsed(gen *g, int i, size_t vis, bool done);
+void responses_stream_text(gen *g, size_t from, size_t to);
+void responses_stream_end(gen *g);
+
 // handlers_tools.c: the chat endpoint's tool calls and reasoning.
 // --chat-template-kwargs merged with a request's chat_template_kwargs (malloc'd JSON, or NULL).
 char *tools_kwargs(const char *server, const char *request);
@@ -103,6 +119,9 @@ bool tools_active(const gen *g);
 bool tools_message(const gen *g, const job *j, json_object *msg);
 // Queues choice i's deltas for its text up to vis (done: the final parse).
 void tools_stream(gen *g, int i, size_t vis, bool done);
+// Choice i's deltas for its text up to vis (done: the final parse) into d[cap], their number;
+// they point into g->parsed[i], valid until the next call.
+size_t tools_diff(gen *g, int i, size_t vis, bool done, mint_chat_delta *d, size_t cap);
 // The grammar a request's tools ask for in the template's format, into *cg (free it with
 // mint_chat_grammar_free): tool_choice "required" or a named function, a call and nothing else;
 // "auto" with tools, a lazy one (free text until the model opens a call, then the call's syntax

@@ -50,6 +50,10 @@ enum MHD_Result handle_metrics(serve_http *h, struct MHD_Connection *c, const se
 // handlers_anthropic.c
 enum MHD_Result handle_messages(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result handle_count_tokens(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+// handlers_responses_http.c
+enum MHD_Result handle_responses(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+enum MHD_Result handle_responses_tokens(serve_http *h, struct MHD_Connection *c,
+                                        const serve_call *r);
 // handlers_props.c
 enum MHD_Result handle_props(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result handle_slots(serve_http *h, struct MHD_Connection *c, const serve_call *r);

@@ -7,6 +7,7 @@
 #include "anthropic.h"
 #include "cli.h"
 #include "gen.h"
+#include "responses.h"
 
 #include <math.h>
 #include <poll.h>
@@ -97,8 +98,8 @@ static json_object *completion_logprobs(const gen *g, const job *j, int from, in
 
 // One chunk: text bytes [from, to) of job i with the logprobs of tokens [t0, t1).
 static void chunk(gen *g, int i, const job *j, size_t from, size_t to, int t0, int t1) {
-    if (g->anthropic) {
-        if (to > from) anthropic_stream_text(g, from, to);
+    if (g->anthropic || g->responses) {
+        if (to > from) (g->responses ? responses_stream_text : anthropic_stream_text)(g, from, to);
         return;
     }
     if (g->native) {
@@ -135,6 +136,8 @@ static void progress_chunk(gen *g, int i, const job *j, int k) {
     json_object *o;
     if (g->native) {
         o = native_partial(g, i, 0, 0, 0, 0);
+    } else if (g->responses) {
+        o = responses_progress(g);
     } else {
         o = gen_envelope(g, g->chat ? "chat.completion.chunk" : "text_completion");
         json_object *ch = json_object_new_object(), *choices = json_object_new_array();
@@ -173,7 +176,8 @@ static void stream_job(gen *g, int i) {
     const size_t vis = done ? j->text_len : reply_utf8_complete(j->text, j->visible);
     const bool parsed = tools_active(g);
     if (parsed) { // deltas of the parse (content, reasoning, calls), not the raw text
-        if (vis > g->sent_text[i] || done) tools_stream(g, i, vis, done);
+        if (vis > g->sent_text[i] || done)
+            (g->responses ? responses_stream_parsed : tools_stream)(g, i, vis, done);
         g->sent_text[i] = vis;
         g->sent_tok[i] = j->n_tok;
     }
@@ -207,8 +211,8 @@ static void stream_job(gen *g, int i) {
         reply_sse_event(&g->sse, native_result(g, i));
         g->sent_final[i] = true;
     }
-    if (done && !g->sent_final[i] && g->anthropic) {
-        anthropic_stream_end(g);
+    if (done && !g->sent_final[i] && (g->anthropic || g->responses)) {
+        (g->responses ? responses_stream_end : anthropic_stream_end)(g);
         g->sent_final[i] = true;
     }
     if (done && !g->sent_final[i]) {
@@ -248,7 +252,7 @@ static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max) {
             all &= g->sent_final[i];
         }
         if (all) {
-            if (g->req.include_usage && !g->native && !g->anthropic) {
+            if (g->req.include_usage && !g->native && !g->anthropic && !g->responses) {
                 json_object *o =
                     gen_envelope(g, g->chat ? "chat.completion.chunk" : "text_completion");
                 json_object_object_add(o, "choices", json_object_new_array());
@@ -256,7 +260,8 @@ static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max) {
                 json_object_object_add(o, "timings", gen_timings(g->jobs[0]));
                 reply_sse_event(&g->sse, o);
             }
-            if (!g->native && !g->anthropic) reply_sse_raw(&g->sse, "data: [DONE]\n\n", 14);
+            if (!g->native && !g->anthropic && !g->responses)
+                reply_sse_raw(&g->sse, "data: [DONE]\n\n", 14);
             g->ended = true;
         } else if (g->sse.len == 0) {
             for (int i = 0; i < g->n; i++)
@@ -297,6 +302,7 @@ static json_object *whole(gen *g, unsigned *status) {
         return o;
     }
     if (g->anthropic) return anthropic_result(g);
+    if (g->responses) return responses_result(g);
     if (g->native) { // one prompt: its result; several: the list of them
         if (g->n == 1 && g->req.n_prompts <= 1) return native_result(g, 0);
         json_object *list = json_object_new_array();
@@ -515,11 +521,12 @@ enum MHD_Result gen_request(serve_http *h, struct MHD_Connection *c, const serve
         return reply_error(c, 503, "server_error", NULL, "the server is shutting down");
     const char *body = r->body;
     size_t len = r->len;
-    char *translated = NULL; // Anthropic's body as an OpenAI chat
-    if (kind == GEN_ANTHROPIC) {
+    char *translated = NULL; // Anthropic's or a Responses body as an OpenAI chat
+    if (kind == GEN_ANTHROPIC || kind == GEN_RESPONSES) {
         char why[600];
         int status = 400;
-        if (!anthropic_to_openai(body, len, &translated, why, sizeof why, &status))
+        if (!(kind == GEN_ANTHROPIC ? anthropic_to_openai : responses_to_openai)(
+                body, len, &translated, why, sizeof why, &status))
             return reply_error(c, (unsigned)status,
                                status == 400 ? "invalid_request_error" : "api_error", NULL, "%s",
                                why);
@@ -538,7 +545,8 @@ enum MHD_Result gen_request(serve_http *h, struct MHD_Connection *c, const serve
     g->peek = kind == GEN_NEXT;
     g->native = kind == GEN_NATIVE;
     g->anthropic = kind == GEN_ANTHROPIC;
-    g->chat = g->chat || g->anthropic;
+    g->responses = kind == GEN_RESPONSES;
+    g->chat = g->chat || g->anthropic || g->responses;
     // /v1/next takes either shape: messages (a chat) or a prompt.
     const bool as_chat = g->chat || (g->peek && has_messages(body, len));
     char msg[600];
@@ -710,7 +718,8 @@ enum MHD_Result gen_request(serve_http *h, struct MHD_Connection *c, const serve
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
     g->fd = ci ? ci->connect_fd : -1;
     if (g->stream && g->anthropic) anthropic_stream_start(g);
-    for (int i = 0; g->stream && g->chat && !g->anthropic && i < g->n; i++) {
+    if (g->stream && g->responses) responses_stream_start(g);
+    for (int i = 0; g->stream && g->chat && !g->anthropic && !g->responses && i < g->n; i++) {
         // OpenAI's first chunk: the role, no content yet (llama-server's too)
         json_object *o = gen_envelope(g, "chat.completion.chunk");
         json_object *ch = json_object_new_object(), *choices = json_object_new_array(),

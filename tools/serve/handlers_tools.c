@@ -124,28 +124,33 @@ static void delta_chunk(gen *g, int i, const mint_chat_delta *d) {
     reply_sse_event(&g->sse, o);
 }
 
-void tools_stream(gen *g, int i, size_t vis, bool done) {
+size_t tools_diff(gen *g, int i, size_t vis, bool done, mint_chat_delta *d, size_t cap) {
     const job *j = g->jobs[i];
     mint_chat_parse_opts o = parse_opts(g);
     mint_chat_parsed next;
     mint_err err;
     if (mint_chat_parse(g->h->format, j->text, vis, !done, &o, &next, &err) != MINT_OK) {
         mint_chat_parsed_free(&next);
-        return;
+        return 0;
     }
-    mint_chat_delta d[2 + 64];
     size_t n = 0;
-    if (next.n_tool_calls <= 64 && mint_chat_diff(g->parsed_ok[i] ? &g->parsed[i] : NULL, &next, d,
-                                                  2 + 64, &n, &err) == MINT_OK) {
-        for (size_t k = 0; k < n; k++)
-            if (d[k].len > 0 || d[k].name) delta_chunk(g, i, &d[k]);
+    if (next.n_tool_calls + 2 <= cap && mint_chat_diff(g->parsed_ok[i] ? &g->parsed[i] : NULL,
+                                                       &next, d, cap, &n, &err) == MINT_OK) {
         if (g->parsed_ok[i]) mint_chat_parsed_free(&g->parsed[i]);
-        g->parsed[i] = next;
+        g->parsed[i] = next; // the deltas point into it
         g->parsed_ok[i] = true;
-        return;
+        return n;
     }
     mint_chat_parsed_free(&next); // the final parse took a malformed call back as text: the
                                   // deltas already sent stand
+    return 0;
+}
+
+void tools_stream(gen *g, int i, size_t vis, bool done) {
+    mint_chat_delta d[2 + 64];
+    const size_t n = tools_diff(g, i, vis, done, d, 2 + 64);
+    for (size_t k = 0; k < n; k++)
+        if (d[k].len > 0 || d[k].name) delta_chunk(g, i, &d[k]);
 }
 
 bool tools_grammar(const gen *g, mint_chat_grammar *cg) {

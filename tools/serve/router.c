@@ -158,6 +158,9 @@ static const route ROUTES[] = {
     {"/v1/messages", "POST", true, false, true, handle_messages, "/v1/messages"},
     {"/v1/messages/count_tokens", "POST", true, false, true, handle_count_tokens,
      "/v1/messages/count_tokens"},
+    {"/v1/responses", "POST", true, false, true, handle_responses, "/v1/responses"},
+    {"/v1/responses/input_tokens", "POST", true, false, true, handle_responses_tokens,
+     "/v1/responses/input_tokens"},
     {"/tools", "GET, HEAD, POST", true, false, true, handle_tools, "/tools"},
     {"/cors-proxy", "GET, HEAD, POST", true, false, true, handle_cors_proxy, "/cors-proxy"},
     // llama-server's other names of the same endpoints (counted under the first name; its
@@ -166,6 +169,9 @@ static const route ROUTES[] = {
     {"/models", "GET, HEAD", false, false, false, handle_models, "/v1/models"},
     {"/completions", "POST", true, false, true, handle_completion_native, "/completion"},
     {"/chat/completions", "POST", true, false, true, handle_chat, "/v1/chat/completions"},
+    {"/responses", "POST", true, false, true, handle_responses, "/v1/responses"},
+    {"/responses/input_tokens", "POST", true, false, true, handle_responses_tokens,
+     "/v1/responses/input_tokens"},
 };
 
 static enum MHD_Result dispatch(serve_http *h, struct MHD_Connection *c, const serve_call *r,
