@@ -167,6 +167,19 @@ MINT_API void mint_log_softmax(const float *logits, int32_t n_vocab, const int32
 // Whether the vocabulary puts a space before the text it tokenizes (SentencePiece's "▁": "a"
 // becomes " a"); detokenizing then drops that space from the first piece.
 MINT_API bool mint_vocab_adds_space_prefix(const mint_model *m);
+// The vocabulary's fill-in-the-middle tokens (what llama-server's /infill builds its prompt
+// from): the tokenizer.ggml.fim_*_token_id keys, or the older prefix/suffix/middle_token_id
+// ones, else the token with one of llama.cpp's texts for it ("<|fim_prefix|>", "<fim-prefix>",
+// "<PRE>", ...); -1 where the vocabulary has none.
+typedef struct mint_fim_tokens {
+    int32_t pre; // before the text ahead of the gap (<|fim_prefix|>, <PRE>)
+    int32_t suf; // before the text after the gap (<|fim_suffix|>, <SUF>)
+    int32_t mid; // last: the model writes the gap's text next (<|fim_middle|>, <MID>)
+    int32_t pad; // padding (<|fim_pad|>)
+    int32_t rep; // repository-level prompts: before the repository's name (<|repo_name|>)
+    int32_t sep; // ... and before each file's name (<|file_sep|>)
+} mint_fim_tokens;
+MINT_API mint_fim_tokens mint_vocab_fim_tokens(const mint_model *m);
 
 // A generation step: sample a token from the caller's logits, end at an end-of-generation token,
 // a stop string or max_tokens, and release the text that can no longer be the start of a stop

@@ -721,6 +721,12 @@ bool mint_token_is_eog(const mint_model *m, int32_t id) {
     return mint_vocab_is_eog(m->vocab, id);
 }
 
+mint_fim_tokens mint_vocab_fim_tokens(const mint_model *m) {
+    const mint_vocab *v = m->vocab;
+    return (mint_fim_tokens){mint_vocab_fim(v, 0), mint_vocab_fim(v, 1), mint_vocab_fim(v, 2),
+                             mint_vocab_fim(v, 3), mint_vocab_fim(v, 4), mint_vocab_fim(v, 5)};
+}
+
 mint_status mint_vocab_compatible(const mint_model *a, const mint_model *b, mint_err *err) {
     mint_err_clear(err);
     mint_status st = mint_vocab_same(a->vocab, b->vocab, err);

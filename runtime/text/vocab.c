@@ -582,6 +582,7 @@ static mint_status load(const mint_file *f, mint_vocab *v, mint_err *err) {
     detect_special(v, ids);
     v->eot = ids[SP_EOT];
     v->eom = ids[SP_EOM];
+    for (int k = 0; k < 6; k++) v->fim[k] = ids[SP_FIM_PRE + k];
     if ((st = build_special_list(v, err)) != MINT_OK) return st;
     apply_model_rules(f, v);
     build_byte_table(v);
@@ -626,6 +627,9 @@ int32_t mint_vocab_eos(const mint_vocab *v) {
 }
 int32_t mint_vocab_eot(const mint_vocab *v) {
     return v->eot;
+}
+int32_t mint_vocab_fim(const mint_vocab *v, int k) {
+    return k >= 0 && k < 6 ? v->fim[k] : -1;
 }
 int32_t mint_vocab_unk(const mint_vocab *v) {
     return v->unk;

@@ -37,6 +37,9 @@ int32_t mint_vocab_bos(const mint_vocab *v);
 int32_t mint_vocab_eos(const mint_vocab *v);
 int32_t mint_vocab_eot(const mint_vocab *v); // end of turn: key, or found by text (<|im_end|> ...)
 int32_t mint_vocab_unk(const mint_vocab *v);
+// Fill-in-the-middle id k (0 prefix, 1 suffix, 2 middle, 3 pad, 4 repo, 5 file separator): the
+// tokenizer.ggml.fim_* key (or the older prefix/suffix/middle ones), else found by text; -1.
+int32_t mint_vocab_fim(const mint_vocab *v, int k);
 bool mint_vocab_add_bos(const mint_vocab *v);          // tokenize(add_special) starts with BOS
 bool mint_vocab_add_eos(const mint_vocab *v);          // ... and ends with EOS
 bool mint_vocab_add_space_prefix(const mint_vocab *v); // a raw fragment gets a leading space

@@ -59,8 +59,10 @@ typedef struct mint_vocab {
                             // token spans a point just before "▁" that follows other text:
                             // BPE may then merge word by word (same result, small heaps)
     int32_t bos, eos, eot, eom, unk, sep, pad; // special ids, -1 = none
-    bool add_bos;                              // tokenize(add_special) prepends BOS (default true)
-    bool add_eos;                              // ... and appends EOS (default false)
+    int32_t fim[6]; // fill-in-the-middle ids, -1 = none: prefix, suffix, middle, pad, repo, file
+                    // separator (mint_fim_tokens' order)
+    bool add_bos;   // tokenize(add_special) prepends BOS (default true)
+    bool add_eos;   // ... and appends EOS (default false)
     bool add_space_prefix; // SPM: a raw fragment at the start or after a special token gets " "
                            // (BPE vocabularies never add it; detokenize removes it for both)
     bool clean_spaces;     // detokenize drops the space before ? ! . , and in contractions

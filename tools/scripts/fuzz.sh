@@ -12,7 +12,8 @@
 # responses (OpenAI's Responses API bodies),
 # slot_file (llama-server's slot files, POST /slots/N?action=restore), preset_ini (router
 # mode's --models-preset files), mcp (MCP server configurations and the lines a server writes
-# back) or grammar (GBNF grammars, then a few matching steps). Extra arguments go to every
+# back), infill (mint-serve's POST /infill bodies made into a prompt) or grammar (GBNF
+# grammars, then a few matching steps). Extra arguments go to every
 # harness (e.g. -runs=1000000 to stop after that many executions; SECONDS still bounds the time).
 # Seeds are made afresh from MINT_TEST_DATA (or ../shared/data) and tests/fuzz/seeds into
 # build-fuzz/corpus/TARGET.seeds/; what the fuzzer finds accumulates in build-fuzz/corpus/TARGET/
@@ -36,9 +37,9 @@ case $seconds in
     ;;
 esac
 dir=${MINT_FUZZ_DIR:-build-fuzz}
-all="gguf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar slot_file preset_ini mcp agent_request responses"
+all="gguf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar slot_file preset_ini mcp agent_request responses infill"
 [ -f formats/safetensors.h ] &&
-    all="gguf safetensors hf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar slot_file preset_ini mcp agent_request responses"
+    all="gguf safetensors hf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar slot_file preset_ini mcp agent_request responses infill"
 if [ "$what" = all ]; then
     targets=$all
 else
@@ -85,6 +86,7 @@ max_len() {
     mcp) echo 4096 ;;
     grammar) echo 2048 ;;
     agent_request) echo 4096 ;;
+    infill) echo 4096 ;;
     *) echo 1024 ;;
     esac
 }

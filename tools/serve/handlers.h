@@ -79,6 +79,9 @@ enum MHD_Result handle_input_tokens(serve_http *h, struct MHD_Connection *c, con
 enum MHD_Result handle_completion_native(serve_http *h, struct MHD_Connection *c,
                                          const serve_call *r);
 
+// handlers_infill.c: POST /infill (fill-in-the-middle), answered in /completion's shape.
+enum MHD_Result handle_infill(serve_http *h, struct MHD_Connection *c, const serve_call *r);
+
 // handlers_agent.c: GET/POST /tools (403 without tools), and the 403 of a feature turned off.
 enum MHD_Result handle_tools(serve_http *h, struct MHD_Connection *c, const serve_call *r);
 enum MHD_Result reply_feature_disabled(struct MHD_Connection *c);

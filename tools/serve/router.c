@@ -163,6 +163,7 @@ static const route ROUTES[] = {
      "/v1/responses/input_tokens"},
     {"/tools", "GET, HEAD, POST", true, false, true, handle_tools, "/tools"},
     {"/cors-proxy", "GET, HEAD, POST", true, false, true, handle_cors_proxy, "/cors-proxy"},
+    {"/infill", "POST", true, false, true, handle_infill, "/infill"},
     // llama-server's other names of the same endpoints (counted under the first name; its
     // /completions is its own shape, /completion's, not OpenAI's /v1/completions)
     {"/v1/health", "GET, HEAD", false, true, false, handle_health, "/health"},

@@ -75,6 +75,7 @@ typedef struct serve_config {
     bool no_ui;           // --no-ui / --no-webui: no page at /
     int kv_block;         // --kv-block (0 = default)
     int n_batch;          // -b --batch-size: tokens per scheduler step (0 = the context's)
+    bool spm_infill;      // --spm-infill: /infill puts the suffix before the prefix
     const char *slot_save_path; // --slot-save-path: the folder of slot files, or NULL (off)
     int kv_type;                // --kv-type: a mint_kv_type (the index in kv_types)
     int cache_ram;              // --cache-ram: MiB of KV blocks kept for the prompt cache beyond

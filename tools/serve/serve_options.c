@@ -111,6 +111,8 @@ static const opt opts[] = {
     {"-b --batch-size", OPT_INT, F(n_batch), "N", 1, 1 << 16,
      .help = "tokens evaluated per step, over all slots (default 512): a long prompt\n"
              "is evaluated this many at a time, between the other slots' tokens"},
+    {"--spm-infill", OPT_FLAG, F(spm_infill),
+     .help = "/infill puts the suffix before the prefix (suffix-prefix-middle order)"},
     LOAD_OPTS(serve_config, load),
     {"-v --verbose --log-verbose", OPT_FLAG, F(verbose), .help = "a line per request on stderr"},
     {.kind = OPT_SECTION, .help = "a request's defaults:"},
@@ -169,7 +171,6 @@ static const opt opts[] = {
     OPT_VERSION_ROW,
     {"-h --help", OPT_HELP, .help = "this help"},
     COMPAT_SECTION,
-    NOTE_F("--spm-infill", "ignored: mint-serve has no /infill"),
     {"--metrics", OPT_FLAG, F(metrics), .note = "noted: /metrics is always on in mint-serve"},
     {"--ui --webui", OPT_FLAG, .note = "noted: the chat page at / is on by default"},
     {"--jinja", OPT_FLAG, .note = "noted: mint renders every chat template with its Jinja engine"},
