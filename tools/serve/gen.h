@@ -122,6 +122,22 @@ void tools_stream(gen *g, int i, size_t vis, bool done);
 // Choice i's deltas for its text up to vis (done: the final parse) into d[cap], their number;
 // they point into g->parsed[i], valid until the next call.
 size_t tools_diff(gen *g, int i, size_t vis, bool done, mint_chat_delta *d, size_t cap);
+// request_grammar.c: what constrains a request's output (its grammar, its JSON Schema, or its
+// tools' grammar), compiled once to check it, then once per further job.
+typedef struct req_grammar {
+    char *gbnf;                 // the JSON Schema's grammar (mint_grammar_text_free), or NULL
+    mint_chat_grammar cg;       // the tools' grammar (mint_chat_grammar_free)
+    const char *text;           // the GBNF the jobs compile (the request's, gbnf or cg's), or NULL
+    mint_grammar_params params; // cg's triggers when it is lazy
+    mint_grammar *first;        // compiled when checked; the first job takes it
+} req_grammar;
+// Fills *rg (always: free it with req_grammar_free); false with the field in *param and one line
+// in msg when the grammar or schema is bad.
+bool req_grammar_prepare(gen *g, req_grammar *rg, const char **param, char *msg, size_t cap);
+// Gives every job of g its grammar; false when one could not be made (out of memory).
+bool req_grammar_attach(gen *g, req_grammar *rg);
+void req_grammar_free(req_grammar *rg);
+
 // The grammar a request's tools ask for in the template's format, into *cg (free it with
 // mint_chat_grammar_free): tool_choice "required" or a named function, a call and nothing else;
 // "auto" with tools, a lazy one (free text until the model opens a call, then the call's syntax

@@ -591,43 +591,11 @@ enum MHD_Result gen_request(serve_http *h, struct MHD_Connection *c, const serve
         ok = gen_resolve_bias(g, &bias_id, &bias, &n_bias, msg, sizeof msg);
         if (!ok) pparam = "logit_bias";
     }
-    // A grammar, or a JSON schema turned into one (llama.cpp's converter): checked once here (a
-    // bad one is the request's fault), then one per job (each is a generation's state).
-    char *gbnf = NULL;
-    mint_grammar *grammar = NULL;
-    if (ok && g->req.json_schema) {
-        mint_err gerr;
-        const mint_status st = mint_json_schema_to_grammar(
-            g->req.json_schema, strlen(g->req.json_schema), &gbnf, &gerr);
-        if (st != MINT_OK) {
-            ok = false;
-            pparam = "json_schema";
-            snprintf(msg, sizeof msg, "%s", gerr.msg);
-        }
-    }
-    // Else the tools' grammar: a call for "required", a lazy one for "auto" (its triggers).
-    mint_chat_grammar cg = {0};
-    const bool tool_g = ok && !gbnf && !g->req.grammar && tools_grammar(g, &cg);
-    const char *gtext = g->req.grammar ? g->req.grammar : gbnf ? gbnf : tool_g ? cg.gbnf : NULL;
-    mint_grammar_params gp = mint_grammar_default_params();
-    if (tool_g && cg.lazy) {
-        gp.trigger_words = (const char *const *)cg.trigger_words;
-        gp.n_trigger_words = cg.n_trigger_words;
-        gp.trigger_patterns = (const char *const *)cg.trigger_patterns;
-        gp.n_trigger_patterns = cg.n_trigger_patterns;
-    }
-    if (ok && gtext && !g->peek) {
-        mint_err gerr;
-        if (mint_grammar_create(sched_model(h->e), gtext, strlen(gtext), &gp, &grammar, &gerr) !=
-            MINT_OK) {
-            ok = false;
-            pparam = g->req.grammar ? "grammar" : tool_g ? "tools" : "json_schema";
-            snprintf(msg, sizeof msg, "%s", gerr.msg);
-        }
-    }
+    // What constrains the output (request_grammar.c), checked once here.
+    req_grammar rg = {0};
+    if (ok) ok = req_grammar_prepare(g, &rg, &pparam, msg, sizeof msg);
     if (!ok) {
-        mint_chat_grammar_free(&cg);
-        mint_grammar_text_free(gbnf);
+        req_grammar_free(&rg);
         const int n_long = too_long >= 0 ? n_ids[too_long] : 0;
         for (int i = 0; i < n_arrays; i++) free(ids[i]);
         free(bias_id);
@@ -691,19 +659,8 @@ enum MHD_Result gen_request(serve_http *h, struct MHD_Connection *c, const serve
     for (int i = 0; i < n_arrays; i++) free(ids[i]);
     free(bias_id);
     free(bias);
-    bool grammar_ok = true;
-    for (int i = 0; grammar && i < g->n; i++) { // the first job takes the checked one
-        if (!g->jobs[i]) continue;
-        mint_err gerr;
-        if (i == 0)
-            g->jobs[i]->grammar = grammar;
-        else if (mint_grammar_create(sched_model(h->e), gtext, strlen(gtext), &gp,
-                                     &g->jobs[i]->grammar, &gerr) != MINT_OK)
-            grammar_ok = false;
-    }
-    if (grammar && !g->jobs[0]) mint_grammar_free(grammar);
-    mint_grammar_text_free(gbnf);
-    mint_chat_grammar_free(&cg);
+    const bool grammar_ok = req_grammar_attach(g, &rg);
+    req_grammar_free(&rg);
     for (int i = 0; i < g->n; i++)
         if (!g->jobs[i] || !g->jobs[i]->prompt || !grammar_ok ||
             ((n_bias || (g->req.ignore_eos && h->n_eog)) && !g->jobs[i]->n_bias)) {
