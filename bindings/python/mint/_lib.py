@@ -249,6 +249,18 @@ class mint_sample_info(Struct):
     ]
 
 
+class mint_fim_tokens(Struct):
+    _c_name_ = "mint_fim_tokens"
+    _fields_ = [
+        ("pre", c_int32),
+        ("suf", c_int32),
+        ("mid", c_int32),
+        ("pad", c_int32),
+        ("rep", c_int32),
+        ("sep", c_int32),
+    ]
+
+
 class mint_grammar_params(Struct):
     _c_name_ = "mint_grammar_params"
     _fields_ = [
@@ -523,7 +535,7 @@ class mint_chat_grammar(Struct):
 STRUCTS = [
     mint_err, mint_file_info, mint_tensor_info, mint_kv_info, mint_model_params, mint_model_desc,
     mint_ctx_params, mint_batch_entry, mint_cache_info, mint_trace_node, mint_sampler_params,
-    mint_sample_info, mint_grammar_params, mint_gen_params, mint_gen_token, mint_beam_params, mint_spec_params, mint_spec_stats, mint_ppl_params,
+    mint_sample_info, mint_fim_tokens, mint_grammar_params, mint_gen_params, mint_gen_token, mint_beam_params, mint_spec_params, mint_spec_stats, mint_ppl_params,
     mint_ppl_percentiles, mint_ppl_result, mint_quantize_params, mint_synth_params, mint_chat_msg,
     mint_chat_msg_ex, mint_chat_opts, mint_chat_parse_opts, mint_chat_tool_call, mint_chat_parsed,
     mint_chat_delta, mint_chat_grammar_opts, mint_chat_grammar,
@@ -668,6 +680,7 @@ PROTOTYPES = {
     "mint_top_k": (c_int32, [P(c_float), c_int32, c_int32, P(c_int32)]),
     "mint_log_softmax": (None, [P(c_float), c_int32, P(c_int32), c_int32, P(c_double)]),
     "mint_vocab_adds_space_prefix": (c_bool, [handle]),
+    "mint_vocab_fim_tokens": (mint_fim_tokens, [handle]),
     "mint_gen_default_params": (mint_gen_params, []),
     "mint_gen_create": (c_enum, [handle, handle, P(mint_gen_params), P(handle), P(mint_err)]),
     "mint_gen_free": (None, [handle]),
