@@ -3,7 +3,7 @@
 # Safe to rerun: it only calls apt-get when something is absent. Needs root or sudo for that.
 #   tools/scripts/deps.sh [EXTRA-PACKAGE ...]
 set -eu
-pkgs="gcc make cmake pkg-config libxxhash-dev libjson-c-dev libcriterion-dev libmicrohttpd-dev libpcre2-dev $*"
+pkgs="gcc make cmake pkg-config libxxhash-dev libjson-c-dev libcriterion-dev libmicrohttpd-dev libpcre2-dev libcurl4-openssl-dev $*"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
