@@ -1,5 +1,6 @@
 // anthropic.c - see anthropic.h.
 #include "anthropic.h"
+#include "json_body.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -137,18 +138,8 @@ static bool message(json_object *m, json_object *list, char *msg, size_t cap, in
 bool anthropic_to_openai(const char *body, size_t len, char **out, char *msg, size_t cap,
                          int *status) {
     *out = NULL;
-    json_tokener *tok = json_tokener_new();
-    if (!tok) return fail(msg, cap, status, 500, "out of memory");
-    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-    json_object *req =
-        len > 0 && len < (size_t)INT32_MAX ? json_tokener_parse_ex(tok, body, (int)len) : NULL;
-    const bool parsed = req && json_tokener_get_error(tok) == json_tokener_success &&
-                        json_tokener_get_parse_end(tok) == len;
-    json_tokener_free(tok);
-    if (!parsed || !json_object_is_type(req, json_type_object)) {
-        json_object_put(req);
-        return fail(msg, cap, status, 400, "the body must be one JSON object");
-    }
+    json_object *req = json_body_object(body, len);
+    if (!req) return fail(msg, cap, status, 400, "the body must be one JSON object");
     json_object *o = json_object_new_object(), *msgs = json_object_new_array(), *v;
     bool ok = true;
     if (json_object_object_get_ex(req, "system", &v) && v) {

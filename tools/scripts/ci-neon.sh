@@ -57,7 +57,8 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
         -o Dir::Cache="$apt_dir/cache"
     apt-get "$@" update >/dev/null
     apt-get "$@" install --download-only -y --no-install-recommends \
-        libcriterion-dev libxxhash-dev libjson-c-dev libmicrohttpd-dev libpcre2-dev >/dev/null
+        libcriterion-dev libxxhash-dev libjson-c-dev libmicrohttpd-dev libpcre2-dev \
+        libcurl4-openssl-dev >/dev/null
     for deb in "$apt_dir"/cache/archives/*.deb; do dpkg -x "$deb" "$sysroot"; done
     # Debian's -dev symlinks are absolute (libz.so -> /lib/aarch64-linux-gnu/libz.so.1...):
     # point them inside the sysroot.
