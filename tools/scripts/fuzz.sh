@@ -105,7 +105,7 @@ seed() {
         cp tests/fuzz/seeds/jinja/* "$out/"
         if [ -d "$MINT_TEST_DATA/templates" ]; then cp "$MINT_TEST_DATA"/templates/*.jinja "$out/"; fi ;;
     run_args | quantize_args | options) "$bin/fuzz_make_seeds" args "$out" "tests/fuzz/seeds/$t" ;;
-    slot_file) cp tests/fuzz/seeds/slot_file/*.bin "$out/" ;; # packed, plain, empty, with an image
+    slot_file) cp tests/fuzz/seeds/slot_file/*.seed "$out/" ;; # packed, plain, empty, with an image
     esac >/dev/null
     # Hand-written seeds kept as they are (text files, used byte for byte).
     if [ -d "tests/fuzz/seeds/$t" ]; then

@@ -74,6 +74,15 @@ enum MHD_Result gen_request(serve_http *h, struct MHD_Connection *c, const serve
                             gen_kind kind);
 // A chat body's prompt text as the chat endpoint renders it (malloc'd; NULL and one line in msg).
 char *gen_chat_text(serve_http *h, const serve_call *r, char *msg, size_t cap);
+// Another API's body turned into an OpenAI chat body (anthropic_to_openai, responses_to_openai):
+// false with one line in msg and the status (400, or 5xx) in *status.
+typedef bool (*gen_translate)(const char *body, size_t len, char **out, char *msg, size_t cap,
+                              int *status);
+// Answers {"input_tokens": N}: the prompt tokens of a chat body, or of another API's body through
+// translate (NULL: the body is a chat body); type_5xx names a translator's server error, param
+// the field a bad conversation is blamed on.
+enum MHD_Result gen_input_tokens(serve_http *h, struct MHD_Connection *c, const serve_call *r,
+                                 gen_translate translate, const char *type_5xx, const char *param);
 // A chat body's prompt tokens as the chat endpoint would make them; false and one line in msg.
 bool gen_chat_tokens(serve_http *h, const serve_call *r, int32_t **ids, int *n, char *msg,
                      size_t cap);

@@ -721,16 +721,28 @@ enum MHD_Result handle_chat(serve_http *h, struct MHD_Connection *c, const serve
     return gen_request(h, c, r, GEN_CHAT);
 }
 
-enum MHD_Result handle_input_tokens(serve_http *h, struct MHD_Connection *c, const serve_call *r) {
+enum MHD_Result gen_input_tokens(serve_http *h, struct MHD_Connection *c, const serve_call *r,
+                                 gen_translate translate, const char *type_5xx, const char *param) {
+    char *body = NULL, msg[600];
+    int status = 400;
+    if (translate && !translate(r->body, r->len, &body, msg, sizeof msg, &status))
+        return reply_error(c, (unsigned)status, status == 400 ? "invalid_request_error" : type_5xx,
+                           NULL, "%s", msg);
+    const serve_call chat = {r->method, r->url, body ? body : r->body,
+                             body ? strlen(body) : r->len};
     int32_t *ids = NULL;
     int n = 0;
-    char msg[600];
-    const bool ok = gen_chat_tokens(h, r, &ids, &n, msg, sizeof msg);
+    const bool ok = gen_chat_tokens(h, &chat, &ids, &n, msg, sizeof msg);
+    free(body);
     free(ids);
-    if (!ok) return reply_error(c, 400, "invalid_request_error", "messages", "%s", msg);
+    if (!ok) return reply_error(c, 400, "invalid_request_error", param, "%s", msg);
     json_object *o = json_object_new_object();
     json_object_object_add(o, "input_tokens", json_object_new_int(n));
     return reply_json(c, 200, o);
+}
+
+enum MHD_Result handle_input_tokens(serve_http *h, struct MHD_Connection *c, const serve_call *r) {
+    return gen_input_tokens(h, c, r, NULL, NULL, "messages");
 }
 
 enum MHD_Result handle_next(serve_http *h, struct MHD_Connection *c, const serve_call *r) {
@@ -747,19 +759,5 @@ enum MHD_Result handle_messages(serve_http *h, struct MHD_Connection *c, const s
 }
 
 enum MHD_Result handle_count_tokens(serve_http *h, struct MHD_Connection *c, const serve_call *r) {
-    char *body = NULL, msg[600];
-    int status = 400;
-    if (!anthropic_to_openai(r->body, r->len, &body, msg, sizeof msg, &status))
-        return reply_error(c, (unsigned)status,
-                           status == 400 ? "invalid_request_error" : "api_error", NULL, "%s", msg);
-    const serve_call chat = {r->method, r->url, body, strlen(body)};
-    int32_t *ids = NULL;
-    int n = 0;
-    const bool ok = gen_chat_tokens(h, &chat, &ids, &n, msg, sizeof msg);
-    free(body);
-    free(ids);
-    if (!ok) return reply_error(c, 400, "invalid_request_error", "messages", "%s", msg);
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "input_tokens", json_object_new_int(n));
-    return reply_json(c, 200, o);
+    return gen_input_tokens(h, c, r, anthropic_to_openai, "api_error", "messages");
 }

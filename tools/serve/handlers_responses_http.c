@@ -15,20 +15,5 @@ enum MHD_Result handle_responses(serve_http *h, struct MHD_Connection *c, const 
 
 enum MHD_Result handle_responses_tokens(serve_http *h, struct MHD_Connection *c,
                                         const serve_call *r) {
-    char *body = NULL, msg[600];
-    int status = 400;
-    if (!responses_to_openai(r->body, r->len, &body, msg, sizeof msg, &status))
-        return reply_error(c, (unsigned)status,
-                           status == 400 ? "invalid_request_error" : "server_error", NULL, "%s",
-                           msg);
-    const serve_call chat = {r->method, r->url, body, strlen(body)};
-    int32_t *ids = NULL;
-    int n = 0;
-    const bool ok = gen_chat_tokens(h, &chat, &ids, &n, msg, sizeof msg);
-    free(body);
-    free(ids);
-    if (!ok) return reply_error(c, 400, "invalid_request_error", "input", "%s", msg);
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "input_tokens", json_object_new_int(n));
-    return reply_json(c, 200, o);
+    return gen_input_tokens(h, c, r, responses_to_openai, "server_error", "input");
 }
