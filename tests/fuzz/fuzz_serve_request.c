@@ -5,8 +5,9 @@
 //
 // Checked: parsing is deterministic; a failure leaves a non-empty NUL-terminated message and a
 // param that is NULL or a field's name; a success gives values inside their documented ranges,
-// messages with a known role and content (chat) or exactly one prompt form (completions), the
-// stop strings non-empty, top_logprobs only with logprobs, and n > 1 only when sampling.
+// messages (none, or each) with a known role and content (chat) or exactly one prompt form
+// (completions), the stop strings non-empty, top_logprobs only with logprobs, and n > 1 only when
+// sampling.
 #include "fuzz_util.h"
 #include "serve_request.h"
 
@@ -45,6 +46,8 @@ static bool known_param(const char *p) {
                                         "n_probs",
                                         "return_tokens",
                                         "post_sampling_probs",
+                                        "return_progress",
+                                        "timings_per_token",
                                         "id_slot",
                                         "response_fields",
                                         "grammar",
@@ -77,7 +80,7 @@ static void check_ok(const serve_request *r, serve_kind kind, int cap) {
         FUZZ_CHECK((r->bias[i].text || r->bias[i].id >= 0) &&
                    (r->bias[i].bias == -INFINITY || isfinite(r->bias[i].bias)));
     if (kind == SERVE_CHAT) {
-        FUZZ_CHECK(r->msgs && r->n_msgs >= 1 && r->n_msgs <= SERVE_MAX_MSGS);
+        FUZZ_CHECK((r->msgs || r->n_msgs == 0) && r->n_msgs >= 0 && r->n_msgs <= SERVE_MAX_MSGS);
         FUZZ_CHECK(!r->prompt && !r->prompt_ids);
         for (int i = 0; i < r->n_msgs; i++) {
             const char *role = r->msgs[i].role;
