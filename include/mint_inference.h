@@ -213,6 +213,11 @@ typedef struct mint_cache_info {
     uint64_t prefix_hits;  // blocks reused from the prefix cache since creation
     uint64_t copies;       // copy-on-write copies since creation
     uint64_t evictions;    // cached blocks evicted since creation
+    // A hybrid's recurrent state beside it (zeros for a transformer): each sequence's live state
+    // and its checkpoints (runtime/engine/rstate.h), and going back to a checkpoint.
+    uint64_t bytes_state;    // bytes of every sequence's state and checkpoints
+    uint64_t state_restores; // checkpoints restored since creation (truncation, prefix reuse)
+    uint64_t state_replayed; // tokens evaluated again after a restore since creation
 } mint_cache_info;
 
 MINT_API void mint_ctx_cache_info(const mint_ctx *c, mint_cache_info *out);

@@ -150,4 +150,12 @@ void mint_moe_sum(float *dst, const float *y, size_t y_stride, const float *weig
 // shared expert behind its gate; ops/moe.c).
 void mint_moe_shared_add(float *dst, const float *y, float logit, int64_t n);
 
+// LFM2's short convolution (ops/shortconv.c) over n_rows consecutive rows of one sequence, for
+// channels [c0, c1) of n: in[t] = (b, c, x), three n-wide parts (in_proj's output), bx = b * x;
+//   y[t][ch] = c[t][ch] * sum_{k < taps} w[ch * taps + k] * bx_{t - taps + 1 + k}[ch]
+// where the bx before the first row are state[j * n + ch] (j = 0 .. taps - 2, oldest first).
+// The state ends holding the run's last taps - 1 values of bx. taps is 2..64.
+void mint_shortconv(const float *in, size_t in_stride, float *y, size_t y_stride, int32_t n_rows,
+                    const float *w, int taps, float *state, int64_t n, long c0, long c1);
+
 #endif // MINT_OPS_H

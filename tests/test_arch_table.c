@@ -8,7 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const names[] = {"llama", "qwen2", "qwen3", "phi3", "gpt2", "gemma2", "gemma3"};
+static const char *const names[] = {"llama", "qwen2",  "qwen3",  "phi3",
+                                    "gpt2",  "gemma2", "gemma3", "lfm2"};
 #define N_NAMES (sizeof names / sizeof *names)
 
 // Qwen3-like numbers where every dimension differs from every other.
@@ -46,7 +47,7 @@ Test(arch_table, layer_tensors_bind_each_slot_once) {
     for (size_t a = 0; a < N_NAMES; a++) {
         const mint_arch *row = mint_arch_find(names[a]);
         mint_layer_tensor t[MINT_LAYER_TENSORS_MAX];
-        const int n = mint_arch_layer_tensors(row, t);
+        const int n = mint_arch_layer_tensors(row, MINT_MIXER_ATTENTION, t);
         cr_assert(n > 0 && n <= MINT_LAYER_TENSORS_MAX, "%s: %d", names[a], n);
         int bound[MINT_SLOT_COUNT] = {0};
         for (int i = 0; i < n; i++) {
@@ -81,6 +82,28 @@ Test(arch_table, layer_tensors_bind_each_slot_once) {
         // A gate exactly when the feed-forward has one.
         cr_assert_eq(bound[MINT_SLOT_W_GATE], row->ffn != MINT_FFN_GELU, "%s", names[a]);
     }
+}
+
+// A hybrid's recurrent layer (LFM2's short convolution) declares its mixer's tensors and the
+// feed-forward's, and none of attention's.
+Test(arch_table, a_recurrent_layer_declares_its_mixer) {
+    const mint_arch *row = mint_arch_find("lfm2");
+    cr_assert_eq(row->recurrent, MINT_MIXER_SHORTCONV);
+    mint_layer_tensor t[MINT_LAYER_TENSORS_MAX];
+    const int n = mint_arch_layer_tensors(row, MINT_MIXER_SHORTCONV, t);
+    int bound[MINT_SLOT_COUNT] = {0};
+    for (int i = 0; i < n; i++)
+        if (t[i].need != MINT_ABSENT) bound[t[i].slot]++;
+    const mint_slot have[] = {MINT_SLOT_ATTN_NORM, MINT_SLOT_CONV,     MINT_SLOT_CONV_IN,
+                              MINT_SLOT_CONV_OUT,  MINT_SLOT_FFN_NORM, MINT_SLOT_W_GATE,
+                              MINT_SLOT_W_UP,      MINT_SLOT_W_DOWN};
+    for (size_t s = 0; s < sizeof have / sizeof *have; s++) cr_assert_eq(bound[have[s]], 1);
+    const mint_slot not [] = {MINT_SLOT_WQ, MINT_SLOT_WK, MINT_SLOT_WV, MINT_SLOT_WO,
+                              MINT_SLOT_Q_NORM};
+    for (size_t s = 0; s < sizeof not / sizeof *not ; s++) cr_assert_eq(bound[not [s]], 0);
+    const mint_dims d = {.n_embd = 1024, .n_conv = 3};
+    cr_assert_eq(mint_dim_value(MINT_DIM_CONV, &d), 3);
+    cr_assert_eq(mint_dim_value(MINT_DIM_EMBD3, &d), 3072);
 }
 
 Test(arch_table, the_description_names_the_kinds) {

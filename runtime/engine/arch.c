@@ -63,6 +63,12 @@ static const mint_arch arches[] = {
      .ffn = MINT_FFN_MOE, .attn_sinks = MINT_REQUIRED, .ffn_norm_post_attention = true,
      .swa_period = 2, .swa_window_default = 128, .moe_gating = MINT_MOE_SOFTMAX_TOPK,
      .moe_act = MINT_MOE_SWIGLU_OAI, .moe_biases = MINT_REQUIRED},
+    // LFM2 (LiquidAI's 350M-2.6B): a hybrid. Most layers mix tokens with a double-gated short
+    // convolution (attention.head_count_kv is 0 there), the others with Qwen3-style attention
+    // (per-head q/k norms, NEOX RoPE); every layer has a SwiGLU feed-forward. The final norm is
+    // stored as token_embd_norm.weight.
+    {"lfm2", .pos = MINT_POS_ROPE_NEOX, .qk_norm = MINT_REQUIRED, .recurrent = MINT_MIXER_SHORTCONV,
+     .recurrent_no_kv = true, .output_norm_name = "token_embd_norm.weight"},
 };
 
 const mint_arch *mint_arch_for_file(const char *name, bool has_experts) {
@@ -109,11 +115,15 @@ int64_t mint_dim_value(mint_dim d, const mint_dims *x) {
         return x->n_ff_shexp;
     case MINT_DIM_HEADS:
         return x->n_head;
+    case MINT_DIM_CONV:
+        return x->n_conv;
+    case MINT_DIM_EMBD3:
+        return 3 * x->n_embd;
     }
     return 0;
 }
 
-int mint_arch_layer_tensors(const mint_arch *a, mint_layer_tensor *out) {
+int mint_arch_layer_tensors(const mint_arch *a, mint_mixer_kind mixer, mint_layer_tensor *out) {
     int n = 0;
     // NORM: a norm's weight of len elements (drawn around 1); VEC: a bias (drawn around 0 with
     // the spread given); MAT: a matrix every file has (drawn with spread 1 / sqrt(by)); EXPERTS:
@@ -143,6 +153,15 @@ int mint_arch_layer_tensors(const mint_arch *a, mint_layer_tensor *out) {
     }
     const bool ln = a->norm == MINT_NORM_LAYER;
     NORM("attn_norm.weight", MINT_DIM_EMBD, MINT_SLOT_ATTN_NORM, MINT_REQUIRED);
+    if (mixer == MINT_MIXER_SHORTCONV) { // LFM2's convolution instead of attention
+        // the taps drawn around 0 with spread 1 / sqrt(L), like a trained filter's
+        MAT("shortconv.conv.weight", MINT_DIM_CONV, MINT_DIM_EMBD, MINT_SLOT_CONV, MINT_DIM_CONV);
+        MAT("shortconv.in_proj.weight", MINT_DIM_EMBD, MINT_DIM_EMBD3, MINT_SLOT_CONV_IN,
+            MINT_DIM_EMBD);
+        MAT("shortconv.out_proj.weight", MINT_DIM_EMBD, MINT_DIM_EMBD, MINT_SLOT_CONV_OUT,
+            MINT_DIM_EMBD);
+        goto feed_forward;
+    }
     VEC("attn_norm.bias", MINT_DIM_EMBD, MINT_SLOT_ATTN_NORM_B, ln ? MINT_REQUIRED : MINT_ABSENT,
         0.05f);
     if (a->fused_qkv) {
@@ -174,6 +193,7 @@ int mint_arch_layer_tensors(const mint_arch *a, mint_layer_tensor *out) {
     MAT("attn_output.weight", MINT_DIM_Q, MINT_DIM_EMBD, MINT_SLOT_WO, MINT_DIM_Q);
     VEC("attn_output.bias", MINT_DIM_EMBD, MINT_SLOT_BO, a->out_bias, 0.1f);
     VEC("attn_sinks.weight", MINT_DIM_HEADS, MINT_SLOT_ATTN_SINKS, a->attn_sinks, 1.0f);
+feed_forward:
     if (a->ffn_norm_post_attention) // gpt-oss: the feed-forward's norm under this name
         NORM("post_attention_norm.weight", MINT_DIM_EMBD, MINT_SLOT_FFN_NORM, MINT_REQUIRED);
     else
@@ -291,6 +311,10 @@ void mint_arch_describe(const mint_arch *a, char *buf, size_t cap) {
             a->moe_norm_weights ? "renormalised" : "as they are",
             a->moe_shared_expert ? "; a shared expert behind a sigmoid gate" : "");
     if (a->moe_act == MINT_MOE_SWIGLU_OAI) OUT("; experts' clamped SwiGLU (swiglu_oai)");
+    if (a->recurrent == MINT_MIXER_SHORTCONV)
+        OUT("; a hybrid: layers without KV heads mix tokens by a double-gated short convolution "
+            "(a state of its last L - 1 inputs per sequence)");
+    if (a->output_norm_name) OUT("; the final norm named %s", a->output_norm_name);
     if (a->wide_scale_layers)
         OUT("; %d layers scale queries by n_embd / n_head", a->wide_scale_layers);
     if (a->quant_70b_layers)

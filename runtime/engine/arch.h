@@ -59,6 +59,15 @@ typedef enum mint_moe_act {
                          // (gpt-oss; llama.cpp's swiglu_oai)
 } mint_moe_act;
 
+// A layer's token mixer: attention over the KV cache, or a recurrence whose past is one state per
+// sequence (runtime/engine/rstate.h) that each token overwrites.
+typedef enum mint_mixer_kind {
+    MINT_MIXER_ATTENTION = 0, // attention (every layer of a transformer)
+    MINT_MIXER_SHORTCONV,     // LFM2's double-gated short convolution: in_proj gives b, c, x;
+                              // y = out_proj(c * conv(b * x)), conv a depthwise causal one over
+                              // the last shortconv.l_cache inputs (its state: the L - 1 before)
+} mint_mixer_kind;
+
 typedef struct mint_arch {
     const char *name;          // general.architecture, and the prefix of its metadata keys
     mint_norm_kind norm;       // every norm of the model
@@ -116,6 +125,12 @@ typedef struct mint_arch {
     mint_tensor_need moe_biases;  // biases of the router (ffn_gate_inp.bias [n_expert]) and of
                                   // every expert's projections (ffn_gate/up/down_exps.bias,
                                   // [n_ff_exp] / [n_embd] per expert)
+    // Hybrids (a recurrent mixer in some layers, attention in the others):
+    mint_mixer_kind recurrent;    // the mixer of the recurrent layers (ATTENTION: every layer is)
+    bool recurrent_no_kv;         // layer l is recurrent when attention.head_count_kv[l] is 0, an
+                                  // array with an entry per layer (LFM2)
+    const char *output_norm_name; // the final norm's tensor when not output_norm.weight (LFM2's
+                                  // converter names it token_embd_norm.weight)
     // What llama-quantize knows of the architecture (runtime/filetools/mix.c):
     int quant_70b_layers; // a model with this many layers is llama.cpp's 70B type, whose attn_v
                           // gets more bits (0: none)
@@ -142,6 +157,8 @@ typedef enum mint_dim {
     MINT_DIM_EXPERTS,  // experts (expert_count)
     MINT_DIM_FF_SHEXP, // the shared expert's width (expert_shared_feed_forward_length)
     MINT_DIM_HEADS,    // n_head (one number per query head: attention sinks)
+    MINT_DIM_CONV,     // a short convolution's taps (shortconv.l_cache)
+    MINT_DIM_EMBD3,    // 3 n_embd (LFM2's in_proj: b, c and x)
 } mint_dim;
 
 // Where a tensor (or a view of a fused one) is bound: a field of runtime/engine/model.h's
@@ -182,6 +199,9 @@ typedef enum mint_slot {
     MINT_SLOT_GATE_EXPS_B,    // ffn_gate_exps.bias: n_expert x [n_ff_exp]
     MINT_SLOT_UP_EXPS_B,      // ffn_up_exps.bias: n_expert x [n_ff_exp]
     MINT_SLOT_DOWN_EXPS_B,    // ffn_down_exps.bias: n_expert x [n_embd]
+    MINT_SLOT_CONV,           // shortconv.conv: [L] taps per channel, n_embd rows
+    MINT_SLOT_CONV_IN,        // shortconv.in_proj: [n_embd] -> [3 n_embd] (b, c, x)
+    MINT_SLOT_CONV_OUT,       // shortconv.out_proj: [n_embd] -> [n_embd]
     MINT_SLOT_COUNT
 } mint_slot;
 
@@ -220,14 +240,17 @@ typedef struct mint_dims {
     int64_t n_ff_exp;   // an expert's feed-forward width (0 without experts)
     int64_t n_expert;   // experts (0 without)
     int64_t n_ff_shexp; // the shared expert's width (0 without)
+    int64_t n_conv;     // a short convolution's taps (0 without)
 } mint_dims;
 
 // d in those numbers.
 int64_t mint_dim_value(mint_dim d, const mint_dims *x);
 
-// The tensors of one layer of `a`, in the order llama.cpp's converter writes them, those a file
-// must not have included (need MINT_ABSENT): into out[MINT_LAYER_TENSORS_MAX]; returns how many.
-int mint_arch_layer_tensors(const mint_arch *a, mint_layer_tensor *out);
+// The tensors of one layer of `a` whose token mixer is `mixer` (MINT_MIXER_ATTENTION, or the
+// row's recurrent kind for a hybrid's recurrent layers), in the order llama.cpp's converter
+// writes them, those a file must not have included (need MINT_ABSENT): into
+// out[MINT_LAYER_TENSORS_MAX]; returns how many.
+int mint_arch_layer_tensors(const mint_arch *a, mint_mixer_kind mixer, mint_layer_tensor *out);
 
 // The row of `name`, or NULL when mint does not run it.
 const mint_arch *mint_arch_find(const char *name);

@@ -210,12 +210,26 @@ static int64_t kv_blocks(const mint_ctx_params *p, uint64_t bb) {
     return extra > (uint64_t)(INT32_MAX - own) ? INT32_MAX : own + (int64_t)extra;
 }
 
+// Layers the KV cache holds: the attention layers (at least one, so that a block has a size).
+static int32_t kv_layers(const mint_hparams *hp) {
+    return hp->n_layer_kv > 0 ? hp->n_layer_kv : 1;
+}
+
+// Checkpoints of the recurrent state kept per sequence, and snapshots after full KV blocks kept
+// for the prefix cache (runtime/engine/rstate.h).
+enum { RS_CHECKPOINTS = 8, RS_SNAPSHOTS = 64 };
+
+// Floats of one recurrent layer's state of one sequence: a short convolution's last L - 1 inputs.
+static size_t rs_layer_floats(const mint_hparams *hp) {
+    return hp->n_conv > 1 ? (size_t)(hp->n_conv - 1) * (size_t)hp->n_embd : 0;
+}
+
 // Sizes every buffer from the graph and checks the total against the machine's memory before
 // anything is allocated.
 static mint_status plan_memory(mint_ctx *c, mint_err *err) {
     const mint_hparams *hp = &c->model->hp;
     const mint_ctx_params *p = &c->params;
-    uint64_t bb = mint_kv_block_bytes(p->kv_type, hp->n_layer,
+    uint64_t bb = mint_kv_block_bytes(p->kv_type, kv_layers(hp),
                                       (int64_t)hp->n_head_kv * hp->head_dim, p->kv_block),
              total;
     if (bb == 0) return mint_fail(err, MINT_E_LIMIT, "KV cache size overflows");
@@ -244,6 +258,8 @@ static mint_status plan_memory(mint_ctx *c, mint_err *err) {
         total += (uint64_t)p->n_threads * c->moe.scratch_bytes +
                  (uint64_t)p->n_batch * (uint64_t)hp->n_expert_used * sizeof(int32_t);
     }
+    total += ((uint64_t)p->n_seq_max * (1 + RS_CHECKPOINTS) + RS_SNAPSHOTS) *
+             (uint64_t)hp->n_layer_rs * rs_layer_floats(hp) * sizeof(float);
     uint64_t mem = p->max_memory ? p->max_memory : phys_mem();
     if (total > mem)
         return mint_fail(err, MINT_E_LIMIT,
@@ -273,9 +289,15 @@ mint_status mint_ctx_create(mint_model *m, const mint_ctx_params *params, mint_c
     if ((st = plan_memory(c, err))) goto fail;
     const mint_hparams *hp = &m->hp;
     const mint_ctx_params *p = &c->params;
-    if ((st = mint_kv_init(&c->kv, p->kv_type, hp->n_layer, (int64_t)hp->n_head_kv * hp->head_dim,
-                           p->kv_block, p->n_ctx, p->n_seq_max, c->kv_blocks, err)))
+    if ((st = mint_kv_init(&c->kv, p->kv_type, kv_layers(hp), (int64_t)hp->n_head_kv * hp->head_dim,
+                           p->kv_block, p->n_ctx, p->n_seq_max, c->kv_blocks, err)) ||
+        (st = mint_rs_init(&c->rs, p->n_seq_max, hp->n_layer_rs, rs_layer_floats(hp),
+                           RS_CHECKPOINTS, RS_SNAPSHOTS, err)))
         goto fail;
+    if (c->rs.n_layer && !(c->snap_reqs = calloc((size_t)c->rs.n_snap / 2, sizeof *c->snap_reqs))) {
+        st = mint_fail(err, MINT_E_NOMEM, "out of memory");
+        goto fail;
+    }
     for (int b = 0; b < MINT_BUF_COUNT; b++) {
         size_t bytes = c->stride[b] * (size_t)p->n_batch;
         c->buf[b] = bytes ? aligned_alloc(ROW_ALIGN, bytes) : NULL;
@@ -352,6 +374,8 @@ void mint_ctx_free(mint_ctx *c) {
     free(c->trace_nodes);
     free(c->graph_text);
     mint_kv_free(&c->kv);
+    mint_rs_free(&c->rs);
+    free(c->snap_reqs);
     mint_graph_free(&c->graph);
     free(c);
 }
@@ -408,5 +432,8 @@ void mint_ctx_cache_info(const mint_ctx *c, mint_cache_info *out) {
         .prefix_hits = s.prefix_hits,
         .copies = s.copies,
         .evictions = s.evictions,
+        .bytes_state = mint_rs_bytes(&c->rs),
+        .state_restores = c->rs.restores,
+        .state_replayed = c->rs.replayed,
     };
 }

@@ -18,7 +18,9 @@ struct mint_ctx {
     const mint_kernels *k;         // kernel table of the chosen level
     mint_graph graph;              // the forward pass as nodes
     char *graph_text;              // mint_ctx_graph_text, made on first request
-    mint_kvcache kv;               // the sequences' keys and values
+    mint_kvcache kv;               // the sequences' keys and values (attention layers')
+    mint_rstate rs;                // the sequences' recurrent state (a hybrid's other layers)
+    mint_rs_snap_req *snap_reqs;   // [rs.n_snap / 2] a batch's snapshots at block boundaries
     mint_pool *pool;               // n_threads workers (the caller is worker 0)
     void *buf[MINT_BUF_COUNT];     // activation buffers, [n_batch] rows each
     size_t stride[MINT_BUF_COUNT]; // bytes per row (rounded up to 64)

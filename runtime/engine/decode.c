@@ -10,6 +10,7 @@
 #include "runtime/engine/context.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 static mint_status check_seq(const mint_ctx *c, int32_t seq, const char *what, mint_err *err) {
@@ -68,12 +69,43 @@ static mint_attn_shape attn_shape(const mint_hparams *hp) {
                              hp->attn_softcap};
 }
 
+// A hybrid's snapshots for the prefix cache: the state of each sequence of the batch at every
+// block boundary its rows cross, the last rs.n_snap / 2 of them (a long prompt's latest blocks
+// are the ones a later request shares most often), each in a slot of the store.
+static int32_t plan_snapshots(mint_ctx *c) {
+    if (!c->rs.n_layer) return 0;
+    const int32_t B = c->kv.block, cap = c->rs.n_snap / 2;
+    int32_t n = 0, total = 0;
+    for (int32_t s = 0; s < c->params.n_seq_max; s++) {
+        const int32_t past = c->kv.seq[s].n_past, end = past + c->seq_count[s];
+        total += end / B - past / B;
+    }
+    int32_t skip = total > cap ? total - cap : 0;
+    for (int32_t s = 0; s < c->params.n_seq_max; s++) {
+        const int32_t past = c->kv.seq[s].n_past, end = past + c->seq_count[s];
+        for (int32_t p = (past / B + 1) * B; p <= end; p += B) {
+            if (skip > 0) {
+                skip--;
+                continue;
+            }
+            const int32_t slot = mint_rs_snap_take(&c->rs);
+            c->snap_reqs[n++] = (mint_rs_snap_req){s, p, slot, mint_rs_snap(&c->rs, slot)};
+        }
+    }
+    return n;
+}
+
 mint_status mint_decode(mint_ctx *c, const mint_batch_entry *e, int32_t n, mint_err *err) {
     mint_err_clear(err);
     mint_status st = validate(c, e, n, err);
     if (st) return st;
     for (int32_t s = 0; s < c->params.n_seq_max; s++)
         if (c->seq_count[s] && (st = mint_kv_reserve(&c->kv, s, c->seq_count[s], err))) return st;
+    // A hybrid's sequences keep their recurrent state where this batch starts: where speculative
+    // decoding's rejected drafts and a chat's next turn go back to (runtime/engine/rstate.h).
+    for (int32_t s = 0; s < c->params.n_seq_max && c->rs.n_layer; s++)
+        if (c->seq_count[s]) mint_rs_checkpoint(&c->rs, s, c->kv.seq[s].n_past);
+    const int32_t n_snaps = plan_snapshots(c);
 
     int32_t n_out = 0, n_runs = 0;
     for (int32_t i = 0; i < n; i++) {
@@ -119,6 +151,10 @@ mint_status mint_decode(mint_ctx *c, const mint_batch_entry *e, int32_t n, mint_
         .route_ids = c->route_ids,
         .route_w = c->route_w,
         .route_max = c->route_max,
+        .rs = &c->rs,
+        .snaps = c->snap_reqs,
+        .n_snaps = n_snaps,
+        .snap_block = c->kv.block,
     };
     for (int b = 0; b < MINT_BUF_COUNT; b++) {
         x.buf[b] = c->buf[b];
@@ -134,9 +170,56 @@ mint_status mint_decode(mint_ctx *c, const mint_batch_entry *e, int32_t n, mint_
             if (e[i].seq == s) c->scratch_i32[k++] = e[i].token;
         mint_kv_commit(&c->kv, s, c->scratch_i32, k);
     }
+    for (int32_t q = 0; q < n_snaps; q++) { // each under its block's key, now committed
+        const mint_rs_snap_req *r = &c->snap_reqs[q];
+        mint_rs_snap_publish(&c->rs, r->slot, c->kv.seq[r->seq].keys[r->pos / c->kv.block - 1]);
+    }
     c->last_algo = (int)plan.algo;
     c->n_logits = n_out;
     c->n_evaluated += (uint64_t)n;
+    return MINT_OK;
+}
+
+// Keeps positions 0 .. n_keep - 1 of seq. The KV cache cuts its rows; a hybrid's recurrent state
+// cannot be cut, so it goes back to its latest checkpoint at or before n_keep and the tokens from
+// there to n_keep are evaluated again (the same bits as the first time: rows never depend on
+// their batch). The logits of the last evaluation stay as they were.
+static mint_status replay_to(mint_ctx *c, int32_t seq, int32_t n_keep, mint_err *err);
+
+static mint_status go_back(mint_ctx *c, int32_t seq, int32_t n_keep, mint_err *err) {
+    if (n_keep >= c->kv.seq[seq].n_past) return MINT_OK;
+    if (!c->rs.n_layer) {
+        mint_kv_truncate(&c->kv, seq, n_keep);
+        return MINT_OK;
+    }
+    return replay_to(c, seq, n_keep, err);
+}
+
+// go_back's work for a hybrid: the state at the latest checkpoint at or before n_keep, the KV
+// cut there, the tokens from there to n_keep (those seq holds now) evaluated again.
+static mint_status replay_to(mint_ctx *c, int32_t seq, int32_t n_keep, mint_err *err) {
+    mint_kv_seq *ks = &c->kv.seq[seq];
+    const int32_t from = mint_rs_restore(&c->rs, seq, n_keep);
+    const int32_t n = n_keep - from;
+    int32_t *tokens = n ? malloc((size_t)n * sizeof *tokens) : NULL;
+    if (n && !tokens) return mint_fail(err, MINT_E_NOMEM, "out of memory");
+    if (n) memcpy(tokens, ks->tokens + from, (size_t)n * sizeof *tokens);
+    mint_kv_truncate(&c->kv, seq, from);
+    const int32_t n_logits = c->n_logits;
+    mint_status st = MINT_OK;
+    for (int32_t off = 0; off < n && !st; off += c->params.n_batch) {
+        const int32_t len = n - off < c->params.n_batch ? n - off : c->params.n_batch;
+        for (int32_t i = 0; i < len; i++)
+            c->entries[i] = (mint_batch_entry){tokens[off + i], from + off + i, seq, false};
+        st = mint_decode(c, c->entries, len, err);
+    }
+    free(tokens);
+    c->n_logits = n_logits; // (no row asked for logits: the buffer is as it was)
+    c->rs.replayed += (uint64_t)n;
+    if (st) { // the sequence stays valid, shorter: as far as the replay got
+        mint_err_prefix(err, "going back to position %d of sequence %d", n_keep, seq);
+        return st;
+    }
     return MINT_OK;
 }
 
@@ -162,14 +245,14 @@ mint_status mint_eval(mint_ctx *c, const int32_t *ids, int32_t n, int32_t pos, b
         if (ids[i] < 0 || ids[i] >= n_vocab)
             return mint_fail(err, MINT_E_ARG, "token id %d at index %d is outside 0..%d", ids[i], i,
                              n_vocab - 1);
-    mint_kv_truncate(&c->kv, 0, pos); // evaluating at pos drops anything held after it
+    mint_status st = go_back(c, 0, pos, err); // evaluating at pos drops anything after it
+    if (st) return st;
     for (int32_t off = 0; off < n; off += n_batch) {
         const int32_t len = n - off < n_batch ? n - off : n_batch;
         for (int32_t i = 0; i < len; i++)
             c->entries[i] =
                 (mint_batch_entry){ids[off + i], pos + off + i, 0, all_logits || off + i == n - 1};
-        mint_status st = mint_decode(c, c->entries, len, err);
-        if (st) return st;
+        if ((st = mint_decode(c, c->entries, len, err))) return st;
     }
     return MINT_OK;
 }
@@ -206,6 +289,7 @@ mint_status mint_seq_fork(mint_ctx *c, int32_t src, int32_t dst, mint_err *err) 
     if (!st) st = check_seq(c, dst, "fork destination", err);
     if (st) return st;
     mint_kv_fork(&c->kv, src, dst);
+    mint_rs_fork(&c->rs, src, dst);
     return MINT_OK;
 }
 
@@ -217,8 +301,7 @@ mint_status mint_seq_truncate(mint_ctx *c, int32_t seq, int32_t n_keep, mint_err
         return mint_fail(err, MINT_E_ARG,
                          "truncate: sequence %d holds %d positions; cannot keep %d", seq,
                          c->kv.seq[seq].n_past, n_keep);
-    mint_kv_truncate(&c->kv, seq, n_keep);
-    return MINT_OK;
+    return go_back(c, seq, n_keep, err);
 }
 
 mint_status mint_seq_forget(mint_ctx *c, int32_t seq, mint_err *err) {
@@ -226,6 +309,7 @@ mint_status mint_seq_forget(mint_ctx *c, int32_t seq, mint_err *err) {
     mint_status st = check_seq(c, seq, "forget", err);
     if (st) return st;
     mint_kv_forget(&c->kv, seq);
+    mint_rs_clear(&c->rs, seq);
     return MINT_OK;
 }
 
@@ -238,7 +322,38 @@ mint_status mint_seq_prefix(mint_ctx *c, int32_t seq, const int32_t *tokens, int
         return mint_fail(err, MINT_E_ARG,
                          "prefix: a length of %d is outside 0..%d (the context length)", n,
                          c->params.n_ctx);
-    *n_held = mint_kv_prefix(&c->kv, seq, tokens, n);
+    if (!c->rs.n_layer) {
+        *n_held = mint_kv_prefix(&c->kv, seq, tokens, n);
+        return MINT_OK;
+    }
+    // A hybrid's recurrent state: the sequence keeps what it holds that matches (its own
+    // checkpoints and a replay give the state there), unless the prefix cache offers more blocks
+    // and a snapshot of the state after one of them (runtime/engine/rstate.h).
+    const mint_kv_seq *ks = &c->kv.seq[seq];
+    const int32_t n_past_before = ks->n_past;
+    int32_t own = 0;
+    while (own < ks->n_past && own < n - 1 && ks->tokens[own] == tokens[own]) own++;
+    const int32_t held = mint_kv_prefix(&c->kv, seq, tokens, n), B = c->kv.block;
+    for (int32_t p = held / B * B; p > own; p -= B) {
+        const int32_t slot = mint_rs_snap_find(&c->rs, ks->keys[p / B - 1]);
+        if (slot < 0) continue;
+        mint_rs_restore(&c->rs, seq, own); // the checkpoints up to own still hold
+        memcpy(mint_rs_layer(&c->rs, seq, 0), mint_rs_snap(&c->rs, slot),
+               c->rs.seq_floats * sizeof(float));
+        mint_rs_checkpoint(&c->rs, seq, p);
+        mint_kv_truncate(&c->kv, seq, p);
+        c->rs.snap_hits++;
+        *n_held = p;
+        return MINT_OK;
+    }
+    // No snapshot: the state at own. The live state is that when the sequence held no more (the
+    // KV cache may have cut it already), else a checkpoint and a replay give it.
+    if (own < n_past_before) {
+        if ((st = replay_to(c, seq, own, err))) return st;
+    } else {
+        mint_kv_truncate(&c->kv, seq, own);
+    }
+    *n_held = own;
     return MINT_OK;
 }
 

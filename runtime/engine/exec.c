@@ -198,7 +198,7 @@ static void run_kv_store(const mint_node *n, const mint_exec *e, int node, int i
     long lo, hi;
     mint_split(e->n_tokens, ith, nth, &lo, &hi);
     for (long t = lo; t < hi; t++)
-        mint_kv_store(&e->seq_kv[e->seq[t]], n->layer, e->pos[t], row(e, n->src, t),
+        mint_kv_store(&e->seq_kv[e->seq[t]], n->slot, e->pos[t], row(e, n->src, t),
                       row(e, n->src2, t));
 }
 
@@ -218,7 +218,7 @@ static void capture_attention(const mint_node *n, const mint_exec *e, int ith, i
         const float *q = (const float *)row(e, n->src, t) + (size_t)h * sh->head_dim;
         const int32_t first = mint_attn_first_key(mint_layer_window(e->hp, n->layer), e->pos[t]);
         const float *sink = n->w ? (const float *)n->w->data + h : NULL;
-        mint_attention_probs(&e->seq_kv[0], n->layer, sh, q, h / group, first, e->pos[t] + 1, sink,
+        mint_attention_probs(&e->seq_kv[0], n->slot, sh, q, h / group, first, e->pos[t] + 1, sink,
                              out);
     }
 }
@@ -228,7 +228,7 @@ static void run_attention(const mint_node *n, const mint_exec *e, int node, int 
         .k = e->k,
         .sh = &e->attn,
         .algo = e->attn_algo,
-        .layer = n->layer,
+        .layer = n->slot,
         .q = e->buf[n->src],
         .q_stride = e->stride[n->src],
         .out = e->buf[n->dst],
@@ -461,6 +461,43 @@ static void run_swiglu_oai(const mint_node *n, const mint_exec *e, int node, int
                     lo, hi);
 }
 
+// LFM2's short convolution: the channels split across threads, each thread running its channels
+// down every run of the batch in order, so a sequence's state passes from row to row (and from
+// run to run, when a sequence has two).
+static void run_shortconv(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    long lo, hi;
+    mint_split(n->width, ith, nth, &lo, &hi);
+    if (lo >= hi) return;
+    const int taps = (int)n->w->n_in;
+    const int32_t B = e->snap_block;
+    for (int32_t r = 0; r < e->n_runs; r++) {
+        const mint_attn_run *run = &e->runs[r];
+        const int32_t seq = e->seq[run->row0];
+        float *state = mint_rs_layer(e->rs, seq, n->slot);
+        for (int32_t i = 0; i < run->n;) { // up to the next block boundary, then a snapshot
+            int32_t end = run->n;
+            if (e->n_snaps) {
+                const int32_t to_boundary = ((run->pos0 + i) / B + 1) * B - run->pos0;
+                if (to_boundary < end) end = to_boundary;
+            }
+            mint_shortconv(row(e, n->src, run->row0 + i), e->stride[n->src],
+                           row(e, n->dst, run->row0 + i), e->stride[n->dst], end - i, n->w->data,
+                           taps, state, n->width, lo, hi);
+            i = end;
+            const int32_t held = run->pos0 + end;
+            for (int32_t q = 0; q < e->n_snaps; q++) {
+                const mint_rs_snap_req *sr = &e->snaps[q];
+                if (sr->seq != seq || sr->pos != held) continue;
+                float *dst = sr->dst + (size_t)n->slot * e->rs->layer_floats;
+                for (int j = 0; j < taps - 1; j++)
+                    memcpy(dst + (size_t)j * (size_t)n->width + lo,
+                           state + (size_t)j * (size_t)n->width + lo,
+                           (size_t)(hi - lo) * sizeof(float));
+            }
+        }
+    }
+}
+
 static const bind_fn bind_table[MINT_OP_COUNT] = {
     [MINT_OP_GET_ROWS] = run_get_rows,
     [MINT_OP_RMS_NORM] = run_rms_norm,
@@ -486,6 +523,7 @@ static const bind_fn bind_table[MINT_OP_COUNT] = {
     [MINT_OP_MOE_SUM] = run_moe_sum,
     [MINT_OP_MOE_SHARED] = run_moe_shared,
     [MINT_OP_SWIGLU_OAI] = run_swiglu_oai,
+    [MINT_OP_SHORTCONV] = run_shortconv,
 };
 
 // Work under which a node runs on one thread, in multiply-adds (or elements for row ops): about

@@ -6,6 +6,7 @@
 #include "ops/attention.h"
 #include "runtime/engine/graph.h"
 #include "runtime/engine/kvcache.h"
+#include "runtime/engine/rstate.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -55,6 +56,10 @@ typedef struct mint_exec {
                                    // as route_ids[(layer * route_max + pos) * k + j]
     float *route_w;                // ... and their weights, the same way
     int32_t route_max;             // positions captured (rows at pos >= route_max are skipped)
+    mint_rstate *rs;               // the sequences' recurrent state (a hybrid's; else empty)
+    const mint_rs_snap_req *snaps; // [n_snaps] states to keep as the rows cross block boundaries
+    int32_t n_snaps;               // number of them
+    int32_t snap_block;            // positions per KV block (where the boundaries are)
 } mint_exec;
 
 // A mixture's tile: up to MINT_MOE_TILE_ROWS rows of one expert against up to

@@ -55,6 +55,9 @@ struct mint_plain {
     void *xq;                  // [4 * widest row] bytes: a matmul's input in its vec_dot_type
     float *key_cache;          // [n_layer][n_ctx][n_head_kv * head_dim]
     float *value_cache;        // [n_layer][n_ctx][n_head_kv * head_dim]
+    float *mix;                // [3 n_embd] a recurrent layer's projection (LFM2: b, c, x)
+    float *conv_state;         // [n_layer][n_conv - 1][n_embd] each short convolution layer's
+                               // last inputs bx, oldest first (NULL without such layers)
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -368,11 +371,41 @@ static void head(mint_plain *p, float *logits) {
             logits[i] = tanhf(logits[i] * (1.0f / hp->final_softcap)) * hp->final_softcap;
 }
 
+// LFM2's short convolution in place of attention (ops/shortconv.c is the same, for a run of
+// rows): b, c, x = in_proj(norm(x)); each channel convolves its last n_conv values of b * x (the
+// state holds the n_conv - 1 before this token); the output gated by c, projected, added.
+static void short_convolution(mint_plain *p, int l) {
+    const mint_model *m = p->m;
+    const mint_hparams *hp = &m->hp;
+    const mint_layer *L = &m->layers[l];
+    const int64_t n = hp->n_embd;
+    const int taps = hp->n_conv;
+    float *state = p->conv_state + (size_t)l * (size_t)(taps - 1) * (size_t)n;
+    norm(p->xb, p->x, &L->attn_norm, &L->attn_norm_b, hp);
+    matmul(p, p->mix, p->xb, &L->conv_in); // [b | c | x]
+    for (int64_t ch = 0; ch < n; ch++) {
+        const float bx = p->mix[ch] * p->mix[2 * n + ch];
+        const float *w = (const float *)L->conv.data + ch * taps;
+        float sum = 0.0f; // oldest input first, fused multiply-adds, as ggml's ssm_conv
+        for (int k = 0; k < taps - 1; k++) sum = fmaf(state[(size_t)k * n + ch], w[k], sum);
+        sum = fmaf(bx, w[taps - 1], sum);
+        p->att[ch] = p->mix[n + ch] * sum;
+        for (int k = 0; k + 1 < taps - 1; k++) // the window moves on by one input
+            state[(size_t)k * n + ch] = state[(size_t)(k + 1) * n + ch];
+        state[(size_t)(taps - 2) * n + ch] = bx;
+    }
+    matmul(p, p->tmp, p->att, &L->conv_out);
+    for (int64_t i = 0; i < n; i++) p->x[i] += p->tmp[i];
+}
+
 // logits[0..n_vocab) for `token` at position `pos`, with positions 0 .. pos-1 already in the cache.
 static void forward(mint_plain *p, int32_t token, int32_t pos, float *logits) {
     embed(p, token, pos);
     for (int l = 0; l < p->m->hp.n_layer; l++) {
-        attention(p, l, pos);
+        if (p->m->layers[l].mixer == MINT_MIXER_SHORTCONV)
+            short_convolution(p, l);
+        else
+            attention(p, l, pos);
         feed_forward(p, l);
     }
     head(p, logits);
@@ -421,7 +454,7 @@ mint_status mint_plain_create(const mint_model *m, int32_t n_ctx, mint_plain **o
     p->q = malloc(q_dim * sizeof(float));
     p->k = malloc(kv_dim * sizeof(float));
     p->v = malloc(kv_dim * sizeof(float));
-    p->att = malloc(q_dim * sizeof(float));
+    p->att = malloc((q_dim > (size_t)hp->n_embd ? q_dim : (size_t)hp->n_embd) * sizeof(float));
     p->hb = malloc(hidden * sizeof(float));
     p->hb2 = malloc(hidden * sizeof(float));
     p->probs = malloc(n_exp * sizeof(float));
@@ -433,9 +466,13 @@ mint_status mint_plain_create(const mint_model *m, int32_t n_ctx, mint_plain **o
     p->xq = malloc(widest * sizeof(float));
     p->key_cache = calloc(cache, sizeof(float));
     p->value_cache = calloc(cache, sizeof(float));
-    if (!p->x || !p->xb || !p->q || !p->k || !p->v || !p->att || !p->hb || !p->hb2 || !p->probs ||
-        !p->expert_ids || !p->expert_w || !p->expert_out || !p->tmp || !p->scores || !p->xq ||
-        !p->key_cache || !p->value_cache) {
+    p->mix = malloc(3 * (size_t)hp->n_embd * sizeof(float));
+    if (hp->n_conv > 1)
+        p->conv_state = calloc((size_t)hp->n_layer * (size_t)(hp->n_conv - 1) * (size_t)hp->n_embd,
+                               sizeof(float));
+    if ((hp->n_conv > 1 && !p->conv_state) || !p->mix || !p->x || !p->xb || !p->q || !p->k ||
+        !p->v || !p->att || !p->hb || !p->hb2 || !p->probs || !p->expert_ids || !p->expert_w ||
+        !p->expert_out || !p->tmp || !p->scores || !p->xq || !p->key_cache || !p->value_cache) {
         mint_plain_free(p);
         return mint_fail(err, MINT_E_NOMEM, "out of memory for a plain pass of %d positions",
                          n_ctx);
@@ -455,6 +492,15 @@ mint_status mint_plain_forward(mint_plain *p, int32_t token, int32_t pos, float 
     if (pos > p->n_past)
         return mint_fail(err, MINT_E_ARG, "position %d skips positions: the next one is %d", pos,
                          p->n_past);
+    if (p->conv_state && pos != p->n_past && pos != 0) // a recurrent state cannot go back
+        return mint_fail(err, MINT_E_ARG,
+                         "position %d goes back in a hybrid model's plain pass: only %d (the "
+                         "next) or 0 (start again)",
+                         pos, p->n_past);
+    if (p->conv_state && pos == 0)
+        memset(p->conv_state, 0,
+               (size_t)p->m->hp.n_layer * (size_t)(p->m->hp.n_conv - 1) * (size_t)p->m->hp.n_embd *
+                   sizeof(float));
     forward(p, token, pos, logits);
     p->n_past = pos + 1; // a position written again drops those after it
     return MINT_OK;
@@ -479,5 +525,7 @@ void mint_plain_free(mint_plain *p) {
     free(p->xq);
     free(p->key_cache);
     free(p->value_cache);
+    free(p->mix);
+    free(p->conv_state);
     free(p);
 }

@@ -38,6 +38,7 @@ static const char *op_names[MINT_OP_COUNT] = {
     [MINT_OP_MOE_SUM] = "MOE_SUM",
     [MINT_OP_MOE_SHARED] = "MOE_SHARED",
     [MINT_OP_SWIGLU_OAI] = "SWIGLU_OAI",
+    [MINT_OP_SHORTCONV] = "SHORTCONV",
 };
 
 static const char *buf_names[MINT_BUF_COUNT] = {
@@ -45,7 +46,7 @@ static const char *buf_names[MINT_BUF_COUNT] = {
     [MINT_BUF_K] = "k",           [MINT_BUF_V] = "v",     [MINT_BUF_ATT] = "att",
     [MINT_BUF_HB] = "hb",         [MINT_BUF_HB2] = "hb2", [MINT_BUF_TMP] = "tmp",
     [MINT_BUF_LOGITS] = "logits", [MINT_BUF_XQ] = "xq",   [MINT_BUF_ROUTE] = "route",
-    [MINT_BUF_SEL] = "sel",       [MINT_BUF_EXP] = "exp",
+    [MINT_BUF_SEL] = "sel",       [MINT_BUF_EXP] = "exp", [MINT_BUF_MIX] = "mix",
 };
 
 const char *mint_op_name(mint_op op) {
@@ -85,6 +86,7 @@ static mint_node *add(builder *b, mint_op op, mint_buf_id dst, mint_buf_id src, 
     n->src = src;
     n->src2 = MINT_BUF_NONE;
     n->layer = -1;
+    n->slot = -1;
     n->width = dst >= 0 ? b->g->width[dst] : 0;
     va_list ap;
     va_start(ap, fmt);
@@ -271,6 +273,80 @@ static bool independent(const mint_node *a, const mint_node *b) {
     return false;
 }
 
+// Layer l's attention, from its q/k/v projections to its output projection in tmp.
+static void add_attention(builder *b, const mint_model *m, int l, const mint_weight *rope_factors,
+                          int64_t kv_dim) {
+    const mint_hparams *hp = &m->hp;
+    const mint_layer *L = &m->layers[l];
+    char nm[5][32];
+    mint_node *n;
+    snprintf(nm[0], 32, "blk.%d.attn_q", l);
+    snprintf(nm[1], 32, "blk.%d.attn_k", l);
+    snprintf(nm[2], 32, "blk.%d.attn_v", l);
+    const mint_weight *qkv[3] = {&L->wq, &L->wk, &L->wv};
+    const mint_buf_id qkv_dst[3] = {MINT_BUF_Q, MINT_BUF_K, MINT_BUF_V};
+    const char *qkv_names[3] = {nm[0], nm[1], nm[2]};
+    add_matmuls(b, MINT_BUF_XB, 3, qkv, qkv_dst, qkv_names, false);
+    // What the architecture adds between the projections and RoPE: biases, per-head norms.
+    static const char *const extra[5] = {"q_bias", "k_bias", "v_bias", "q_norm", "k_norm"};
+    const mint_weight *ew[5] = {&L->bq, &L->bk, &L->bv, &L->q_norm, &L->k_norm};
+    const mint_op eop[5] = {MINT_OP_ADD_BIAS, MINT_OP_ADD_BIAS, MINT_OP_ADD_BIAS, MINT_OP_HEAD_NORM,
+                            MINT_OP_HEAD_NORM};
+    const mint_buf_id edst[5] = {MINT_BUF_Q, MINT_BUF_K, MINT_BUF_V, MINT_BUF_Q, MINT_BUF_K};
+    for (int i = 0; i < 5; i++) {
+        snprintf(nm[4], 32, "blk.%d.%s", l, extra[i]);
+        add_in_place(b, eop[i], edst[i], ew[i], nm[4]);
+    }
+    if (m->desc->pos != MINT_POS_LEARNED) {
+        snprintf(nm[4], 32, "blk.%d.rope_q", l);
+        n = add_in_place(b, MINT_OP_ROPE, MINT_BUF_Q, rope_factors, nm[4]);
+        if (n) n->layer = l; // Gemma's window layers have their own base
+        snprintf(nm[4], 32, "blk.%d.rope_k", l);
+        n = add_in_place(b, MINT_OP_ROPE, MINT_BUF_K, rope_factors, nm[4]);
+        if (n) n->layer = l;
+    }
+    if (hp->q_scale != 1.0f) {
+        n = add(b, MINT_OP_SCALE, MINT_BUF_Q, MINT_BUF_NONE, "blk.%d.q_scale", l);
+        if (n) n->scale = hp->q_scale;
+    }
+    n = add(b, MINT_OP_KV_STORE, MINT_BUF_NONE, MINT_BUF_K, "blk.%d.kv_store", l);
+    if (n) {
+        n->src2 = MINT_BUF_V;
+        n->layer = l;
+        n->slot = L->kv_slot;
+        n->width = kv_dim;
+    }
+    n = add(b, MINT_OP_ATTENTION, MINT_BUF_ATT, MINT_BUF_Q, "blk.%d.attn", l);
+    if (n) {
+        n->layer = l;
+        n->slot = L->kv_slot;
+        n->w = L->attn_sinks.data ? &L->attn_sinks : NULL; // gpt-oss's sink logits
+    }
+    snprintf(nm[3], 32, "blk.%d.attn_output", l);
+    add_matmul(b, MINT_BUF_ATT, &L->wo, MINT_BUF_TMP, nm[3], false);
+    snprintf(nm[4], 32, "blk.%d.out_bias", l);
+    add_in_place(b, MINT_OP_ADD_BIAS, MINT_BUF_TMP, &L->bo, nm[4]);
+    snprintf(nm[4], 32, "blk.%d.attn_post_norm", l);
+    add_post_norm(b, MINT_BUF_TMP, &L->attn_post_norm, nm[4]);
+}
+
+// Layer l's short convolution (LFM2): b, c and x from one projection, c * conv(b * x) with the
+// sequence's state, the output projection into tmp.
+static void add_shortconv(builder *b, const mint_layer *L, int l) {
+    char nm[32];
+    snprintf(nm, sizeof nm, "blk.%d.conv_in", l);
+    add_matmul(b, MINT_BUF_XB, &L->conv_in, MINT_BUF_MIX, nm, false);
+    mint_node *n = add(b, MINT_OP_SHORTCONV, MINT_BUF_ATT, MINT_BUF_MIX, "blk.%d.shortconv", l);
+    if (n) {
+        n->w = &L->conv;
+        n->layer = l;
+        n->slot = L->rs_slot;
+        n->width = L->conv_out.n_in; // n_embd channels
+    }
+    snprintf(nm, sizeof nm, "blk.%d.conv_out", l);
+    add_matmul(b, MINT_BUF_ATT, &L->conv_out, MINT_BUF_TMP, nm, false);
+}
+
 mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, int32_t n_ctx,
                              mint_graph *g, mint_err *err) {
     memset(g, 0, sizeof *g);
@@ -287,7 +363,11 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, int32_t
     g->width[MINT_BUF_HB2] = hp->n_ff;
     g->width[MINT_BUF_TMP] = hp->n_embd;
     g->width[MINT_BUF_LOGITS] = hp->n_vocab;
-    g->width[MINT_BUF_XQ] = 0;          // grown by add_matmuls
+    g->width[MINT_BUF_XQ] = 0; // grown by add_matmuls
+    if (hp->n_layer_rs > 0) {  // a hybrid's recurrent mixer: its projection, and its
+        g->width[MINT_BUF_MIX] = 3 * (int64_t)hp->n_embd; // output in att
+        if (hp->n_embd > q_dim) g->width[MINT_BUF_ATT] = hp->n_embd;
+    }
     if (m->desc->ffn == MINT_FFN_MOE) { // a mixture's buffers, its hidden rows k experts wide
         const int64_t kk = hp->n_expert_used;
         if (kk * hp->n_ff_exp > g->width[MINT_BUF_HB])
@@ -328,52 +408,10 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, int32_t
         char nm[5][32];
         add_norm(&b, &L->attn_norm, &L->attn_norm_b, false,
                  (snprintf(nm[0], 32, "blk.%d.attn_norm", l), nm[0]));
-        snprintf(nm[0], 32, "blk.%d.attn_q", l);
-        snprintf(nm[1], 32, "blk.%d.attn_k", l);
-        snprintf(nm[2], 32, "blk.%d.attn_v", l);
-        const mint_weight *qkv[3] = {&L->wq, &L->wk, &L->wv};
-        const mint_buf_id qkv_dst[3] = {MINT_BUF_Q, MINT_BUF_K, MINT_BUF_V};
-        const char *qkv_names[3] = {nm[0], nm[1], nm[2]};
-        add_matmuls(&b, MINT_BUF_XB, 3, qkv, qkv_dst, qkv_names, false);
-        // What the architecture adds between the projections and RoPE: biases, per-head norms.
-        static const char *const extra[5] = {"q_bias", "k_bias", "v_bias", "q_norm", "k_norm"};
-        const mint_weight *ew[5] = {&L->bq, &L->bk, &L->bv, &L->q_norm, &L->k_norm};
-        const mint_op eop[5] = {MINT_OP_ADD_BIAS, MINT_OP_ADD_BIAS, MINT_OP_ADD_BIAS,
-                                MINT_OP_HEAD_NORM, MINT_OP_HEAD_NORM};
-        const mint_buf_id edst[5] = {MINT_BUF_Q, MINT_BUF_K, MINT_BUF_V, MINT_BUF_Q, MINT_BUF_K};
-        for (int i = 0; i < 5; i++) {
-            snprintf(nm[4], 32, "blk.%d.%s", l, extra[i]);
-            add_in_place(&b, eop[i], edst[i], ew[i], nm[4]);
-        }
-        if (m->desc->pos != MINT_POS_LEARNED) {
-            snprintf(nm[4], 32, "blk.%d.rope_q", l);
-            n = add_in_place(&b, MINT_OP_ROPE, MINT_BUF_Q, rope_factors, nm[4]);
-            if (n) n->layer = l; // Gemma's window layers have their own base
-            snprintf(nm[4], 32, "blk.%d.rope_k", l);
-            n = add_in_place(&b, MINT_OP_ROPE, MINT_BUF_K, rope_factors, nm[4]);
-            if (n) n->layer = l;
-        }
-        if (hp->q_scale != 1.0f) {
-            n = add(&b, MINT_OP_SCALE, MINT_BUF_Q, MINT_BUF_NONE, "blk.%d.q_scale", l);
-            if (n) n->scale = hp->q_scale;
-        }
-        n = add(&b, MINT_OP_KV_STORE, MINT_BUF_NONE, MINT_BUF_K, "blk.%d.kv_store", l);
-        if (n) {
-            n->src2 = MINT_BUF_V;
-            n->layer = l;
-            n->width = kv_dim;
-        }
-        n = add(&b, MINT_OP_ATTENTION, MINT_BUF_ATT, MINT_BUF_Q, "blk.%d.attn", l);
-        if (n) {
-            n->layer = l;
-            n->w = L->attn_sinks.data ? &L->attn_sinks : NULL; // gpt-oss's sink logits
-        }
-        snprintf(nm[3], 32, "blk.%d.attn_output", l);
-        add_matmul(&b, MINT_BUF_ATT, &L->wo, MINT_BUF_TMP, nm[3], false);
-        snprintf(nm[4], 32, "blk.%d.out_bias", l);
-        add_in_place(&b, MINT_OP_ADD_BIAS, MINT_BUF_TMP, &L->bo, nm[4]);
-        snprintf(nm[4], 32, "blk.%d.attn_post_norm", l);
-        add_post_norm(&b, MINT_BUF_TMP, &L->attn_post_norm, nm[4]);
+        if (L->mixer == MINT_MIXER_ATTENTION)
+            add_attention(&b, m, l, rope_factors, kv_dim);
+        else
+            add_shortconv(&b, L, l);
         add(&b, MINT_OP_ADD, MINT_BUF_X, MINT_BUF_TMP, "blk.%d.attn_res", l);
 
         snprintf(nm[4], 32, "blk.%d.ffn_norm", l);

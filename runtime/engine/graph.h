@@ -29,6 +29,10 @@
 //   ffn_act     SILU_MUL     hb = silu(hb) * hb2
 //   ffn_down    CONVERT+MATMUL hb  -> tmp
 //   ffn_res     ADD          x += tmp
+// A hybrid's recurrent layer (LFM2) replaces everything from attn_q to attn_out with:
+//   conv_in     CONVERT+MATMUL xb -> mix        (b, c and x [3 n_embd])
+//   shortconv   SHORTCONV    mix   -> att       (c * conv(b * x), the state carried per sequence)
+//   conv_out    CONVERT+MATMUL att -> tmp
 // A mixture of experts (Qwen3-MoE) replaces gate, up and down with:
 //   ffn_router  MATMUL       xb    -> route     (the router's logits [n_expert])
 //   ffn_route   MOE_ROUTE    route -> sel       (softmax, the k best experts and their weights)
@@ -79,6 +83,8 @@ typedef enum mint_op {
     MINT_OP_MOE_SUM,    // dst[t] = sum_j weight j of src2[t] * src[t][j]
     MINT_OP_MOE_SHARED, // dst[t] += src[t] * sigmoid(src2[t][0]) (the shared expert, gated)
     MINT_OP_SWIGLU_OAI, // dst[t] = swiglu_oai(dst[t], src[t]) (gpt-oss's experts: ops/ops.h)
+    MINT_OP_SHORTCONV,  // dst[t] = c * conv(b * x) of src[t] = (b, c, x) over its sequence's
+                        // last taps, carrying the state (LFM2: ops/shortconv.c)
     MINT_OP_COUNT,
 } mint_op;
 
@@ -100,6 +106,7 @@ typedef enum mint_buf_id {
     MINT_BUF_ROUTE,  // a mixture's router logits, then probabilities [n_expert]
     MINT_BUF_SEL,    // the chosen experts: ids (as floats), then weights [2 n_expert_used]
     MINT_BUF_EXP,    // each chosen expert's output [n_expert_used * n_embd]
+    MINT_BUF_MIX,    // a recurrent mixer's input projection [3 n_embd] (LFM2: b, c, x)
     MINT_BUF_COUNT,
 } mint_buf_id;
 
@@ -111,7 +118,9 @@ typedef struct mint_node {
     mint_buf_id src2;     // second input (KV_STORE: v; SILU_MUL: up), else NONE
     const mint_weight *w; // weight (GET_ROWS, RMS_NORM, MATMUL, ADD_BIAS, HEAD_NORM; ROPE: the
                           // frequency factors, or NULL; ATTENTION: the sinks, or NULL), else NULL
-    int32_t layer;        // block index (KV_STORE, ATTENTION), else -1
+    int32_t layer;        // block index (KV_STORE, ATTENTION, SHORTCONV, ROPE), else -1
+    int32_t slot;         // KV_STORE, ATTENTION: the layer's index among the KV cache's layers;
+                          // SHORTCONV: among the recurrent state's; else -1
     uint32_t type;        // CONVERT: target type; MATMUL: the type src was converted to;
                           // MOE_ROUTE: the weighting (ops/ops.h mint_moe_weights)
     const mint_weight *bias; // MOE_MATMUL: the experts' biases (row e: expert e's), or NULL

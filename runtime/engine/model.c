@@ -190,11 +190,18 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
         hp->n_ctx_train = 2048;
     else if (st)
         return st;
-    st = get_dim(f, a, "attention.head_count_kv", &hp->n_head_kv, err);
-    if (st == MINT_E_NOT_FOUND)
-        hp->n_head_kv = hp->n_head;
-    else if (st)
-        return st;
+    // A hybrid's layers and their mixers (runtime/engine/hybrid.c), which may give head_count_kv
+    // per layer.
+    m->layers = calloc((size_t)hp->n_layer, sizeof *m->layers);
+    if (!m->layers) return mint_fail(err, MINT_E_NOMEM, "out of memory");
+    hp->n_head_kv = hp->n_head;
+    if (m->desc->recurrent_no_kv) {
+        if ((st = mint_model_read_mixers(m, err))) return st;
+    } else {
+        st = get_dim(f, a, "attention.head_count_kv", &hp->n_head_kv, err);
+        if (st != MINT_OK && st != MINT_E_NOT_FOUND) return st;
+        if ((st = mint_model_read_mixers(m, err))) return st;
+    }
     if (hp->n_head % hp->n_head_kv != 0)
         return mint_fail(err, MINT_E_FORMAT, "head_count %d is not a multiple of head_count_kv %d",
                          hp->n_head, hp->n_head_kv);
@@ -414,8 +421,8 @@ static void bind_vector_view(mint_weight *w, const mint_weight *v_all, int64_t i
 
 // A dimension of runtime/engine/arch.h in this model's numbers.
 static int64_t dim_of(const mint_hparams *hp, mint_dim d) {
-    const mint_dims x = {hp->n_embd,   hp->n_ff,     hp->n_head,   hp->n_head_kv,
-                         hp->head_dim, hp->n_ff_exp, hp->n_expert, hp->n_ff_shexp};
+    const mint_dims x = {hp->n_embd,   hp->n_ff,     hp->n_head,     hp->n_head_kv, hp->head_dim,
+                         hp->n_ff_exp, hp->n_expert, hp->n_ff_shexp, hp->n_conv};
     return mint_dim_value(d, &x);
 }
 
@@ -456,6 +463,9 @@ static mint_weight *slot_of(mint_layer *L, mint_slot s) {
         [MINT_SLOT_GATE_EXPS_B] = offsetof(mint_layer, gate_exps_b),
         [MINT_SLOT_UP_EXPS_B] = offsetof(mint_layer, up_exps_b),
         [MINT_SLOT_DOWN_EXPS_B] = offsetof(mint_layer, down_exps_b),
+        [MINT_SLOT_CONV] = offsetof(mint_layer, conv),
+        [MINT_SLOT_CONV_IN] = offsetof(mint_layer, conv_in),
+        [MINT_SLOT_CONV_OUT] = offsetof(mint_layer, conv_out),
     };
     return (mint_weight *)((char *)L + at[s]);
 }
@@ -466,7 +476,7 @@ static mint_status bind_layer(mint_model *m, int l, mint_err *err) {
     const mint_hparams *hp = &m->hp;
     mint_layer *L = &m->layers[l];
     mint_layer_tensor decl[MINT_LAYER_TENSORS_MAX];
-    const int n = mint_arch_layer_tensors(m->desc, decl);
+    const int n = mint_arch_layer_tensors(m->desc, L->mixer, decl);
     for (int i = 0; i < n; i++) {
         const mint_layer_tensor *t = &decl[i];
         char name[96];
@@ -506,15 +516,15 @@ static mint_status bind_weights(mint_model *m, mint_err *err) {
 
     mint_status st;
     if ((st = bind(m, &m->tok_embd, "token_embd.weight", e, V, err)) ||
-        (st = bind(m, &m->output_norm, "output_norm.weight", e, 1, err)))
+        (st = bind(m, &m->output_norm,
+                   m->desc->output_norm_name ? m->desc->output_norm_name : "output_norm.weight", e,
+                   1, err)))
         return st;
     if (mint_file_find(m->file, "output.weight")) {
         if ((st = bind(m, &m->output, "output.weight", e, V, err))) return st;
     } else {
         m->output = m->tok_embd; // tied embeddings: the output projection is token_embd
     }
-    m->layers = calloc((size_t)hp->n_layer, sizeof *m->layers);
-    if (!m->layers) return mint_fail(err, MINT_E_NOMEM, "out of memory");
     for (int l = 0; l < hp->n_layer; l++)
         if ((st = bind_layer(m, l, err))) return st;
     const mint_tensor_need with_ln = m->desc->norm == MINT_NORM_LAYER ? MINT_REQUIRED : MINT_ABSENT;

@@ -67,6 +67,13 @@ typedef struct mint_layer {
     mint_weight gate_exps_b; // [n_ff_exp] x n_expert F32 (n_out = n_expert): expert e's gate bias
     mint_weight up_exps_b;   // [n_ff_exp] x n_expert F32: expert e's up bias is row e
     mint_weight down_exps_b; // [n_embd] x n_expert F32: expert e's down bias is row e
+    // A hybrid's recurrent layer (runtime/engine/arch.h mint_mixer_kind) in place of attention:
+    mint_weight conv;      // [n_conv] taps x n_embd channels (LFM2's shortconv.conv)
+    mint_weight conv_in;   // [n_embd] -> [3 n_embd]: b, c and x (shortconv.in_proj)
+    mint_weight conv_out;  // [n_embd] -> [n_embd] (shortconv.out_proj)
+    mint_mixer_kind mixer; // this layer's token mixer: attention, or the row's recurrent kind
+    int32_t kv_slot;       // attention: the layer's index among the KV cache's layers, else -1
+    int32_t rs_slot;       // recurrent: the layer's index among the state's layers, else -1
 } mint_layer;
 
 typedef struct mint_hparams {
@@ -104,6 +111,9 @@ typedef struct mint_hparams {
     int32_t n_expert_used;     // expert_used_count: experts each token takes, 1..n_expert
     int32_t n_ff_exp;          // expert_feed_forward_length: an expert's hidden width
     int32_t n_ff_shexp;        // expert_shared_feed_forward_length: the shared expert's (0: none)
+    int32_t n_conv;            // shortconv.l_cache: a short convolution's taps (0: none)
+    int32_t n_layer_kv;        // layers with attention (their keys and values are cached)
+    int32_t n_layer_rs;        // recurrent layers (their state is kept per sequence)
 } mint_hparams;
 
 typedef struct mint_repack mint_repack;
@@ -161,6 +171,12 @@ mint_status mint_model_open_file(mint_file *f, const char *label, const mint_mod
 mint_status mint_model_repack(mint_model *m, const mint_model_params *params, mint_err *err);
 // Stops the background packing after the matrix in progress and frees its state (model close).
 void mint_model_repack_stop(mint_model *m);
+
+// Which layers mix tokens by attention and which by the row's recurrence (m->layers[l].mixer,
+// kv_slot, rs_slot), hp->n_layer_kv and n_layer_rs, and the recurrent mixer's numbers
+// (hp->n_conv), from the file (runtime/engine/hybrid.c). m->layers is allocated; a row without
+// a recurrent mixer gets attention in every layer.
+mint_status mint_model_read_mixers(mint_model *m, mint_err *err);
 
 // Locks [p, p + n) in RAM when m->mlock (runtime/engine/residency.c); a refusal is recorded in
 // m->lock_failed_bytes and m->lock_error, and is not an error.

@@ -218,8 +218,11 @@ static bool ends_with(const char *s, const char *suffix) {
 // Names llama.cpp never quantizes even when they look like matrices: norms and MoE routers
 // anywhere in a name, learned positions (GPT-2) and token types (BERT) by their whole name.
 // (It has a longer list for other architectures' small tensors - RWKV, Mamba, T5, Gemma-3n,
-// vision towers - none of which the architectures of runtime/engine/arch.c hold.)
-static const char *const never_quantized[] = {"_norm.weight", "ffn_gate_inp.weight"};
+// vision towers - none of which the architectures of runtime/engine/arch.c hold), and the small
+// convolution taps of the recurrent mixers (LFM2's shortconv.conv, Mamba's and Qwen3.5's
+// ssm_conv1d).
+static const char *const never_quantized[] = {"_norm.weight", "ffn_gate_inp.weight",
+                                              "shortconv.conv.weight", "ssm_conv1d"};
 static const char *const never_quantized_names[] = {"position_embd.weight", "token_types.weight"};
 
 // NULL when the tensor is quantized, else why not.
@@ -228,7 +231,8 @@ static const char *why_not_quantized(const mint_mix_tensor *t, const mint_mix_pa
     if (!ends_with(t->name, "weight")) return "name does not end in 'weight'";
     if (p->leave_output && strcmp(t->name, "output.weight") == 0) return "--leave-output-tensor";
     for (size_t i = 0; i < sizeof never_quantized / sizeof never_quantized[0]; i++)
-        if (strstr(t->name, never_quantized[i])) return i == 0 ? "norm weight" : "MoE router";
+        if (strstr(t->name, never_quantized[i]))
+            return i == 0 ? "norm weight" : i == 1 ? "MoE router" : "convolution taps";
     for (size_t i = 0; i < sizeof never_quantized_names / sizeof never_quantized_names[0]; i++)
         if (strcmp(t->name, never_quantized_names[i]) == 0)
             return i == 0 ? "learned positions" : "token types";
@@ -669,11 +673,8 @@ mint_status mint_mix_plan(const mint_mix_model *model, const mint_mix_tensor *te
         if (strcmp(tensors[i].name, "output.weight") == 0) s.tied = false;
         if (is_attn_v_like(category_of(tensors[i].name))) s.n_attention_wv++;
     }
-    // use_more_bits counts attn_v layers against n_attention_wv: one per block is assumed.
-    if (s.n_attention_wv != 0 && s.n_attention_wv != model->n_layer)
-        return mint_fail(err, MINT_E_FORMAT,
-                         "mix: %d attn_v tensors for %d layers (llama.cpp asserts one per layer)",
-                         s.n_attention_wv, model->n_layer);
+    // use_more_bits counts attn_v layers against n_attention_wv, the attn_v tensors there are
+    // (a hybrid has fewer than its layers, as llama.cpp counts them too).
 
     order_key *keys = malloc((n ? n : 1) * sizeof *keys);
     s.re = calloc(params->n_overrides ? params->n_overrides : 1, sizeof *s.re);

@@ -149,7 +149,36 @@ static const preset presets[] = {
      NULL, false},
     {"mixtral", "micro", "llama", 8, 16, 1, 2, 1, 4, 16, 259, 1e6f, 1e-5f, true, false, 0, NULL,
      false},
+    // LFM2-1.2B (its config.json; block_ff_dim 12288 auto-adjusted to 8192 as its converter
+    // does): 16 layers, attention in 6 (hybrid_shapes below), 32 query heads, 8 KV heads; tied
+    {"lfm2", "real", "lfm2", 2048, 8192, 16, 32, 8, 64, 128000, 65536, 1e6f, 1e-5f, true, false, 0,
+     NULL, false},
+    {"lfm2", "tiny", "lfm2", 256, 768, 4, 4, 2, 64, 1024, 512, 1e6f, 1e-5f, true, false, 0, NULL,
+     false},
+    {"lfm2", "micro", "lfm2", 8, 16, 2, 2, 1, 4, 16, 259, 1e6f, 1e-5f, true, false, 0, NULL, false},
 };
+
+// The hybrids' layers, per preset name and shape (rows with a recurrent mixer): which layers
+// have attention ('A'; '.' the recurrent mixer), and the short convolution's taps.
+typedef struct hybrid_shape {
+    const char *name;   // preset name
+    const char *shape;  // preset shape
+    const char *layers; // [n_layer] 'A' attention, '.' recurrent
+    int32_t n_conv;     // shortconv.l_cache
+} hybrid_shape;
+
+static const hybrid_shape hybrid_shapes[] = {
+    {"lfm2", "real", "..A..A..A.A.A.A.", 3}, // LFM2's full_attn_idxs 2, 5, 8, 10, 12, 14
+    {"lfm2", "tiny", "..A.", 3},
+    {"lfm2", "micro", ".A", 3},
+};
+
+static const hybrid_shape *hybrid_of(const preset *p) {
+    for (size_t i = 0; i < sizeof hybrid_shapes / sizeof *hybrid_shapes; i++)
+        if (!strcmp(hybrid_shapes[i].name, p->name) && !strcmp(hybrid_shapes[i].shape, p->shape))
+            return &hybrid_shapes[i];
+    return NULL;
+}
 
 // The mixtures' experts, per preset name and shape (MINT_FFN_MOE rows).
 typedef struct moe_shape {
@@ -320,7 +349,8 @@ static int64_t dim_of(const preset *p, mint_dim d) {
                          p->head_dim,
                          moe ? moe->n_ff_exp : 0,
                          moe ? moe->n_expert : 0,
-                         moe ? moe->n_ff_shexp : 0};
+                         moe ? moe->n_ff_shexp : 0,
+                         hybrid_of(p) ? hybrid_of(p)->n_conv : 0};
     return mint_dim_value(d, &x);
 }
 
@@ -341,7 +371,8 @@ static void make_tensors(synth *s) {
                : p->tied     ? 4.0f * lin
                              : 1.0f);
     if (d->pos == MINT_POS_LEARNED) add_tensor(s, "position_embd.weight", e, p->n_ctx, 0.0f, 0.1f);
-    add_tensor(s, "output_norm.weight", e, 1, 1.0f, 0.05f);
+    add_tensor(s, d->output_norm_name ? d->output_norm_name : "output_norm.weight", e, 1, 1.0f,
+               0.05f);
     if (d->norm == MINT_NORM_LAYER) add_tensor(s, "output_norm.bias", e, 1, 0.0f, 0.05f);
     // A larger output scale makes the next-token distribution peaked, as trained models are.
     if (!p->tied) add_tensor(s, "output.weight", e, p->n_vocab, 0.0f, 4.0f * lin);
@@ -360,8 +391,11 @@ static void make_tensors(synth *s) {
     // Each layer: the tensors the architecture declares (runtime/engine/arch.c), those a file
     // must have, drawn as each declaration says.
     mint_layer_tensor decl[MINT_LAYER_TENSORS_MAX];
-    const int n_decl = mint_arch_layer_tensors(d, decl);
-    for (int l = 0; l < p->n_layer; l++)
+    const hybrid_shape *hy = hybrid_of(p);
+    for (int l = 0; l < p->n_layer; l++) {
+        const bool recurrent = hy && hy->layers[l] != 'A';
+        const int n_decl =
+            mint_arch_layer_tensors(d, recurrent ? d->recurrent : MINT_MIXER_ATTENTION, decl);
         for (int i = 0; i < n_decl; i++) {
             const mint_layer_tensor *t = &decl[i];
             if (t->need != MINT_REQUIRED) continue;
@@ -373,6 +407,7 @@ static void make_tensors(synth *s) {
             add_stack(s, n, dim_of(p, t->n_in), dim_of(p, t->n_out),
                       t->n_mat == MINT_DIM_0 ? 1 : dim_of(p, t->n_mat), t->mean, scale);
         }
+    }
 }
 
 // Per-tensor types from llama.cpp's mix rules for the file type.
@@ -624,9 +659,27 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
         goto done;
     }
     const size_t n_dims = d->pos == MINT_POS_LEARNED ? 5 : sizeof dims / sizeof *dims;
+    const hybrid_shape *hy = hybrid_of(pr);
+    if ((d->recurrent != MINT_MIXER_ATTENTION) != (hy != NULL)) { // the two tables disagree
+        st = mint_fail(err, MINT_E_ARG, "synthetic preset '%s' %s has no hybrid layers' shape",
+                       pr->name, pr->shape);
+        goto done;
+    }
     for (size_t i = 0; i < n_dims; i++) {
         snprintf(key, sizeof key, "%s.%s", pr->arch, dims[i].key);
+        if (hy && d->recurrent_no_kv && !strcmp(dims[i].key, "attention.head_count_kv")) {
+            int32_t heads[256]; // LFM2: an entry per layer, 0 for a recurrent one (int32, as
+                                // gguf-py writes a list of ints)
+            for (int l = 0; l < pr->n_layer && l < 256; l++)
+                heads[l] = hy->layers[l] == 'A' ? pr->n_head_kv : 0;
+            mint_gguf_add_arr(w, key, MINT_VAL_I32, heads, (uint64_t)pr->n_layer);
+            continue;
+        }
         mint_gguf_add_u32(w, key, dims[i].v);
+    }
+    if (hy && d->recurrent == MINT_MIXER_SHORTCONV) {
+        snprintf(key, sizeof key, "%s.shortconv.l_cache", pr->arch);
+        mint_gguf_add_u32(w, key, (uint32_t)hy->n_conv);
     }
     if (pr->head_dim * pr->n_head != pr->n_embd) { // Qwen3's and Gemma's heads
         snprintf(key, sizeof key, "%s.attention.key_length", pr->arch);

@@ -223,11 +223,12 @@ static void seeds_gguf(const char *data_dir) {
 // "micro" shape: one 8-wide layer, ~25 KB), so the harness's model binder and plain forward
 // pass start from files they accept, and mutations reach the architecture-specific keys and
 // tensors (key_length, rope_freqs, LongRoPE's factors and attn_factor, the fused and bias
-// tensors, position_embd, the experts' counts and stacked tensors).
+// tensors, position_embd, the experts' counts and stacked tensors, a hybrid's per-layer KV heads
+// and short convolutions).
 static void gguf_architectures(void) {
-    static const char *const arches[] = {"llama3",  "qwen2",  "qwen3",    "phi3",
-                                         "gpt2",    "gemma2", "gemma3",   "qwen3moe",
-                                         "mixtral", "olmoe",  "qwen2moe", "gpt-oss"};
+    static const char *const arches[] = {"llama3",   "qwen2",   "qwen3",    "phi3",    "gpt2",
+                                         "gemma2",   "gemma3",  "qwen3moe", "mixtral", "olmoe",
+                                         "qwen2moe", "gpt-oss", "lfm2"};
     for (size_t i = 0; i < sizeof arches / sizeof *arches; i++) {
         char name[64];
         snprintf(name, sizeof name, "micro-%s.gguf", arches[i]);

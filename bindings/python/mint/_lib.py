@@ -203,6 +203,9 @@ class mint_cache_info(Struct):
         ("prefix_hits", c_uint64),
         ("copies", c_uint64),
         ("evictions", c_uint64),
+        ("bytes_state", c_uint64),
+        ("state_restores", c_uint64),
+        ("state_replayed", c_uint64),
     ]
 
 

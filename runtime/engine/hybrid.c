@@ -1,0 +1,119 @@
+// hybrid.c - which layers of a hybrid model mix tokens by a recurrence and which by attention,
+// and the hyper-parameters of its recurrent mixer, from the file's metadata.
+//
+// LFM2's converter writes attention.head_count_kv as an array with an entry per layer, 0 for a
+// convolution layer (llama.cpp's is_recurrent(il) is n_head_kv(il) == 0). mint keeps one number
+// of KV heads for the model, so the attention layers' entries must agree; the KV cache then holds
+// only the attention layers (kv_slot) and the recurrent state only the others (rs_slot).
+#include "base/error.h"
+#include "runtime/engine/model.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+// Entry i of a metadata array of unsigned or signed integers, as a 64-bit number (-1: another
+// element type).
+static int64_t arr_int(mint_value_type t, const void *data, uint64_t i) {
+    switch (t) {
+    case MINT_VAL_U8:
+        return ((const uint8_t *)data)[i];
+    case MINT_VAL_I8:
+        return ((const int8_t *)data)[i];
+    case MINT_VAL_U16:
+        return ((const uint16_t *)data)[i];
+    case MINT_VAL_I16:
+        return ((const int16_t *)data)[i];
+    case MINT_VAL_U32:
+        return ((const uint32_t *)data)[i];
+    case MINT_VAL_I32:
+        return ((const int32_t *)data)[i];
+    case MINT_VAL_U64:
+        return ((const uint64_t *)data)[i] > INT32_MAX ? INT32_MAX
+                                                       : (int64_t)((const uint64_t *)data)[i];
+    case MINT_VAL_I64:
+        return ((const int64_t *)data)[i];
+    default:
+        return -1;
+    }
+}
+
+mint_status mint_model_read_mixers(mint_model *m, mint_err *err) {
+    mint_hparams *hp = &m->hp;
+    const mint_arch *d = m->desc;
+    const char *a = m->arch;
+    char key[128];
+    hp->n_layer_kv = hp->n_layer;
+    hp->n_layer_rs = 0;
+    hp->n_conv = 0;
+    for (int l = 0; l < hp->n_layer; l++) {
+        m->layers[l].mixer = MINT_MIXER_ATTENTION;
+        m->layers[l].kv_slot = l;
+        m->layers[l].rs_slot = -1;
+    }
+    if (d->recurrent == MINT_MIXER_ATTENTION) return MINT_OK;
+    if (d->recurrent_no_kv) {
+        snprintf(key, sizeof key, "%s.attention.head_count_kv", a);
+        mint_value_type t;
+        uint64_t n = 0;
+        const void *data = NULL;
+        mint_status st = mint_file_get_arr(m->file, key, &t, &n, &data, err);
+        if (st == MINT_E_NOT_FOUND || st == MINT_E_TYPE)
+            return mint_fail(err, MINT_E_FORMAT,
+                             "metadata %s must be an array with an entry per layer (0 for a "
+                             "recurrent layer)",
+                             key);
+        if (st) return st;
+        if (n != (uint64_t)hp->n_layer)
+            return mint_fail(err, MINT_E_FORMAT,
+                             "metadata %s has %" PRIu64 " entries for %d layers", key, n,
+                             hp->n_layer);
+        int32_t heads = 0;
+        for (int l = 0; l < hp->n_layer; l++) {
+            const int64_t v = arr_int(t, data, (uint64_t)l);
+            if (v < 0 || v > hp->n_head)
+                return mint_fail(err, MINT_E_FORMAT,
+                                 "metadata %s[%d] = %" PRId64 " is outside 0..%d (head_count)", key,
+                                 l, v, hp->n_head);
+            if (v == 0) {
+                m->layers[l].mixer = d->recurrent;
+                continue;
+            }
+            if (heads && v != heads)
+                return mint_fail(err, MINT_E_UNSUPPORTED,
+                                 "metadata %s: layers %d and earlier have %d and %" PRId64
+                                 " KV heads (mint needs one number)",
+                                 key, l, heads, v);
+            heads = (int32_t)v;
+        }
+        hp->n_head_kv = heads ? heads : hp->n_head; // (no attention layer: any divisor will do)
+    }
+    int32_t kv = 0, rs = 0;
+    for (int l = 0; l < hp->n_layer; l++) {
+        mint_layer *L = &m->layers[l];
+        L->kv_slot = L->mixer == MINT_MIXER_ATTENTION ? kv++ : -1;
+        L->rs_slot = L->mixer == MINT_MIXER_ATTENTION ? -1 : rs++;
+    }
+    hp->n_layer_kv = kv;
+    hp->n_layer_rs = rs;
+    if (d->recurrent == MINT_MIXER_SHORTCONV) {
+        uint32_t taps = 0;
+        snprintf(key, sizeof key, "%s.shortconv.l_cache", a);
+        mint_status st = mint_file_get_u32(m->file, key, &taps, err);
+        if (st == MINT_E_NOT_FOUND)
+            return mint_fail(err, MINT_E_FORMAT, "metadata %s is missing", key);
+        if (st) return st;
+        if (taps < 2 || taps > 64)
+            return mint_fail(err, MINT_E_UNSUPPORTED, "metadata %s = %u is outside 2..64", key,
+                             taps);
+        hp->n_conv = (int32_t)taps;
+    }
+    char sw[128];
+    snprintf(sw, sizeof sw, "%s.attention.sliding_window", a);
+    uint32_t window = 0;
+    if (mint_file_get_u32(m->file, sw, &window, NULL) == MINT_OK && window > 0)
+        return mint_fail(err, MINT_E_UNSUPPORTED,
+                         "metadata %s = %u: a hybrid's windowed attention is not supported", sw,
+                         window);
+    return MINT_OK;
+}
