@@ -218,10 +218,15 @@ static void scale_in_place(float *restrict y, float a, size_t n) {
     for (; i < n; i++) y[i] *= a;
 }
 
-// t[j * rows + i] = x[i * cols + j]: x [rows][cols] transposed.
+// t[j * rows + i] = x[i * cols + j]: x [rows][cols] transposed, in blocks of 8 x 8 so that both
+// sides touch few cache lines at a time.
 static void transpose(const float *restrict x, int rows, int cols, float *restrict t) {
-    for (int i = 0; i < rows; i++)
-        for (int j = 0; j < cols; j++) t[(size_t)j * rows + i] = x[(size_t)i * cols + j];
+    for (int i0 = 0; i0 < rows; i0 += 8)
+        for (int j0 = 0; j0 < cols; j0 += 8) {
+            const int i1 = rows - i0 < 8 ? rows : i0 + 8, j1 = cols - j0 < 8 ? cols : j0 + 8;
+            for (int i = i0; i < i1; i++)
+                for (int j = j0; j < j1; j++) t[(size_t)j * rows + i] = x[(size_t)i * cols + j];
+        }
 }
 
 // y[r * ys + j] = sum over p < np, in the order of p from +0, of x[r * xs + p] * m[p * ms + j],
@@ -257,6 +262,18 @@ static void gemm(const float *restrict x, size_t xs, int nr, const float *restri
                 }
                 for (int l = 0; l < 8; l++)
                     acc[0][l] = a0[l], acc[1][l] = a1[l], acc[2][l] = a2[l], acc[3][l] = a3[l];
+            } else if (jn == 8) { // the last rows: one at a time
+                for (int i = 0; i < rn; i++) {
+                    const float *xi = x + (size_t)(r + i) * xs;
+                    float a0[8] = {0};
+                    for (int p = 0; p < np; p++) {
+                        const float *mp = m + (size_t)p * ms + j;
+                        const float v0 = xi[p];
+#pragma GCC unroll 8
+                        for (int l = 0; l < 8; l++) a0[l] += v0 * mp[l];
+                    }
+                    for (int l = 0; l < 8; l++) acc[i][l] = a0[l];
+                }
             } else {
                 for (int p = 0; p < np; p++)
                     for (int i = 0; i < rn; i++)
