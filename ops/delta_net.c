@@ -153,6 +153,7 @@ static size_t pad16(size_t n) {
     return (n + 15) & ~(size_t)15;
 }
 
+// Bytes of the arrays of chunk_buf for d, each padded to 64 bytes.
 size_t mint_delta_net_chunked_scratch_bytes(const mint_delta_dims *d) {
     const size_t C = MINT_DELTA_CHUNK, sk = (size_t)d->s_k, sv = (size_t)d->s_v;
     const size_t ny = sv * sk > C * sk ? sv * sk : C * sk;
@@ -161,6 +162,7 @@ size_t mint_delta_net_chunked_scratch_bytes(const mint_delta_dims *d) {
            sizeof(float);
 }
 
+// chunk_buf's arrays, one after the other from scratch, in the sizes counted above.
 static chunk_buf carve(const mint_delta_dims *d, void *scratch) {
     const size_t C = MINT_DELTA_CHUNK, sk = (size_t)d->s_k, sv = (size_t)d->s_v;
     float *p = scratch;
@@ -236,6 +238,8 @@ static void transpose(const float *restrict x, int rows, int cols, float *restri
 // tile must be zero). Tiles of 4 rows by 8 columns keep their 32 sums in registers while m's
 // rows stream past.
 enum { TRI_NONE, TRI_Y, TRI_X };
+
+// y = x m over the parts `tri` names (the contract above).
 static void gemm(const float *restrict x, size_t xs, int nr, const float *restrict m, size_t ms,
                  int nj, int np_all, int tri, float *restrict y, size_t ys) {
     for (int r = 0; r < nr; r += 4) {
@@ -374,6 +378,7 @@ void mint_delta_net_chunked(const mint_delta_dims *d, const mint_delta_seq *s, v
 // ---------------------------------------------------------------------------------------------
 // The output norm and gates, and the convolution.
 
+// silu(x) = x / (1 + e^-x), as ops/elementwise.c computes it.
 static float silu(float x) {
     return x / (1.0f + expf(-x));
 }

@@ -257,8 +257,8 @@ static problem make_problem(uint64_t seed, int hk, int hv, int sk, int sv, int T
         }
     for (int t = 0; t < T; t++)
         for (int h = 0; h < hv; h++) {
-            // log-decays from -0.0025 (a memory of hundreds of tokens) to about -20 (none),
-            // and exactly 0 on some tokens
+            // log-decays from about -3e-4 (a memory of thousands of tokens) to about -11
+            // (almost none), and exactly 0 on some tokens
             const double u = gauss();
             p.gb[t * p.grow + h] = u > 2.2 ? 0.0f : (float)-exp(2.0 * u - 2.0);
             p.gb[t * p.grow + hv + h] = (float)(0.02 + 0.96 * mint_rng_uniform(&rng));
@@ -293,10 +293,11 @@ static mint_delta_seq seq_of(const problem *p, float *out, float *state) {
 }
 
 // The recurrence in double from the same f32 inputs: per token and value head h (key head
-// h % H_k), S = e^g S; d = beta (v - S^T k); S += k d^T; out = scale S^T q. Also the scale of
-// each output's rounding errors, mag = scale sum_i |S[i][j] q[i]| (an output is a sum of those
-// terms, so a float evaluation errs by a multiple of unit roundoff times it, however much the
-// terms cancel), and of each state column's, its largest element.
+// h % H_k, as ggml's gated_delta_net broadcasts q and k), S = e^g S; d = beta (v - S^T k); S += k
+// d^T; out = scale S^T q. Also the scale of each output's rounding errors, mag = scale sum_i
+// |S[i][j] q[i]| (an output is a sum of those terms, so a float evaluation errs by a multiple of
+// unit roundoff times it, however much the terms cancel), and of each state column's, its largest
+// element.
 typedef struct twin {
     double *out; // [T][H_v][S_v]
     double *mag; // [T][H_v][S_v]
