@@ -100,11 +100,11 @@ size_t mint_delta_net_chunked_scratch_bytes(const mint_delta_dims *d);
 // chunk's causal attention over the solved updates, and the state is updated once per chunk.
 // Equal to the recurrent form up to rounding (tests/test_ops_delta.c states the budget). Its
 // products are gemm-shaped (x m, both row-major, each sum in order), which vectorize better than
-// the recurrent form's dots but do a third more work: with the portable flags the two forms
-// take about as long on a long run and the recurrent one is faster on a short run (for 16 heads
-// of 128: 1 token 0.08 against 0.5 ms), with -march=native (MINT_NATIVE) this one is the faster.
-// scratch: mint_delta_net_chunked_scratch_bytes bytes, float-aligned (64-byte alignment keeps each
-// of its arrays on whole cache lines).
+// the recurrent form's dots, but for S = 128 it does about 40% more multiply-adds: with the
+// portable flags the two forms take about as long on a long run and the recurrent one is faster on
+// a short run (for 16 heads of 128: 1 token 0.08 against 0.5 ms), with -march=native (MINT_NATIVE)
+// this one is the faster. scratch: mint_delta_net_chunked_scratch_bytes bytes, float-aligned
+// (64-byte alignment keeps each of its arrays on whole cache lines).
 void mint_delta_net_chunked(const mint_delta_dims *d, const mint_delta_seq *s, void *scratch,
                             int h0, int h1);
 
