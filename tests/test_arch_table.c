@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const names[] = {"llama", "qwen2",  "qwen3",  "phi3",
-                                    "gpt2",  "gemma2", "gemma3", "lfm2"};
+static const char *const names[] = {"llama",  "qwen2",  "qwen3", "phi3",  "gpt2",
+                                    "gemma2", "gemma3", "lfm2",  "qwen35"};
 #define N_NAMES (sizeof names / sizeof *names)
 
 // Qwen3-like numbers where every dimension differs from every other.

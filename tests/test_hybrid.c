@@ -1,8 +1,8 @@
 // test_hybrid.c - a hybrid model's recurrent state as a cache (runtime/engine/rstate.h): the
-// short convolution against a double-precision twin, and on LFM2's tiny synthetic file going back
-// (truncation restores a checkpoint and evaluates the tokens between again), forking, forgetting
-// and taking a shared prefix from another sequence's snapshot all give the bits of a fresh
-// context. (tests/test_arch.c holds the same file to llama.cpp's logits.)
+// short convolution against a double-precision twin, and on LFM2's and Qwen3.5's tiny synthetic
+// files going back (truncation restores a checkpoint and evaluates the tokens between again),
+// forking, forgetting and taking a shared prefix from another sequence's snapshot all give the bits
+// of a fresh context. (tests/test_arch.c holds the same file to llama.cpp's logits.)
 #include "helpers/hang.h"
 #include "helpers/helpers.h"
 #include "mint.h"
@@ -10,6 +10,7 @@
 #include "runtime/engine/rstate.h"
 
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,12 +85,18 @@ Test(hybrid, checkpoints_thin_out_and_restore) {
 // ---------------------------------------------------------------------------------------------
 // The state as a cache, on the tiny LFM2
 
-static mint_model *open_lfm2(void) {
-    static char path[4096];
+// The hybrids: LFM2's short convolutions, Qwen3.5's gated delta nets.
+static const char *const hybrids[] = {"lfm2", "qwen35"};
+
+static mint_model *open_hybrid(int i) {
+    static char paths[2][4096];
+    char *path = paths[i];
     if (!path[0]) {
-        snprintf(path, sizeof path, "%s", mt_path(mt_tmpdir(), "lfm2-tiny.gguf"));
+        char name[64];
+        snprintf(name, sizeof name, "%s-tiny.gguf", hybrids[i]);
+        snprintf(path, sizeof paths[i], "%s", mt_path(mt_tmpdir(), name));
         mint_synth_params p = {
-            .preset = "lfm2", .ftype = "F32", .seed = 3, .n_threads = 2, .shape = "tiny"};
+            .preset = hybrids[i], .ftype = "F32", .seed = 3, .n_threads = 2, .shape = "tiny"};
         mint_err err;
         cr_assert_eq(mint_synth_write(&p, path, &err), MINT_OK, "%s", err.msg);
     }
@@ -129,8 +136,13 @@ static void fresh_logits(mint_model *m, const int32_t *t, int n, float *out, siz
 
 // Going back to any position - one a checkpoint holds, one between two, one before all - and
 // evaluating the same tokens again gives the fresh context's bits; the replay is counted.
-Test(hybrid, going_back_restores_and_replays, .timeout = MT_HANG(60)) {
-    mint_model *m = open_lfm2();
+ParameterizedTestParameters(hybrid, going_back_restores_and_replays) {
+    static int idx[2] = {0, 1};
+    return cr_make_param_array(int, idx, 2);
+}
+
+ParameterizedTest(int *which, hybrid, going_back_restores_and_replays, .timeout = MT_HANG(60)) {
+    mint_model *m = open_hybrid(*which);
     mint_model_desc d;
     mint_model_describe(m, &d);
     const size_t bytes = (size_t)d.n_vocab * sizeof(float);
@@ -173,8 +185,13 @@ Test(hybrid, going_back_restores_and_replays, .timeout = MT_HANG(60)) {
 // A fork carries the state; a forgotten sequence starts from the zero state; a sequence that
 // takes another's blocks from the prefix cache starts from the snapshot after the last of them
 // and needs no replay.
-Test(hybrid, fork_forget_and_the_prefix_cache, .timeout = MT_HANG(60)) {
-    mint_model *m = open_lfm2();
+ParameterizedTestParameters(hybrid, fork_forget_and_the_prefix_cache) {
+    static int idx[2] = {0, 1};
+    return cr_make_param_array(int, idx, 2);
+}
+
+ParameterizedTest(int *which, hybrid, fork_forget_and_the_prefix_cache, .timeout = MT_HANG(60)) {
+    mint_model *m = open_hybrid(*which);
     mint_model_desc d;
     mint_model_describe(m, &d);
     const size_t bytes = (size_t)d.n_vocab * sizeof(float);

@@ -175,6 +175,12 @@ Test(quantize_arch, mixtral) { // a llama file with 8 experts: llama.cpp's 8-exp
 Test(quantize_arch, gpt_oss) { // biases (1-D and per expert) and sinks kept F32
     check_arch("gpt-oss", true);
 }
+Test(quantize_arch, lfm2) { // a hybrid: 1 attn_v for 4 layers, the convolution taps kept F32
+    check_arch("lfm2", false);
+}
+Test(quantize_arch, qwen35) { // a delta net's tensors: ssm_conv1d F32, ssm_a and the biases 1-D
+    check_arch("qwen35", false);
+}
 
 // `mint-quantize --compare` on each architecture's tiny file: a table row per type, the source's
 // perplexity beside the quantized one's (the architecture's rules applied to each).
@@ -202,8 +208,9 @@ Test(quantize_arch, compare_runs_on_every_architecture, .timeout = MT_HANG(300))
 
 // Every architecture of the reference has its test above.
 Test(quantize_arch, every_reference_file_is_covered) {
-    const char *covered[] = {"llama3", "qwen2",    "qwen3",   "phi3",  "gpt2",     "gemma2",
-                             "gemma3", "qwen3moe", "mixtral", "olmoe", "qwen2moe", "gpt-oss"};
+    const char *covered[] = {"llama3",   "qwen2",   "qwen3",    "phi3",    "gpt2",
+                             "gemma2",   "gemma3",  "qwen3moe", "mixtral", "olmoe",
+                             "qwen2moe", "gpt-oss", "lfm2",     "qwen35"};
     json_object_object_foreach(mt_jget(reference(), "files"), arch, entry) {
         (void)entry;
         bool found = false;

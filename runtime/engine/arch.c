@@ -69,6 +69,13 @@ static const mint_arch arches[] = {
     // stored as token_embd_norm.weight.
     {"lfm2", .pos = MINT_POS_ROPE_NEOX, .qk_norm = MINT_REQUIRED, .recurrent = MINT_MIXER_SHORTCONV,
      .recurrent_no_kv = true, .output_norm_name = "token_embd_norm.weight"},
+    // Qwen3.5 (0.8B-9B dense): a hybrid. Three of every four layers mix tokens with a gated
+    // delta net, the fourth with attention whose queries carry a sigmoid gate of its output
+    // (per-head q/k norms, RoPE over the first rope.dimension_count dimensions of a head, NEOX
+    // pairs); the feed-forward's norm is stored as post_attention_norm.
+    {"qwen35", .pos = MINT_POS_ROPE_NEOX, .qk_norm = MINT_REQUIRED,
+     .recurrent = MINT_MIXER_DELTA_NET, .recurrent_interval = true, .q_gate = true,
+     .ffn_norm_post_attention = true},
 };
 
 const mint_arch *mint_arch_for_file(const char *name, bool has_experts) {
@@ -119,6 +126,16 @@ int64_t mint_dim_value(mint_dim d, const mint_dims *x) {
         return x->n_conv;
     case MINT_DIM_EMBD3:
         return 3 * x->n_embd;
+    case MINT_DIM_Q2:
+        return 2 * q;
+    case MINT_DIM_SSM_QKV:
+        return (2 * x->ssm_k_heads + x->ssm_v_heads) * x->ssm_s;
+    case MINT_DIM_SSM_V:
+        return x->ssm_v_heads * x->ssm_s;
+    case MINT_DIM_SSM_VH:
+        return x->ssm_v_heads;
+    case MINT_DIM_SSM_S:
+        return x->ssm_s;
     }
     return 0;
 }
@@ -162,6 +179,22 @@ int mint_arch_layer_tensors(const mint_arch *a, mint_mixer_kind mixer, mint_laye
             MINT_DIM_EMBD);
         goto feed_forward;
     }
+    if (mixer == MINT_MIXER_DELTA_NET) { // Qwen3.5's gated delta net instead of attention
+        MAT("attn_qkv.weight", MINT_DIM_EMBD, MINT_DIM_SSM_QKV, MINT_SLOT_SSM_QKV, MINT_DIM_EMBD);
+        MAT("attn_gate.weight", MINT_DIM_EMBD, MINT_DIM_SSM_V, MINT_SLOT_SSM_Z, MINT_DIM_EMBD);
+        MAT("ssm_conv1d.weight", MINT_DIM_CONV, MINT_DIM_SSM_QKV, MINT_SLOT_SSM_CONV,
+            MINT_DIM_CONV);
+        VEC("ssm_dt.bias", MINT_DIM_SSM_VH, MINT_SLOT_SSM_DT, MINT_REQUIRED, 0.5f);
+        // -exp(A_log): negative decay rates, drawn around -1
+        out[n++] = (mint_layer_tensor){
+            "ssm_a", MINT_DIM_SSM_VH, MINT_DIM_1, MINT_REQUIRED, MINT_SLOT_SSM_A, {{0}},
+            0,       -1.0f,           0.3f,       MINT_DIM_0,    MINT_DIM_0};
+        MAT("ssm_beta.weight", MINT_DIM_EMBD, MINT_DIM_SSM_VH, MINT_SLOT_SSM_BETA, MINT_DIM_EMBD);
+        MAT("ssm_alpha.weight", MINT_DIM_EMBD, MINT_DIM_SSM_VH, MINT_SLOT_SSM_ALPHA, MINT_DIM_EMBD);
+        NORM("ssm_norm.weight", MINT_DIM_SSM_S, MINT_SLOT_SSM_NORM, MINT_REQUIRED);
+        MAT("ssm_out.weight", MINT_DIM_SSM_V, MINT_DIM_EMBD, MINT_SLOT_SSM_OUT, MINT_DIM_SSM_V);
+        goto feed_forward;
+    }
     VEC("attn_norm.bias", MINT_DIM_EMBD, MINT_SLOT_ATTN_NORM_B, ln ? MINT_REQUIRED : MINT_ABSENT,
         0.05f);
     if (a->fused_qkv) {
@@ -176,7 +209,8 @@ int mint_arch_layer_tensors(const mint_arch *a, mint_mixer_kind mixer, mint_laye
         out[n - 1].views[1] = (mint_view){MINT_SLOT_BK, MINT_DIM_Q, MINT_DIM_KV};
         out[n - 1].views[2] = (mint_view){MINT_SLOT_BV, MINT_DIM_Q_KV, MINT_DIM_KV};
     } else {
-        MAT("attn_q.weight", MINT_DIM_EMBD, MINT_DIM_Q, MINT_SLOT_WQ, MINT_DIM_EMBD);
+        MAT("attn_q.weight", MINT_DIM_EMBD, a->q_gate ? MINT_DIM_Q2 : MINT_DIM_Q, MINT_SLOT_WQ,
+            MINT_DIM_EMBD);
         MAT("attn_k.weight", MINT_DIM_EMBD, MINT_DIM_KV, MINT_SLOT_WK, MINT_DIM_EMBD);
         MAT("attn_v.weight", MINT_DIM_EMBD, MINT_DIM_KV, MINT_SLOT_WV, MINT_DIM_EMBD);
     }
@@ -314,6 +348,11 @@ void mint_arch_describe(const mint_arch *a, char *buf, size_t cap) {
     if (a->recurrent == MINT_MIXER_SHORTCONV)
         OUT("; a hybrid: layers without KV heads mix tokens by a double-gated short convolution "
             "(a state of its last L - 1 inputs per sequence)");
+    if (a->recurrent == MINT_MIXER_DELTA_NET)
+        OUT("; a hybrid: %s layers mix tokens by a gated delta net (a state of [S][S] per value "
+            "head per sequence)",
+            a->recurrent_interval ? "all but every full_attention_interval-th" : "some");
+    if (a->q_gate) OUT("; the attention's output gated by sigmoid of a second half of attn_q");
     if (a->output_norm_name) OUT("; the final norm named %s", a->output_norm_name);
     if (a->wide_scale_layers)
         OUT("; %d layers scale queries by n_embd / n_head", a->wide_scale_layers);

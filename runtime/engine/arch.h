@@ -66,6 +66,11 @@ typedef enum mint_mixer_kind {
     MINT_MIXER_SHORTCONV,     // LFM2's double-gated short convolution: in_proj gives b, c, x;
                               // y = out_proj(c * conv(b * x)), conv a depthwise causal one over
                               // the last shortconv.l_cache inputs (its state: the L - 1 before)
+    MINT_MIXER_DELTA_NET,     // Qwen3.5's gated delta net: q, k, v through a causal convolution
+                              // (ssm.conv_kernel taps) and SiLU, q and k L2-normalised, then the
+                              // gated delta rule over a [S_v][S_k] state per value head, its
+                              // output RMS-normalised per head and gated by silu(z)
+                              // (ops/delta_net.h)
 } mint_mixer_kind;
 
 typedef struct mint_arch {
@@ -131,6 +136,11 @@ typedef struct mint_arch {
                                   // array with an entry per layer (LFM2)
     const char *output_norm_name; // the final norm's tensor when not output_norm.weight (LFM2's
                                   // converter names it token_embd_norm.weight)
+    bool recurrent_interval;      // layer l is recurrent unless (l + 1) is a multiple of
+                                  // full_attention_interval (default 4) (Qwen3.5)
+    bool q_gate;                  // attn_q gives each head's queries and as many gate values
+                                  // after them ([2 head_dim] per head); the attention's output
+                                  // is multiplied by sigmoid(gate) before attn_output (Qwen3.5)
     // What llama-quantize knows of the architecture (runtime/filetools/mix.c):
     int quant_70b_layers; // a model with this many layers is llama.cpp's 70B type, whose attn_v
                           // gets more bits (0: none)
@@ -159,6 +169,11 @@ typedef enum mint_dim {
     MINT_DIM_HEADS,    // n_head (one number per query head: attention sinks)
     MINT_DIM_CONV,     // a short convolution's taps (shortconv.l_cache)
     MINT_DIM_EMBD3,    // 3 n_embd (LFM2's in_proj: b, c and x)
+    MINT_DIM_Q2,       // 2 q (queries and their gates: Qwen3.5's attn_q)
+    MINT_DIM_SSM_QKV,  // a delta net's q, k and v: 2 H_k S + H_v S
+    MINT_DIM_SSM_V,    // its v (and output): H_v S (ssm.inner_size)
+    MINT_DIM_SSM_VH,   // its value heads H_v (ssm.time_step_rank)
+    MINT_DIM_SSM_S,    // a head's size S (ssm.state_size)
 } mint_dim;
 
 // Where a tensor (or a view of a fused one) is bound: a field of runtime/engine/model.h's
@@ -202,6 +217,15 @@ typedef enum mint_slot {
     MINT_SLOT_CONV,           // shortconv.conv: [L] taps per channel, n_embd rows
     MINT_SLOT_CONV_IN,        // shortconv.in_proj: [n_embd] -> [3 n_embd] (b, c, x)
     MINT_SLOT_CONV_OUT,       // shortconv.out_proj: [n_embd] -> [n_embd]
+    MINT_SLOT_SSM_QKV,        // attn_qkv (a delta net's): [n_embd] -> [ssm q, k, v]
+    MINT_SLOT_SSM_Z,          // attn_gate: [n_embd] -> [H_v S], the output's gate z
+    MINT_SLOT_SSM_CONV,       // ssm_conv1d: [L] taps per channel of q, k, v
+    MINT_SLOT_SSM_DT,         // ssm_dt.bias: [H_v]
+    MINT_SLOT_SSM_A,          // ssm_a: [H_v] (-exp(A_log))
+    MINT_SLOT_SSM_BETA,       // ssm_beta: [n_embd] -> [H_v]
+    MINT_SLOT_SSM_ALPHA,      // ssm_alpha: [n_embd] -> [H_v]
+    MINT_SLOT_SSM_NORM,       // ssm_norm: [S] the gated RMSNorm's weight
+    MINT_SLOT_SSM_OUT,        // ssm_out: [H_v S] -> [n_embd]
     MINT_SLOT_COUNT
 } mint_slot;
 
@@ -232,15 +256,18 @@ enum { MINT_LAYER_TENSORS_MAX = 32 };
 
 // The numbers a mint_dim is made of.
 typedef struct mint_dims {
-    int64_t n_embd;     // residual width
-    int64_t n_ff;       // feed-forward width
-    int64_t n_head;     // query heads
-    int64_t n_head_kv;  // key/value heads
-    int64_t head_dim;   // head size
-    int64_t n_ff_exp;   // an expert's feed-forward width (0 without experts)
-    int64_t n_expert;   // experts (0 without)
-    int64_t n_ff_shexp; // the shared expert's width (0 without)
-    int64_t n_conv;     // a short convolution's taps (0 without)
+    int64_t n_embd;      // residual width
+    int64_t n_ff;        // feed-forward width
+    int64_t n_head;      // query heads
+    int64_t n_head_kv;   // key/value heads
+    int64_t head_dim;    // head size
+    int64_t n_ff_exp;    // an expert's feed-forward width (0 without experts)
+    int64_t n_expert;    // experts (0 without)
+    int64_t n_ff_shexp;  // the shared expert's width (0 without)
+    int64_t n_conv;      // a short convolution's taps (0 without)
+    int64_t ssm_k_heads; // a delta net's key heads H_k (0 without)
+    int64_t ssm_v_heads; // its value heads H_v
+    int64_t ssm_s;       // its head size S
 } mint_dims;
 
 // d in those numbers.

@@ -219,9 +219,15 @@ static int32_t kv_layers(const mint_hparams *hp) {
 // for the prefix cache (runtime/engine/rstate.h).
 enum { RS_CHECKPOINTS = 8, RS_SNAPSHOTS = 64 };
 
-// Floats of one recurrent layer's state of one sequence: a short convolution's last L - 1 inputs.
+// Floats of one recurrent layer's state of one sequence: a short convolution's last L - 1 inputs
+// per channel (LFM2: n_embd channels); a delta net's, over its q, k and v channels, and its
+// [S][S] matrix per value head (runtime/engine/exec.c reads them in that order).
 static size_t rs_layer_floats(const mint_hparams *hp) {
-    return hp->n_conv > 1 ? (size_t)(hp->n_conv - 1) * (size_t)hp->n_embd : 0;
+    if (hp->n_conv <= 1) return 0;
+    if (hp->ssm_s == 0) return (size_t)(hp->n_conv - 1) * (size_t)hp->n_embd;
+    const size_t s = (size_t)hp->ssm_s,
+                 channels = (2 * (size_t)hp->ssm_k_heads + (size_t)hp->ssm_v_heads) * s;
+    return (size_t)(hp->n_conv - 1) * channels + (size_t)hp->ssm_v_heads * s * s;
 }
 
 // Sizes every buffer from the graph and checks the total against the machine's memory before

@@ -19,6 +19,7 @@
 #include "runtime/engine/exec.h"
 
 #include "base/clock.h"
+#include "ops/delta_net.h"
 #include "ops/ops.h"
 #include "quant/pack.h"
 #include "runtime/engine/pool.h"
@@ -498,6 +499,151 @@ static void run_shortconv(const mint_node *n, const mint_exec *e, int node, int 
     }
 }
 
+// Qwen3.5's attention: each head's queries [head_dim] into dst, its gates into src2.
+static void run_q_split(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    long lo, hi;
+    mint_split(e->n_tokens, ith, nth, &lo, &hi);
+    const int hd = e->hp->head_dim, nh = (int)(n->width / hd);
+    for (long t = lo; t < hi; t++) {
+        const float *in = row(e, n->src, t);
+        float *q = row(e, n->dst, t), *g = row(e, n->src2, t);
+        for (int h = 0; h < nh; h++) {
+            memcpy(q + (size_t)h * hd, in + (size_t)h * 2 * hd, (size_t)hd * sizeof *q);
+            memcpy(g + (size_t)h * hd, in + ((size_t)h * 2 + 1) * hd, (size_t)hd * sizeof *g);
+        }
+    }
+}
+
+static void run_sigmoid_gate(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    long lo, hi;
+    mint_split(e->n_tokens, ith, nth, &lo, &hi);
+    const int hd = e->hp->head_dim;
+    mint_sigmoid_gate(e->buf[n->dst], e->stride[n->dst], e->buf[n->src], e->stride[n->src],
+                      (size_t)hd, (int)(n->width / hd), hd, lo, hi);
+}
+
+static void run_delta_gates(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    long lo, hi;
+    mint_split(e->n_tokens, ith, nth, &lo, &hi);
+    mint_delta_gates(e->buf[n->dst], e->stride[n->dst], e->buf[n->src], e->stride[n->src],
+                     n->w->data, n->bias->data, (int)n->width, lo, hi);
+}
+
+// The state of recurrent layer `slot` of a delta net: its convolution's [C][L - 1] first, then
+// the delta rule's [H_v][S][S].
+static float *conv_state(const mint_exec *e, int32_t seq, int32_t slot) {
+    return mint_rs_layer(e->rs, seq, slot);
+}
+static float *delta_state(const mint_exec *e, int32_t seq, int32_t slot, int64_t channels) {
+    return mint_rs_layer(e->rs, seq, slot) + (size_t)channels * (size_t)(e->hp->n_conv - 1);
+}
+
+// The snapshot of sequence seq's state once it holds `held` positions, or NULL when none is due.
+static float *snapshot_due(const mint_exec *e, int32_t seq, int32_t held) {
+    for (int32_t q = 0; q < e->n_snaps; q++)
+        if (e->snaps[q].seq == seq && e->snaps[q].pos == held) return e->snaps[q].dst;
+    return NULL;
+}
+
+// The runs' rows up to each block boundary a snapshot is due at (the whole run when none is).
+static int32_t segment_end(const mint_exec *e, const mint_attn_run *run, int32_t i) {
+    if (!e->n_snaps) return run->n;
+    const int32_t B = e->snap_block;
+    const int32_t to_boundary = ((run->pos0 + i) / B + 1) * B - run->pos0;
+    return to_boundary < run->n ? to_boundary : run->n;
+}
+
+// A delta net's convolution and SiLU: channels split across threads, each down every run in
+// order (the state passes from row to row); a due snapshot copies this thread's channels.
+static void run_conv1d(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    long lo, hi;
+    mint_split(n->width, ith, nth, &lo, &hi);
+    if (lo >= hi) return;
+    const int taps = (int)n->w->n_in, hist = taps - 1;
+    for (int32_t r = 0; r < e->n_runs; r++) {
+        const mint_attn_run *run = &e->runs[r];
+        const int32_t seq = e->seq[run->row0];
+        float *state = conv_state(e, seq, n->slot);
+        for (int32_t i = 0; i < run->n;) {
+            const int32_t end = segment_end(e, run, i);
+            mint_conv1d_causal(row(e, n->src, run->row0 + i), e->stride[n->src], end - i,
+                               n->w->data, taps, state, row(e, n->dst, run->row0 + i),
+                               e->stride[n->dst], true, (int)lo, (int)hi);
+            i = end;
+            float *snap = snapshot_due(e, seq, run->pos0 + end);
+            if (snap) {
+                float *dst = snap + (size_t)n->slot * e->rs->layer_floats;
+                memcpy(dst + (size_t)lo * hist, state + (size_t)lo * hist,
+                       (size_t)(hi - lo) * hist * sizeof(float));
+            }
+        }
+    }
+}
+
+static void run_l2_norm(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    long lo, hi;
+    mint_split(e->n_tokens, ith, nth, &lo, &hi);
+    const int s = e->hp->ssm_s;
+    mint_l2_norm_heads(e->buf[n->dst], e->stride[n->dst], (int)(n->width / s), s, e->hp->rms_eps,
+                       lo, hi);
+}
+
+// The gated delta rule: value heads split across threads, each down every run in order, token
+// by token (the recurrent form for every batch shape: the bits never depend on the batch).
+static void run_delta_net(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    const mint_hparams *hp = e->hp;
+    long lo, hi;
+    mint_split(hp->ssm_v_heads, ith, nth, &lo, &hi);
+    if (lo >= hi) return;
+    const int64_t s = hp->ssm_s, kd = (int64_t)hp->ssm_k_heads * s;
+    const int64_t channels = 2 * kd + (int64_t)hp->ssm_v_heads * s;
+    const mint_delta_dims d = {hp->ssm_k_heads, hp->ssm_v_heads, (int)s, (int)s,
+                               1.0f / sqrtf((float)s)};
+    const size_t head = (size_t)s * (size_t)s; // one value head's state
+    for (int32_t r = 0; r < e->n_runs; r++) {
+        const mint_attn_run *run = &e->runs[r];
+        const int32_t seq = e->seq[run->row0];
+        float *state = delta_state(e, seq, n->slot, channels);
+        for (int32_t i = 0; i < run->n;) {
+            const int32_t end = segment_end(e, run, i);
+            const float *qkv = row(e, n->src, run->row0 + i);
+            const mint_delta_seq sq = {
+                .n_tokens = end - i,
+                .q = qkv,
+                .q_stride = e->stride[n->src],
+                .k = qkv + kd,
+                .k_stride = e->stride[n->src],
+                .v = qkv + 2 * kd,
+                .v_stride = e->stride[n->src],
+                .g = row(e, n->src2, run->row0 + i),
+                .g_stride = e->stride[n->src2],
+                .beta = row(e, MINT_BUF_BETA, run->row0 + i),
+                .beta_stride = e->stride[MINT_BUF_BETA],
+                .out = row(e, n->dst, run->row0 + i),
+                .out_stride = e->stride[n->dst],
+                .state = state,
+            };
+            mint_delta_net_recurrent(&d, &sq, (int)lo, (int)hi);
+            i = end;
+            float *snap = snapshot_due(e, seq, run->pos0 + end);
+            if (snap) {
+                float *dst = snap + (size_t)n->slot * e->rs->layer_floats +
+                             (size_t)channels * (size_t)(hp->n_conv - 1);
+                memcpy(dst + (size_t)lo * head, state + (size_t)lo * head,
+                       (size_t)(hi - lo) * head * sizeof(float));
+            }
+        }
+    }
+}
+
+static void run_norm_gated(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    long lo, hi;
+    mint_split(e->n_tokens, ith, nth, &lo, &hi);
+    const int s = e->hp->ssm_s;
+    mint_rms_norm_gated(e->buf[n->dst], e->stride[n->dst], e->buf[n->src], e->stride[n->src],
+                        n->w->data, (int)(n->width / s), s, e->hp->rms_eps, lo, hi);
+}
+
 static const bind_fn bind_table[MINT_OP_COUNT] = {
     [MINT_OP_GET_ROWS] = run_get_rows,
     [MINT_OP_RMS_NORM] = run_rms_norm,
@@ -524,6 +670,13 @@ static const bind_fn bind_table[MINT_OP_COUNT] = {
     [MINT_OP_MOE_SHARED] = run_moe_shared,
     [MINT_OP_SWIGLU_OAI] = run_swiglu_oai,
     [MINT_OP_SHORTCONV] = run_shortconv,
+    [MINT_OP_Q_SPLIT] = run_q_split,
+    [MINT_OP_SIGMOID_GATE] = run_sigmoid_gate,
+    [MINT_OP_DELTA_GATES] = run_delta_gates,
+    [MINT_OP_CONV1D] = run_conv1d,
+    [MINT_OP_L2_NORM] = run_l2_norm,
+    [MINT_OP_DELTA_NET] = run_delta_net,
+    [MINT_OP_NORM_GATED] = run_norm_gated,
 };
 
 // Work under which a node runs on one thread, in multiply-adds (or elements for row ops): about
@@ -541,7 +694,9 @@ static int64_t node_work(const mint_node *n, const mint_exec *e) {
     case MINT_OP_MOE_MATMUL:
         return rows * e->hp->n_expert_used * n->w->n_in * n->w->n_out;
     case MINT_OP_MOE_GROUP:
-        return 0; // one thread: the lists are one counting sort
+        return 0;           // one thread: the lists are one counting sort
+    case MINT_OP_DELTA_NET: // per value head and token: a few passes over its [S][S] state
+        return rows * e->hp->ssm_v_heads * 4 * (int64_t)e->hp->ssm_s * e->hp->ssm_s;
     case MINT_OP_ATTENTION: {
         // Scores and weighted values: 2 * head_dim per key per query head.
         const int64_t per_key = 2 * (int64_t)e->attn.n_head * e->attn.head_dim;

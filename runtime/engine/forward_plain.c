@@ -21,6 +21,7 @@
 #include "base/error.h"
 #include "mint.h"
 #include "ops/attention.h"
+#include "ops/delta_net.h"
 #include "ops/ops.h"
 #include "quant/kernels.h"
 #include "runtime/engine/model.h"
@@ -55,9 +56,16 @@ struct mint_plain {
     void *xq;                  // [4 * widest row] bytes: a matmul's input in its vec_dot_type
     float *key_cache;          // [n_layer][n_ctx][n_head_kv * head_dim]
     float *value_cache;        // [n_layer][n_ctx][n_head_kv * head_dim]
-    float *mix;                // [3 n_embd] a recurrent layer's projection (LFM2: b, c, x)
-    float *conv_state;         // [n_layer][n_conv - 1][n_embd] each short convolution layer's
-                               // last inputs bx, oldest first (NULL without such layers)
+    float *mix;                // a recurrent layer's projection (LFM2: b, c, x [3 n_embd]; a delta
+                               // net's q, k, v [C]), or Qwen3.5's queries with their gates
+    float *gate;               // [max(q_dim, H_v S)] Qwen3.5's attention gates, a delta net's z
+    float *conv;               // [C] a delta net's q, k, v after the convolution
+    float *alpha, *beta;       // [H_v] a delta net's decays and write strengths
+                               // convolution state [C][L - 1] and delta state [H_v][S][S]
+    size_t state_floats;       // floats of one recurrent layer's state
+    float *state;              // [n_layer][state_floats] each recurrent layer's state (NULL
+                               // without): a short convolution's last inputs bx [n_conv - 1]
+                               // [n_embd], oldest first; a delta net's (below)
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -208,7 +216,13 @@ static void attention(mint_plain *p, int l, int32_t pos) {
     const int group = hp->n_head / hp->n_head_kv; // query heads sharing one key/value head
 
     norm(p->xb, p->x, &L->attn_norm, &L->attn_norm_b, hp);
-    matmul(p, p->q, p->xb, &L->wq);
+    const bool q_gate = m->desc->q_gate; // Qwen3.5: each head's queries, then as many gates
+    matmul(p, q_gate ? p->mix : p->q, p->xb, &L->wq);
+    for (int h = 0; q_gate && h < hp->n_head; h++) {
+        memcpy(p->q + (size_t)h * hd, p->mix + (size_t)h * 2 * hd, (size_t)hd * sizeof(float));
+        memcpy(p->gate + (size_t)h * hd, p->mix + ((size_t)h * 2 + 1) * hd,
+               (size_t)hd * sizeof(float));
+    }
     matmul(p, p->k, p->xb, &L->wk);
     matmul(p, p->v, p->xb, &L->wv);
     add_bias(p->q, &L->bq, (int64_t)hp->n_head * hd); // what some architectures add
@@ -263,6 +277,8 @@ static void attention(mint_plain *p, int l, int32_t pos) {
         }
     }
 
+    if (q_gate) // the output gated: att * sigmoid(gate)
+        mint_sigmoid_gate(p->att, 0, p->gate, 0, (size_t)hd, hp->n_head, hd, 0, 1);
     // Project the heads back to the residual width and add to the residual stream.
     matmul(p, p->tmp, p->att, &L->wo);
     add_bias(p->tmp, &L->bo, hp->n_embd);
@@ -380,7 +396,7 @@ static void short_convolution(mint_plain *p, int l) {
     const mint_layer *L = &m->layers[l];
     const int64_t n = hp->n_embd;
     const int taps = hp->n_conv;
-    float *state = p->conv_state + (size_t)l * (size_t)(taps - 1) * (size_t)n;
+    float *state = p->state + (size_t)l * p->state_floats;
     norm(p->xb, p->x, &L->attn_norm, &L->attn_norm_b, hp);
     matmul(p, p->mix, p->xb, &L->conv_in); // [b | c | x]
     for (int64_t ch = 0; ch < n; ch++) {
@@ -398,12 +414,52 @@ static void short_convolution(mint_plain *p, int l) {
     for (int64_t i = 0; i < n; i++) p->x[i] += p->tmp[i];
 }
 
+// Qwen3.5's gated delta net in place of attention (ops/delta_net.h): q, k, v, z, beta and alpha
+// projected from norm(x); the decay g = softplus(alpha + dt) * a and beta = sigmoid(beta); q, k,
+// v through the causal convolution (the state holds the last L - 1 inputs) and SiLU; q and k
+// L2-normalised per head; per value head the delta rule on its [S][S] state (decay, correct
+// towards v along k with strength beta, read out along q); the output RMS-normalised per head and
+// gated by silu(z); projected, added.
+static void delta_net(mint_plain *p, int l) {
+    const mint_model *m = p->m;
+    const mint_hparams *hp = &m->hp;
+    const mint_layer *L = &m->layers[l];
+    const int s = hp->ssm_s, kh = hp->ssm_k_heads, vh = hp->ssm_v_heads;
+    const int channels = (2 * kh + vh) * s;
+    float *conv_state = p->state + (size_t)l * p->state_floats;
+    float *state = conv_state + (size_t)channels * (size_t)(hp->n_conv - 1);
+    norm(p->xb, p->x, &L->attn_norm, &L->attn_norm_b, hp);
+    matmul(p, p->mix, p->xb, &L->ssm_qkv);
+    matmul(p, p->gate, p->xb, &L->ssm_z);
+    matmul(p, p->beta, p->xb, &L->ssm_beta);
+    matmul(p, p->alpha, p->xb, &L->ssm_alpha);
+    mint_delta_gates(p->alpha, 0, p->beta, 0, L->ssm_dt.data, L->ssm_a.data, vh, 0, 1);
+    mint_conv1d_causal(p->mix, 0, 1, L->ssm_conv.data, hp->n_conv, conv_state, p->conv, 0, true, 0,
+                       channels);
+    mint_l2_norm_heads(p->conv, 0, 2 * kh, s, hp->rms_eps, 0, 1);
+    const mint_delta_dims d = {kh, vh, s, s, 1.0f / sqrtf((float)s)};
+    const mint_delta_seq one = {.n_tokens = 1,
+                                .q = p->conv,
+                                .k = p->conv + (size_t)kh * s,
+                                .v = p->conv + (size_t)2 * kh * s,
+                                .g = p->alpha,
+                                .beta = p->beta,
+                                .out = p->att,
+                                .state = state};
+    mint_delta_net_recurrent(&d, &one, 0, vh);
+    mint_rms_norm_gated(p->att, 0, p->gate, 0, L->ssm_norm.data, vh, s, hp->rms_eps, 0, 1);
+    matmul(p, p->tmp, p->att, &L->ssm_out);
+    for (int64_t i = 0; i < hp->n_embd; i++) p->x[i] += p->tmp[i];
+}
+
 // logits[0..n_vocab) for `token` at position `pos`, with positions 0 .. pos-1 already in the cache.
 static void forward(mint_plain *p, int32_t token, int32_t pos, float *logits) {
     embed(p, token, pos);
     for (int l = 0; l < p->m->hp.n_layer; l++) {
         if (p->m->layers[l].mixer == MINT_MIXER_SHORTCONV)
             short_convolution(p, l);
+        else if (p->m->layers[l].mixer == MINT_MIXER_DELTA_NET)
+            delta_net(p, l);
         else
             attention(p, l, pos);
         feed_forward(p, l);
@@ -446,6 +502,8 @@ mint_status mint_plain_create(const mint_model *m, int32_t n_ctx, mint_plain **o
     size_t hidden = (size_t)(hp->n_ff > hp->n_ff_exp ? hp->n_ff : hp->n_ff_exp);
     if ((size_t)hp->n_ff_shexp > hidden) hidden = (size_t)hp->n_ff_shexp;
     if (hidden > widest) widest = hidden;
+    if ((size_t)hp->ssm_v_heads * (size_t)hp->ssm_s > widest) // a delta net's output projection
+        widest = (size_t)hp->ssm_v_heads * (size_t)hp->ssm_s;
     const size_t n_exp = hp->n_expert > 0 ? (size_t)hp->n_expert : 1;
     const size_t n_used = hp->n_expert_used > 0 ? (size_t)hp->n_expert_used : 1;
     const size_t cache = (size_t)hp->n_layer * (size_t)n_ctx * kv_dim;
@@ -454,7 +512,10 @@ mint_status mint_plain_create(const mint_model *m, int32_t n_ctx, mint_plain **o
     p->q = malloc(q_dim * sizeof(float));
     p->k = malloc(kv_dim * sizeof(float));
     p->v = malloc(kv_dim * sizeof(float));
-    p->att = malloc((q_dim > (size_t)hp->n_embd ? q_dim : (size_t)hp->n_embd) * sizeof(float));
+    size_t att = q_dim > (size_t)hp->n_embd ? q_dim : (size_t)hp->n_embd;
+    if ((size_t)hp->ssm_v_heads * (size_t)hp->ssm_s > att)
+        att = (size_t)hp->ssm_v_heads * (size_t)hp->ssm_s;
+    p->att = malloc(att * sizeof(float));
     p->hb = malloc(hidden * sizeof(float));
     p->hb2 = malloc(hidden * sizeof(float));
     p->probs = malloc(n_exp * sizeof(float));
@@ -466,13 +527,25 @@ mint_status mint_plain_create(const mint_model *m, int32_t n_ctx, mint_plain **o
     p->xq = malloc(widest * sizeof(float));
     p->key_cache = calloc(cache, sizeof(float));
     p->value_cache = calloc(cache, sizeof(float));
-    p->mix = malloc(3 * (size_t)hp->n_embd * sizeof(float));
+    // A hybrid's recurrent state and its buffers (as runtime/engine/context.c sizes them).
+    const size_t v_dim = (size_t)hp->ssm_v_heads * (size_t)hp->ssm_s;
+    const size_t channels = 2 * (size_t)hp->ssm_k_heads * (size_t)hp->ssm_s + v_dim;
+    size_t mix = 3 * (size_t)hp->n_embd;
+    if (channels > mix) mix = channels;
+    if (2 * q_dim > mix) mix = 2 * q_dim;
+    p->mix = malloc(mix * sizeof(float));
+    p->gate = malloc((q_dim > v_dim ? q_dim : v_dim) * sizeof(float));
+    p->conv = malloc((channels ? channels : 1) * sizeof(float));
+    p->alpha = malloc((hp->ssm_v_heads ? (size_t)hp->ssm_v_heads : 1) * sizeof(float));
+    p->beta = malloc((hp->ssm_v_heads ? (size_t)hp->ssm_v_heads : 1) * sizeof(float));
     if (hp->n_conv > 1)
-        p->conv_state = calloc((size_t)hp->n_layer * (size_t)(hp->n_conv - 1) * (size_t)hp->n_embd,
-                               sizeof(float));
-    if ((hp->n_conv > 1 && !p->conv_state) || !p->mix || !p->x || !p->xb || !p->q || !p->k ||
-        !p->v || !p->att || !p->hb || !p->hb2 || !p->probs || !p->expert_ids || !p->expert_w ||
-        !p->expert_out || !p->tmp || !p->scores || !p->xq || !p->key_cache || !p->value_cache) {
+        p->state_floats = hp->ssm_s ? (size_t)(hp->n_conv - 1) * channels + v_dim * hp->ssm_s
+                                    : (size_t)(hp->n_conv - 1) * (size_t)hp->n_embd;
+    if (p->state_floats) p->state = calloc((size_t)hp->n_layer * p->state_floats, sizeof(float));
+    if ((p->state_floats && !p->state) || !p->mix || !p->gate || !p->conv || !p->alpha ||
+        !p->beta || !p->x || !p->xb || !p->q || !p->k || !p->v || !p->att || !p->hb || !p->hb2 ||
+        !p->probs || !p->expert_ids || !p->expert_w || !p->expert_out || !p->tmp || !p->scores ||
+        !p->xq || !p->key_cache || !p->value_cache) {
         mint_plain_free(p);
         return mint_fail(err, MINT_E_NOMEM, "out of memory for a plain pass of %d positions",
                          n_ctx);
@@ -492,15 +565,13 @@ mint_status mint_plain_forward(mint_plain *p, int32_t token, int32_t pos, float 
     if (pos > p->n_past)
         return mint_fail(err, MINT_E_ARG, "position %d skips positions: the next one is %d", pos,
                          p->n_past);
-    if (p->conv_state && pos != p->n_past && pos != 0) // a recurrent state cannot go back
+    if (p->state && pos != p->n_past && pos != 0) // a recurrent state cannot go back
         return mint_fail(err, MINT_E_ARG,
                          "position %d goes back in a hybrid model's plain pass: only %d (the "
                          "next) or 0 (start again)",
                          pos, p->n_past);
-    if (p->conv_state && pos == 0)
-        memset(p->conv_state, 0,
-               (size_t)p->m->hp.n_layer * (size_t)(p->m->hp.n_conv - 1) * (size_t)p->m->hp.n_embd *
-                   sizeof(float));
+    if (p->state && pos == 0)
+        memset(p->state, 0, (size_t)p->m->hp.n_layer * p->state_floats * sizeof(float));
     forward(p, token, pos, logits);
     p->n_past = pos + 1; // a position written again drops those after it
     return MINT_OK;
@@ -526,6 +597,10 @@ void mint_plain_free(mint_plain *p) {
     free(p->key_cache);
     free(p->value_cache);
     free(p->mix);
-    free(p->conv_state);
+    free(p->state);
+    free(p->gate);
+    free(p->conv);
+    free(p->alpha);
+    free(p->beta);
     free(p);
 }

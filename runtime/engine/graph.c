@@ -39,14 +39,23 @@ static const char *op_names[MINT_OP_COUNT] = {
     [MINT_OP_MOE_SHARED] = "MOE_SHARED",
     [MINT_OP_SWIGLU_OAI] = "SWIGLU_OAI",
     [MINT_OP_SHORTCONV] = "SHORTCONV",
+    [MINT_OP_Q_SPLIT] = "Q_SPLIT",
+    [MINT_OP_SIGMOID_GATE] = "SIGMOID_GATE",
+    [MINT_OP_DELTA_GATES] = "DELTA_GATES",
+    [MINT_OP_CONV1D] = "CONV1D",
+    [MINT_OP_L2_NORM] = "L2_NORM",
+    [MINT_OP_DELTA_NET] = "DELTA_NET",
+    [MINT_OP_NORM_GATED] = "NORM_GATED",
 };
 
 static const char *buf_names[MINT_BUF_COUNT] = {
-    [MINT_BUF_X] = "x",           [MINT_BUF_XB] = "xb",   [MINT_BUF_Q] = "q",
-    [MINT_BUF_K] = "k",           [MINT_BUF_V] = "v",     [MINT_BUF_ATT] = "att",
-    [MINT_BUF_HB] = "hb",         [MINT_BUF_HB2] = "hb2", [MINT_BUF_TMP] = "tmp",
-    [MINT_BUF_LOGITS] = "logits", [MINT_BUF_XQ] = "xq",   [MINT_BUF_ROUTE] = "route",
-    [MINT_BUF_SEL] = "sel",       [MINT_BUF_EXP] = "exp", [MINT_BUF_MIX] = "mix",
+    [MINT_BUF_X] = "x",           [MINT_BUF_XB] = "xb",     [MINT_BUF_Q] = "q",
+    [MINT_BUF_K] = "k",           [MINT_BUF_V] = "v",       [MINT_BUF_ATT] = "att",
+    [MINT_BUF_HB] = "hb",         [MINT_BUF_HB2] = "hb2",   [MINT_BUF_TMP] = "tmp",
+    [MINT_BUF_LOGITS] = "logits", [MINT_BUF_XQ] = "xq",     [MINT_BUF_ROUTE] = "route",
+    [MINT_BUF_SEL] = "sel",       [MINT_BUF_EXP] = "exp",   [MINT_BUF_MIX] = "mix",
+    [MINT_BUF_GATE] = "gate",     [MINT_BUF_CONV] = "conv", [MINT_BUF_ALPHA] = "alpha",
+    [MINT_BUF_BETA] = "beta",
 };
 
 const char *mint_op_name(mint_op op) {
@@ -284,9 +293,14 @@ static void add_attention(builder *b, const mint_model *m, int l, const mint_wei
     snprintf(nm[1], 32, "blk.%d.attn_k", l);
     snprintf(nm[2], 32, "blk.%d.attn_v", l);
     const mint_weight *qkv[3] = {&L->wq, &L->wk, &L->wv};
-    const mint_buf_id qkv_dst[3] = {MINT_BUF_Q, MINT_BUF_K, MINT_BUF_V};
+    const bool q_gate = m->desc->q_gate; // Qwen3.5: queries and their gates, split below
+    const mint_buf_id qkv_dst[3] = {q_gate ? MINT_BUF_MIX : MINT_BUF_Q, MINT_BUF_K, MINT_BUF_V};
     const char *qkv_names[3] = {nm[0], nm[1], nm[2]};
     add_matmuls(b, MINT_BUF_XB, 3, qkv, qkv_dst, qkv_names, false);
+    if (q_gate) {
+        n = add(b, MINT_OP_Q_SPLIT, MINT_BUF_Q, MINT_BUF_MIX, "blk.%d.q_split", l);
+        if (n) n->src2 = MINT_BUF_GATE;
+    }
     // What the architecture adds between the projections and RoPE: biases, per-head norms.
     static const char *const extra[5] = {"q_bias", "k_bias", "v_bias", "q_norm", "k_norm"};
     const mint_weight *ew[5] = {&L->bq, &L->bk, &L->bv, &L->q_norm, &L->k_norm};
@@ -322,6 +336,10 @@ static void add_attention(builder *b, const mint_model *m, int l, const mint_wei
         n->slot = L->kv_slot;
         n->w = L->attn_sinks.data ? &L->attn_sinks : NULL; // gpt-oss's sink logits
     }
+    if (q_gate) {
+        n = add(b, MINT_OP_SIGMOID_GATE, MINT_BUF_ATT, MINT_BUF_GATE, "blk.%d.attn_gate", l);
+        if (n) n->width = (int64_t)hp->n_head * hp->head_dim;
+    }
     snprintf(nm[3], 32, "blk.%d.attn_output", l);
     add_matmul(b, MINT_BUF_ATT, &L->wo, MINT_BUF_TMP, nm[3], false);
     snprintf(nm[4], 32, "blk.%d.out_bias", l);
@@ -347,6 +365,51 @@ static void add_shortconv(builder *b, const mint_layer *L, int l) {
     add_matmul(b, MINT_BUF_ATT, &L->conv_out, MINT_BUF_TMP, nm, false);
 }
 
+// Layer l's gated delta net (Qwen3.5): the four projections of xb, the gates, the convolution,
+// the L2 norms, the delta rule, the gated norm, the output projection into tmp.
+static void add_delta_net(builder *b, const mint_hparams *hp, const mint_layer *L, int l) {
+    char nm[4][32];
+    snprintf(nm[0], 32, "blk.%d.ssm_qkv", l);
+    snprintf(nm[1], 32, "blk.%d.ssm_z", l);
+    snprintf(nm[2], 32, "blk.%d.ssm_beta", l);
+    snprintf(nm[3], 32, "blk.%d.ssm_alpha", l);
+    const mint_weight *w[4] = {&L->ssm_qkv, &L->ssm_z, &L->ssm_beta, &L->ssm_alpha};
+    const mint_buf_id dst[4] = {MINT_BUF_MIX, MINT_BUF_GATE, MINT_BUF_BETA, MINT_BUF_ALPHA};
+    const char *names[4] = {nm[0], nm[1], nm[2], nm[3]};
+    add_matmuls(b, MINT_BUF_XB, 4, w, dst, names, false);
+    const int64_t s = hp->ssm_s, vh = hp->ssm_v_heads, kh = hp->ssm_k_heads;
+    mint_node *n =
+        add(b, MINT_OP_DELTA_GATES, MINT_BUF_ALPHA, MINT_BUF_BETA, "blk.%d.ssm_gates", l);
+    if (n) {
+        n->w = &L->ssm_dt;
+        n->bias = &L->ssm_a;
+        n->width = vh;
+    }
+    n = add(b, MINT_OP_CONV1D, MINT_BUF_CONV, MINT_BUF_MIX, "blk.%d.ssm_conv", l);
+    if (n) {
+        n->w = &L->ssm_conv;
+        n->layer = l;
+        n->slot = L->rs_slot;
+        n->width = (2 * kh + vh) * s;
+    }
+    n = add(b, MINT_OP_L2_NORM, MINT_BUF_CONV, MINT_BUF_NONE, "blk.%d.ssm_l2", l);
+    if (n) n->width = 2 * kh * s;
+    n = add(b, MINT_OP_DELTA_NET, MINT_BUF_ATT, MINT_BUF_CONV, "blk.%d.ssm_delta", l);
+    if (n) {
+        n->src2 = MINT_BUF_ALPHA;
+        n->layer = l;
+        n->slot = L->rs_slot;
+        n->width = vh * s;
+    }
+    n = add(b, MINT_OP_NORM_GATED, MINT_BUF_ATT, MINT_BUF_GATE, "blk.%d.ssm_norm", l);
+    if (n) {
+        n->w = &L->ssm_norm;
+        n->width = vh * s;
+    }
+    snprintf(nm[0], 32, "blk.%d.ssm_out", l);
+    add_matmul(b, MINT_BUF_ATT, &L->ssm_out, MINT_BUF_TMP, nm[0], false);
+}
+
 mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, int32_t n_ctx,
                              mint_graph *g, mint_err *err) {
     memset(g, 0, sizeof *g);
@@ -363,10 +426,23 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, int32_t
     g->width[MINT_BUF_HB2] = hp->n_ff;
     g->width[MINT_BUF_TMP] = hp->n_embd;
     g->width[MINT_BUF_LOGITS] = hp->n_vocab;
-    g->width[MINT_BUF_XQ] = 0; // grown by add_matmuls
-    if (hp->n_layer_rs > 0) {  // a hybrid's recurrent mixer: its projection, and its
-        g->width[MINT_BUF_MIX] = 3 * (int64_t)hp->n_embd; // output in att
+    g->width[MINT_BUF_XQ] = 0;                  // grown by add_matmuls
+    if (hp->n_layer_rs > 0 && hp->ssm_s == 0) { // LFM2's convolution: b, c, x; its output in att
+        g->width[MINT_BUF_MIX] = 3 * (int64_t)hp->n_embd;
         if (hp->n_embd > q_dim) g->width[MINT_BUF_ATT] = hp->n_embd;
+    }
+    if (hp->ssm_s > 0) { // a delta net: q, k, v before and after the convolution, z, the gates
+        const int64_t v_dim = (int64_t)hp->ssm_v_heads * hp->ssm_s;
+        const int64_t conv = 2 * (int64_t)hp->ssm_k_heads * hp->ssm_s + v_dim;
+        g->width[MINT_BUF_MIX] = conv;
+        g->width[MINT_BUF_CONV] = conv;
+        g->width[MINT_BUF_GATE] = v_dim;
+        g->width[MINT_BUF_ALPHA] = g->width[MINT_BUF_BETA] = hp->ssm_v_heads;
+        if (v_dim > g->width[MINT_BUF_ATT]) g->width[MINT_BUF_ATT] = v_dim;
+    }
+    if (m->desc->q_gate) { // queries with their gates, then the gates alone
+        if (2 * q_dim > g->width[MINT_BUF_MIX]) g->width[MINT_BUF_MIX] = 2 * q_dim;
+        if (q_dim > g->width[MINT_BUF_GATE]) g->width[MINT_BUF_GATE] = q_dim;
     }
     if (m->desc->ffn == MINT_FFN_MOE) { // a mixture's buffers, its hidden rows k experts wide
         const int64_t kk = hp->n_expert_used;
@@ -410,8 +486,10 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, int32_t
                  (snprintf(nm[0], 32, "blk.%d.attn_norm", l), nm[0]));
         if (L->mixer == MINT_MIXER_ATTENTION)
             add_attention(&b, m, l, rope_factors, kv_dim);
-        else
+        else if (L->mixer == MINT_MIXER_SHORTCONV)
             add_shortconv(&b, L, l);
+        else
+            add_delta_net(&b, hp, L, l);
         add(&b, MINT_OP_ADD, MINT_BUF_X, MINT_BUF_TMP, "blk.%d.attn_res", l);
 
         snprintf(nm[4], 32, "blk.%d.ffn_norm", l);

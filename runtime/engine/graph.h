@@ -33,6 +33,16 @@
 //   conv_in     CONVERT+MATMUL xb -> mix        (b, c and x [3 n_embd])
 //   shortconv   SHORTCONV    mix   -> att       (c * conv(b * x), the state carried per sequence)
 //   conv_out    CONVERT+MATMUL att -> tmp
+// A gated delta-net layer (Qwen3.5) replaces them with:
+//   ssm_qkv/z/beta/alpha CONVERT+MATMUL xb -> mix, gate, beta, alpha
+//   ssm_gates   DELTA_GATES  alpha, beta       (softplus(alpha + dt) * a; sigmoid(beta))
+//   ssm_conv    CONV1D       mix   -> conv     (silu of the causal convolution, state carried)
+//   ssm_l2      L2_NORM      conv              (q and k heads)
+//   ssm_delta   DELTA_NET    conv, alpha, beta -> att (the state carried per sequence)
+//   ssm_norm    NORM_GATED   att, gate         (rmsnorm per head * silu(z))
+//   ssm_out     CONVERT+MATMUL att -> tmp
+// and its attention layers project q with a gate (Q_SPLIT after attn_q) and gate the attention's
+// output (SIGMOID_GATE) before attn_output.
 // A mixture of experts (Qwen3-MoE) replaces gate, up and down with:
 //   ffn_router  MATMUL       xb    -> route     (the router's logits [n_expert])
 //   ffn_route   MOE_ROUTE    route -> sel       (softmax, the k best experts and their weights)
@@ -57,34 +67,46 @@
 #include <stdint.h>
 
 typedef enum mint_op {
-    MINT_OP_GET_ROWS,   // dst[t] = dequantized row ids[t] of the weight
-    MINT_OP_RMS_NORM,   // dst[t] = src[t] / sqrt(mean(src[t]^2) + eps) * w
-    MINT_OP_CONVERT,    // dst[t] = src[t] converted to the activation type `type`
-    MINT_OP_MATMUL,     // dst[t] = W . src[t]  (src already converted to W's vec_dot_type)
-    MINT_OP_ROPE,       // dst[t] rotated in place for position pos + t
-    MINT_OP_KV_STORE,   // cache[layer] rows pos..pos+n-1 = (k, v)
-    MINT_OP_ATTENTION,  // dst[t] = causal multi-head attention of q[t] over the cache
-    MINT_OP_ADD,        // dst[t] += src[t]
-    MINT_OP_SILU_MUL,   // dst[t] = silu(dst[t]) * src[t]
-    MINT_OP_GATHER,     // dst[i] = src[out_rows[i]]: the rows whose logits are wanted
-    MINT_OP_ADD_BIAS,   // dst[t] += w (a bias vector)
-    MINT_OP_HEAD_NORM,  // each w->n_in run of dst[t] (a head, or the row: OLMoE) RMS-normalised
-                        // in place, times w
-    MINT_OP_SCALE,      // dst[t] *= scale
-    MINT_OP_LAYER_NORM, // dst[t] = (src[t] - mean) / sqrt(var + eps) * w  (bias: an ADD_BIAS)
-    MINT_OP_GELU,       // dst[t] = gelu(dst[t]) (ggml's f16 table values)
-    MINT_OP_POS_ROWS,   // dst[t] = row pos[t] of the weight: learned positions (GPT-2)
-    MINT_OP_GELU_MUL,   // dst[t] = gelu(dst[t]) * src[t] (GeGLU: Gemma)
-    MINT_OP_SOFTCAP,    // dst[t] = scale * tanh(dst[t] / scale) (Gemma 2's logits)
-    MINT_OP_MOE_ROUTE,  // dst[t] = the k experts src[t]'s router logits choose: ids (as floats,
-                        // exact) then weights (ops/moe.c); src[t] becomes the probabilities
-    MINT_OP_MOE_GROUP,  // the rows (t, j) of the batch listed per chosen expert (exec's moe)
-    MINT_OP_MOE_MATMUL, // dst[t][j] = W[expert j of t] . (src[t], or src[t][j] when per_slot)
-    MINT_OP_MOE_SUM,    // dst[t] = sum_j weight j of src2[t] * src[t][j]
-    MINT_OP_MOE_SHARED, // dst[t] += src[t] * sigmoid(src2[t][0]) (the shared expert, gated)
-    MINT_OP_SWIGLU_OAI, // dst[t] = swiglu_oai(dst[t], src[t]) (gpt-oss's experts: ops/ops.h)
-    MINT_OP_SHORTCONV,  // dst[t] = c * conv(b * x) of src[t] = (b, c, x) over its sequence's
-                        // last taps, carrying the state (LFM2: ops/shortconv.c)
+    MINT_OP_GET_ROWS,     // dst[t] = dequantized row ids[t] of the weight
+    MINT_OP_RMS_NORM,     // dst[t] = src[t] / sqrt(mean(src[t]^2) + eps) * w
+    MINT_OP_CONVERT,      // dst[t] = src[t] converted to the activation type `type`
+    MINT_OP_MATMUL,       // dst[t] = W . src[t]  (src already converted to W's vec_dot_type)
+    MINT_OP_ROPE,         // dst[t] rotated in place for position pos + t
+    MINT_OP_KV_STORE,     // cache[layer] rows pos..pos+n-1 = (k, v)
+    MINT_OP_ATTENTION,    // dst[t] = causal multi-head attention of q[t] over the cache
+    MINT_OP_ADD,          // dst[t] += src[t]
+    MINT_OP_SILU_MUL,     // dst[t] = silu(dst[t]) * src[t]
+    MINT_OP_GATHER,       // dst[i] = src[out_rows[i]]: the rows whose logits are wanted
+    MINT_OP_ADD_BIAS,     // dst[t] += w (a bias vector)
+    MINT_OP_HEAD_NORM,    // each w->n_in run of dst[t] (a head, or the row: OLMoE) RMS-normalised
+                          // in place, times w
+    MINT_OP_SCALE,        // dst[t] *= scale
+    MINT_OP_LAYER_NORM,   // dst[t] = (src[t] - mean) / sqrt(var + eps) * w  (bias: an ADD_BIAS)
+    MINT_OP_GELU,         // dst[t] = gelu(dst[t]) (ggml's f16 table values)
+    MINT_OP_POS_ROWS,     // dst[t] = row pos[t] of the weight: learned positions (GPT-2)
+    MINT_OP_GELU_MUL,     // dst[t] = gelu(dst[t]) * src[t] (GeGLU: Gemma)
+    MINT_OP_SOFTCAP,      // dst[t] = scale * tanh(dst[t] / scale) (Gemma 2's logits)
+    MINT_OP_MOE_ROUTE,    // dst[t] = the k experts src[t]'s router logits choose: ids (as floats,
+                          // exact) then weights (ops/moe.c); src[t] becomes the probabilities
+    MINT_OP_MOE_GROUP,    // the rows (t, j) of the batch listed per chosen expert (exec's moe)
+    MINT_OP_MOE_MATMUL,   // dst[t][j] = W[expert j of t] . (src[t], or src[t][j] when per_slot)
+    MINT_OP_MOE_SUM,      // dst[t] = sum_j weight j of src2[t] * src[t][j]
+    MINT_OP_MOE_SHARED,   // dst[t] += src[t] * sigmoid(src2[t][0]) (the shared expert, gated)
+    MINT_OP_SWIGLU_OAI,   // dst[t] = swiglu_oai(dst[t], src[t]) (gpt-oss's experts: ops/ops.h)
+    MINT_OP_SHORTCONV,    // dst[t] = c * conv(b * x) of src[t] = (b, c, x) over its sequence's
+                          // last taps, carrying the state (LFM2: ops/shortconv.c)
+    MINT_OP_Q_SPLIT,      // src[t] = (q, gate) per head [2 head_dim]: q into dst[t], the gates
+                          // into src2[t] (Qwen3.5's attn_q)
+    MINT_OP_SIGMOID_GATE, // dst[t] *= sigmoid(src[t]) (the attention's output, gated)
+    MINT_OP_DELTA_GATES,  // dst[t] (alpha) = softplus(alpha + w) * bias, src[t] (beta) =
+                          // sigmoid(beta), in place (ops/delta_net.h)
+    MINT_OP_CONV1D,       // dst[t] = silu(conv(src)) per channel over its sequence's last taps,
+                          // carrying the state (a delta net's q, k, v)
+    MINT_OP_L2_NORM,      // the first width elements of dst[t], a head of hp->ssm_s at a
+                          // time (q and k), divided by their L2 norm, in place
+    MINT_OP_DELTA_NET,    // dst[t] = the gated delta rule's output for q, k, v of src[t],
+                          // log-decays src2[t] and write strengths beta[t], carrying the state
+    MINT_OP_NORM_GATED,   // dst[t] = rmsnorm per head (times w) * silu(src[t]), in place
     MINT_OP_COUNT,
 } mint_op;
 
@@ -106,7 +128,12 @@ typedef enum mint_buf_id {
     MINT_BUF_ROUTE,  // a mixture's router logits, then probabilities [n_expert]
     MINT_BUF_SEL,    // the chosen experts: ids (as floats), then weights [2 n_expert_used]
     MINT_BUF_EXP,    // each chosen expert's output [n_expert_used * n_embd]
-    MINT_BUF_MIX,    // a recurrent mixer's input projection [3 n_embd] (LFM2: b, c, x)
+    MINT_BUF_MIX,    // a recurrent mixer's input projection [3 n_embd] (LFM2: b, c, x; a delta
+                     // net's q, k, v), or Qwen3.5's queries with their gates [2 q_dim]
+    MINT_BUF_GATE,   // an output's gate: the attention's (Qwen3.5), a delta net's z
+    MINT_BUF_CONV,   // a delta net's q, k, v after the convolution [(2 H_k + H_v) S]
+    MINT_BUF_ALPHA,  // a delta net's decays [H_v]
+    MINT_BUF_BETA,   // a delta net's write strengths [H_v]
     MINT_BUF_COUNT,
 } mint_buf_id;
 

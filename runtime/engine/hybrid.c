@@ -45,7 +45,7 @@ mint_status mint_model_read_mixers(mint_model *m, mint_err *err) {
     char key[128];
     hp->n_layer_kv = hp->n_layer;
     hp->n_layer_rs = 0;
-    hp->n_conv = 0;
+    hp->n_conv = hp->ssm_k_heads = hp->ssm_v_heads = hp->ssm_s = 0;
     for (int l = 0; l < hp->n_layer; l++) {
         m->layers[l].mixer = MINT_MIXER_ATTENTION;
         m->layers[l].kv_slot = l;
@@ -88,6 +88,17 @@ mint_status mint_model_read_mixers(mint_model *m, mint_err *err) {
         }
         hp->n_head_kv = heads ? heads : hp->n_head; // (no attention layer: any divisor will do)
     }
+    if (d->recurrent_interval) { // Qwen3.5: attention in every interval-th layer
+        uint32_t every = 4;
+        snprintf(key, sizeof key, "%s.full_attention_interval", a);
+        mint_status st = mint_file_get_u32(m->file, key, &every, err);
+        if (st != MINT_OK && st != MINT_E_NOT_FOUND) return st;
+        if (every < 1 || every > (uint32_t)hp->n_layer)
+            return mint_fail(err, MINT_E_FORMAT, "metadata %s = %u is outside 1..%d", key, every,
+                             hp->n_layer);
+        for (int l = 0; l < hp->n_layer; l++)
+            if ((l + 1) % (int)every != 0) m->layers[l].mixer = d->recurrent;
+    }
     int32_t kv = 0, rs = 0;
     for (int l = 0; l < hp->n_layer; l++) {
         mint_layer *L = &m->layers[l];
@@ -107,6 +118,45 @@ mint_status mint_model_read_mixers(mint_model *m, mint_err *err) {
             return mint_fail(err, MINT_E_UNSUPPORTED, "metadata %s = %u is outside 2..64", key,
                              taps);
         hp->n_conv = (int32_t)taps;
+    }
+    if (d->recurrent == MINT_MIXER_DELTA_NET) { // llama.cpp's ssm.* keys, all required
+        static const char *const keys[5] = {"ssm.conv_kernel", "ssm.group_count",
+                                            "ssm.time_step_rank", "ssm.state_size",
+                                            "ssm.inner_size"};
+        uint32_t v[5];
+        for (int i = 0; i < 5; i++) {
+            snprintf(key, sizeof key, "%s.%s", a, keys[i]);
+            mint_status st = mint_file_get_u32(m->file, key, &v[i], err);
+            if (st == MINT_E_NOT_FOUND)
+                return mint_fail(err, MINT_E_FORMAT, "metadata %s is missing", key);
+            if (st) return st;
+            if (v[i] < 1 || v[i] > (1u << 16))
+                return mint_fail(err, MINT_E_FORMAT, "metadata %s = %u is outside 1..65536", key,
+                                 v[i]);
+        }
+        if (v[0] < 2 || v[0] > 64)
+            return mint_fail(err, MINT_E_UNSUPPORTED,
+                             "metadata %s.ssm.conv_kernel = %u is outside "
+                             "2..64",
+                             a, v[0]);
+        if (v[2] % v[1] != 0)
+            return mint_fail(err, MINT_E_FORMAT,
+                             "metadata %s.ssm.time_step_rank %u (value heads) is not a multiple of "
+                             "ssm.group_count %u (key heads)",
+                             a, v[2], v[1]);
+        if ((uint64_t)v[2] * v[3] != v[4])
+            return mint_fail(err, MINT_E_UNSUPPORTED,
+                             "metadata %s.ssm.inner_size %u is not ssm.time_step_rank %u times "
+                             "ssm.state_size %u (mint needs value heads of the key heads' size)",
+                             a, v[4], v[2], v[3]);
+        if (v[3] > 512)
+            return mint_fail(err, MINT_E_UNSUPPORTED,
+                             "metadata %s.ssm.state_size %u is larger than mint's limit of 512", a,
+                             v[3]);
+        hp->n_conv = (int32_t)v[0];
+        hp->ssm_k_heads = (int32_t)v[1];
+        hp->ssm_v_heads = (int32_t)v[2];
+        hp->ssm_s = (int32_t)v[3];
     }
     char sw[128];
     snprintf(sw, sizeof sw, "%s.attention.sliding_window", a);

@@ -232,7 +232,9 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
         hp->n_rot = hp->head_dim;
     else if (st)
         return st;
-    if (hp->n_rot != hp->head_dim || hp->n_rot % 2 != 0)
+    // RoPE over all of a head, or (NEOX pairs: Qwen3.5) over its first n_rot dimensions.
+    const bool partial_ok = m->desc->pos == MINT_POS_ROPE_NEOX && hp->n_rot < hp->head_dim;
+    if ((hp->n_rot != hp->head_dim && !partial_ok) || hp->n_rot % 2 != 0)
         return mint_fail(err, MINT_E_UNSUPPORTED,
                          "rope.dimension_count %d must equal the head size %d", hp->n_rot,
                          hp->head_dim);
@@ -421,8 +423,9 @@ static void bind_vector_view(mint_weight *w, const mint_weight *v_all, int64_t i
 
 // A dimension of runtime/engine/arch.h in this model's numbers.
 static int64_t dim_of(const mint_hparams *hp, mint_dim d) {
-    const mint_dims x = {hp->n_embd,   hp->n_ff,     hp->n_head,     hp->n_head_kv, hp->head_dim,
-                         hp->n_ff_exp, hp->n_expert, hp->n_ff_shexp, hp->n_conv};
+    const mint_dims x = {hp->n_embd,   hp->n_ff,        hp->n_head,      hp->n_head_kv,
+                         hp->head_dim, hp->n_ff_exp,    hp->n_expert,    hp->n_ff_shexp,
+                         hp->n_conv,   hp->ssm_k_heads, hp->ssm_v_heads, hp->ssm_s};
     return mint_dim_value(d, &x);
 }
 
@@ -466,6 +469,15 @@ static mint_weight *slot_of(mint_layer *L, mint_slot s) {
         [MINT_SLOT_CONV] = offsetof(mint_layer, conv),
         [MINT_SLOT_CONV_IN] = offsetof(mint_layer, conv_in),
         [MINT_SLOT_CONV_OUT] = offsetof(mint_layer, conv_out),
+        [MINT_SLOT_SSM_QKV] = offsetof(mint_layer, ssm_qkv),
+        [MINT_SLOT_SSM_Z] = offsetof(mint_layer, ssm_z),
+        [MINT_SLOT_SSM_CONV] = offsetof(mint_layer, ssm_conv),
+        [MINT_SLOT_SSM_DT] = offsetof(mint_layer, ssm_dt),
+        [MINT_SLOT_SSM_A] = offsetof(mint_layer, ssm_a),
+        [MINT_SLOT_SSM_BETA] = offsetof(mint_layer, ssm_beta),
+        [MINT_SLOT_SSM_ALPHA] = offsetof(mint_layer, ssm_alpha),
+        [MINT_SLOT_SSM_NORM] = offsetof(mint_layer, ssm_norm),
+        [MINT_SLOT_SSM_OUT] = offsetof(mint_layer, ssm_out),
     };
     return (mint_weight *)((char *)L + at[s]);
 }

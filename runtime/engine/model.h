@@ -68,9 +68,19 @@ typedef struct mint_layer {
     mint_weight up_exps_b;   // [n_ff_exp] x n_expert F32: expert e's up bias is row e
     mint_weight down_exps_b; // [n_embd] x n_expert F32: expert e's down bias is row e
     // A hybrid's recurrent layer (runtime/engine/arch.h mint_mixer_kind) in place of attention:
-    mint_weight conv;      // [n_conv] taps x n_embd channels (LFM2's shortconv.conv)
-    mint_weight conv_in;   // [n_embd] -> [3 n_embd]: b, c and x (shortconv.in_proj)
-    mint_weight conv_out;  // [n_embd] -> [n_embd] (shortconv.out_proj)
+    mint_weight conv;     // [n_conv] taps x n_embd channels (LFM2's shortconv.conv)
+    mint_weight conv_in;  // [n_embd] -> [3 n_embd]: b, c and x (shortconv.in_proj)
+    mint_weight conv_out; // [n_embd] -> [n_embd] (shortconv.out_proj)
+    // ... or a gated delta net (Qwen3.5; ops/delta_net.h for the shapes):
+    mint_weight ssm_qkv;   // [n_embd] -> [(2 H_k + H_v) S] q, k, v before the convolution
+    mint_weight ssm_z;     // [n_embd] -> [H_v S] the output's gate (attn_gate)
+    mint_weight ssm_conv;  // [n_conv] taps x (2 H_k + H_v) S channels F32
+    mint_weight ssm_dt;    // [H_v] F32 bias of alpha
+    mint_weight ssm_a;     // [H_v] F32 -exp(A_log): alpha's factor after softplus
+    mint_weight ssm_beta;  // [n_embd] -> [H_v] write strengths before the sigmoid
+    mint_weight ssm_alpha; // [n_embd] -> [H_v] decays before the softplus
+    mint_weight ssm_norm;  // [S] F32 the gated RMSNorm's weight
+    mint_weight ssm_out;   // [H_v S] -> [n_embd]
     mint_mixer_kind mixer; // this layer's token mixer: attention, or the row's recurrent kind
     int32_t kv_slot;       // attention: the layer's index among the KV cache's layers, else -1
     int32_t rs_slot;       // recurrent: the layer's index among the state's layers, else -1
@@ -111,7 +121,10 @@ typedef struct mint_hparams {
     int32_t n_expert_used;     // expert_used_count: experts each token takes, 1..n_expert
     int32_t n_ff_exp;          // expert_feed_forward_length: an expert's hidden width
     int32_t n_ff_shexp;        // expert_shared_feed_forward_length: the shared expert's (0: none)
-    int32_t n_conv;            // shortconv.l_cache: a short convolution's taps (0: none)
+    int32_t n_conv;            // a convolution's taps: shortconv.l_cache, ssm.conv_kernel (0: none)
+    int32_t ssm_k_heads;       // a delta net's key heads H_k: ssm.group_count (0: none)
+    int32_t ssm_v_heads;       // its value heads H_v: ssm.time_step_rank
+    int32_t ssm_s;             // its head size S: ssm.state_size (ssm.inner_size = H_v S)
     int32_t n_layer_kv;        // layers with attention (their keys and values are cached)
     int32_t n_layer_rs;        // recurrent layers (their state is kept per sequence)
 } mint_hparams;

@@ -10,6 +10,7 @@
 #include "formats/sentencepiece.h"
 #include "quant/kernels.h"
 #include "runtime/filetools/mix.h"
+#include "runtime/filetools/synth_presets.h"
 #include "runtime/engine/arch.h"
 #include "runtime/engine/pool.h"
 
@@ -20,222 +21,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <xxhash.h>
-
-typedef struct preset {
-    const char *name;   // --synthetic NAME: "tinyllama", "small", "mha", "llama3", "qwen2", ...
-    const char *shape;  // --shape: "real" (the named model's shapes) or "tiny" (for tests)
-    const char *arch;   // general.architecture, and the prefix of the metadata keys
-    int32_t n_embd;     // residual width
-    int32_t n_ff;       // feed-forward width
-    int32_t n_layer;    // blocks
-    int32_t n_head;     // query heads
-    int32_t n_head_kv;  // key/value heads
-    int32_t head_dim;   // head size (attention.key_length; may differ from n_embd / n_head)
-    int32_t n_ctx;      // training context
-    int32_t n_vocab;    // vocabulary size of the built-in vocabulary
-    float rope_base;    // rope frequency base
-    float rms_eps;      // attention.layer_norm_rms_epsilon
-    bool tied;          // no output.weight: the output head is token_embd
-    bool rope_freqs;    // Llama 3's rope_freqs.weight (factor 32, low 1, high 4, 8192 original)
-    int32_t n_ctx_orig; // LongRoPE's original context (rope_factors_long/short, attn_factor), as
-                        // Phi-3-mini-128k and Phi-3.5-mini have it; 0: none
-    const char *title;  // the model's word in general.name when not the preset's name (NULL)
-    bool window_keys;   // rope.scaling.original_context_length and attention.sliding_window, as
-                        // Phi-3's converter writes them (llama.cpp ignores the window)
-} preset;
-
-// llama.cpp gives special tokens Phi-3's strip attributes when general.name contains "phi3" or
-// "phi-3", looking up <|endoftext|> by text, which the built-in vocabulary lacks: the name of a
-// synthetic Phi-3 says "Phi 3" instead.
-#define PHI3_TITLE "Phi 3"
-
-// TinyLlama-1.1B (its config.json), a small model with 256-aligned shapes, so every K-quant
-// applies (tiny256's shapes), and a small multi-head one; then per architecture the shapes of
-// the small model people run (Llama-3.2-1B, Qwen2.5-0.5B, Qwen3-0.6B: their config.json) and a
-// tiny one with 256-aligned rows for tests. The tiny Qwen3 keeps the real one's trait of a head
-// size that is not n_embd / n_head.
-static const preset presets[] = {
-    {"tinyllama", "real", "llama", 2048, 5632, 22, 32, 4, 64, 2048, 32000, 1e4f, 1e-5f, false,
-     false, 0, NULL, false},
-    {"small", "real", "llama", 256, 768, 4, 4, 2, 64, 512, 512, 1e4f, 1e-5f, false, false, 0, NULL,
-     false},
-    // multi-head attention (as many KV heads as query heads) and a long context: the attention
-    // tests' other layout
-    {"mha", "real", "llama", 128, 384, 2, 4, 4, 32, 2048, 512, 1e4f, 1e-5f, false, false, 0, NULL,
-     false},
-    {"llama3", "real", "llama", 2048, 8192, 16, 32, 8, 64, 131072, 128256, 5e5f, 1e-5f, true, true,
-     0, NULL, false},
-    {"llama3", "tiny", "llama", 256, 768, 2, 4, 2, 64, 1024, 512, 5e5f, 1e-5f, true, true, 0, NULL,
-     false},
-    {"qwen2", "real", "qwen2", 896, 4864, 24, 14, 2, 64, 32768, 151936, 1e6f, 1e-6f, true, false, 0,
-     NULL, false},
-    {"qwen2", "tiny", "qwen2", 256, 768, 2, 4, 2, 64, 1024, 512, 1e6f, 1e-6f, true, false, 0, NULL,
-     false},
-    {"qwen3", "real", "qwen3", 1024, 3072, 28, 16, 8, 128, 40960, 151936, 1e6f, 1e-6f, true, false,
-     0, NULL, false},
-    {"qwen3", "tiny", "qwen3", 256, 768, 2, 4, 2, 128, 1024, 512, 1e6f, 1e-6f, true, false, 0, NULL,
-     false},
-    {"phi3", "real", "phi3", 3072, 8192, 32, 32, 32, 96, 4096, 32064, 1e4f, 1e-5f, false, false, 0,
-     PHI3_TITLE, true},
-    // the tiny Phi-3 has Phi-3.5-mini's LongRoPE: a context of 256 positions or fewer takes the
-    // short factors, a longer one the long factors
-    {"phi3", "tiny", "phi3", 256, 768, 2, 4, 4, 64, 1024, 512, 1e4f, 1e-5f, false, false, 256,
-     PHI3_TITLE, true},
-    {"gpt2", "real", "gpt2", 768, 3072, 12, 12, 12, 64, 1024, 50257, 1e4f, 1e-5f, false, false, 0,
-     NULL, false},
-    {"gpt2", "tiny", "gpt2", 256, 1024, 2, 4, 4, 64, 1024, 512, 1e4f, 1e-5f, false, false, 0, NULL,
-     false},
-    {"gemma2", "real", "gemma2", 2304, 9216, 26, 8, 4, 256, 8192, 256000, 1e4f, 1e-6f, true, false,
-     0, NULL, false},
-    {"gemma2", "tiny", "gemma2", 256, 768, 2, 4, 2, 128, 1024, 512, 1e4f, 1e-6f, true, false, 0,
-     NULL, false},
-    {"gemma3", "real", "gemma3", 1152, 6912, 26, 4, 1, 256, 32768, 262144, 1e6f, 1e-6f, true, false,
-     0, NULL, false},
-    {"gemma3", "tiny", "gemma3", 256, 768, 2, 4, 2, 128, 1024, 512, 1e6f, 1e-6f, true, false, 0,
-     NULL, false},
-    // micro: one 8-wide layer and the 259-token byte vocabulary, about 25 KB: the GGUF fuzz
-    // harness's seeds of each architecture (tests/fuzz/make_seeds.c)
-    {"llama3", "micro", "llama", 8, 16, 1, 2, 1, 4, 16, 259, 5e5f, 1e-5f, true, true, 0, NULL,
-     false},
-    {"qwen2", "micro", "qwen2", 8, 16, 1, 2, 1, 4, 16, 259, 1e6f, 1e-6f, true, false, 0, NULL,
-     false},
-    {"qwen3", "micro", "qwen3", 8, 16, 1, 2, 1, 8, 16, 259, 1e6f, 1e-6f, true, false, 0, NULL,
-     false},
-    {"phi3", "micro", "phi3", 8, 16, 1, 2, 2, 4, 16, 259, 1e4f, 1e-5f, false, false, 8, PHI3_TITLE,
-     true},
-    {"gpt2", "micro", "gpt2", 8, 16, 1, 2, 2, 4, 16, 259, 1e4f, 1e-5f, false, false, 0, NULL,
-     false},
-    {"gemma2", "micro", "gemma2", 8, 16, 2, 2, 1, 8, 16, 259, 1e4f, 1e-6f, true, false, 0, NULL,
-     false},
-    {"gemma3", "micro", "gemma3", 8, 16, 2, 2, 1, 8, 16, 259, 1e6f, 1e-6f, true, false, 0, NULL,
-     false},
-    // Qwen3-30B-A3B (its config.json): 48 layers, 128 experts of 768, 8 used; tiny: 16 of 256,
-    // 4 used (llama-quantize has a rule of its own for 8 experts, which this one does not meet)
-    {"qwen3moe", "real", "qwen3moe", 2048, 6144, 48, 32, 4, 128, 40960, 151936, 1e6f, 1e-6f, false,
-     false, 0, NULL, false},
-    {"qwen3moe", "tiny", "qwen3moe", 256, 768, 2, 4, 2, 128, 1024, 512, 1e6f, 1e-6f, false, false,
-     0, NULL, false},
-    {"qwen3moe", "micro", "qwen3moe", 8, 16, 1, 2, 1, 8, 16, 259, 1e6f, 1e-6f, true, false, 0, NULL,
-     false},
-    // Qwen1.5-MoE-A2.7B (its config.json): Qwen2's attention, 60 experts of 1408, 4 used, a
-    // shared expert of 5632
-    {"qwen2moe", "real", "qwen2moe", 2048, 5632, 24, 16, 16, 128, 8192, 151936, 1e6f, 1e-6f, false,
-     false, 0, NULL, false},
-    {"qwen2moe", "tiny", "qwen2moe", 256, 512, 2, 4, 2, 64, 1024, 512, 1e6f, 1e-6f, false, false, 0,
-     NULL, false},
-    {"qwen2moe", "micro", "qwen2moe", 8, 16, 1, 2, 1, 4, 16, 259, 1e6f, 1e-6f, false, false, 0,
-     NULL, false},
-    // OLMoE-1B-7B (its config.json): 64 experts of 1024 (feed_forward_length), 8 used,
-    // multi-head attention
-    {"olmoe", "real", "olmoe", 2048, 1024, 16, 16, 16, 128, 4096, 50304, 1e4f, 1e-5f, false, false,
-     0, NULL, false},
-    {"olmoe", "tiny", "olmoe", 256, 256, 2, 4, 4, 64, 1024, 512, 1e4f, 1e-5f, false, false, 0, NULL,
-     false},
-    {"olmoe", "micro", "olmoe", 8, 16, 1, 2, 2, 4, 16, 259, 1e4f, 1e-5f, false, false, 0, NULL,
-     false},
-    // Mixtral-8x7B (its config.json): llama's block with 8 experts of feed_forward_length, 2
-    // used; tiny: the same 8 and 2, so llama-quantize's 8-expert rules apply
-    {"mixtral", "real", "llama", 4096, 14336, 32, 32, 8, 128, 32768, 32000, 1e6f, 1e-5f, false,
-     false, 0, NULL, false},
-    {"mixtral", "tiny", "llama", 256, 768, 2, 4, 2, 64, 1024, 512, 1e6f, 1e-5f, false, false, 0,
-     NULL, false},
-    // gpt-oss-20b (its config.json): 24 layers 2880 wide, 64 query heads of 64, 8 KV heads, YaRN
-    // (factor 32 over 4096 positions), 32 experts of 2880, 4 used; tiny: 16 experts of 256
-    {"gpt-oss", "real", "gpt-oss", 2880, 2880, 24, 64, 8, 64, 131072, 201088, 150000.0f, 1e-5f,
-     false, false, 0, NULL, false},
-    {"gpt-oss", "tiny", "gpt-oss", 256, 256, 2, 4, 2, 64, 1024, 512, 150000.0f, 1e-5f, false, false,
-     0, NULL, false},
-    {"gpt-oss", "micro", "gpt-oss", 8, 16, 2, 2, 1, 4, 16, 259, 150000.0f, 1e-5f, false, false, 0,
-     NULL, false},
-    {"mixtral", "micro", "llama", 8, 16, 1, 2, 1, 4, 16, 259, 1e6f, 1e-5f, true, false, 0, NULL,
-     false},
-    // LFM2-1.2B (its config.json; block_ff_dim 12288 auto-adjusted to 8192 as its converter
-    // does): 16 layers, attention in 6 (hybrid_shapes below), 32 query heads, 8 KV heads; tied
-    {"lfm2", "real", "lfm2", 2048, 8192, 16, 32, 8, 64, 128000, 65536, 1e6f, 1e-5f, true, false, 0,
-     NULL, false},
-    {"lfm2", "tiny", "lfm2", 256, 768, 4, 4, 2, 64, 1024, 512, 1e6f, 1e-5f, true, false, 0, NULL,
-     false},
-    {"lfm2", "micro", "lfm2", 8, 16, 2, 2, 1, 4, 16, 259, 1e6f, 1e-5f, true, false, 0, NULL, false},
-};
-
-// The hybrids' layers, per preset name and shape (rows with a recurrent mixer): which layers
-// have attention ('A'; '.' the recurrent mixer), and the short convolution's taps.
-typedef struct hybrid_shape {
-    const char *name;   // preset name
-    const char *shape;  // preset shape
-    const char *layers; // [n_layer] 'A' attention, '.' recurrent
-    int32_t n_conv;     // shortconv.l_cache
-} hybrid_shape;
-
-static const hybrid_shape hybrid_shapes[] = {
-    {"lfm2", "real", "..A..A..A.A.A.A.", 3}, // LFM2's full_attn_idxs 2, 5, 8, 10, 12, 14
-    {"lfm2", "tiny", "..A.", 3},
-    {"lfm2", "micro", ".A", 3},
-};
-
-static const hybrid_shape *hybrid_of(const preset *p) {
-    for (size_t i = 0; i < sizeof hybrid_shapes / sizeof *hybrid_shapes; i++)
-        if (!strcmp(hybrid_shapes[i].name, p->name) && !strcmp(hybrid_shapes[i].shape, p->shape))
-            return &hybrid_shapes[i];
-    return NULL;
-}
-
-// The mixtures' experts, per preset name and shape (MINT_FFN_MOE rows).
-typedef struct moe_shape {
-    const char *name;   // preset name
-    const char *shape;  // preset shape
-    int32_t n_expert;   // expert_count
-    int32_t n_used;     // expert_used_count
-    int32_t n_ff_exp;   // expert_feed_forward_length
-    int32_t n_ff_shexp; // expert_shared_feed_forward_length (0: no shared expert)
-} moe_shape;
-
-static const moe_shape moe_shapes[] = {
-    // clang-format off
-    {"qwen3moe", "real", 128, 8, 768, 0},
-    {"qwen3moe", "tiny", 16, 4, 256, 0},
-    {"qwen3moe", "micro", 4, 2, 16, 0},
-    {"qwen2moe", "real", 60, 4, 1408, 5632},
-    {"qwen2moe", "tiny", 16, 4, 256, 512},
-    {"qwen2moe", "micro", 4, 2, 16, 16},
-    {"olmoe", "real", 64, 8, 1024, 0},
-    {"olmoe", "tiny", 16, 4, 256, 0},
-    {"olmoe", "micro", 4, 2, 16, 0},
-    {"mixtral", "real", 8, 2, 14336, 0},
-    {"mixtral", "tiny", 8, 2, 768, 0},
-    {"mixtral", "micro", 4, 2, 16, 0},
-    {"gpt-oss", "real", 32, 4, 2880, 0},
-    {"gpt-oss", "tiny", 16, 4, 256, 0},
-    {"gpt-oss", "micro", 4, 2, 16, 0},
-    // clang-format on
-};
-
-static const moe_shape *moe_of(const preset *p) {
-    for (size_t i = 0; i < sizeof moe_shapes / sizeof *moe_shapes; i++)
-        if (!strcmp(moe_shapes[i].name, p->name) && !strcmp(moe_shapes[i].shape, p->shape))
-            return &moe_shapes[i];
-    return NULL;
-}
-
-// Whether a preset name comes in several shapes (the architectures' presets have a tiny one).
-static bool has_shapes(const char *name) {
-    for (size_t i = 0; i < sizeof presets / sizeof *presets; i++)
-        if (strcmp(presets[i].name, name) == 0 && strcmp(presets[i].shape, "tiny") == 0)
-            return true;
-    return false;
-}
-
-// "tinyllama, small, mha, llama3, ...": every preset name once, in the table's order.
-static void preset_names(char *buf, size_t cap) {
-    size_t len = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < sizeof presets / sizeof *presets; i++) {
-        bool seen = false;
-        for (size_t j = 0; j < i; j++) seen |= strcmp(presets[j].name, presets[i].name) == 0;
-        if (!seen && len < cap)
-            len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", presets[i].name);
-    }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Random values
@@ -350,7 +135,10 @@ static int64_t dim_of(const preset *p, mint_dim d) {
                          moe ? moe->n_ff_exp : 0,
                          moe ? moe->n_expert : 0,
                          moe ? moe->n_ff_shexp : 0,
-                         hybrid_of(p) ? hybrid_of(p)->n_conv : 0};
+                         hybrid_of(p) ? hybrid_of(p)->n_conv : 0,
+                         hybrid_of(p) ? hybrid_of(p)->ssm_k_heads : 0,
+                         hybrid_of(p) ? hybrid_of(p)->ssm_v_heads : 0,
+                         hybrid_of(p) ? hybrid_of(p)->ssm_s : 0};
     return mint_dim_value(d, &x);
 }
 
@@ -601,14 +389,9 @@ static bool is_gguf(const char *path) {
 
 mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_err *err) {
     mint_err_clear(err);
-    const preset *pr = NULL;
     const char *shape = p->shape ? p->shape : "real";
     bool known_name = false;
-    for (size_t i = 0; i < sizeof presets / sizeof *presets; i++)
-        if (p->preset && strcmp(p->preset, presets[i].name) == 0) {
-            known_name = true;
-            if (strcmp(shape, presets[i].shape) == 0) pr = &presets[i];
-        }
+    const preset *pr = mint_synth_preset(p->preset, shape, &known_name);
     if (!known_name) {
         char names[256];
         preset_names(names, sizeof names);
@@ -675,11 +458,34 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
             mint_gguf_add_arr(w, key, MINT_VAL_I32, heads, (uint64_t)pr->n_layer);
             continue;
         }
-        mint_gguf_add_u32(w, key, dims[i].v);
+        const bool rot = !strcmp(dims[i].key, "rope.dimension_count") && hy && hy->n_rot;
+        mint_gguf_add_u32(w, key, rot ? (uint32_t)hy->n_rot : dims[i].v);
     }
     if (hy && d->recurrent == MINT_MIXER_SHORTCONV) {
         snprintf(key, sizeof key, "%s.shortconv.l_cache", pr->arch);
         mint_gguf_add_u32(w, key, (uint32_t)hy->n_conv);
+    }
+    if (hy && d->recurrent == MINT_MIXER_DELTA_NET) { // as Qwen3.5's converter writes them
+        const struct {
+            const char *key;
+            int32_t v;
+        } ssm[] = {{"ssm.conv_kernel", hy->n_conv},
+                   {"ssm.state_size", hy->ssm_s},
+                   {"ssm.group_count", hy->ssm_k_heads},
+                   {"ssm.time_step_rank", hy->ssm_v_heads},
+                   {"ssm.inner_size", hy->ssm_v_heads * hy->ssm_s},
+                   {"full_attention_interval", hy->interval}};
+        for (size_t i = 0; i < sizeof ssm / sizeof *ssm; i++) {
+            snprintf(key, sizeof key, "%s.%s", pr->arch, ssm[i].key);
+            mint_gguf_add_u32(w, key, (uint32_t)ssm[i].v);
+        }
+        // M-RoPE's sections of the rotated pairs (text uses one position for all): Qwen3.5's
+        // 11, 11, 10 of 32 pairs, scaled to this shape's
+        const int32_t pairs = (hy->n_rot ? hy->n_rot : pr->head_dim) / 2;
+        int32_t sections[4] = {pairs * 11 / 32, pairs * 11 / 32, 0, 0};
+        sections[2] = pairs - sections[0] - sections[1];
+        snprintf(key, sizeof key, "%s.rope.dimension_sections", pr->arch);
+        mint_gguf_add_arr(w, key, MINT_VAL_I32, sections, 4);
     }
     if (pr->head_dim * pr->n_head != pr->n_embd) { // Qwen3's and Gemma's heads
         snprintf(key, sizeof key, "%s.attention.key_length", pr->arch);

@@ -228,7 +228,7 @@ static void seeds_gguf(const char *data_dir) {
 static void gguf_architectures(void) {
     static const char *const arches[] = {"llama3",   "qwen2",   "qwen3",    "phi3",    "gpt2",
                                          "gemma2",   "gemma3",  "qwen3moe", "mixtral", "olmoe",
-                                         "qwen2moe", "gpt-oss", "lfm2"};
+                                         "qwen2moe", "gpt-oss", "lfm2",     "qwen35"};
     for (size_t i = 0; i < sizeof arches / sizeof *arches; i++) {
         char name[64];
         snprintf(name, sizeof name, "micro-%s.gguf", arches[i]);
