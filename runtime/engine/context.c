@@ -216,8 +216,12 @@ static int32_t kv_layers(const mint_hparams *hp) {
 }
 
 // Checkpoints of the recurrent state kept per sequence, and snapshots after full KV blocks kept
-// for the prefix cache (runtime/engine/rstate.h).
-enum { RS_CHECKPOINTS = 8, RS_SNAPSHOTS = 64 };
+// for the prefix cache (runtime/engine/rstate.h): at most 8 and 64, fewer when a state is large
+// (Qwen3.5-2B's is 19 MiB), within about 64 MiB per sequence and 256 MiB of snapshots.
+static int32_t rs_count(uint64_t state_bytes, uint64_t budget, int32_t lo, int32_t hi) {
+    const uint64_t n = state_bytes ? budget / state_bytes : (uint64_t)hi;
+    return n < (uint64_t)lo ? lo : n > (uint64_t)hi ? hi : (int32_t)n;
+}
 
 // Floats of one recurrent layer's state of one sequence: a short convolution's last L - 1 inputs
 // per channel (LFM2: n_embd channels); a delta net's, over its q, k and v channels, and its
@@ -264,8 +268,10 @@ static mint_status plan_memory(mint_ctx *c, mint_err *err) {
         total += (uint64_t)p->n_threads * c->moe.scratch_bytes +
                  (uint64_t)p->n_batch * (uint64_t)hp->n_expert_used * sizeof(int32_t);
     }
-    total += ((uint64_t)p->n_seq_max * (1 + RS_CHECKPOINTS) + RS_SNAPSHOTS) *
-             (uint64_t)hp->n_layer_rs * rs_layer_floats(hp) * sizeof(float);
+    const uint64_t state = (uint64_t)hp->n_layer_rs * rs_layer_floats(hp) * sizeof(float);
+    c->rs_ckpt = rs_count(state, 64ull << 20, 3, 8);
+    c->rs_snap = rs_count(state, 256ull << 20, 4, 64);
+    total += ((uint64_t)p->n_seq_max * (1 + (uint64_t)c->rs_ckpt) + (uint64_t)c->rs_snap) * state;
     uint64_t mem = p->max_memory ? p->max_memory : phys_mem();
     if (total > mem)
         return mint_fail(err, MINT_E_LIMIT,
@@ -297,8 +303,8 @@ mint_status mint_ctx_create(mint_model *m, const mint_ctx_params *params, mint_c
     const mint_ctx_params *p = &c->params;
     if ((st = mint_kv_init(&c->kv, p->kv_type, kv_layers(hp), (int64_t)hp->n_head_kv * hp->head_dim,
                            p->kv_block, p->n_ctx, p->n_seq_max, c->kv_blocks, err)) ||
-        (st = mint_rs_init(&c->rs, p->n_seq_max, hp->n_layer_rs, rs_layer_floats(hp),
-                           RS_CHECKPOINTS, RS_SNAPSHOTS, err)))
+        (st = mint_rs_init(&c->rs, p->n_seq_max, hp->n_layer_rs, rs_layer_floats(hp), c->rs_ckpt,
+                           c->rs_snap, err)))
         goto fail;
     if (c->rs.n_layer && !(c->snap_reqs = calloc((size_t)c->rs.n_snap / 2, sizeof *c->snap_reqs))) {
         st = mint_fail(err, MINT_E_NOMEM, "out of memory");

@@ -21,6 +21,8 @@ struct mint_ctx {
     mint_kvcache kv;               // the sequences' keys and values (attention layers')
     mint_rstate rs;                // the sequences' recurrent state (a hybrid's other layers)
     mint_rs_snap_req *snap_reqs;   // [rs.n_snap / 2] a batch's snapshots at block boundaries
+    int32_t rs_ckpt;               // checkpoints per sequence (sized by the state's bytes)
+    int32_t rs_snap;               // snapshots of the prefix cache's store (likewise)
     mint_pool *pool;               // n_threads workers (the caller is worker 0)
     void *buf[MINT_BUF_COUNT];     // activation buffers, [n_batch] rows each
     size_t stride[MINT_BUF_COUNT]; // bytes per row (rounded up to 64)

@@ -101,10 +101,15 @@ mint_status mint_decode(mint_ctx *c, const mint_batch_entry *e, int32_t n, mint_
     if (st) return st;
     for (int32_t s = 0; s < c->params.n_seq_max; s++)
         if (c->seq_count[s] && (st = mint_kv_reserve(&c->kv, s, c->seq_count[s], err))) return st;
-    // A hybrid's sequences keep their recurrent state where this batch starts: where speculative
-    // decoding's rejected drafts and a chat's next turn go back to (runtime/engine/rstate.h).
-    for (int32_t s = 0; s < c->params.n_seq_max && c->rs.n_layer; s++)
-        if (c->seq_count[s]) mint_rs_checkpoint(&c->rs, s, c->kv.seq[s].n_past);
+    // A hybrid's sequences keep their recurrent state where a batch of several of their tokens
+    // starts (where speculative decoding's rejected drafts go back to, and a chat's next turn
+    // after a prompt), and at every block boundary one token at a time reaches: a state can be
+    // megabytes, too much to copy before every generated token (runtime/engine/rstate.h).
+    for (int32_t s = 0; s < c->params.n_seq_max && c->rs.n_layer; s++) {
+        const int32_t past = c->kv.seq[s].n_past;
+        if (c->seq_count[s] > 1 || (c->seq_count[s] == 1 && past % c->kv.block == 0))
+            mint_rs_checkpoint(&c->rs, s, past);
+    }
     const int32_t n_snaps = plan_snapshots(c);
 
     int32_t n_out = 0, n_runs = 0;

@@ -19,18 +19,23 @@ mint_status mint_rs_init(mint_rstate *rs, int32_t n_seq, int32_t n_layer, size_t
     rs->live = calloc((size_t)n_seq, per);
     rs->ckpt = calloc((size_t)n_seq * (size_t)rs->n_ckpt, per);
     rs->ckpt_pos = malloc((size_t)n_seq * (size_t)rs->n_ckpt * sizeof *rs->ckpt_pos);
+    rs->ckpt_slot = malloc((size_t)n_seq * (size_t)rs->n_ckpt * sizeof *rs->ckpt_slot);
     rs->n_snap = n_snap > 0 ? n_snap : 1;
     rs->snap = malloc((size_t)rs->n_snap * per);
     rs->snap_key = calloc((size_t)rs->n_snap, sizeof *rs->snap_key);
     rs->snap_used = calloc((size_t)rs->n_snap, sizeof *rs->snap_used);
-    if (!rs->live || !rs->ckpt || !rs->ckpt_pos || !rs->snap || !rs->snap_key || !rs->snap_used) {
+    if (!rs->live || !rs->ckpt || !rs->ckpt_pos || !rs->ckpt_slot || !rs->snap || !rs->snap_key ||
+        !rs->snap_used) {
         mint_rs_free(rs);
         return mint_fail(err, MINT_E_NOMEM,
                          "out of memory for the recurrent state (%zu bytes "
                          "per sequence, %d checkpoints)",
                          per, n_ckpt);
     }
-    for (int32_t i = 0; i < n_seq * rs->n_ckpt; i++) rs->ckpt_pos[i] = -1;
+    for (int32_t i = 0; i < n_seq * rs->n_ckpt; i++) {
+        rs->ckpt_pos[i] = -1;
+        rs->ckpt_slot[i] = i % rs->n_ckpt;
+    }
     return MINT_OK;
 }
 
@@ -38,6 +43,7 @@ void mint_rs_free(mint_rstate *rs) {
     free(rs->live);
     free(rs->ckpt);
     free(rs->ckpt_pos);
+    free(rs->ckpt_slot);
     free(rs->snap);
     free(rs->snap_key);
     free(rs->snap_used);
@@ -49,7 +55,9 @@ uint64_t mint_rs_bytes(const mint_rstate *rs) {
            rs->seq_floats * sizeof(float);
 }
 
-static float *ckpt_of(const mint_rstate *rs, int32_t seq, int32_t slot) {
+// The copy of entry i of seq's checkpoints.
+static float *ckpt_of(const mint_rstate *rs, int32_t seq, int32_t i) {
+    const int32_t slot = rs->ckpt_slot[seq * rs->n_ckpt + i];
     return rs->ckpt + ((size_t)seq * (size_t)rs->n_ckpt + (size_t)slot) * rs->seq_floats;
 }
 
@@ -61,16 +69,34 @@ void mint_rs_clear(mint_rstate *rs, int32_t seq) {
 
 void mint_rs_fork(mint_rstate *rs, int32_t src, int32_t dst) {
     if (!rs->n_layer || src == dst) return;
-    memcpy(mint_rs_layer(rs, dst, 0), mint_rs_layer(rs, src, 0), rs->seq_floats * sizeof(float));
-    memcpy(ckpt_of(rs, dst, 0), ckpt_of(rs, src, 0),
-           (size_t)rs->n_ckpt * rs->seq_floats * sizeof(float));
-    memcpy(rs->ckpt_pos + dst * rs->n_ckpt, rs->ckpt_pos + src * rs->n_ckpt,
-           (size_t)rs->n_ckpt * sizeof *rs->ckpt_pos);
+    const size_t bytes = rs->seq_floats * sizeof(float);
+    memcpy(mint_rs_layer(rs, dst, 0), mint_rs_layer(rs, src, 0), bytes);
+    for (int32_t i = 0; i < rs->n_ckpt; i++) { // the entries in use, in dst's own slots
+        const int32_t pos = rs->ckpt_pos[src * rs->n_ckpt + i];
+        rs->ckpt_pos[dst * rs->n_ckpt + i] = pos;
+        if (pos >= 0) memcpy(ckpt_of(rs, dst, i), ckpt_of(rs, src, i), bytes);
+    }
+}
+
+// Moves entry `from` of seq's list to index `to` (shifting the ones between), with its slot.
+static void move_entry(mint_rstate *rs, int32_t seq, int32_t from, int32_t to) {
+    int32_t *p = rs->ckpt_pos + seq * rs->n_ckpt, *sl = rs->ckpt_slot + seq * rs->n_ckpt;
+    const int32_t pos = p[from], slot = sl[from];
+    if (from < to) {
+        memmove(p + from, p + from + 1, (size_t)(to - from) * sizeof *p);
+        memmove(sl + from, sl + from + 1, (size_t)(to - from) * sizeof *sl);
+    } else if (from > to) {
+        memmove(p + to + 1, p + to, (size_t)(from - to) * sizeof *p);
+        memmove(sl + to + 1, sl + to, (size_t)(from - to) * sizeof *sl);
+    }
+    p[to] = pos;
+    sl[to] = slot;
 }
 
 void mint_rs_checkpoint(mint_rstate *rs, int32_t seq, int32_t pos) {
     if (!rs->n_layer || pos <= 0) return; // position 0 is the zero state, always at hand
     int32_t *p = rs->ckpt_pos + seq * rs->n_ckpt;
+    const size_t bytes = rs->seq_floats * sizeof(float);
     int32_t used = 0;
     while (used < rs->n_ckpt && p[used] >= 0) used++;
     int32_t at = used; // where the new one goes, keeping the positions ascending
@@ -80,7 +106,7 @@ void mint_rs_checkpoint(mint_rstate *rs, int32_t seq, int32_t pos) {
             break;
         }
     if (at < used && p[at] == pos) { // the same position again: its state is the same
-        memcpy(ckpt_of(rs, seq, at), mint_rs_layer(rs, seq, 0), rs->seq_floats * sizeof(float));
+        memcpy(ckpt_of(rs, seq, at), mint_rs_layer(rs, seq, 0), bytes);
         return;
     }
     if (used == rs->n_ckpt) { // full: drop the inner one whose neighbours are closest
@@ -92,20 +118,16 @@ void mint_rs_checkpoint(mint_rstate *rs, int32_t seq, int32_t pos) {
                 best = gap;
             }
         }
-        if (at == used) { // the new one is the newest: the old newest becomes inner
-            const int32_t gap_last = pos - p[used - 2];
-            if (gap_last < best) drop = used - 1;
-        }
-        memmove(ckpt_of(rs, seq, drop), ckpt_of(rs, seq, drop + 1),
-                (size_t)(used - 1 - drop) * rs->seq_floats * sizeof(float));
-        memmove(p + drop, p + drop + 1, (size_t)(used - 1 - drop) * sizeof *p);
+        if (at == used && pos - p[used - 2] < best) // the new one is the newest: the old
+            drop = used - 1;                        // newest becomes inner
+        move_entry(rs, seq, drop, used - 1);        // its slot to the end, free
+        p[used - 1] = -1;
         used--;
         if (at > drop) at--;
     }
-    memmove(ckpt_of(rs, seq, at + 1), ckpt_of(rs, seq, at),
-            (size_t)(used - at) * rs->seq_floats * sizeof(float));
-    memmove(p + at + 1, p + at, (size_t)(used - at) * sizeof *p);
-    memcpy(ckpt_of(rs, seq, at), mint_rs_layer(rs, seq, 0), rs->seq_floats * sizeof(float));
+    // The free entry `used` (its slot unused) moves to `at`.
+    move_entry(rs, seq, used, at);
+    memcpy(ckpt_of(rs, seq, at), mint_rs_layer(rs, seq, 0), bytes);
     p[at] = pos;
 }
 

@@ -48,7 +48,9 @@ typedef struct mint_rstate {
     int32_t n_ckpt;      // checkpoint slots per sequence
     float *ckpt;         // [n_seq][n_ckpt][seq_floats] the copies
     int32_t *ckpt_pos;   // [n_seq][n_ckpt] positions held when each was taken, ascending per
-                         // sequence from slot 0; -1 for an empty slot (the empty ones last)
+                         // sequence from entry 0; -1 for an empty entry (the empty ones last)
+    int32_t *ckpt_slot;  // [n_seq][n_ckpt] the copy (slot of ckpt) of each entry: entries move,
+                         // the copies stay where they are
     int32_t n_snap;      // snapshot slots of the shared store
     float *snap;         // [n_snap][seq_floats] states after a full KV block
     uint64_t *snap_key;  // [n_snap] the block's prefix-chain key (valid when snap_used > 0)
