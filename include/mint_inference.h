@@ -62,6 +62,10 @@ typedef struct mint_model_desc {
     int32_t n_expert;          // experts of a mixture-of-experts feed-forward (0: dense)
     int32_t n_expert_used;     // experts each token takes (0: dense); bytes_per_token counts
                                // only theirs
+    int32_t n_layer_recurrent; // a hybrid's layers whose past is a state (0: a transformer)
+    int32_t n_state_heads;     // heads of each such layer's state: a delta net's value heads
+                               // (an S x S matrix each), 1 for LFM2's convolution window
+    uint64_t state_bytes;      // bytes of one sequence's recurrent state, every such layer
 } mint_model_desc;
 
 // Opens a model file (see mint_file_open), reads the llama hyper-parameters and binds every
@@ -271,6 +275,14 @@ MINT_API mint_status mint_ctx_capture_attention(mint_ctx *c, float *buf, int32_t
 // chose, the best first, and their weights as the layer used them: ids[(layer * max_pos + pos) *
 // k + j] and weights[(same)], k = mint_model_desc.n_expert_used (the rest of both is left
 // alone). NULL turns it off. MINT_E_ARG for a dense model or max_pos outside 1..n_ctx.
+// A hybrid's recurrent state, for looking at it: while buf is set, every evaluation writes, for
+// each row of sequence 0 at a position pos < max_pos, the L2 norm of each recurrent layer's
+// state per head once the row has gone through it: buf[(r * heads + h) * max_pos + pos], r the
+// recurrent layer's index among them (0 .. n_layer_recurrent - 1), heads = n_state_heads
+// (mint_model_desc); for LFM2's convolution the one head is its window of the last inputs b * x.
+// NULL turns it off. MINT_E_ARG for a model without recurrent layers or max_pos outside 1..n_ctx.
+MINT_API mint_status mint_ctx_capture_state(mint_ctx *c, float *buf, int32_t max_pos,
+                                            mint_err *err);
 MINT_API mint_status mint_ctx_capture_routing(mint_ctx *c, int32_t *ids, float *weights,
                                               int32_t max_pos, mint_err *err);
 // The nodes of the last evaluation (when tracing was on), and their number; 0 if none.

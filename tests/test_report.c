@@ -175,6 +175,34 @@ Test(report, moe_page_shows_the_routing, .timeout = MT_HANG(180)) {
     expect_renders(html, "report-qwen3moe.png");
 }
 
+// A hybrid (Qwen3.5: three delta-net layers of 4 value heads) shows its recurrent state's norm
+// per layer and head after each token; the norms grow from the zero state.
+Test(report, hybrid_page_shows_the_recurrent_state, .timeout = MT_HANG(180)) {
+    const char *model = keep(mt_path(mt_tmpdir(), "qwen35-tiny.gguf"));
+    mint_synth_params p = {
+        .preset = "qwen35", .ftype = "F32", .seed = 1, .n_threads = 2, .shape = "tiny"};
+    mint_err e;
+    cr_assert_eq(mint_synth_write(&p, model, &e), MINT_OK, "%s", e.msg);
+    const char *html = keep(mt_path(mt_tmpdir(), "qwen35.html"));
+    char *out, *err;
+    int rc =
+        run_tool(&out, &err, "mint-run",
+                 "-m '%s' -p 'Once upon a time' -n 8 --temp 0 -t 2 --report '%s'", model, html);
+    cr_assert_eq(rc, 0, "%s", err);
+    free(out);
+    free(err);
+    char *page = read_text(html);
+    const char *st = strstr(page, "\"state\":{\"layers\":3,\"heads\":4,\"T\":");
+    cr_assert(st, "the data block lacks the recurrent state");
+    const char *norm = strstr(st, "\"norm\":[");
+    cr_assert(norm);
+    char *end;
+    const double first = strtod(norm + 8, &end); // layer 0, head 0, the first token
+    cr_assert(first > 0 && isfinite(first), "the first norm is %g", first);
+    free(page);
+    expect_renders(html, "report-qwen35.png");
+}
+
 Test(report, mint_perplexity_page_renders_in_chromium, .timeout = MT_HANG(180)) {
     const char *model = keep(mt_synth("small", "F32"));
     char text[4200];

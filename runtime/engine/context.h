@@ -48,6 +48,9 @@ struct mint_ctx {
     int32_t *route_ids;            // the experts each layer chose for sequence 0, or NULL
                                    // (mint_ctx_capture_routing's layout)
     float *route_w;                // their weights
+    float *state_cap;              // a hybrid's state norms of sequence 0, or NULL
+                                   // (mint_ctx_capture_state's layout)
+    int32_t state_cap_max;         // positions captured
     int32_t route_max;             // positions captured
     bool trace;                    // record the nodes of each evaluation
     double *trace_t;               // [n_nodes + 1] node end times of the last evaluation

@@ -160,6 +160,8 @@ mint_status mint_decode(mint_ctx *c, const mint_batch_entry *e, int32_t n, mint_
         .snaps = c->snap_reqs,
         .n_snaps = n_snaps,
         .snap_block = c->kv.block,
+        .state_cap = c->state_cap,
+        .state_cap_max = c->state_cap_max,
     };
     for (int b = 0; b < MINT_BUF_COUNT; b++) {
         x.buf[b] = c->buf[b];
@@ -374,6 +376,18 @@ mint_status mint_ctx_capture_routing(mint_ctx *c, int32_t *ids, float *weights, 
     c->route_ids = ids;
     c->route_w = ids ? weights : NULL;
     c->route_max = ids ? max_pos : 0;
+    return MINT_OK;
+}
+
+mint_status mint_ctx_capture_state(mint_ctx *c, float *buf, int32_t max_pos, mint_err *err) {
+    mint_err_clear(err);
+    if (buf && c->model->hp.n_layer_rs == 0)
+        return mint_fail(err, MINT_E_ARG, "state capture: the model has no recurrent layers");
+    if (buf && (max_pos < 1 || max_pos > c->params.n_ctx))
+        return mint_fail(err, MINT_E_ARG, "state capture of %d positions is outside 1..%d", max_pos,
+                         c->params.n_ctx);
+    c->state_cap = buf;
+    c->state_cap_max = buf ? max_pos : 0;
     return MINT_OK;
 }
 

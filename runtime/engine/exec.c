@@ -17,6 +17,7 @@
 // (query blocks x KV heads) the same way. No split cuts a dot product, so the results do not
 // depend on the thread count.
 #include "runtime/engine/exec.h"
+#include "runtime/engine/exec_hybrid.h"
 
 #include "base/clock.h"
 #include "ops/delta_net.h"
@@ -24,6 +25,7 @@
 #include "quant/pack.h"
 #include "runtime/engine/pool.h"
 
+#include <math.h>
 #include <string.h>
 
 // Tile sizes for a batched matmul: ROW_BLOCK weight rows stay in L2 while TOKEN_BLOCK converted
@@ -462,188 +464,6 @@ static void run_swiglu_oai(const mint_node *n, const mint_exec *e, int node, int
                     lo, hi);
 }
 
-// LFM2's short convolution: the channels split across threads, each thread running its channels
-// down every run of the batch in order, so a sequence's state passes from row to row (and from
-// run to run, when a sequence has two).
-static void run_shortconv(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
-    long lo, hi;
-    mint_split(n->width, ith, nth, &lo, &hi);
-    if (lo >= hi) return;
-    const int taps = (int)n->w->n_in;
-    const int32_t B = e->snap_block;
-    for (int32_t r = 0; r < e->n_runs; r++) {
-        const mint_attn_run *run = &e->runs[r];
-        const int32_t seq = e->seq[run->row0];
-        float *state = mint_rs_layer(e->rs, seq, n->slot);
-        for (int32_t i = 0; i < run->n;) { // up to the next block boundary, then a snapshot
-            int32_t end = run->n;
-            if (e->n_snaps) {
-                const int32_t to_boundary = ((run->pos0 + i) / B + 1) * B - run->pos0;
-                if (to_boundary < end) end = to_boundary;
-            }
-            mint_shortconv(row(e, n->src, run->row0 + i), e->stride[n->src],
-                           row(e, n->dst, run->row0 + i), e->stride[n->dst], end - i, n->w->data,
-                           taps, state, n->width, lo, hi);
-            i = end;
-            const int32_t held = run->pos0 + end;
-            for (int32_t q = 0; q < e->n_snaps; q++) {
-                const mint_rs_snap_req *sr = &e->snaps[q];
-                if (sr->seq != seq || sr->pos != held) continue;
-                float *dst = sr->dst + (size_t)n->slot * e->rs->layer_floats;
-                for (int j = 0; j < taps - 1; j++)
-                    memcpy(dst + (size_t)j * (size_t)n->width + lo,
-                           state + (size_t)j * (size_t)n->width + lo,
-                           (size_t)(hi - lo) * sizeof(float));
-            }
-        }
-    }
-}
-
-// Qwen3.5's attention: each head's queries [head_dim] into dst, its gates into src2.
-static void run_q_split(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
-    long lo, hi;
-    mint_split(e->n_tokens, ith, nth, &lo, &hi);
-    const int hd = e->hp->head_dim, nh = (int)(n->width / hd);
-    for (long t = lo; t < hi; t++) {
-        const float *in = row(e, n->src, t);
-        float *q = row(e, n->dst, t), *g = row(e, n->src2, t);
-        for (int h = 0; h < nh; h++) {
-            memcpy(q + (size_t)h * hd, in + (size_t)h * 2 * hd, (size_t)hd * sizeof *q);
-            memcpy(g + (size_t)h * hd, in + ((size_t)h * 2 + 1) * hd, (size_t)hd * sizeof *g);
-        }
-    }
-}
-
-static void run_sigmoid_gate(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
-    long lo, hi;
-    mint_split(e->n_tokens, ith, nth, &lo, &hi);
-    const int hd = e->hp->head_dim;
-    mint_sigmoid_gate(e->buf[n->dst], e->stride[n->dst], e->buf[n->src], e->stride[n->src],
-                      (size_t)hd, (int)(n->width / hd), hd, lo, hi);
-}
-
-static void run_delta_gates(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
-    long lo, hi;
-    mint_split(e->n_tokens, ith, nth, &lo, &hi);
-    mint_delta_gates(e->buf[n->dst], e->stride[n->dst], e->buf[n->src], e->stride[n->src],
-                     n->w->data, n->bias->data, (int)n->width, lo, hi);
-}
-
-// The state of recurrent layer `slot` of a delta net: its convolution's [C][L - 1] first, then
-// the delta rule's [H_v][S][S].
-static float *conv_state(const mint_exec *e, int32_t seq, int32_t slot) {
-    return mint_rs_layer(e->rs, seq, slot);
-}
-static float *delta_state(const mint_exec *e, int32_t seq, int32_t slot, int64_t channels) {
-    return mint_rs_layer(e->rs, seq, slot) + (size_t)channels * (size_t)(e->hp->n_conv - 1);
-}
-
-// The snapshot of sequence seq's state once it holds `held` positions, or NULL when none is due.
-static float *snapshot_due(const mint_exec *e, int32_t seq, int32_t held) {
-    for (int32_t q = 0; q < e->n_snaps; q++)
-        if (e->snaps[q].seq == seq && e->snaps[q].pos == held) return e->snaps[q].dst;
-    return NULL;
-}
-
-// The runs' rows up to each block boundary a snapshot is due at (the whole run when none is).
-static int32_t segment_end(const mint_exec *e, const mint_attn_run *run, int32_t i) {
-    if (!e->n_snaps) return run->n;
-    const int32_t B = e->snap_block;
-    const int32_t to_boundary = ((run->pos0 + i) / B + 1) * B - run->pos0;
-    return to_boundary < run->n ? to_boundary : run->n;
-}
-
-// A delta net's convolution and SiLU: channels split across threads, each down every run in
-// order (the state passes from row to row); a due snapshot copies this thread's channels.
-static void run_conv1d(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
-    long lo, hi;
-    mint_split(n->width, ith, nth, &lo, &hi);
-    if (lo >= hi) return;
-    const int taps = (int)n->w->n_in, hist = taps - 1;
-    for (int32_t r = 0; r < e->n_runs; r++) {
-        const mint_attn_run *run = &e->runs[r];
-        const int32_t seq = e->seq[run->row0];
-        float *state = conv_state(e, seq, n->slot);
-        for (int32_t i = 0; i < run->n;) {
-            const int32_t end = segment_end(e, run, i);
-            mint_conv1d_causal(row(e, n->src, run->row0 + i), e->stride[n->src], end - i,
-                               n->w->data, taps, state, row(e, n->dst, run->row0 + i),
-                               e->stride[n->dst], true, (int)lo, (int)hi);
-            i = end;
-            float *snap = snapshot_due(e, seq, run->pos0 + end);
-            if (snap) {
-                float *dst = snap + (size_t)n->slot * e->rs->layer_floats;
-                memcpy(dst + (size_t)lo * hist, state + (size_t)lo * hist,
-                       (size_t)(hi - lo) * hist * sizeof(float));
-            }
-        }
-    }
-}
-
-static void run_l2_norm(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
-    long lo, hi;
-    mint_split(e->n_tokens, ith, nth, &lo, &hi);
-    const int s = e->hp->ssm_s;
-    mint_l2_norm_heads(e->buf[n->dst], e->stride[n->dst], (int)(n->width / s), s, e->hp->rms_eps,
-                       lo, hi);
-}
-
-// The gated delta rule: value heads split across threads, each down every run in order, token
-// by token (the recurrent form for every batch shape: the bits never depend on the batch).
-static void run_delta_net(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
-    const mint_hparams *hp = e->hp;
-    long lo, hi;
-    mint_split(hp->ssm_v_heads, ith, nth, &lo, &hi);
-    if (lo >= hi) return;
-    const int64_t s = hp->ssm_s, kd = (int64_t)hp->ssm_k_heads * s;
-    const int64_t channels = 2 * kd + (int64_t)hp->ssm_v_heads * s;
-    const mint_delta_dims d = {hp->ssm_k_heads, hp->ssm_v_heads, (int)s, (int)s,
-                               1.0f / sqrtf((float)s)};
-    const size_t head = (size_t)s * (size_t)s; // one value head's state
-    for (int32_t r = 0; r < e->n_runs; r++) {
-        const mint_attn_run *run = &e->runs[r];
-        const int32_t seq = e->seq[run->row0];
-        float *state = delta_state(e, seq, n->slot, channels);
-        for (int32_t i = 0; i < run->n;) {
-            const int32_t end = segment_end(e, run, i);
-            const float *qkv = row(e, n->src, run->row0 + i);
-            const mint_delta_seq sq = {
-                .n_tokens = end - i,
-                .q = qkv,
-                .q_stride = e->stride[n->src],
-                .k = qkv + kd,
-                .k_stride = e->stride[n->src],
-                .v = qkv + 2 * kd,
-                .v_stride = e->stride[n->src],
-                .g = row(e, n->src2, run->row0 + i),
-                .g_stride = e->stride[n->src2],
-                .beta = row(e, MINT_BUF_BETA, run->row0 + i),
-                .beta_stride = e->stride[MINT_BUF_BETA],
-                .out = row(e, n->dst, run->row0 + i),
-                .out_stride = e->stride[n->dst],
-                .state = state,
-            };
-            mint_delta_net_recurrent(&d, &sq, (int)lo, (int)hi);
-            i = end;
-            float *snap = snapshot_due(e, seq, run->pos0 + end);
-            if (snap) {
-                float *dst = snap + (size_t)n->slot * e->rs->layer_floats +
-                             (size_t)channels * (size_t)(hp->n_conv - 1);
-                memcpy(dst + (size_t)lo * head, state + (size_t)lo * head,
-                       (size_t)(hi - lo) * head * sizeof(float));
-            }
-        }
-    }
-}
-
-static void run_norm_gated(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
-    long lo, hi;
-    mint_split(e->n_tokens, ith, nth, &lo, &hi);
-    const int s = e->hp->ssm_s;
-    mint_rms_norm_gated(e->buf[n->dst], e->stride[n->dst], e->buf[n->src], e->stride[n->src],
-                        n->w->data, (int)(n->width / s), s, e->hp->rms_eps, lo, hi);
-}
-
 static const bind_fn bind_table[MINT_OP_COUNT] = {
     [MINT_OP_GET_ROWS] = run_get_rows,
     [MINT_OP_RMS_NORM] = run_rms_norm,
@@ -669,14 +489,14 @@ static const bind_fn bind_table[MINT_OP_COUNT] = {
     [MINT_OP_MOE_SUM] = run_moe_sum,
     [MINT_OP_MOE_SHARED] = run_moe_shared,
     [MINT_OP_SWIGLU_OAI] = run_swiglu_oai,
-    [MINT_OP_SHORTCONV] = run_shortconv,
-    [MINT_OP_Q_SPLIT] = run_q_split,
-    [MINT_OP_SIGMOID_GATE] = run_sigmoid_gate,
-    [MINT_OP_DELTA_GATES] = run_delta_gates,
-    [MINT_OP_CONV1D] = run_conv1d,
-    [MINT_OP_L2_NORM] = run_l2_norm,
-    [MINT_OP_DELTA_NET] = run_delta_net,
-    [MINT_OP_NORM_GATED] = run_norm_gated,
+    [MINT_OP_SHORTCONV] = mint_run_shortconv,
+    [MINT_OP_Q_SPLIT] = mint_run_q_split,
+    [MINT_OP_SIGMOID_GATE] = mint_run_sigmoid_gate,
+    [MINT_OP_DELTA_GATES] = mint_run_delta_gates,
+    [MINT_OP_CONV1D] = mint_run_conv1d,
+    [MINT_OP_L2_NORM] = mint_run_l2_norm,
+    [MINT_OP_DELTA_NET] = mint_run_delta_net,
+    [MINT_OP_NORM_GATED] = mint_run_norm_gated,
 };
 
 // Work under which a node runs on one thread, in multiply-adds (or elements for row ops): about
@@ -712,6 +532,7 @@ static int64_t node_work(const mint_node *n, const mint_exec *e) {
 
 // Whether node n runs on thread 0 alone (always, when the pool has one thread).
 static bool node_serial(const mint_node *n, const mint_exec *e) {
+    if (n->op == MINT_OP_SHORTCONV && e->state_cap) return true; // its norm sums every channel
     return e->n_threads == 1 || node_work(n, e) < SERIAL_WORK;
 }
 

@@ -60,7 +60,16 @@ typedef struct mint_exec {
     const mint_rs_snap_req *snaps; // [n_snaps] states to keep as the rows cross block boundaries
     int32_t n_snaps;               // number of them
     int32_t snap_block;            // positions per KV block (where the boundaries are)
+    float *state_cap;              // or NULL: each recurrent layer's state norm per head after
+                      // sequence 0's rows, state_cap[(slot * heads + h) * state_cap_max
+                      // + pos] (heads: H_v, or 1 for LFM2's window)
+    int32_t state_cap_max; // positions captured (rows at pos >= it are skipped)
 } mint_exec;
+
+// Row r of buffer b.
+static inline void *mint_exec_row(const mint_exec *e, mint_buf_id b, int64_t r) {
+    return (char *)e->buf[b] + (size_t)r * e->stride[b];
+}
 
 // A mixture's tile: up to MINT_MOE_TILE_ROWS rows of one expert against up to
 // MINT_MOE_TILE_TOKENS of its rows (t, j) at once.

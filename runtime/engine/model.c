@@ -719,6 +719,15 @@ void mint_model_describe(const mint_model *m, mint_model_desc *d) {
     d->lock_error = m->lock_failed_bytes ? m->lock_error : NULL;
     d->n_expert = hp->n_expert;
     d->n_expert_used = hp->n_expert_used;
+    d->n_layer_recurrent = hp->n_layer_rs;
+    d->n_state_heads = hp->n_layer_rs == 0 ? 0 : hp->ssm_s ? hp->ssm_v_heads : 1;
+    if (hp->n_layer_rs > 0) { // as runtime/engine/context.c lays it out
+        const uint64_t ch = (uint64_t)(2 * hp->ssm_k_heads + hp->ssm_v_heads) * (uint64_t)hp->ssm_s;
+        const uint64_t per = hp->ssm_s ? (uint64_t)(hp->n_conv - 1) * ch +
+                                             (uint64_t)hp->ssm_v_heads * hp->ssm_s * hp->ssm_s
+                                       : (uint64_t)(hp->n_conv - 1) * (uint64_t)hp->n_embd;
+        d->state_bytes = (uint64_t)hp->n_layer_rs * per * sizeof(float);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

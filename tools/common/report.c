@@ -162,6 +162,20 @@ static void write_routing(out *o, const report *r) {
     puts_(o, "]}");
 }
 
+// A hybrid's recurrent state: per recurrent layer and head, its L2 norm after each shown token,
+// "norm" flat in [layer][head][token] order.
+static void write_state(out *o, const report *r) {
+    const int L = r->desc.n_layer_recurrent, H = r->desc.n_state_heads, T = r->state_T;
+    printf_(o, ",\"state\":{\"layers\":%d,\"heads\":%d,\"T\":%d,\"bytes\":%llu,\"norm\":[", L, H, T,
+            (unsigned long long)r->desc.state_bytes);
+    for (int l = 0; l < L; l++)
+        for (int h = 0; h < H; h++)
+            for (int t = 0; t < T; t++)
+                printf_(o, "%s%.4g", l + h + t ? "," : "",
+                        r->state_norm[((size_t)l * H + h) * r->state_stride + t]);
+    puts_(o, "]}");
+}
+
 static void write_data(out *o, const report *r) {
     const mint_model_desc *d = &r->desc;
     puts_(o, "{\"tool\":");
@@ -188,6 +202,7 @@ static void write_data(out *o, const report *r) {
     write_tokens(o, r);
     if (r->att && r->att_T > 0) write_attention(o, r);
     if (r->route_ids && r->route_T > 0) write_routing(o, r);
+    if (r->state_norm && r->state_T > 0) write_state(o, r);
     puts_(o, ",\"ops\":[");
     for (int i = 0; i < r->n_ops; i++) {
         printf_(o, "%s[", i ? "," : "");

@@ -49,6 +49,10 @@ typedef struct report {
     const float *route_w;     // [layers][route_stride][k] their weights
     int route_T;              // positions to show
     int route_stride;         // positions per layer in the two arrays
+    const float *state_norm;  // [recurrent layers][heads][state_stride] a hybrid's state norms
+                              // (mint_ctx_capture_state), or NULL
+    int state_T;              // positions to show
+    int state_stride;         // positions per head in the array
     const char *op_name[16];  // time per op kind, over the run
     double op_seconds[16];
     int n_ops;

@@ -34,6 +34,8 @@ struct run_report {
     int32_t *route_ids;     // [layers][route_T][k] the experts chosen (a mixture), or NULL
     float *route_w;         // [layers][route_T][k] their weights
     int route_T;            // positions the routing capture holds
+    float *state;           // [recurrent layers][heads][state_T] a hybrid's state norms, or NULL
+    int state_T;            // positions the state capture holds
     char *chat_prompt;      // the last chat turn's rendered prompt (malloc), or NULL
 };
 
@@ -58,6 +60,7 @@ void run_report_free(run_report *rr) {
     mint_model_close(rr->cmp);
     free(rr->att);
     free(rr->route_ids);
+    free(rr->state);
     free(rr->route_w);
     free(rr->r.tok);
     free(rr->chat_prompt);
@@ -108,6 +111,15 @@ int run_report_open(session *s, run_report **out) {
         if (rr->route_ids && rr->route_w &&
             mint_ctx_capture_routing(s->ctx, rr->route_ids, rr->route_w, RT, &err) == MINT_OK)
             rr->route_T = RT;
+    }
+    if (r->desc.n_layer_recurrent > 0) { // a hybrid: its states' norms for as many tokens
+        const int n_ctx = mint_ctx_n_ctx(s->ctx);
+        const int ST = n_ctx < ROUTING_MAX ? n_ctx : ROUTING_MAX;
+        const size_t n =
+            (size_t)r->desc.n_layer_recurrent * (size_t)r->desc.n_state_heads * (size_t)ST;
+        rr->state = calloc(n, sizeof *rr->state);
+        if (rr->state && mint_ctx_capture_state(s->ctx, rr->state, ST, &err) == MINT_OK)
+            rr->state_T = ST;
     }
     mint_ctx_set_trace(s->ctx, true);
     *out = rr;
@@ -225,6 +237,7 @@ int run_report_close(session *s, run_report *rr, bool ok) {
     if (!rr) return 0;
     mint_ctx_capture_attention(s->ctx, NULL, 0, NULL);
     if (rr->route_T > 0) mint_ctx_capture_routing(s->ctx, NULL, NULL, 0, NULL);
+    if (rr->state_T > 0) mint_ctx_capture_state(s->ctx, NULL, 0, NULL);
     mint_ctx_set_trace(s->ctx, false);
     report *r = &rr->r;
     int rc = 0;
@@ -238,6 +251,11 @@ int run_report_close(session *s, run_report *rr, bool ok) {
             r->route_w = rr->route_w;
             r->route_stride = rr->route_T;
             r->route_T = rr->route_T < r->n_tok ? rr->route_T : r->n_tok;
+        }
+        if (rr->state_T > 0) {
+            r->state_norm = rr->state;
+            r->state_stride = rr->state_T;
+            r->state_T = rr->state_T < r->n_tok ? rr->state_T : r->n_tok;
         }
         for (int k = 0; k < r->n_ops; k++) {
             r->op_seconds[k] = rr->op_sum[k];

@@ -81,6 +81,12 @@ void run_trace_batch(session *s, run_trace *t, int32_t pos0, int32_t n) {
                 "%d max; %.2f MiB allocated\n",
                 mint_ctx_n_past(s->ctx), kv.block, kv.blocks_used, kv.blocks_cached, kv.blocks_free,
                 kv.blocks_max, kv.bytes_alloc / 1048576.0);
+        if (kv.bytes_state) // a hybrid's recurrent state beside it
+            fprintf(stderr,
+                    "[trace] recurrent state: %.2f MiB (live, checkpoints, prefix snapshots); "
+                    "%llu restores, %llu tokens evaluated again\n",
+                    kv.bytes_state / 1048576.0, (unsigned long long)kv.state_restores,
+                    (unsigned long long)kv.state_replayed);
     }
     if (t->json && (t->mem = open_memstream(&t->line, &t->line_len))) {
         fprintf(t->mem,

@@ -165,6 +165,9 @@ class mint_model_desc(Struct):
         ("lock_error", c_char_p),
         ("n_expert", c_int32),
         ("n_expert_used", c_int32),
+        ("n_layer_recurrent", c_int32),
+        ("n_state_heads", c_int32),
+        ("state_bytes", c_uint64),
     ]
 
 
@@ -631,6 +634,7 @@ PROTOTYPES = {
     "mint_ctx_set_trace": (None, [handle, c_bool]),
     "mint_ctx_capture_attention": (c_enum, [handle, P(c_float), c_int32, P(mint_err)]),
     "mint_ctx_capture_routing": (c_enum, [handle, P(c_int32), P(c_float), c_int32, P(mint_err)]),
+    "mint_ctx_capture_state": (c_enum, [handle, P(c_float), c_int32, P(mint_err)]),
     "mint_ctx_last_trace": (c_int32, [handle, P(P(mint_trace_node))]),
     "mint_measure_read_bandwidth": (c_enum, [c_int, c_size_t, c_int, P(c_double), P(mint_err)]),
     # samplers

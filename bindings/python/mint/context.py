@@ -382,6 +382,31 @@ class Context(_util.Closable):
         ids, w, shape = self._routing
         return memoryview(bytearray(ids)).cast("i", shape), memoryview(bytearray(w)).cast("f", shape)
 
+    def capture_state(self, max_pos):
+        """A hybrid model: records from now on, for rows of sequence 0 at positions < max_pos, the
+        L2 norm of each recurrent layer's state per head after the row (None stops). Read them
+        with state_norms()."""
+        h = self._handle()
+        e = _util.err()
+        if max_pos is None:
+            check(self._L.mint_ctx_capture_state(h, None, 0, byref(e)), e)
+            self._state = None
+            return
+        mp = _util.as_int(max_pos, "max_pos", 1, self.n_ctx)
+        info = self.model.info
+        shape = (max(info.n_layer_recurrent, 1), max(info.n_state_heads, 1), mp)
+        buf = (ctypes.c_float * (shape[0] * shape[1] * mp))()
+        check(self._L.mint_ctx_capture_state(h, buf, mp, byref(e)), e)
+        self._state = (buf, shape)
+
+    def state_norms(self):
+        """The captured state norms: a float32 memoryview of shape (recurrent layer, head, pos)."""
+        self._handle()
+        if getattr(self, "_state", None) is None:
+            raise MintArgumentError("state capture is off: call capture_state(max_pos)")
+        buf, shape = self._state
+        return memoryview(bytearray(buf)).cast("f", shape)
+
     # -- decoding over several sequences --------------------------------------------------------
 
     def beam_search(self, prompt, n_beams=4, max_tokens=64, length_penalty=1.0, ignore_eos=False):

@@ -72,6 +72,9 @@ class ModelInfo:
     lock_error: str  # mlock=True could not lock (some of) the weights: why; else None
     n_expert: int  # experts of a mixture-of-experts model (0: dense)
     n_expert_used: int  # experts each token takes (0: dense)
+    n_layer_recurrent: int  # a hybrid's layers whose past is a state (0: a transformer)
+    n_state_heads: int  # heads of each such layer's state (a delta net's value heads; 1: LFM2)
+    state_bytes: int  # bytes of one sequence's recurrent state
 
 
 class Model(OpenAIMixin, _util.ModelBase):

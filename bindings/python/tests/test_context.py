@@ -262,6 +262,30 @@ def test_routing_capture_of_a_mixture(tmp_path):
                 ctx.routing()
 
 
+def test_state_capture_of_a_hybrid(tmp_path):
+    path = mint.synth_write(tmp_path / "qwen35.gguf", preset="qwen35", shape="tiny", seed=1)
+    with mint.Model(path, n_threads=1, n_ctx=64) as m:
+        assert (m.info.n_layer_recurrent, m.info.n_state_heads) == (3, 4)
+        assert m.info.state_bytes > 0
+        ids = m.tokenize("Once upon a time")
+        with m.context(n_threads=1) as ctx:
+            ctx.capture_state(8)
+            ctx.eval(ids[:8])
+            norms = ctx.state_norms()
+            assert norms.shape == (3, 4, 8)
+            # a delta net's state starts at zero: every head holds something after a token
+            assert all(norms[r, h, p] > 0 for r in range(3) for h in range(4) for p in range(8))
+            # the norms do not depend on how the tokens were batched
+            with m.context(n_threads=1) as one:
+                one.capture_state(8)
+                for p, t in enumerate(ids[:8]):
+                    one.eval([t], pos=p)
+                assert one.state_norms().tolist() == norms.tolist()
+            ctx.capture_state(None)
+            with pytest.raises(mint.MintArgumentError):
+                ctx.state_norms()
+
+
 def test_context_low_level_beam_and_speculative(stories):
     ids = stories.tokenize("Once upon a time")
     with stories.context(n_threads=1, n_seq_max=2) as ctx:
