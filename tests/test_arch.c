@@ -21,8 +21,8 @@
 
 static const char *const arches[] = {"llama3",   "qwen2",   "qwen3",    "phi3",    "gpt2",
                                      "gemma2",   "gemma3",  "qwen3moe", "mixtral", "olmoe",
-                                     "qwen2moe", "gpt-oss", "lfm2"};
-enum { N_ARCH = 13, N_CTX = 256, MAX_IDS = 128 };
+                                     "qwen2moe", "gpt-oss", "lfm2",     "gemma4"};
+enum { N_ARCH = 14, N_CTX = 256, MAX_IDS = 128 };
 
 #define BUDGET_LOGIT   2e-4 // docs/tolerances.md 3.1: |dlogit| of every compared logit
 #define BUDGET_LOGPROB 1e-4 // log-probability of llama.cpp's greedy token
@@ -147,7 +147,7 @@ static double check_top(const char *arch, json_object *pr, const float *l) {
 // Against llama.cpp
 
 ParameterizedTestParameters(arch, matches_llama_cpp) {
-    static int idx[N_ARCH] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    static int idx[N_ARCH] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
     return cr_make_param_array(int, idx, N_ARCH);
 }
 
@@ -253,7 +253,7 @@ Test(arch, phi3_long_context_takes_long_factors, .timeout = MT_HANG(120)) {
 // Against itself
 
 ParameterizedTestParameters(arch, plain_pass_equals_the_graph) {
-    static int idx[N_ARCH] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    static int idx[N_ARCH] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
     return cr_make_param_array(int, idx, N_ARCH);
 }
 
@@ -291,7 +291,7 @@ ParameterizedTest(int *i, arch, plain_pass_equals_the_graph, .timeout = MT_HANG(
 }
 
 ParameterizedTestParameters(arch, bits_do_not_depend_on_threads_or_batch) {
-    static int idx[N_ARCH] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    static int idx[N_ARCH] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
     return cr_make_param_array(int, idx, N_ARCH);
 }
 
@@ -333,7 +333,7 @@ ParameterizedTest(int *i, arch, bits_do_not_depend_on_threads_or_batch, .timeout
 }
 
 ParameterizedTestParameters(arch, decoding_features_work) {
-    static int idx[N_ARCH] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    static int idx[N_ARCH] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
     return cr_make_param_array(int, idx, N_ARCH);
 }
 
@@ -512,13 +512,16 @@ Test(arch, files_that_do_not_fit_their_architecture_are_refused) {
         // general.architecture is the first string "qwen2" in the file
         {"qwen2", "qwen2", "phi99", MINT_E_UNSUPPORTED,
          "architecture 'phi99' is not supported (mint runs llama, qwen2, qwen3, phi3, gpt2, "
-         "gemma2, gemma3, qwen3moe, qwen2moe, olmoe, gpt-oss, lfm2)"},
+         "gemma2, gemma3, qwen3moe, qwen2moe, olmoe, gpt-oss, lfm2, gemma4)"},
         {"gpt-oss", "blk.1.attn_sinks", "blk.1.attn_sinkx", MINT_E_FORMAT,
          "'blk.1.attn_sinks.weight' is missing"},
         {"gpt-oss", "blk.0.ffn_down_exps.bias", "blk.0.ffn_down_exps.bixs", MINT_E_FORMAT,
          "'blk.0.ffn_down_exps.bias' is missing"},
         {"gpt-oss", "yarn", "yarx", MINT_E_UNSUPPORTED,
          "rope scaling type 'yarx' is not supported (mint does none, linear and yarn)"},
+        // a Gemma 4 layer with keys and values of its own needs its k projection
+        {"gemma4", "blk.1.attn_k.weight", "blk.1.attn_x.weight", MINT_E_FORMAT,
+         "'blk.1.attn_k.weight' is missing"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         mint_err err;
@@ -549,6 +552,12 @@ Test(arch, files_that_do_not_fit_their_architecture_are_refused) {
          "expert_used_count = 17 is more than expert_count 16"},
         {"qwen3moe", "qwen3moe.expert_count", 600, MINT_E_UNSUPPORTED,
          "expert_count = 600 is more than 512"},
+        // Gemma 4: llama.cpp's rule would have a window layer read a full layer's cache; the
+        // window layers' heads larger than the full layers'
+        {"gemma4", "gemma4.attention.shared_kv_layers", 2, MINT_E_UNSUPPORTED,
+         "layer 6 (window) would read the keys and values of layer 4, a full layer"},
+        {"gemma4", "gemma4.attention.key_length_swa", 256, MINT_E_UNSUPPORTED,
+         "at most key_length 128"},
         {"qwen3moe", "qwen3moe.expert_feed_forward_length", 128, MINT_E_FORMAT,
          "'blk.0.ffn_gate_exps.weight' has shape [256, 256, 16] (3 dims), expected [256, 128, "
          "16]"},
