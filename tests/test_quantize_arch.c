@@ -175,6 +175,9 @@ Test(quantize_arch, mixtral) { // a llama file with 8 experts: llama.cpp's 8-exp
 Test(quantize_arch, gpt_oss) { // biases (1-D and per expert) and sinks kept F32
     check_arch("gpt-oss", true);
 }
+Test(quantize_arch, gemma4) { // per-layer inputs (per_layer_model_proj kept), layers without k/v
+    check_arch("gemma4", false);
+}
 
 // `mint-quantize --compare` on each architecture's tiny file: a table row per type, the source's
 // perplexity beside the quantized one's (the architecture's rules applied to each).
@@ -202,8 +205,9 @@ Test(quantize_arch, compare_runs_on_every_architecture, .timeout = MT_HANG(300))
 
 // Every architecture of the reference has its test above.
 Test(quantize_arch, every_reference_file_is_covered) {
-    const char *covered[] = {"llama3", "qwen2",    "qwen3",   "phi3",  "gpt2",     "gemma2",
-                             "gemma3", "qwen3moe", "mixtral", "olmoe", "qwen2moe", "gpt-oss"};
+    const char *covered[] = {"llama3",   "qwen2",   "qwen3",    "phi3",    "gpt2",
+                             "gemma2",   "gemma3",  "qwen3moe", "mixtral", "olmoe",
+                             "qwen2moe", "gpt-oss", "gemma4"};
     json_object_object_foreach(mt_jget(reference(), "files"), arch, entry) {
         (void)entry;
         bool found = false;
