@@ -288,7 +288,9 @@ static void add_attention(builder *b, const mint_model *m, int l, const mint_wei
     snprintf(nm[0], 32, "blk.%d.attn_q", l);
     snprintf(nm[1], 32, "blk.%d.attn_k", l);
     snprintf(nm[2], 32, "blk.%d.attn_v", l);
-    const mint_weight *qkv[3] = {&L->wq, &L->wk, &L->wv};
+    // (a Gemma 4 layer without attn_v: its k again, as bound, whose packed rows repack.c made)
+    const mint_weight *wv = L->wv.data && L->wv.data == L->wk.data ? &L->wk : &L->wv;
+    const mint_weight *qkv[3] = {&L->wq, &L->wk, wv};
     const mint_buf_id qkv_dst[3] = {MINT_BUF_Q, MINT_BUF_K, MINT_BUF_V};
     const char *qkv_names[3] = {nm[0], nm[1], nm[2]};
     add_matmuls(b, MINT_BUF_XB, own_kv ? 3 : 1, qkv, qkv_dst, qkv_names, false);
