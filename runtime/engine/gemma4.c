@@ -113,7 +113,8 @@ static mint_status read_attention(mint_model *m, int32_t *scratch, mint_err *err
     if ((st = required(m, "attention.key_length_swa", &hp->head_dim_swa, err)) ||
         (st = required(m, "attention.value_length_swa", &v_len, err)))
         return st;
-    if (v_len != hp->head_dim_swa || hp->head_dim_swa < 2 || hp->head_dim_swa > hp->head_dim)
+    if (v_len != hp->head_dim_swa || hp->head_dim_swa < 2 || hp->head_dim_swa % 2 != 0 ||
+        hp->head_dim_swa > hp->head_dim)
         return mint_fail(err, MINT_E_UNSUPPORTED,
                          "window layers' key_length_swa %d and value_length_swa %d: mint needs "
                          "them equal, even, and at most key_length %d",
