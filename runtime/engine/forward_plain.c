@@ -6,7 +6,9 @@
 // softmax and the weighted sum of the values, the output projection, the residual) and the
 // feed-forward (RMSNorm, gate and up, SwiGLU, down, the residual), then the final norm and the
 // output head. There is no graph, no thread pool and no paged cache: the keys and values of every
-// position are kept in two float arrays [n_layer][n_ctx][kv_dim].
+// position are kept in two float arrays [n_layer][n_ctx][kv_dim]. (Gemma 4 adds each layer's own
+// input, made once per token and gated into the layer's output, and layers that read an earlier
+// layer's keys and values; its window layers use the first part of each smaller-headed row.)
 //
 // The arithmetic is llama.cpp's, step for step as the graph does it (runtime/engine/graph.c lists
 // the same steps as nodes; runtime/engine/exec.c runs them through ops/ on the thread pool). Every
