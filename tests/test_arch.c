@@ -21,15 +21,16 @@
 
 static const char *const arches[] = {"llama3",   "qwen2",   "qwen3",    "phi3",    "gpt2",
                                      "gemma2",   "gemma3",  "qwen3moe", "mixtral", "olmoe",
-                                     "qwen2moe", "gpt-oss", "lfm2",     "qwen35"};
-enum { N_ARCH = 14, N_CTX = 256, MAX_IDS = 128 };
+                                     "qwen2moe", "gpt-oss", "lfm2",     "qwen35",  "gemma4"};
+enum { N_ARCH = 15, N_CTX = 256, MAX_IDS = 128 };
 
 #define BUDGET_LOGIT   2e-4 // docs/tolerances.md 3.1: |dlogit| of every compared logit
 #define BUDGET_LOGPROB 1e-4 // log-probability of llama.cpp's greedy token
 // GPT-2's GELU (and Gemma's GeGLU) reads ggml's table at its input rounded to f16: where mint's
 // input and llama.cpp's differ by an ulp of f32 across an f16 rounding boundary, the two outputs
 // differ by an ulp of f16 (2^-11 relative), which the following layers carry to the logits
-// (docs/tolerances.md 3.9: measured 4.6e-4 on the tiny file, 6.4e-4 on GPT-2's real shape).
+// (docs/tolerances.md 3.9: measured 4.6e-4 on the tiny file, 6.4e-4 on GPT-2's real shape;
+// 8.8e-4 on the tiny Gemma 4, eight layers of two such GELUs each).
 #define BUDGET_GELU 2e-3
 
 static bool uses_gelu(const char *arch) {
@@ -147,7 +148,7 @@ static double check_top(const char *arch, json_object *pr, const float *l) {
 // Against llama.cpp
 
 ParameterizedTestParameters(arch, matches_llama_cpp) {
-    static int idx[N_ARCH] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
+    static int idx[N_ARCH] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
     return cr_make_param_array(int, idx, N_ARCH);
 }
 
@@ -253,7 +254,7 @@ Test(arch, phi3_long_context_takes_long_factors, .timeout = MT_HANG(120)) {
 // Against itself
 
 ParameterizedTestParameters(arch, plain_pass_equals_the_graph) {
-    static int idx[N_ARCH] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
+    static int idx[N_ARCH] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
     return cr_make_param_array(int, idx, N_ARCH);
 }
 
@@ -291,7 +292,7 @@ ParameterizedTest(int *i, arch, plain_pass_equals_the_graph, .timeout = MT_HANG(
 }
 
 ParameterizedTestParameters(arch, bits_do_not_depend_on_threads_or_batch) {
-    static int idx[N_ARCH] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
+    static int idx[N_ARCH] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
     return cr_make_param_array(int, idx, N_ARCH);
 }
 
@@ -333,7 +334,7 @@ ParameterizedTest(int *i, arch, bits_do_not_depend_on_threads_or_batch, .timeout
 }
 
 ParameterizedTestParameters(arch, decoding_features_work) {
-    static int idx[N_ARCH] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
+    static int idx[N_ARCH] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
     return cr_make_param_array(int, idx, N_ARCH);
 }
 
@@ -512,13 +513,16 @@ Test(arch, files_that_do_not_fit_their_architecture_are_refused) {
         // general.architecture is the first string "qwen2" in the file
         {"qwen2", "qwen2", "phi99", MINT_E_UNSUPPORTED,
          "architecture 'phi99' is not supported (mint runs llama, qwen2, qwen3, phi3, gpt2, "
-         "gemma2, gemma3, qwen3moe, qwen2moe, olmoe, gpt-oss, lfm2, qwen35)"},
+         "gemma2, gemma3, qwen3moe, qwen2moe, olmoe, gpt-oss, lfm2, qwen35, gemma4)"},
         {"gpt-oss", "blk.1.attn_sinks", "blk.1.attn_sinkx", MINT_E_FORMAT,
          "'blk.1.attn_sinks.weight' is missing"},
         {"gpt-oss", "blk.0.ffn_down_exps.bias", "blk.0.ffn_down_exps.bixs", MINT_E_FORMAT,
          "'blk.0.ffn_down_exps.bias' is missing"},
         {"gpt-oss", "yarn", "yarx", MINT_E_UNSUPPORTED,
          "rope scaling type 'yarx' is not supported (mint does none, linear and yarn)"},
+        // a Gemma 4 layer with keys and values of its own needs its k projection
+        {"gemma4", "blk.1.attn_k.weight", "blk.1.attn_x.weight", MINT_E_FORMAT,
+         "'blk.1.attn_k.weight' is missing"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         mint_err err;
@@ -549,6 +553,12 @@ Test(arch, files_that_do_not_fit_their_architecture_are_refused) {
          "expert_used_count = 17 is more than expert_count 16"},
         {"qwen3moe", "qwen3moe.expert_count", 600, MINT_E_UNSUPPORTED,
          "expert_count = 600 is more than 512"},
+        // Gemma 4: llama.cpp's rule would have a window layer read a full layer's cache; the
+        // window layers' heads larger than the full layers'
+        {"gemma4", "gemma4.attention.shared_kv_layers", 2, MINT_E_UNSUPPORTED,
+         "layer 6 (window) would read the keys and values of layer 4, a full layer"},
+        {"gemma4", "gemma4.attention.key_length_swa", 256, MINT_E_UNSUPPORTED,
+         "at most key_length 128"},
         {"qwen3moe", "qwen3moe.expert_feed_forward_length", 128, MINT_E_FORMAT,
          "'blk.0.ffn_gate_exps.weight' has shape [256, 256, 16] (3 dims), expected [256, 128, "
          "16]"},

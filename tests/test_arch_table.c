@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const names[] = {"llama",  "qwen2",  "qwen3", "phi3",  "gpt2",
-                                    "gemma2", "gemma3", "lfm2",  "qwen35"};
+static const char *const names[] = {"llama",  "qwen2",  "qwen3", "phi3",   "gpt2",
+                                    "gemma2", "gemma3", "lfm2",  "qwen35", "gemma4"};
 #define N_NAMES (sizeof names / sizeof *names)
 
 // Qwen3-like numbers where every dimension differs from every other.
@@ -118,4 +118,28 @@ Test(arch_table, the_description_names_the_kinds) {
     char small[16];
     mint_arch_describe(mint_arch_find("llama"), small, sizeof small); // truncated, terminated
     cr_assert_eq(strlen(small), sizeof small - 1);
+}
+
+// Gemma 4's layer declares k, its norm and v as optional (a layer reading another's KV has none),
+// its per-layer input's three tensors and its output scale as optional (the file's per-layer
+// width says whether they are there), and one new width: the per-layer input's.
+Test(arch_table, gemma4_declares_its_optional_layer_tensors) {
+    const mint_arch *row = mint_arch_find("gemma4");
+    cr_assert(row && row->layer_shapes && row->v_norm && row->attn_unscaled);
+    mint_layer_tensor t[MINT_LAYER_TENSORS_MAX];
+    const int n = mint_arch_layer_tensors(row, MINT_MIXER_ATTENTION, t);
+    mint_tensor_need need[MINT_SLOT_COUNT] = {0};
+    for (int i = 0; i < n; i++)
+        if (t[i].need != MINT_ABSENT) need[t[i].slot] = t[i].need;
+    const mint_slot optional[] = {MINT_SLOT_WK,       MINT_SLOT_WV,       MINT_SLOT_K_NORM,
+                                  MINT_SLOT_PLE_GATE, MINT_SLOT_PLE_PROJ, MINT_SLOT_PLE_NORM,
+                                  MINT_SLOT_OUT_SCALE};
+    for (size_t s = 0; s < sizeof optional / sizeof *optional; s++)
+        cr_assert_eq(need[optional[s]], MINT_OPTIONAL, "slot %d", optional[s]);
+    cr_assert_eq(need[MINT_SLOT_WQ], MINT_REQUIRED);
+    cr_assert_eq(need[MINT_SLOT_Q_NORM], MINT_REQUIRED);
+    cr_assert_eq(need[MINT_SLOT_FFN_POST_NORM], MINT_REQUIRED);
+    const mint_dims d = {.n_embd = 1536, .n_ple = 256};
+    cr_assert_eq(mint_dim_value(MINT_DIM_PLE, &d), 256);
+    cr_assert_null(mint_arch_find("gemma4-assistant"));
 }

@@ -181,6 +181,9 @@ Test(quantize_arch, lfm2) { // a hybrid: 1 attn_v for 4 layers, the convolution 
 Test(quantize_arch, qwen35) { // a delta net's tensors: ssm_conv1d F32, ssm_a and the biases 1-D
     check_arch("qwen35", false);
 }
+Test(quantize_arch, gemma4) { // per-layer inputs (per_layer_model_proj kept), layers without k/v
+    check_arch("gemma4", false);
+}
 
 // `mint-quantize --compare` on each architecture's tiny file: a table row per type, the source's
 // perplexity beside the quantized one's (the architecture's rules applied to each).
@@ -210,7 +213,7 @@ Test(quantize_arch, compare_runs_on_every_architecture, .timeout = MT_HANG(300))
 Test(quantize_arch, every_reference_file_is_covered) {
     const char *covered[] = {"llama3",   "qwen2",   "qwen3",    "phi3",    "gpt2",
                              "gemma2",   "gemma3",  "qwen3moe", "mixtral", "olmoe",
-                             "qwen2moe", "gpt-oss", "lfm2",     "qwen35"};
+                             "qwen2moe", "gpt-oss", "lfm2",     "qwen35",  "gemma4"};
     json_object_object_foreach(mt_jget(reference(), "files"), arch, entry) {
         (void)entry;
         bool found = false;

@@ -76,6 +76,17 @@ static const mint_arch arches[] = {
     {"qwen35", .pos = MINT_POS_ROPE_NEOX, .qk_norm = MINT_REQUIRED,
      .recurrent = MINT_MIXER_DELTA_NET, .recurrent_interval = true, .q_gate = true,
      .ffn_norm_post_attention = true},
+    // Gemma 4's dense models (E2B, E4B): Gemma 3's block (GeGLU, the embedding scaled, post norms,
+    // per-head q/k norms) with shapes per layer (runtime/engine/gemma4.c): window layers by a
+    // pattern, with their own head size and RoPE base; full layers' "proportional" RoPE through
+    // rope_freqs; the last layers reading earlier layers' keys and values; values RMS-normalised
+    // without a weight (k taken as v when attn_v is absent), scores unscaled; an input of its own
+    // per layer; an optional factor on each layer's output; soft-capped logits. Its mixture of
+    // experts (26B-A4B) is refused.
+    {"gemma4", .pos = MINT_POS_ROPE_NEOX, .ffn = MINT_FFN_GEGLU, .qk_norm = MINT_REQUIRED,
+     .embd_scale = true, .post_norms = true, .final_softcap_key = true, .rope_freqs = MINT_OPTIONAL,
+     .rope_base_swa = 10000.0f, .layer_shapes = true, .v_norm = true, .attn_unscaled = true,
+     .per_layer_input = MINT_OPTIONAL, .out_scale = MINT_OPTIONAL},
 };
 
 const mint_arch *mint_arch_for_file(const char *name, bool has_experts) {
@@ -136,6 +147,8 @@ int64_t mint_dim_value(mint_dim d, const mint_dims *x) {
         return x->ssm_v_heads;
     case MINT_DIM_SSM_S:
         return x->ssm_s;
+    case MINT_DIM_PLE:
+        return x->n_ple;
     }
     return 0;
 }
@@ -213,6 +226,10 @@ int mint_arch_layer_tensors(const mint_arch *a, mint_mixer_kind mixer, mint_laye
             MINT_DIM_EMBD);
         MAT("attn_k.weight", MINT_DIM_EMBD, MINT_DIM_KV, MINT_SLOT_WK, MINT_DIM_EMBD);
         MAT("attn_v.weight", MINT_DIM_EMBD, MINT_DIM_KV, MINT_SLOT_WV, MINT_DIM_EMBD);
+        if (a->layer_shapes) { // Gemma 4: a layer reading another's KV has no k (nor v); v may
+            out[n - 2].need = MINT_OPTIONAL; // be absent anyway (k is then v): gemma4.c checks
+            out[n - 1].need = MINT_OPTIONAL; // what each layer needs
+        }
     }
     // (a fused q/k/v has its one bias above; separate biases would be ignored)
     const mint_tensor_need qkv_bias = a->fused_qkv ? MINT_ABSENT : a->qkv_bias;
@@ -223,7 +240,7 @@ int mint_arch_layer_tensors(const mint_arch *a, mint_mixer_kind mixer, mint_laye
     NORM("attn_q_norm.weight", a->qk_norm_whole ? MINT_DIM_Q : MINT_DIM_HEAD, MINT_SLOT_Q_NORM,
          a->qk_norm);
     NORM("attn_k_norm.weight", a->qk_norm_whole ? MINT_DIM_KV : MINT_DIM_HEAD, MINT_SLOT_K_NORM,
-         a->qk_norm);
+         a->layer_shapes ? MINT_OPTIONAL : a->qk_norm);
     MAT("attn_output.weight", MINT_DIM_Q, MINT_DIM_EMBD, MINT_SLOT_WO, MINT_DIM_Q);
     VEC("attn_output.bias", MINT_DIM_EMBD, MINT_SLOT_BO, a->out_bias, 0.1f);
     VEC("attn_sinks.weight", MINT_DIM_HEADS, MINT_SLOT_ATTN_SINKS, a->attn_sinks, 1.0f);
@@ -284,6 +301,13 @@ feed_forward:
         VEC("ffn_down.bias", MINT_DIM_EMBD, MINT_SLOT_B_DOWN, MINT_REQUIRED, 0.1f);
     NORM("post_ffw_norm.weight", MINT_DIM_EMBD, MINT_SLOT_FFN_POST_NORM,
          a->post_norms ? MINT_REQUIRED : MINT_ABSENT);
+    // Gemma 4: the layer's own input gated in, and its output's factor (drawn around 1)
+    MAT("inp_gate.weight", MINT_DIM_EMBD, MINT_DIM_PLE, MINT_SLOT_PLE_GATE, MINT_DIM_EMBD);
+    out[n - 1].need = a->per_layer_input;
+    MAT("proj.weight", MINT_DIM_PLE, MINT_DIM_EMBD, MINT_SLOT_PLE_PROJ, MINT_DIM_PLE);
+    out[n - 1].need = a->per_layer_input;
+    NORM("post_norm.weight", MINT_DIM_EMBD, MINT_SLOT_PLE_NORM, a->per_layer_input);
+    NORM("layer_output_scale.weight", MINT_DIM_1, MINT_SLOT_OUT_SCALE, a->out_scale);
 #undef NORM
 #undef VEC
 #undef MAT
@@ -354,6 +378,13 @@ void mint_arch_describe(const mint_arch *a, char *buf, size_t cap) {
             a->recurrent_interval ? "all but every full_attention_interval-th" : "some");
     if (a->q_gate) OUT("; the attention's output gated by sigmoid of a second half of attn_q");
     if (a->output_norm_name) OUT("; the final norm named %s", a->output_norm_name);
+    if (a->layer_shapes)
+        OUT("; shapes per layer: window layers by pattern with their own head size, "
+            "feed-forward widths, the last layers reading earlier layers' KV");
+    if (a->v_norm) OUT("; values RMS-normalised");
+    if (a->attn_unscaled) OUT("; scores unscaled");
+    if (need[a->per_layer_input]) OUT("; per-layer inputs (%s)", need[a->per_layer_input]);
+    if (need[a->out_scale]) OUT("; layer output scales (%s)", need[a->out_scale]);
     if (a->wide_scale_layers)
         OUT("; %d layers scale queries by n_embd / n_head", a->wide_scale_layers);
     if (a->quant_70b_layers)

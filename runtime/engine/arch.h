@@ -141,6 +141,21 @@ typedef struct mint_arch {
     bool q_gate;                  // attn_q gives each head's queries and as many gate values
                                   // after them ([2 head_dim] per head); the attention's output
                                   // is multiplied by sigmoid(gate) before attn_output (Qwen3.5)
+    // Gemma 4 (runtime/engine/gemma4.c reads what the file says per layer):
+    bool layer_shapes;  // per-layer shapes from the file's arrays: window layers marked by
+                        // attention.sliding_window_pattern (a bool per layer) with a head size of
+                        // their own (attention.key_length_swa), feed_forward_length per layer,
+                        // and the last attention.shared_kv_layers layers computing no keys or
+                        // values but reading an earlier layer's; rope_freqs only on full layers
+    bool v_norm;        // each value head RMS-normalised, without a weight
+    bool attn_unscaled; // scores are q . k, neither queries nor scores scaled
+    mint_tensor_need per_layer_input; // per_layer_token_embd, per_layer_model_proj and
+                                      // per_layer_proj_norm, and per layer inp_gate, proj and
+                                      // post_norm: an input of its own for each layer, made from
+                                      // the token and its embedding (embedding_length_per_layer_
+                                      // input wide), gated into the layer's output
+    mint_tensor_need out_scale;       // blk.N.layer_output_scale.weight [1]: the layer's output
+                                      // times that number
     // What llama-quantize knows of the architecture (runtime/filetools/mix.c):
     int quant_70b_layers; // a model with this many layers is llama.cpp's 70B type, whose attn_v
                           // gets more bits (0: none)
@@ -174,6 +189,7 @@ typedef enum mint_dim {
     MINT_DIM_SSM_V,    // its v (and output): H_v S (ssm.inner_size)
     MINT_DIM_SSM_VH,   // its value heads H_v (ssm.time_step_rank)
     MINT_DIM_SSM_S,    // a head's size S (ssm.state_size)
+    MINT_DIM_PLE,      // a layer's own input width (Gemma 4's embedding_length_per_layer_input)
 } mint_dim;
 
 // Where a tensor (or a view of a fused one) is bound: a field of runtime/engine/model.h's
@@ -226,6 +242,10 @@ typedef enum mint_slot {
     MINT_SLOT_SSM_ALPHA,      // ssm_alpha: [n_embd] -> [H_v]
     MINT_SLOT_SSM_NORM,       // ssm_norm: [S] the gated RMSNorm's weight
     MINT_SLOT_SSM_OUT,        // ssm_out: [H_v S] -> [n_embd]
+    MINT_SLOT_PLE_GATE,       // inp_gate: [n_embd] -> [n_ple] (Gemma 4's per-layer input gate)
+    MINT_SLOT_PLE_PROJ,       // proj: [n_ple] -> [n_embd]
+    MINT_SLOT_PLE_NORM,       // post_norm: [n_embd] RMSNorm of proj's output
+    MINT_SLOT_OUT_SCALE,      // layer_output_scale: [1] the layer's output factor
     MINT_SLOT_COUNT
 } mint_slot;
 
@@ -252,9 +272,9 @@ typedef struct mint_layer_tensor {
                            // matrices of [n_in, n_out] each, ne[2] (the experts)
 } mint_layer_tensor;
 
-enum { MINT_LAYER_TENSORS_MAX = 32 };
+enum { MINT_LAYER_TENSORS_MAX = 40 };
 
-// The numbers a mint_dim is made of.
+// The numbers a mint_dim is made of (a layer's: Gemma 4's head_dim and n_ff vary by layer).
 typedef struct mint_dims {
     int64_t n_embd;      // residual width
     int64_t n_ff;        // feed-forward width
@@ -268,6 +288,7 @@ typedef struct mint_dims {
     int64_t ssm_k_heads; // a delta net's key heads H_k (0 without)
     int64_t ssm_v_heads; // its value heads H_v
     int64_t ssm_s;       // its head size S
+    int64_t n_ple;       // a layer's own input width (0 without)
 } mint_dims;
 
 // d in those numbers.

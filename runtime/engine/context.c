@@ -98,7 +98,8 @@ static mint_status resolve_params(const mint_model *m, const mint_ctx_params *in
     // A quantized cache quantizes each head's keys and values in blocks of 32 (a score is one
     // block dot product per head), as llama.cpp requires of a quantized K in flash attention.
     if ((p->kv_type == MINT_KV_Q8_0 || p->kv_type == MINT_KV_Q4_0) &&
-        (m->hp.head_dim % 32 != 0 || m->hp.head_dim > MINT_ATTN_PROBS_MAX_HD))
+        (m->hp.head_dim % 32 != 0 || m->hp.head_dim_swa % 32 != 0 ||
+         m->hp.head_dim > MINT_ATTN_PROBS_MAX_HD))
         return mint_fail(err, MINT_E_UNSUPPORTED,
                          "a %s KV cache needs a head size that is a multiple of 32 (up to %d); "
                          "this model's is %d",

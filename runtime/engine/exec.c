@@ -165,8 +165,9 @@ static void run_matmul(const mint_node *n, const mint_exec *e, int node, int ith
 
 static void run_rope(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
     const mint_hparams *hp = e->hp;
-    const bool local = mint_layer_windowed(hp, n->layer); // Gemma's window layers: own base
-    mint_rope_cfg cfg = {hp->n_rot,
+    const bool local = mint_layer_windowed(hp, n->layer);    // Gemma's window layers: own base
+    const int32_t n_rot = local ? hp->n_rot_swa : hp->n_rot; // (and Gemma 4's: own size)
+    mint_rope_cfg cfg = {n_rot,
                          local ? hp->rope_base_swa : hp->rope_base,
                          local ? hp->rope_freq_scale_swa : hp->rope_freq_scale,
                          n->w ? n->w->data : NULL,
@@ -175,11 +176,11 @@ static void run_rope(const mint_node *n, const mint_exec *e, int node, int ith, 
                          hp->rope_ext_factor,
                          {0.0f, 0.0f}};
     if (cfg.ext_factor != 0.0f) // YaRN's range depends on the layer's base
-        mint_rope_yarn_corr_dims(hp->n_rot, hp->n_ctx_orig, cfg.base, cfg.corr_dims);
+        mint_rope_yarn_corr_dims(n_rot, hp->n_ctx_orig, cfg.base, cfg.corr_dims);
     long lo, hi;
     mint_split(e->n_tokens, ith, nth, &lo, &hi);
-    mint_rope(e->buf[n->dst], e->stride[n->dst], e->pos, (int)(n->width / hp->head_dim),
-              hp->head_dim, &cfg, lo, hi);
+    mint_rope(e->buf[n->dst], e->stride[n->dst], e->pos, (int)(n->width / n->head_dim), n->head_dim,
+              &cfg, lo, hi);
 }
 
 static void run_add_bias(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
@@ -197,18 +198,29 @@ static void run_head_norm(const mint_node *n, const mint_exec *e, int node, int 
                         e->hp->rms_eps, lo, hi);
 }
 
+// A layer whose keys and values are narrower than the cache's rows (a Gemma 4 window layer)
+// stores its n->width elements at the start of each row.
 static void run_kv_store(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
     long lo, hi;
     mint_split(e->n_tokens, ith, nth, &lo, &hi);
-    for (long t = lo; t < hi; t++)
-        mint_kv_store(&e->seq_kv[e->seq[t]], n->slot, e->pos[t], row(e, n->src, t),
-                      row(e, n->src2, t));
+    for (long t = lo; t < hi; t++) {
+        mint_kv_view kv = e->seq_kv[e->seq[t]];
+        kv.kv_dim = n->width;
+        mint_kv_store(&kv, n->slot, e->pos[t], row(e, n->src, t), row(e, n->src2, t));
+    }
+}
+
+// The attention shapes of the layer of node n: its head size (Gemma 4's vary by layer).
+static mint_attn_shape layer_shape(const mint_node *n, const mint_exec *e) {
+    mint_attn_shape sh = e->attn;
+    sh.head_dim = n->head_dim;
+    return sh;
 }
 
 // The attention weights of sequence 0's rows below cap_max, (row, head) pairs split across
 // threads; they read only the queries and the cache, so they run beside the items.
 static void capture_attention(const mint_node *n, const mint_exec *e, int ith, int nth) {
-    const mint_attn_shape *sh = &e->attn;
+    const mint_attn_shape shape = layer_shape(n, e), *sh = &shape;
     const int group = sh->n_head / sh->n_head_kv;
     const size_t cm = (size_t)e->cap_max;
     long lo, hi;
@@ -227,9 +239,10 @@ static void capture_attention(const mint_node *n, const mint_exec *e, int ith, i
 }
 
 static void run_attention(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
+    const mint_attn_shape sh = layer_shape(n, e);
     const mint_attn_batch b = {
         .k = e->k,
-        .sh = &e->attn,
+        .sh = &sh,
         .algo = e->attn_algo,
         .layer = n->slot,
         .q = e->buf[n->src],
@@ -292,8 +305,8 @@ static void run_pos_rows(const mint_node *n, const mint_exec *e, int node, int i
 static void run_gelu_mul(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {
     long lo, hi;
     mint_split(e->n_tokens, ith, nth, &lo, &hi);
-    mint_gelu_mul(e->buf[n->dst], e->stride[n->dst], e->buf[n->src], e->stride[n->src], n->width,
-                  lo, hi);
+    mint_gelu_mul(e->buf[n->dst], e->stride[n->dst], (const float *)e->buf[n->src] + n->src_at,
+                  e->stride[n->src], n->width, lo, hi);
 }
 
 static void run_softcap(const mint_node *n, const mint_exec *e, int node, int ith, int nth) {

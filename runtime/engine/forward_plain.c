@@ -6,7 +6,9 @@
 // softmax and the weighted sum of the values, the output projection, the residual) and the
 // feed-forward (RMSNorm, gate and up, SwiGLU, down, the residual), then the final norm and the
 // output head. There is no graph, no thread pool and no paged cache: the keys and values of every
-// position are kept in two float arrays [n_layer][n_ctx][kv_dim].
+// position are kept in two float arrays [n_layer][n_ctx][kv_dim]. (Gemma 4 adds each layer's own
+// input, made once per token and gated into the layer's output, and layers that read an earlier
+// layer's keys and values; its window layers use the first part of each smaller-headed row.)
 //
 // The arithmetic is llama.cpp's, step for step as the graph does it (runtime/engine/graph.c lists
 // the same steps as nodes; runtime/engine/exec.c runs them through ops/ on the thread pool). Every
@@ -66,6 +68,8 @@ struct mint_plain {
     float *state;              // [n_layer][state_floats] each recurrent layer's state (NULL
                                // without): a short convolution's last inputs bx [n_conv - 1]
                                // [n_embd], oldest first; a delta net's (below)
+    float *ple;                // [2][n_layer * n_ple] Gemma 4: this token's input of each layer,
+                               // then the projection it is made with (NULL without)
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -104,15 +108,16 @@ static void matmul(const mint_plain *p, float *out, const float *x, const mint_w
 // multiply-adds (ggml is built with FP contraction).
 static void rope(float *x, int n_heads, const mint_plain *p, int l, int32_t pos) {
     const mint_hparams *hp = &p->m->hp;
-    const float *ff = p->rope_factors;
-    const int half = hp->n_rot / 2;
     const bool local = mint_layer_windowed(hp, l); // Gemma's window layers have their own base
+    const int n_rot = local ? hp->n_rot_swa : hp->n_rot, hd = p->m->layers[l].head_dim;
+    // (Gemma 4's rope_freqs turn only its full layers)
+    const float *ff = local && p->m->desc->layer_shapes ? NULL : p->rope_factors;
+    const int half = n_rot / 2;
     const float base = local ? hp->rope_base_swa : hp->rope_base;
     const float freq_scale = local ? hp->rope_freq_scale_swa : hp->rope_freq_scale;
-    const float theta_scale = powf(base, -2.0f / (float)hp->n_rot);
+    const float theta_scale = powf(base, -2.0f / (float)n_rot);
     float corr[2] = {0.0f, 0.0f}; // YaRN's ramp (gpt-oss): ops/ops.h mint_rope_angle
-    if (hp->rope_ext_factor != 0.0f)
-        mint_rope_yarn_corr_dims(hp->n_rot, hp->n_ctx_orig, base, corr);
+    if (hp->rope_ext_factor != 0.0f) mint_rope_yarn_corr_dims(n_rot, hp->n_ctx_orig, base, corr);
     float theta = (float)pos;
     for (int i = 0; i < half; i++) {
         float ms = hp->rope_mscale;
@@ -120,7 +125,7 @@ static void rope(float *x, int n_heads, const mint_plain *p, int l, int32_t pos)
                                             hp->rope_ext_factor, corr, &ms);
         const float c = cosf(angle) * ms, s = sinf(angle) * ms;
         for (int h = 0; h < n_heads; h++) {
-            float *head = x + (size_t)h * hp->head_dim;
+            float *head = x + (size_t)h * hd;
             float *a = hp->rope_neox ? head + i : head + 2 * i;
             float *b = hp->rope_neox ? head + i + half : head + 2 * i + 1;
             const float x0 = *a, x1 = *b;
@@ -163,10 +168,10 @@ static void add_bias(float *x, const mint_weight *bias, int64_t n) {
 
 // Each of the n_heads heads of x RMS-normalised in place, times w, when the layer has w (Qwen3's
 // q and k norms); a w of the whole row's length normalises the row as one (OLMoE's).
-static void head_norm(float *x, const mint_weight *w, int n_heads, const mint_hparams *hp) {
+static void head_norm(float *x, const mint_weight *w, int n_heads, int hd, const mint_hparams *hp) {
     if (!w->data) return;
     const int64_t len = w->n_in; // head_dim, or n_heads * head_dim
-    for (int64_t at = 0; at < (int64_t)n_heads * hp->head_dim; at += len)
+    for (int64_t at = 0; at < (int64_t)n_heads * hd; at += len)
         rmsnorm(x + at, x + at, w->data, len, hp->rms_eps);
 }
 
@@ -211,9 +216,12 @@ static void attention(mint_plain *p, int l, int32_t pos) {
     const mint_model *m = p->m;
     const mint_hparams *hp = &m->hp;
     const mint_layer *L = &m->layers[l];
-    const int hd = hp->head_dim;
+    const int hd = L->head_dim; // Gemma 4's window layers have a smaller one
     const int kv_dim = hp->n_head_kv * hd;
+    const int row = hp->n_head_kv * hp->head_dim; // the cache's rows: the largest heads
     const int group = hp->n_head / hp->n_head_kv; // query heads sharing one key/value head
+    // Gemma 4's last layers compute no keys or values: they read an earlier layer's (kv_slot)
+    const int cache_layer = L->kv_shared ? L->kv_slot : l;
 
     norm(p->xb, p->x, &L->attn_norm, &L->attn_norm_b, hp);
     const bool q_gate = m->desc->q_gate; // Qwen3.5: each head's queries, then as many gates
@@ -223,25 +231,30 @@ static void attention(mint_plain *p, int l, int32_t pos) {
         memcpy(p->gate + (size_t)h * hd, p->mix + ((size_t)h * 2 + 1) * hd,
                (size_t)hd * sizeof(float));
     }
-    matmul(p, p->k, p->xb, &L->wk);
-    matmul(p, p->v, p->xb, &L->wv);
     add_bias(p->q, &L->bq, (int64_t)hp->n_head * hd); // what some architectures add
-    add_bias(p->k, &L->bk, kv_dim);
-    add_bias(p->v, &L->bv, kv_dim);
-    head_norm(p->q, &L->q_norm, hp->n_head, hp);
-    head_norm(p->k, &L->k_norm, hp->n_head_kv, hp);
+    head_norm(p->q, &L->q_norm, hp->n_head, hd, hp);
+    if (!L->kv_shared) {
+        matmul(p, p->k, p->xb, &L->wk);
+        matmul(p, p->v, p->xb, &L->wv);
+        add_bias(p->k, &L->bk, kv_dim);
+        add_bias(p->v, &L->bv, kv_dim);
+        head_norm(p->k, &L->k_norm, hp->n_head_kv, hd, hp);
+        head_norm(p->v, &L->v_norm, hp->n_head_kv, hd, hp); // Gemma 4: a weight of ones
+    }
     if (m->desc->pos != MINT_POS_LEARNED) { // RoPE; GPT-2's positions came with the embedding
         rope(p->q, hp->n_head, p, l, pos);
-        rope(p->k, hp->n_head_kv, p, l, pos);
+        if (!L->kv_shared) rope(p->k, hp->n_head_kv, p, l, pos);
     }
     if (hp->q_scale != 1.0f) // Phi-3 and Gemma scale the queries instead of the scores
         for (int i = 0; i < hp->n_head * hd; i++) p->q[i] *= hp->q_scale;
 
     // Store this position's key and value in the cache.
-    float *key_layer = p->key_cache + (size_t)l * p->n_ctx * kv_dim;
-    float *value_layer = p->value_cache + (size_t)l * p->n_ctx * kv_dim;
-    memcpy(key_layer + (size_t)pos * kv_dim, p->k, (size_t)kv_dim * sizeof(float));
-    memcpy(value_layer + (size_t)pos * kv_dim, p->v, (size_t)kv_dim * sizeof(float));
+    float *key_layer = p->key_cache + (size_t)cache_layer * p->n_ctx * row;
+    float *value_layer = p->value_cache + (size_t)cache_layer * p->n_ctx * row;
+    if (!L->kv_shared) {
+        memcpy(key_layer + (size_t)pos * row, p->k, (size_t)kv_dim * sizeof(float));
+        memcpy(value_layer + (size_t)pos * row, p->v, (size_t)kv_dim * sizeof(float));
+    }
 
     // Each query head attends over positions 0 .. pos of its key/value head (grouped-query
     // attention: head h reads key/value head h / group).
@@ -253,7 +266,7 @@ static void attention(mint_plain *p, int l, int32_t pos) {
         // The scores q . k / sqrt(head_dim): each dot one chain of fused multiply-adds from
         // +0 in dimension order, then times the scale.
         for (int32_t t = 0; t <= pos; t++) {
-            const float *k = key_layer + (size_t)t * kv_dim + (size_t)kvh * hd;
+            const float *k = key_layer + (size_t)t * row + (size_t)kvh * hd;
             float dot = 0.0f;
             for (int i = 0; i < hd; i++) dot = fmaf(q[i], k[i], dot);
             p->scores[t] = dot * hp->attn_scale;
@@ -271,8 +284,7 @@ static void attention(mint_plain *p, int l, int32_t pos) {
         for (int i = 0; i < hd; i++) {
             float acc = 0.0f;
             for (int32_t t = 0; t <= pos; t++)
-                acc =
-                    fmaf(p->scores[t], value_layer[(size_t)t * kv_dim + (size_t)kvh * hd + i], acc);
+                acc = fmaf(p->scores[t], value_layer[(size_t)t * row + (size_t)kvh * hd + i], acc);
             out[i] = acc;
         }
     }
@@ -354,7 +366,7 @@ static void feed_forward(mint_plain *p, int l) {
     case MINT_FFN_GEGLU: // gelu(gate) * up, ggml's GELU table (ops/elementwise.c)
         matmul(p, p->hb, p->xb, &L->w_gate);
         matmul(p, p->hb2, p->xb, &L->w_up);
-        mint_gelu_mul(p->hb, 0, p->hb2, 0, hp->n_ff, 0, 1);
+        mint_gelu_mul(p->hb, 0, p->hb2, 0, L->n_ff, 0, 1); // (Gemma 4's width varies by layer)
         break;
     case MINT_FFN_SWIGLU: // silu(gate) * up
         matmul(p, p->hb, p->xb, &L->w_gate);
@@ -452,9 +464,49 @@ static void delta_net(mint_plain *p, int l) {
     for (int64_t i = 0; i < hp->n_embd; i++) p->x[i] += p->tmp[i];
 }
 
+// Gemma 4: ple[0..n_layer * n_ple) = each layer's own input for `token`, from its rows of
+// per_layer_token_embd times sqrt(n_ple) and the projection of the (scaled) embedding x times
+// 1/sqrt(n_embd), RMS-normalised per layer: their sum times 1/sqrt(2).
+static void per_layer_inputs(mint_plain *p, int32_t token) {
+    const mint_model *m = p->m;
+    const mint_hparams *hp = &m->hp;
+    const int64_t all = (int64_t)hp->n_ple * hp->n_layer;
+    float *proj = p->ple + all;
+    p->ref->t[m->ple_embd.type].to_float(
+        (const char *)m->ple_embd.data + (size_t)token * m->ple_embd.row_bytes, p->ple, all);
+    const float tok_scale = sqrtf((float)hp->n_ple), proj_scale = 1.0f / sqrtf((float)hp->n_embd);
+    matmul(p, proj, p->x, &m->ple_model);
+    for (int64_t i = 0; i < all; i++) {
+        p->ple[i] *= tok_scale;
+        proj[i] *= proj_scale;
+    }
+    for (int64_t at = 0; at < all; at += hp->n_ple)
+        rmsnorm(proj + at, proj + at, m->ple_norm.data, hp->n_ple, hp->rms_eps);
+    for (int64_t i = 0; i < all; i++) p->ple[i] = (p->ple[i] + proj[i]) * (1.0f / sqrtf(2.0f));
+}
+
+// x += layer l's own input, gated by gelu(inp_gate x), projected, RMS-normalised; then x times
+// the layer's output scale (Gemma 4; either may be absent).
+static void per_layer_output(mint_plain *p, int l) {
+    const mint_hparams *hp = &p->m->hp;
+    const mint_layer *L = &p->m->layers[l];
+    if (L->ple_gate.data) {
+        matmul(p, p->hb, p->x, &L->ple_gate);
+        mint_gelu_mul(p->hb, 0, p->ple + (size_t)l * (size_t)hp->n_ple, 0, hp->n_ple, 0, 1);
+        matmul(p, p->tmp, p->hb, &L->ple_proj);
+        rmsnorm(p->tmp, p->tmp, L->ple_norm.data, hp->n_embd, hp->rms_eps);
+        for (int i = 0; i < hp->n_embd; i++) p->x[i] += p->tmp[i];
+    }
+    if (L->out_scale.data) {
+        const float s = *(const float *)L->out_scale.data;
+        for (int i = 0; i < hp->n_embd; i++) p->x[i] *= s;
+    }
+}
+
 // logits[0..n_vocab) for `token` at position `pos`, with positions 0 .. pos-1 already in the cache.
 static void forward(mint_plain *p, int32_t token, int32_t pos, float *logits) {
     embed(p, token, pos);
+    if (p->ple) per_layer_inputs(p, token);
     for (int l = 0; l < p->m->hp.n_layer; l++) {
         if (p->m->layers[l].mixer == MINT_MIXER_SHORTCONV)
             short_convolution(p, l);
@@ -463,6 +515,7 @@ static void forward(mint_plain *p, int32_t token, int32_t pos, float *logits) {
         else
             attention(p, l, pos);
         feed_forward(p, l);
+        per_layer_output(p, l);
     }
     head(p, logits);
 }
@@ -542,10 +595,12 @@ mint_status mint_plain_create(const mint_model *m, int32_t n_ctx, mint_plain **o
         p->state_floats = hp->ssm_s ? (size_t)(hp->n_conv - 1) * channels + v_dim * hp->ssm_s
                                     : (size_t)(hp->n_conv - 1) * (size_t)hp->n_embd;
     if (p->state_floats) p->state = calloc((size_t)hp->n_layer * p->state_floats, sizeof(float));
-    if ((p->state_floats && !p->state) || !p->mix || !p->gate || !p->conv || !p->alpha ||
-        !p->beta || !p->x || !p->xb || !p->q || !p->k || !p->v || !p->att || !p->hb || !p->hb2 ||
-        !p->probs || !p->expert_ids || !p->expert_w || !p->expert_out || !p->tmp || !p->scores ||
-        !p->xq || !p->key_cache || !p->value_cache) {
+    if (m->ple_embd.data)
+        p->ple = malloc(2 * (size_t)hp->n_ple * (size_t)hp->n_layer * sizeof(float));
+    if ((p->state_floats && !p->state) || (m->ple_embd.data && !p->ple) || !p->mix || !p->gate ||
+        !p->conv || !p->alpha || !p->beta || !p->x || !p->xb || !p->q || !p->k || !p->v ||
+        !p->att || !p->hb || !p->hb2 || !p->probs || !p->expert_ids || !p->expert_w ||
+        !p->expert_out || !p->tmp || !p->scores || !p->xq || !p->key_cache || !p->value_cache) {
         mint_plain_free(p);
         return mint_fail(err, MINT_E_NOMEM, "out of memory for a plain pass of %d positions",
                          n_ctx);
@@ -602,5 +657,6 @@ void mint_plain_free(mint_plain *p) {
     free(p->conv);
     free(p->alpha);
     free(p->beta);
+    free(p->ple);
     free(p);
 }

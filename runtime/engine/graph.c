@@ -55,7 +55,7 @@ static const char *buf_names[MINT_BUF_COUNT] = {
     [MINT_BUF_LOGITS] = "logits", [MINT_BUF_XQ] = "xq",     [MINT_BUF_ROUTE] = "route",
     [MINT_BUF_SEL] = "sel",       [MINT_BUF_EXP] = "exp",   [MINT_BUF_MIX] = "mix",
     [MINT_BUF_GATE] = "gate",     [MINT_BUF_CONV] = "conv", [MINT_BUF_ALPHA] = "alpha",
-    [MINT_BUF_BETA] = "beta",
+    [MINT_BUF_BETA] = "beta",     [MINT_BUF_PLE] = "ple",
 };
 
 const char *mint_op_name(mint_op op) {
@@ -135,7 +135,8 @@ static void add_matmuls(builder *b, mint_buf_id src, int n, const mint_weight *c
             mint_node *c = add(b, MINT_OP_CONVERT, MINT_BUF_XQ, src, "%s.in", names[i]);
             if (!c) return;
             c->type = vt;
-            c->width = b->g->width[src];
+            // the weight's row length: a Gemma 4 window layer reads only part of att (or hb)
+            c->width = w[i]->n_in < b->g->width[src] ? w[i]->n_in : b->g->width[src];
             c->out_only = out_only;
             in = MINT_BUF_XQ;
             uint64_t bytes = mint_row_size(vt, b->g->width[src]);
@@ -282,48 +283,66 @@ static bool independent(const mint_node *a, const mint_node *b) {
     return false;
 }
 
-// Layer l's attention, from its q/k/v projections to its output projection in tmp.
-static void add_attention(builder *b, const mint_model *m, int l, const mint_weight *rope_factors,
-                          int64_t kv_dim) {
+// Layer l's attention, from its q/k/v projections to its output projection in tmp, in the
+// layer's head size; a layer reading an earlier layer's cache (Gemma 4) projects only q.
+static void add_attention(builder *b, const mint_model *m, int l, const mint_weight *rope_factors) {
+    static const mint_weight none = {0};
     const mint_hparams *hp = &m->hp;
     const mint_layer *L = &m->layers[l];
+    const int64_t hd = L->head_dim, q_dim = hp->n_head * hd, kv_dim = hp->n_head_kv * hd;
+    const bool own_kv = !L->kv_shared;
     char nm[5][32];
     mint_node *n;
     snprintf(nm[0], 32, "blk.%d.attn_q", l);
     snprintf(nm[1], 32, "blk.%d.attn_k", l);
     snprintf(nm[2], 32, "blk.%d.attn_v", l);
-    const mint_weight *qkv[3] = {&L->wq, &L->wk, &L->wv};
+    // (a Gemma 4 layer without attn_v: its k again, as bound, whose packed rows repack.c made)
+    const mint_weight *wv = L->wv.data && L->wv.data == L->wk.data ? &L->wk : &L->wv;
+    const mint_weight *qkv[3] = {&L->wq, &L->wk, wv};
     const bool q_gate = m->desc->q_gate; // Qwen3.5: queries and their gates, split below
     const mint_buf_id qkv_dst[3] = {q_gate ? MINT_BUF_MIX : MINT_BUF_Q, MINT_BUF_K, MINT_BUF_V};
     const char *qkv_names[3] = {nm[0], nm[1], nm[2]};
-    add_matmuls(b, MINT_BUF_XB, 3, qkv, qkv_dst, qkv_names, false);
+    add_matmuls(b, MINT_BUF_XB, own_kv ? 3 : 1, qkv, qkv_dst, qkv_names, false);
     if (q_gate) {
         n = add(b, MINT_OP_Q_SPLIT, MINT_BUF_Q, MINT_BUF_MIX, "blk.%d.q_split", l);
-        if (n) n->src2 = MINT_BUF_GATE;
+        if (n) {
+            n->src2 = MINT_BUF_GATE;
+            n->width = q_dim;
+        }
     }
     // What the architecture adds between the projections and RoPE: biases, per-head norms.
-    static const char *const extra[5] = {"q_bias", "k_bias", "v_bias", "q_norm", "k_norm"};
-    const mint_weight *ew[5] = {&L->bq, &L->bk, &L->bv, &L->q_norm, &L->k_norm};
-    const mint_op eop[5] = {MINT_OP_ADD_BIAS, MINT_OP_ADD_BIAS, MINT_OP_ADD_BIAS, MINT_OP_HEAD_NORM,
-                            MINT_OP_HEAD_NORM};
-    const mint_buf_id edst[5] = {MINT_BUF_Q, MINT_BUF_K, MINT_BUF_V, MINT_BUF_Q, MINT_BUF_K};
-    for (int i = 0; i < 5; i++) {
+    static const char *const extra[6] = {"q_bias", "k_bias", "v_bias",
+                                         "q_norm", "k_norm", "v_norm"};
+    const mint_weight *ew[6] = {&L->bq, &L->bk, &L->bv, &L->q_norm, &L->k_norm, &L->v_norm};
+    const mint_op eop[6] = {MINT_OP_ADD_BIAS,  MINT_OP_ADD_BIAS,  MINT_OP_ADD_BIAS,
+                            MINT_OP_HEAD_NORM, MINT_OP_HEAD_NORM, MINT_OP_HEAD_NORM};
+    const mint_buf_id edst[6] = {MINT_BUF_Q, MINT_BUF_K, MINT_BUF_V,
+                                 MINT_BUF_Q, MINT_BUF_K, MINT_BUF_V};
+    for (int i = 0; i < 6; i++) {
+        if (!own_kv && edst[i] != MINT_BUF_Q) continue;
         snprintf(nm[4], 32, "blk.%d.%s", l, extra[i]);
-        add_in_place(b, eop[i], edst[i], ew[i], nm[4]);
+        n = add_in_place(b, eop[i], edst[i], ew[i], nm[4]);
+        if (n) n->width = edst[i] == MINT_BUF_Q ? q_dim : kv_dim;
     }
     if (m->desc->pos != MINT_POS_LEARNED) {
-        snprintf(nm[4], 32, "blk.%d.rope_q", l);
-        n = add_in_place(b, MINT_OP_ROPE, MINT_BUF_Q, rope_factors, nm[4]);
-        if (n) n->layer = l; // Gemma's window layers have their own base
-        snprintf(nm[4], 32, "blk.%d.rope_k", l);
-        n = add_in_place(b, MINT_OP_ROPE, MINT_BUF_K, rope_factors, nm[4]);
-        if (n) n->layer = l;
+        // Gemma 4's rope_freqs turn only its full layers
+        const mint_weight *ff =
+            m->desc->layer_shapes && mint_layer_windowed(hp, l) ? &none : rope_factors;
+        for (int i = 0; i < (own_kv ? 2 : 1); i++) {
+            snprintf(nm[4], 32, "blk.%d.rope_%c", l, i ? 'k' : 'q');
+            n = add_in_place(b, MINT_OP_ROPE, i ? MINT_BUF_K : MINT_BUF_Q, ff, nm[4]);
+            if (n) {
+                n->layer = l; // Gemma's window layers have their own base
+                n->head_dim = (int32_t)hd;
+                n->width = i ? kv_dim : q_dim;
+            }
+        }
     }
     if (hp->q_scale != 1.0f) {
         n = add(b, MINT_OP_SCALE, MINT_BUF_Q, MINT_BUF_NONE, "blk.%d.q_scale", l);
         if (n) n->scale = hp->q_scale;
     }
-    n = add(b, MINT_OP_KV_STORE, MINT_BUF_NONE, MINT_BUF_K, "blk.%d.kv_store", l);
+    n = own_kv ? add(b, MINT_OP_KV_STORE, MINT_BUF_NONE, MINT_BUF_K, "blk.%d.kv_store", l) : NULL;
     if (n) {
         n->src2 = MINT_BUF_V;
         n->layer = l;
@@ -334,6 +353,8 @@ static void add_attention(builder *b, const mint_model *m, int l, const mint_wei
     if (n) {
         n->layer = l;
         n->slot = L->kv_slot;
+        n->head_dim = (int32_t)hd;
+        n->width = q_dim;
         n->w = L->attn_sinks.data ? &L->attn_sinks : NULL; // gpt-oss's sink logits
     }
     if (q_gate) {
@@ -346,6 +367,52 @@ static void add_attention(builder *b, const mint_model *m, int l, const mint_wei
     add_in_place(b, MINT_OP_ADD_BIAS, MINT_BUF_TMP, &L->bo, nm[4]);
     snprintf(nm[4], 32, "blk.%d.attn_post_norm", l);
     add_post_norm(b, MINT_BUF_TMP, &L->attn_post_norm, nm[4]);
+}
+
+// Gemma 4's per-layer inputs of every row, once before the first layer (graph.h lists the nodes).
+static void add_ple_inputs(builder *b, const mint_model *m) {
+    const mint_hparams *hp = &m->hp;
+    const int64_t all = (int64_t)hp->n_ple * hp->n_layer;
+    mint_node *n = add(b, MINT_OP_GET_ROWS, MINT_BUF_PLE, MINT_BUF_NONE, "per_layer_token_embd");
+    if (n) n->w = &m->ple_embd;
+    n = add(b, MINT_OP_SCALE, MINT_BUF_PLE, MINT_BUF_NONE, "ple_token_scale");
+    if (n) n->scale = sqrtf((float)hp->n_ple);
+    add_matmul(b, MINT_BUF_X, &m->ple_model, MINT_BUF_HB, "per_layer_model_proj", false);
+    n = add(b, MINT_OP_SCALE, MINT_BUF_HB, MINT_BUF_NONE, "ple_proj_scale");
+    if (n) {
+        n->scale = 1.0f / sqrtf((float)hp->n_embd);
+        n->width = all;
+    }
+    n = add_in_place(b, MINT_OP_HEAD_NORM, MINT_BUF_HB, &m->ple_norm, "per_layer_proj_norm");
+    if (n) n->width = all;
+    add(b, MINT_OP_ADD, MINT_BUF_PLE, MINT_BUF_HB, "ple_add");
+    n = add(b, MINT_OP_SCALE, MINT_BUF_PLE, MINT_BUF_NONE, "ple_scale");
+    if (n) n->scale = 1.0f / sqrtf(2.0f);
+}
+
+// Layer l's own input gated into x (Gemma 4), then its output's factor.
+static void add_ple_layer(builder *b, const mint_model *m, int l) {
+    const mint_layer *L = &m->layers[l];
+    char nm[32];
+    mint_node *n;
+    if (L->ple_gate.data) {
+        snprintf(nm, sizeof nm, "blk.%d.inp_gate", l);
+        add_matmul(b, MINT_BUF_X, &L->ple_gate, MINT_BUF_HB, nm, false);
+        n = add(b, MINT_OP_GELU_MUL, MINT_BUF_HB, MINT_BUF_PLE, "blk.%d.ple_act", l);
+        if (n) {
+            n->width = m->hp.n_ple;
+            n->src_at = (int64_t)l * m->hp.n_ple;
+        }
+        snprintf(nm, sizeof nm, "blk.%d.proj", l);
+        add_matmul(b, MINT_BUF_HB, &L->ple_proj, MINT_BUF_TMP, nm, false);
+        snprintf(nm, sizeof nm, "blk.%d.ple_post_norm", l);
+        add_post_norm(b, MINT_BUF_TMP, &L->ple_norm, nm);
+        add(b, MINT_OP_ADD, MINT_BUF_X, MINT_BUF_TMP, "blk.%d.ple_res", l);
+    }
+    if (L->out_scale.data) {
+        n = add(b, MINT_OP_SCALE, MINT_BUF_X, MINT_BUF_NONE, "blk.%d.out_scale", l);
+        if (n) n->scale = *(const float *)L->out_scale.data;
+    }
 }
 
 // Layer l's short convolution (LFM2): b, c and x from one projection, c * conv(b * x) with the
@@ -426,7 +493,12 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, int32_t
     g->width[MINT_BUF_HB2] = hp->n_ff;
     g->width[MINT_BUF_TMP] = hp->n_embd;
     g->width[MINT_BUF_LOGITS] = hp->n_vocab;
-    g->width[MINT_BUF_XQ] = 0;                  // grown by add_matmuls
+    g->width[MINT_BUF_XQ] = 0; // grown by add_matmuls
+    if (hp->n_ple > 0) {       // Gemma 4's per-layer inputs, and their projection in hb
+        g->width[MINT_BUF_PLE] = (int64_t)hp->n_ple * hp->n_layer;
+        if (g->width[MINT_BUF_PLE] > g->width[MINT_BUF_HB])
+            g->width[MINT_BUF_HB] = g->width[MINT_BUF_PLE];
+    }
     if (hp->n_layer_rs > 0 && hp->ssm_s == 0) { // LFM2's convolution: b, c, x; its output in att
         g->width[MINT_BUF_MIX] = 3 * (int64_t)hp->n_embd;
         if (hp->n_embd > q_dim) g->width[MINT_BUF_ATT] = hp->n_embd;
@@ -474,6 +546,7 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, int32_t
         n = add(&b, MINT_OP_SCALE, MINT_BUF_X, MINT_BUF_NONE, "embd_scale");
         if (n) n->scale = hp->embd_scale;
     }
+    if (m->ple_embd.data) add_ple_inputs(&b, m);
     if (m->desc->pos == MINT_POS_LEARNED) { // x += the row of each token's position
         n = add(&b, MINT_OP_POS_ROWS, MINT_BUF_TMP, MINT_BUF_NONE, "position_embd");
         if (n) n->w = &m->pos_embd;
@@ -485,7 +558,7 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, int32_t
         add_norm(&b, &L->attn_norm, &L->attn_norm_b, false,
                  (snprintf(nm[0], 32, "blk.%d.attn_norm", l), nm[0]));
         if (L->mixer == MINT_MIXER_ATTENTION)
-            add_attention(&b, m, l, rope_factors, kv_dim);
+            add_attention(&b, m, l, rope_factors);
         else if (L->mixer == MINT_MIXER_SHORTCONV)
             add_shortconv(&b, L, l);
         else
@@ -514,6 +587,7 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, int32_t
             add_matmuls(&b, MINT_BUF_XB, 2, gu, gu_dst, gu_names, false);
             n = add(&b, m->desc->ffn == MINT_FFN_GEGLU ? MINT_OP_GELU_MUL : MINT_OP_SILU_MUL,
                     MINT_BUF_HB, MINT_BUF_HB2, "blk.%d.ffn_act", l);
+            if (n) n->width = L->n_ff; // Gemma 4's vary by layer
         }
         snprintf(nm[2], 32, "blk.%d.ffn_down", l);
         add_matmul(&b, MINT_BUF_HB, &L->w_down, MINT_BUF_TMP, nm[2], false);
@@ -522,6 +596,7 @@ mint_status mint_graph_build(const mint_model *m, const mint_kernels *k, int32_t
         snprintf(nm[3], 32, "blk.%d.ffn_post_norm", l);
         add_post_norm(&b, MINT_BUF_TMP, &L->ffn_post_norm, nm[3]);
         add(&b, MINT_OP_ADD, MINT_BUF_X, MINT_BUF_TMP, "blk.%d.ffn_res", l);
+        add_ple_layer(&b, m, l);
     }
     // Only the rows whose logits are wanted go through the final norm and the output head.
     n = add(&b, MINT_OP_GATHER, MINT_BUF_TMP, MINT_BUF_X, "out_rows");

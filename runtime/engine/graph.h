@@ -53,6 +53,17 @@
 //   ffn_moe_sum MOE_SUM      exp, sel -> tmp   (weighted, summed in the experts' order)
 // and, with a shared expert (Qwen2-MoE), its gate/up/act/down as a dense SwiGLU into exp, its
 // gate's logit (MATMUL with a vector) into route, then MOE_SHARED: tmp += exp * sigmoid(route).
+// Gemma 4 sizes q, k, v and the attention per layer (node head_dim), has no k and v (nor their
+// store) in the layers reading an earlier layer's cache, normalises v per head (HEAD_NORM with a
+// weight of ones), and adds to each layer's output an input of its own, made once per token:
+//   per_layer_token_embd GET_ROWS ids -> ple  (then SCALE by sqrt(n_ple))
+//   per_layer_model_proj MATMUL x -> hb        (then SCALE by 1/sqrt(n_embd), HEAD_NORM per layer)
+//   ple_add      ADD          ple += hb         (then SCALE by 1/sqrt(2))
+// and, per layer after ffn_res:
+//   inp_gate     MATMUL       x     -> hb        [n_ple]
+//   ple_act      GELU_MUL     hb = gelu(hb) * ple[l * n_ple ..]
+//   proj         MATMUL       hb    -> tmp       (then RMS_NORM in place: post_norm)
+//   ple_res      ADD          x += tmp           [out_scale SCALE x by layer_output_scale]
 // and after the last block, on the rows whose logits are wanted only:
 //   out_rows    GATHER       x     -> tmp       (those rows, packed)
 //   output_norm RMS_NORM     tmp   -> xb
@@ -134,6 +145,7 @@ typedef enum mint_buf_id {
     MINT_BUF_CONV,   // a delta net's q, k, v after the convolution [(2 H_k + H_v) S]
     MINT_BUF_ALPHA,  // a delta net's decays [H_v]
     MINT_BUF_BETA,   // a delta net's write strengths [H_v]
+    MINT_BUF_PLE,    // every layer's own input [n_layer * n_ple] (Gemma 4), layer l's at l * n_ple
     MINT_BUF_COUNT,
 } mint_buf_id;
 
@@ -152,6 +164,9 @@ typedef struct mint_node {
                           // MOE_ROUTE: the weighting (ops/ops.h mint_moe_weights)
     const mint_weight *bias; // MOE_MATMUL: the experts' biases (row e: expert e's), or NULL
     int64_t width;           // elements per row of dst (or of src for CONVERT)
+    int64_t src_at;          // GELU_MUL: where in each src row its input starts (a layer's part
+                             // of Gemma 4's per-layer inputs), else 0
+    int32_t head_dim;        // ROPE, ATTENTION: the layer's head size (Gemma 4's vary), else 0
     float scale;             // SCALE: the factor; SOFTCAP: the cap; else 0
     bool out_only;           // runs on the n_out gathered rows whose logits are wanted (the
                              // final norm and the output head), not on every row of the batch

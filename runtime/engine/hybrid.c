@@ -12,10 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-// Entry i of a metadata array of unsigned or signed integers, as a 64-bit number (-1: another
-// element type).
-static int64_t arr_int(mint_value_type t, const void *data, uint64_t i) {
+int64_t mint_meta_arr_int(mint_value_type t, const void *data, uint64_t i) {
     switch (t) {
+    case MINT_VAL_BOOL:
     case MINT_VAL_U8:
         return ((const uint8_t *)data)[i];
     case MINT_VAL_I8:
@@ -70,7 +69,7 @@ mint_status mint_model_read_mixers(mint_model *m, mint_err *err) {
                              hp->n_layer);
         int32_t heads = 0;
         for (int l = 0; l < hp->n_layer; l++) {
-            const int64_t v = arr_int(t, data, (uint64_t)l);
+            const int64_t v = mint_meta_arr_int(t, data, (uint64_t)l);
             if (v < 0 || v > hp->n_head)
                 return mint_fail(err, MINT_E_FORMAT,
                                  "metadata %s[%d] = %" PRId64 " is outside 0..%d (head_count)", key,

@@ -174,10 +174,13 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
     mint_hparams *hp = &m->hp;
     mint_status st;
     if ((st = get_dim(f, a, "embedding_length", &hp->n_embd, err)) ||
-        (st = get_dim(f, a, "feed_forward_length", &hp->n_ff, err)) ||
         (st = get_dim(f, a, "block_count", &hp->n_layer, err)) ||
         (st = get_dim(f, a, "attention.head_count", &hp->n_head, err)))
         return st;
+    // (Gemma 4's may be an array: runtime/engine/gemma4.c reads it per layer, as head_count_kv)
+    const bool per_layer = m->desc->layer_shapes;
+    st = get_dim(f, a, "feed_forward_length", &hp->n_ff, err);
+    if (st && !(st == MINT_E_TYPE && per_layer)) return st;
     // Every layer has tensors of its own (at least its norm and projections), so a block count
     // above the file's tensor count is a lie; refusing it here keeps a hostile header from
     // sizing the per-layer table (fuzz_gguf found a 4 GiB calloc).
@@ -199,7 +202,7 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
         if ((st = mint_model_read_mixers(m, err))) return st;
     } else {
         st = get_dim(f, a, "attention.head_count_kv", &hp->n_head_kv, err);
-        if (st != MINT_OK && st != MINT_E_NOT_FOUND) return st;
+        if (st != MINT_OK && st != MINT_E_NOT_FOUND && !(st == MINT_E_TYPE && per_layer)) return st;
         if ((st = mint_model_read_mixers(m, err))) return st;
     }
     if (hp->n_head % hp->n_head_kv != 0)
@@ -293,6 +296,7 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
     }
     hp->rope_neox = m->desc->pos == MINT_POS_ROPE_NEOX;
     if ((st = read_gemma_hparams(m, err))) return st;
+    if ((st = mint_model_read_layer_shapes(m, err))) return st; // Gemma 4's, else hp's
     if ((st = read_moe_hparams(m, err))) return st;
     mint_err_clear(err);
     return MINT_OK;
@@ -421,11 +425,12 @@ static void bind_vector_view(mint_weight *w, const mint_weight *v_all, int64_t i
     w->n_in = n;
 }
 
-// A dimension of runtime/engine/arch.h in this model's numbers.
-static int64_t dim_of(const mint_hparams *hp, mint_dim d) {
-    const mint_dims x = {hp->n_embd,   hp->n_ff,        hp->n_head,      hp->n_head_kv,
-                         hp->head_dim, hp->n_ff_exp,    hp->n_expert,    hp->n_ff_shexp,
-                         hp->n_conv,   hp->ssm_k_heads, hp->ssm_v_heads, hp->ssm_s};
+// A dimension of runtime/engine/arch.h in layer L's numbers.
+static int64_t dim_of(const mint_hparams *hp, const mint_layer *L, mint_dim d) {
+    const mint_dims x = {hp->n_embd,  L->n_ff,         hp->n_head,      hp->n_head_kv,
+                         L->head_dim, hp->n_ff_exp,    hp->n_expert,    hp->n_ff_shexp,
+                         hp->n_conv,  hp->ssm_k_heads, hp->ssm_v_heads, hp->ssm_s,
+                         hp->n_ple};
     return mint_dim_value(d, &x);
 }
 
@@ -478,6 +483,10 @@ static mint_weight *slot_of(mint_layer *L, mint_slot s) {
         [MINT_SLOT_SSM_ALPHA] = offsetof(mint_layer, ssm_alpha),
         [MINT_SLOT_SSM_NORM] = offsetof(mint_layer, ssm_norm),
         [MINT_SLOT_SSM_OUT] = offsetof(mint_layer, ssm_out),
+        [MINT_SLOT_PLE_GATE] = offsetof(mint_layer, ple_gate),
+        [MINT_SLOT_PLE_PROJ] = offsetof(mint_layer, ple_proj),
+        [MINT_SLOT_PLE_NORM] = offsetof(mint_layer, ple_norm),
+        [MINT_SLOT_OUT_SCALE] = offsetof(mint_layer, out_scale),
     };
     return (mint_weight *)((char *)L + at[s]);
 }
@@ -493,8 +502,8 @@ static mint_status bind_layer(mint_model *m, int l, mint_err *err) {
         const mint_layer_tensor *t = &decl[i];
         char name[96];
         snprintf(name, sizeof name, "blk.%d.%s", l, t->suffix);
-        const int64_t n_in = dim_of(hp, t->n_in), n_out = dim_of(hp, t->n_out);
-        const int64_t n_mat = t->n_mat == MINT_DIM_0 ? 1 : dim_of(hp, t->n_mat);
+        const int64_t n_in = dim_of(hp, L, t->n_in), n_out = dim_of(hp, L, t->n_out);
+        const int64_t n_mat = t->n_mat == MINT_DIM_0 ? 1 : dim_of(hp, L, t->n_mat);
         if (t->slot != MINT_SLOT_FUSED) {
             mint_status st =
                 bind_need(m, slot_of(L, t->slot), t->need, name, n_in, n_out, n_mat, err);
@@ -508,9 +517,10 @@ static mint_status bind_layer(mint_model *m, int l, mint_err *err) {
         for (int v = 0; v < t->n_views; v++) {
             const mint_view *vw = &t->views[v];
             if (t->n_out == MINT_DIM_1)
-                bind_vector_view(slot_of(L, vw->slot), &all, dim_of(hp, vw->at), dim_of(hp, vw->n));
+                bind_vector_view(slot_of(L, vw->slot), &all, dim_of(hp, L, vw->at),
+                                 dim_of(hp, L, vw->n));
             else
-                bind_view(slot_of(L, vw->slot), &all, dim_of(hp, vw->at), dim_of(hp, vw->n));
+                bind_view(slot_of(L, vw->slot), &all, dim_of(hp, L, vw->at), dim_of(hp, L, vw->n));
         }
     }
     // The experts' biases are read as f32 rows (runtime/engine/exec.c adds them to outputs).
@@ -556,7 +566,12 @@ static mint_status bind_weights(mint_model *m, mint_err *err) {
                          "tensor %s.weight is missing (LongRoPE needs both "
                          "rope_factors_long and rope_factors_short)",
                          m->rope_long.data ? "rope_factors_short" : "rope_factors_long");
-    return MINT_OK;
+    return mint_model_bind_gemma4(m, err);
+}
+
+mint_status mint_model_bind(mint_model *m, mint_weight *w, mint_tensor_need need, const char *name,
+                            int64_t n_in, int64_t n_out, mint_err *err) {
+    return bind_need(m, w, need, name, n_in, n_out, 1, err);
 }
 
 const mint_weight *mint_model_rope_factors(const mint_model *m, int32_t n_ctx) {

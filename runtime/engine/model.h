@@ -81,9 +81,21 @@ typedef struct mint_layer {
     mint_weight ssm_alpha; // [n_embd] -> [H_v] decays before the softplus
     mint_weight ssm_norm;  // [S] F32 the gated RMSNorm's weight
     mint_weight ssm_out;   // [H_v S] -> [n_embd]
+    // Gemma 4 (data NULL without):
+    mint_weight ple_gate;  // [n_embd] -> [n_ple]: the gate of the layer's own input (inp_gate)
+    mint_weight ple_proj;  // [n_ple] -> [n_embd]: its projection back (proj)
+    mint_weight ple_norm;  // [n_embd] F32 RMSNorm of that projection (post_norm)
+    mint_weight out_scale; // [1] F32: the layer's output times it (layer_output_scale)
+    mint_weight v_norm;    // [head_dim] F32 ones: the values' RMSNorm without a weight (owned)
     mint_mixer_kind mixer; // this layer's token mixer: attention, or the row's recurrent kind
-    int32_t kv_slot;       // attention: the layer's index among the KV cache's layers, else -1
+    int32_t kv_slot;       // attention: the index among the KV cache's layers of the layer whose
+                           // keys and values it reads (its own, or an earlier one's), else -1
     int32_t rs_slot;       // recurrent: the layer's index among the state's layers, else -1
+    bool kv_shared;        // it reads an earlier layer's keys and values (kv_slot) and computes
+                           // and stores none (Gemma 4's last shared_kv_layers layers)
+    int32_t head_dim;      // its head size: hp->head_dim, or hp->head_dim_swa in a Gemma 4
+                           // window layer
+    int32_t n_ff;          // its feed-forward width: hp->n_ff, or feed_forward_length[l]
 } mint_layer;
 
 typedef struct mint_hparams {
@@ -127,6 +139,12 @@ typedef struct mint_hparams {
     int32_t ssm_s;             // its head size S: ssm.state_size (ssm.inner_size = H_v S)
     int32_t n_layer_kv;        // layers with attention (their keys and values are cached)
     int32_t n_layer_rs;        // recurrent layers (their state is kept per sequence)
+    // Gemma 4 (runtime/engine/gemma4.c); elsewhere swa_layers NULL, the others as head_dim/n_rot:
+    const uint8_t *swa_layers; // [n_layer] 1 for a window layer (sliding_window_pattern's
+                               // array, owned by the model), or NULL: swa_period decides
+    int32_t head_dim_swa;      // head size of the window layers (key_length_swa, <= head_dim)
+    int32_t n_rot_swa;         // their rotary dimensions (rope.dimension_count_swa)
+    int32_t n_ple;             // a layer's own input width (embedding_length_per_layer_input), 0
 } mint_hparams;
 
 typedef struct mint_repack mint_repack;
@@ -144,6 +162,12 @@ struct mint_model {
     mint_weight rope_short;  // [n_rot / 2] F32 LongRoPE divisors otherwise; both or neither
     mint_weight output_norm_b; // [n_embd] F32 LayerNorm bias of the final norm (GPT-2), or none
     mint_weight pos_embd;      // [n_embd, n_ctx_train] learned positions (GPT-2), data NULL if none
+    mint_weight ple_embd;      // [n_ple * n_layer, n_vocab] each token's own inputs of every
+                               // layer (Gemma 4's per_layer_token_embd), data NULL if none
+    mint_weight ple_model;     // [n_embd] -> [n_ple * n_layer] the same from the embedding
+                               // (per_layer_model_proj)
+    mint_weight ple_norm;      // [n_ple] F32 RMSNorm of each layer's part of it
+                               // (per_layer_proj_norm)
     const mint_arch *desc;     // the architecture's row (NULL for a vocabulary-only model)
     bool vocab_only;           // no weights bound
     char *arch;                // general.architecture
@@ -190,6 +214,21 @@ void mint_model_repack_stop(mint_model *m);
 // (hp->n_conv), from the file (runtime/engine/hybrid.c). m->layers is allocated; a row without
 // a recurrent mixer gets attention in every layer.
 mint_status mint_model_read_mixers(mint_model *m, mint_err *err);
+// Entry i of a metadata array of integers or bools, as a 64-bit number (-1: another element
+// type) (runtime/engine/hybrid.c).
+int64_t mint_meta_arr_int(mint_value_type t, const void *data, uint64_t i);
+
+// Gemma 4's shapes per layer (runtime/engine/gemma4.c): the window pattern, head sizes, widths
+// and shared keys and values, into hp and m->layers (whose head_dim and n_ff it sets for every
+// row, from hp when the row has no layer_shapes). After the head size and the window are read.
+mint_status mint_model_read_layer_shapes(mint_model *m, mint_err *err);
+// Gemma 4's model-wide tensors and what its layers need, after each layer is bound: the per-layer
+// inputs' three tensors, k and its norm in the layers with keys, k for v where v is absent, the
+// values' unweighted norm.
+mint_status mint_model_bind_gemma4(mint_model *m, mint_err *err);
+// Binds tensor `name` as [n_in, n_out] as `need` says (runtime/engine/model.c's binder).
+mint_status mint_model_bind(mint_model *m, mint_weight *w, mint_tensor_need need, const char *name,
+                            int64_t n_in, int64_t n_out, mint_err *err);
 
 // Locks [p, p + n) in RAM when m->mlock (runtime/engine/residency.c); a refusal is recorded in
 // m->lock_failed_bytes and m->lock_error, and is not an error.
@@ -199,6 +238,7 @@ void mint_model_lock_file(mint_model *m);
 
 // Whether layer l sees only the last hp->swa_window keys (Gemma's local layers).
 static inline bool mint_layer_windowed(const mint_hparams *hp, int l) {
+    if (hp->swa_layers) return hp->swa_window > 0 && hp->swa_layers[l];
     return hp->swa_window > 0 && l % hp->swa_period < hp->swa_period - 1;
 }
 

@@ -71,22 +71,25 @@ struct mint_repack {
     bool joined;        // the thread has been joined
 };
 
-enum { MATS_PER_LAYER = 14 };
+enum { MATS_PER_LAYER = 16 };
 
-// The matrices a token multiplies with, each once (the output is token_embd when tied); a stack
-// of experts is one matrix of all their rows.
+// The matrices a token multiplies with, each once (the output is token_embd when tied; a Gemma 4
+// layer without attn_v has its k as v, graph.c then reads wk twice); a stack of experts is one
+// matrix of all their rows.
 static int matrices(mint_model *m, mint_weight **out) {
     int n = 0;
     for (int l = 0; l < m->hp.n_layer; l++) {
         mint_layer *L = &m->layers[l];
         // (a mixture's layer has no dense gate, up and down: their data is NULL, skipped)
         mint_weight *ws[MATS_PER_LAYER] = {
-            &L->wq,        &L->wk,         &L->wv,       &L->wo,        &L->w_gate,
-            &L->w_up,      &L->w_down,     &L->router,   &L->gate_exps, &L->up_exps,
-            &L->down_exps, &L->gate_shexp, &L->up_shexp, &L->down_shexp};
-        for (int i = 0; i < MATS_PER_LAYER; i++) out[n++] = ws[i];
+            &L->wq,       &L->wk,         &L->wv,        &L->wo,      &L->w_gate,    &L->w_up,
+            &L->w_down,   &L->router,     &L->gate_exps, &L->up_exps, &L->down_exps, &L->gate_shexp,
+            &L->up_shexp, &L->down_shexp, &L->ple_gate,  &L->ple_proj};
+        for (int i = 0; i < MATS_PER_LAYER; i++)
+            if (!(ws[i] == &L->wv && L->wv.data && L->wv.data == L->wk.data)) out[n++] = ws[i];
     }
     out[n++] = &m->output;
+    out[n++] = &m->ple_model; // Gemma 4's per-layer inputs' projection (data NULL elsewhere)
     return n;
 }
 
@@ -179,7 +182,7 @@ mint_status mint_model_repack(mint_model *m, const mint_model_params *params, mi
     if (!repack_wanted(params)) return MINT_OK;
     const mint_kernels *k = mint_kernels_get();
     mint_repack *r = calloc(1, sizeof *r);
-    const size_t cap = (size_t)m->hp.n_layer * MATS_PER_LAYER + 1;
+    const size_t cap = (size_t)m->hp.n_layer * MATS_PER_LAYER + 2;
     mint_weight **all = malloc(cap * sizeof *all);
     if (r) {
         r->ws = malloc(cap * sizeof *r->ws);

@@ -218,11 +218,12 @@ static bool ends_with(const char *s, const char *suffix) {
 // Names llama.cpp never quantizes even when they look like matrices: norms and MoE routers
 // anywhere in a name, learned positions (GPT-2) and token types (BERT) by their whole name.
 // (It has a longer list for other architectures' small tensors - RWKV, Mamba, T5, Gemma-3n,
-// vision towers - none of which the architectures of runtime/engine/arch.c hold), and the small
+// vision towers - none of which the architectures of runtime/engine/arch.c hold), the small
 // convolution taps of the recurrent mixers (LFM2's shortconv.conv, Mamba's and Qwen3.5's
-// ssm_conv1d).
+// ssm_conv1d), and Gemma 4's per_layer_model_proj ("not too big": kept as it is).
 static const char *const never_quantized[] = {"_norm.weight", "ffn_gate_inp.weight",
-                                              "shortconv.conv.weight", "ssm_conv1d"};
+                                              "shortconv.conv.weight", "ssm_conv1d",
+                                              "per_layer_model_proj"};
 static const char *const never_quantized_names[] = {"position_embd.weight", "token_types.weight"};
 
 // NULL when the tensor is quantized, else why not.
@@ -232,7 +233,7 @@ static const char *why_not_quantized(const mint_mix_tensor *t, const mint_mix_pa
     if (p->leave_output && strcmp(t->name, "output.weight") == 0) return "--leave-output-tensor";
     for (size_t i = 0; i < sizeof never_quantized / sizeof never_quantized[0]; i++)
         if (strstr(t->name, never_quantized[i]))
-            return i == 0 ? "norm weight" : i == 1 ? "MoE router" : "convolution taps";
+            return i == 0 ? "norm weight" : i == 1 ? "MoE router" : i == 4 ? "kept" : "conv taps";
     for (size_t i = 0; i < sizeof never_quantized_names / sizeof never_quantized_names[0]; i++)
         if (strcmp(t->name, never_quantized_names[i]) == 0)
             return i == 0 ? "learned positions" : "token types";

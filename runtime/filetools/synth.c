@@ -7,13 +7,14 @@
 // so tensors can be made in any order, in parallel, and the same seed always gives the same file.
 #include "base/error.h"
 #include "formats/gguf.h"
-#include "formats/sentencepiece.h"
 #include "quant/kernels.h"
 #include "runtime/filetools/mix.h"
 #include "runtime/filetools/synth_presets.h"
+#include "runtime/filetools/synth_vocab.h"
 #include "runtime/engine/arch.h"
 #include "runtime/engine/pool.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -124,22 +125,74 @@ static void longrope_factors(float *lng, float *shrt, int half) {
     }
 }
 
-// A dimension of runtime/engine/arch.h in the preset's numbers.
-static int64_t dim_of(const preset *p, mint_dim d) {
+// Layer l's feed-forward width and head size (Gemma 4's vary by layer).
+static int64_t layer_ff(const preset *p, int l) {
+    const layer_shape *ls = layer_shape_of(p);
+    return ls && ls->double_wide && islower((unsigned char)ls->layers[l]) ? 2 * p->n_ff : p->n_ff;
+}
+static int64_t layer_head_dim(const preset *p, int l) {
+    const layer_shape *ls = layer_shape_of(p);
+    return ls && toupper((unsigned char)ls->layers[l]) == 'S' ? ls->head_dim_swa : p->head_dim;
+}
+
+// A dimension of runtime/engine/arch.h in the preset's numbers, those of layer l.
+static int64_t dim_of(const preset *p, int l, mint_dim d) {
     const moe_shape *moe = moe_of(p);
+    const layer_shape *ls = layer_shape_of(p);
     const mint_dims x = {p->n_embd,
-                         p->n_ff,
+                         layer_ff(p, l),
                          p->n_head,
                          p->n_head_kv,
-                         p->head_dim,
+                         layer_head_dim(p, l),
                          moe ? moe->n_ff_exp : 0,
                          moe ? moe->n_expert : 0,
                          moe ? moe->n_ff_shexp : 0,
                          hybrid_of(p) ? hybrid_of(p)->n_conv : 0,
                          hybrid_of(p) ? hybrid_of(p)->ssm_k_heads : 0,
                          hybrid_of(p) ? hybrid_of(p)->ssm_v_heads : 0,
-                         hybrid_of(p) ? hybrid_of(p)->ssm_s : 0};
+                         hybrid_of(p) ? hybrid_of(p)->ssm_s : 0,
+                         ls ? ls->n_ple : 0};
     return mint_dim_value(d, &x);
+}
+
+// Whether a Gemma 4 layer's file has the optional tensor of `slot`: k, its norm and v in the
+// layers with keys and values of their own (v but in ls->no_v), the per-layer input's tensors
+// when it has them, the output scale always.
+static bool gemma4_writes(const layer_shape *ls, int l, mint_slot slot) {
+    const bool own_kv = isupper((unsigned char)ls->layers[l]);
+    switch (slot) {
+    case MINT_SLOT_WK:
+    case MINT_SLOT_K_NORM:
+        return own_kv;
+    case MINT_SLOT_WV:
+        return own_kv && l != ls->no_v;
+    case MINT_SLOT_PLE_GATE:
+    case MINT_SLOT_PLE_PROJ:
+    case MINT_SLOT_PLE_NORM:
+        return ls->n_ple > 0;
+    case MINT_SLOT_OUT_SCALE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+// Gemma 4's model-wide tensors: each layer's own input per token and its projection from the
+// embedding, their norm, and the full layers' "proportional" RoPE (a quarter of the pairs turn,
+// divisors of 1e30 stop the rest, as its converter writes them).
+static void gemma4_tensors(synth *s, const layer_shape *ls) {
+    const preset *p = s->pr;
+    const int64_t all = (int64_t)ls->n_ple * p->n_layer;
+    if (ls->n_ple > 0) {
+        add_tensor(s, "per_layer_token_embd.weight", all, p->n_vocab, 0.0f,
+                   1.0f / sqrtf((float)ls->n_ple));
+        add_tensor(s, "per_layer_model_proj.weight", p->n_embd, all, 0.0f,
+                   1.0f / sqrtf((float)p->n_embd));
+        add_tensor(s, "per_layer_proj_norm.weight", ls->n_ple, 1, 1.0f, 0.05f);
+    }
+    add_tensor(s, "rope_freqs.weight", p->head_dim / 2, 1, 0.0f, 0.0f);
+    s->t[s->n - 1].fixed = s->rope_freqs;
+    for (int i = 0; i < p->head_dim / 2; i++) s->rope_freqs[i] = i < p->head_dim / 8 ? 1.0f : 1e30f;
 }
 
 // The tensors of the preset's architecture, in the order its converter writes them: the model's
@@ -169,6 +222,8 @@ static void make_tensors(synth *s) {
         s->t[s->n - 1].fixed = s->rope_freqs;
         llama3_rope_freqs(s->rope_freqs, p->head_dim, p->rope_base);
     }
+    const layer_shape *ls = layer_shape_of(p);
+    if (ls) gemma4_tensors(s, ls);
     if (p->n_ctx_orig) {
         add_tensor(s, "rope_factors_long.weight", p->head_dim / 2, 1, 0.0f, 0.0f);
         s->t[s->n - 1].fixed = s->longrope[0];
@@ -186,14 +241,16 @@ static void make_tensors(synth *s) {
             mint_arch_layer_tensors(d, recurrent ? d->recurrent : MINT_MIXER_ATTENTION, decl);
         for (int i = 0; i < n_decl; i++) {
             const mint_layer_tensor *t = &decl[i];
-            if (t->need != MINT_REQUIRED) continue;
+            if (t->need != MINT_REQUIRED &&
+                !(t->need == MINT_OPTIONAL && ls && gemma4_writes(ls, l, t->slot)))
+                continue;
             char n[96];
             snprintf(n, sizeof n, "blk.%d.%s", l, t->suffix);
             const float scale = t->scale_by == MINT_DIM_0
                                     ? t->scale
-                                    : t->scale / sqrtf((float)dim_of(p, t->scale_by));
-            add_stack(s, n, dim_of(p, t->n_in), dim_of(p, t->n_out),
-                      t->n_mat == MINT_DIM_0 ? 1 : dim_of(p, t->n_mat), t->mean, scale);
+                                    : t->scale / sqrtf((float)dim_of(p, l, t->scale_by));
+            add_stack(s, n, dim_of(p, l, t->n_in), dim_of(p, l, t->n_out),
+                      t->n_mat == MINT_DIM_0 ? 1 : dim_of(p, l, t->n_mat), t->mean, scale);
         }
     }
 }
@@ -264,125 +321,40 @@ static mint_status fill_tensor(void *user, uint64_t index, void *dst, uint64_t n
     return MINT_OK;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Vocabulary
-
-// The built-in vocabulary: <unk>, <s>, </s>, the 256 byte tokens, then lower-case letter pieces
-// ("▁a".."▁z", "aa".., "▁aa"..) until the preset's size, so random output prints as letters.
-static mint_status byte_vocab(mint_gguf_writer *w, int32_t n_vocab, mint_err *err) {
-    mint_str *tok = calloc((size_t)n_vocab, sizeof *tok);
-    float *score = calloc((size_t)n_vocab, sizeof *score);
-    int32_t *type = calloc((size_t)n_vocab, sizeof *type);
-    char *text = calloc((size_t)n_vocab, 16);
-    if (!tok || !score || !type || !text) {
-        free(tok), free(score), free(type), free(text);
-        return mint_fail(err, MINT_E_NOMEM, "out of memory");
+// Gemma 4's keys, as its converter writes them: the window and its pattern (a bool per layer),
+// the window layers' head and RoPE sizes and base, the layers sharing keys and values, the
+// per-layer inputs' width, a feed-forward width per layer, the logits' soft-cap.
+static void gemma4_metadata(mint_gguf_writer *w, const preset *pr, const layer_shape *ls) {
+    char key[96];
+    uint8_t swa[64];
+    int32_t ff[64];
+    int shared = 0;
+    for (int l = 0; l < pr->n_layer && l < 64; l++) {
+        swa[l] = toupper((unsigned char)ls->layers[l]) == 'S';
+        ff[l] = (int32_t)layer_ff(pr, l);
+        shared += islower((unsigned char)ls->layers[l]) != 0;
     }
-    int32_t i = 0;
-    const char *special[3] = {"<unk>", "<s>", "</s>"};
-    const int32_t special_type[3] = {2, 3, 3}; // UNKNOWN, CONTROL, CONTROL
-    for (; i < 3 && i < n_vocab; i++) {
-        snprintf(text + 16 * i, 16, "%s", special[i]);
-        type[i] = special_type[i];
-    }
-    for (int b = 0; b < 256 && i < n_vocab; b++, i++) {
-        snprintf(text + 16 * i, 16, "<0x%02X>", b);
-        type[i] = 6; // BYTE
-    }
-    // Letter pieces of growing length, with and without the word-start mark U+2581.
-    for (int len = 1; i < n_vocab && len <= 4; len++)
-        for (int space = 1; space >= 0 && i < n_vocab; space--) {
-            long combos = 1;
-            for (int k = 0; k < len; k++) combos *= 26;
-            for (long c = 0; c < combos && i < n_vocab; c++, i++) {
-                char *p = text + 16 * i;
-                int o = 0;
-                if (space) o += snprintf(p, 16, "\xE2\x96\x81");
-                long v = c;
-                for (int k = 0; k < len; k++, v /= 26) p[o++] = (char)('a' + v % 26);
-                p[o] = '\0';
-                type[i] = 1; // NORMAL
-                score[i] = -(float)(i - 259);
-            }
-        }
-    for (int32_t k = 0; k < n_vocab; k++) tok[k] = (mint_str){text + 16 * k, strlen(text + 16 * k)};
-    mint_status st = mint_gguf_add_str(w, "tokenizer.ggml.model", "llama");
-    if (!st) st = mint_gguf_add_arr_str(w, "tokenizer.ggml.tokens", tok, (uint64_t)n_vocab);
-    if (!st)
-        st = mint_gguf_add_arr(w, "tokenizer.ggml.scores", MINT_VAL_F32, score, (uint64_t)n_vocab);
-    if (!st)
-        st = mint_gguf_add_arr(w, "tokenizer.ggml.token_type", MINT_VAL_I32, type,
-                               (uint64_t)n_vocab);
-    if (!st) st = mint_gguf_add_u32(w, "tokenizer.ggml.bos_token_id", 1);
-    if (!st) st = mint_gguf_add_u32(w, "tokenizer.ggml.eos_token_id", 2);
-    if (!st) st = mint_gguf_add_u32(w, "tokenizer.ggml.unknown_token_id", 0);
-    free(tok), free(score), free(type), free(text);
-    return st ? mint_fail(err, st, "out of memory writing the vocabulary") : MINT_OK;
-}
-
-// Copies the tokenizer.* entries of a GGUF (its vocabulary) and returns its size.
-static mint_status gguf_vocab(mint_gguf_writer *w, const char *path, int32_t *n_vocab,
-                              mint_err *err) {
-    mint_file *f;
-    mint_status st = mint_file_open(path, &f, err);
-    if (st) return st;
-    uint64_t n = 0;
-    st = mint_file_get_arr(f, "tokenizer.ggml.tokens", NULL, &n, NULL, err);
-    for (uint64_t i = 0; st == MINT_OK && i < f->n_kv; i++)
-        if (strncmp(f->kv[i].key, "tokenizer.", 10) == 0) st = mint_gguf_add_kv_from(w, f, i);
-    mint_file_close(f);
-    if (st) {
-        mint_err_prefix(err, "vocabulary %s", path);
-        return st;
-    }
-    if (n < 3 || n > (1u << 24))
-        return mint_fail(err, MINT_E_FORMAT, "vocabulary %s: %" PRIu64 " tokens", path, n);
-    *n_vocab = (int32_t)n;
-    return MINT_OK;
-}
-
-// A SentencePiece tokenizer.model turned into tokenizer.ggml.* entries (types as stored).
-static mint_status spm_vocab(mint_gguf_writer *w, const char *path, int32_t *n_vocab,
-                             mint_err *err) {
-    mint_spm_model sp;
-    mint_status st = mint_spm_load(path, &sp, err);
-    if (st) return st;
-    uint32_t n = sp.n_pieces;
-    mint_str *tok = calloc(n, sizeof *tok);
-    float *score = calloc(n, sizeof *score);
-    int32_t *type = calloc(n, sizeof *type);
-    if (!tok || !score || !type) st = mint_fail(err, MINT_E_NOMEM, "out of memory");
-    for (uint32_t i = 0; !st && i < n; i++) {
-        tok[i] = sp.pieces[i].text;
-        score[i] = sp.pieces[i].score;
-        type[i] = sp.pieces[i].type;
-    }
-    if (!st) st = mint_gguf_add_str(w, "tokenizer.ggml.model", "llama");
-    if (!st) st = mint_gguf_add_arr_str(w, "tokenizer.ggml.tokens", tok, n);
-    if (!st) st = mint_gguf_add_arr(w, "tokenizer.ggml.scores", MINT_VAL_F32, score, n);
-    if (!st) st = mint_gguf_add_arr(w, "tokenizer.ggml.token_type", MINT_VAL_I32, type, n);
+    snprintf(key, sizeof key, "%s.feed_forward_length", pr->arch); // replaces the number
+    mint_gguf_add_arr(w, key, MINT_VAL_I32, ff, (uint64_t)pr->n_layer);
+    snprintf(key, sizeof key, "%s.attention.sliding_window_pattern", pr->arch);
+    mint_gguf_add_arr(w, key, MINT_VAL_BOOL, swa, (uint64_t)pr->n_layer);
     const struct {
         const char *key;
-        int32_t id;
-    } ids[] = {{"tokenizer.ggml.bos_token_id", sp.bos_id},
-               {"tokenizer.ggml.eos_token_id", sp.eos_id},
-               {"tokenizer.ggml.unknown_token_id", sp.unk_id}};
-    for (size_t i = 0; !st && i < 3; i++)
-        if (ids[i].id >= 0) st = mint_gguf_add_u32(w, ids[i].key, (uint32_t)ids[i].id);
-    if (st == MINT_E_NOMEM && err && err->code != MINT_E_NOMEM)
-        st = mint_fail(err, st, "out of memory writing the vocabulary");
-    free(tok), free(score), free(type);
-    mint_spm_free(&sp);
-    *n_vocab = (int32_t)n;
-    return st;
-}
-
-static bool is_gguf(const char *path) {
-    FILE *fp = fopen(path, "rb");
-    char magic[4] = {0};
-    bool yes = fp && fread(magic, 1, 4, fp) == 4 && memcmp(magic, "GGUF", 4) == 0;
-    if (fp) fclose(fp);
-    return yes;
+        int32_t v;
+    } u[] = {{"attention.sliding_window", ls->window},
+             {"attention.key_length_swa", ls->head_dim_swa},
+             {"attention.value_length_swa", ls->head_dim_swa},
+             {"rope.dimension_count_swa", ls->head_dim_swa},
+             {"attention.shared_kv_layers", shared},
+             {"embedding_length_per_layer_input", ls->n_ple}};
+    for (size_t i = 0; i < sizeof u / sizeof *u; i++) {
+        snprintf(key, sizeof key, "%s.%s", pr->arch, u[i].key);
+        mint_gguf_add_u32(w, key, (uint32_t)u[i].v);
+    }
+    snprintf(key, sizeof key, "%s.rope.freq_base_swa", pr->arch);
+    mint_gguf_add_f32(w, key, 10000.0f);
+    snprintf(key, sizeof key, "%s.final_logit_softcapping", pr->arch);
+    mint_gguf_add_f32(w, key, 30.0f);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -450,6 +422,8 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
     }
     for (size_t i = 0; i < n_dims; i++) {
         snprintf(key, sizeof key, "%s.%s", pr->arch, dims[i].key);
+        if (d->layer_shapes && !strcmp(dims[i].key, "feed_forward_length"))
+            continue; // an array: gemma4_metadata
         if (hy && d->recurrent_no_kv && !strcmp(dims[i].key, "attention.head_count_kv")) {
             int32_t heads[256]; // LFM2: an entry per layer, 0 for a recurrent one (int32, as
                                 // gguf-py writes a list of ints)
@@ -526,6 +500,8 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
             mint_gguf_add_f32(w, key, d->rope_base_swa);
         }
     }
+    const layer_shape *ls = layer_shape_of(pr);
+    if (ls) gemma4_metadata(w, pr, ls);
     const moe_shape *moe = moe_of(pr);
     if (moe) { // a mixture's numbers, as its converter writes them (Mixtral's experts are
                // feed_forward_length wide: no width of their own)
@@ -554,11 +530,11 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
              d->norm == MINT_NORM_LAYER ? "layer_norm_epsilon" : "layer_norm_rms_epsilon");
     mint_gguf_add_f32(w, key, pr->rms_eps);
     if (!p->vocab)
-        st = byte_vocab(w, pr->n_vocab, err);
-    else if (is_gguf(p->vocab))
-        st = gguf_vocab(w, p->vocab, &local.n_vocab, err);
+        st = mint_synth_byte_vocab(w, pr->n_vocab, err);
+    else if (mint_synth_is_gguf(p->vocab))
+        st = mint_synth_gguf_vocab(w, p->vocab, &local.n_vocab, err);
     else
-        st = spm_vocab(w, p->vocab, &local.n_vocab, err);
+        st = mint_synth_spm_vocab(w, p->vocab, &local.n_vocab, err);
     if (st) goto done;
     make_tensors(&s);
     if ((st = plan_types(&s, ftype, err))) goto done;

@@ -3,6 +3,8 @@
 // the hybrids' layers.
 #include "runtime/filetools/synth_presets.h"
 
+#include "runtime/engine/arch.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -127,6 +129,16 @@ static const preset presets[] = {
      NULL, false},
     {"qwen35", "micro", "qwen35", 8, 16, 2, 2, 1, 4, 16, 259, 1e7f, 1e-6f, true, false, 0, NULL,
      false},
+    // Gemma-4-E2B as we know its config.json (not checked against a released file): 35 layers
+    // 1536 wide, 8 query heads and 1 KV head of 512 (full layers) or 256 (window layers, 4 of
+    // every 5), feed-forward 6144 (12288 in the 20 layers sharing KV); tied. gemma4_shapes below
+    // has the rest.
+    {"gemma4", "real", "gemma4", 1536, 6144, 35, 8, 1, 512, 131072, 262144, 1e6f, 1e-6f, true,
+     false, 0, NULL, false},
+    {"gemma4", "tiny", "gemma4", 256, 768, 8, 4, 2, 128, 1024, 512, 1e6f, 1e-6f, true, false, 0,
+     NULL, false},
+    {"gemma4", "micro", "gemma4", 8, 16, 2, 2, 1, 8, 16, 259, 1e6f, 1e-6f, true, false, 0, NULL,
+     false},
 };
 
 static const hybrid_shape hybrid_shapes[] = {
@@ -201,4 +213,17 @@ const preset *mint_synth_preset(const char *name, const char *shape, bool *known
             if (strcmp(shape, presets[i].shape) == 0) pr = &presets[i];
         }
     return pr;
+}
+
+static const layer_shape gemma4_shapes[] = {
+    {"real", "SSSSFSSSSFSSSSFssssfssssfssssfssssf", 256, 256, 512, true, -1},
+    {"tiny", "SSFSFssf", 64, 64, 8, true, 1},
+    {"micro", "SF", 4, 4, 4, false, -1},
+};
+
+const layer_shape *layer_shape_of(const preset *p) {
+    if (!mint_arch_find(p->arch)->layer_shapes) return NULL;
+    for (size_t i = 0; i < sizeof gemma4_shapes / sizeof *gemma4_shapes; i++)
+        if (!strcmp(gemma4_shapes[i].shape, p->shape)) return &gemma4_shapes[i];
+    return NULL;
 }

@@ -55,10 +55,27 @@ typedef struct hybrid_shape {
     int32_t ssm_s;       // ssm.state_size
 } hybrid_shape;
 
+// Gemma 4's layers, per preset shape (rows with layer_shapes): each layer's kind, 'S' a window
+// layer and 'F' a full one, lower case when it reads an earlier layer's keys and values (the last
+// ones); the window layers' head size; the per-layer inputs' width; the window; whether the
+// layers sharing KV have a feed-forward twice as wide (use_double_wide_mlp); a layer written
+// without attn_v (its keys serve as values), or -1.
+typedef struct layer_shape {
+    const char *shape;    // preset shape
+    const char *layers;   // [n_layer] S/F, s/f
+    int32_t head_dim_swa; // attention.key_length_swa
+    int32_t n_ple;        // embedding_length_per_layer_input
+    int32_t window;       // attention.sliding_window
+    bool double_wide;     // 2 n_ff in the layers sharing KV
+    int32_t no_v;         // the layer without attn_v, or -1
+} layer_shape;
+
 // The preset of that name and shape, or NULL; *known_name says whether the name exists at all.
 const preset *mint_synth_preset(const char *name, const char *shape, bool *known_name);
 // A mixture's experts (NULL for a dense preset).
 const moe_shape *moe_of(const preset *p);
+// Gemma 4's layers (NULL for a row without layer_shapes).
+const layer_shape *layer_shape_of(const preset *p);
 // A hybrid's layers (NULL for a transformer).
 const hybrid_shape *hybrid_of(const preset *p);
 // Whether a preset name comes in several shapes (the architectures' presets have a tiny one).

@@ -224,11 +224,11 @@ static void seeds_gguf(const char *data_dir) {
 // pass start from files they accept, and mutations reach the architecture-specific keys and
 // tensors (key_length, rope_freqs, LongRoPE's factors and attn_factor, the fused and bias
 // tensors, position_embd, the experts' counts and stacked tensors, a hybrid's per-layer KV heads
-// and short convolutions).
+// and short convolutions, Gemma 4's per-layer arrays and inputs).
 static void gguf_architectures(void) {
     static const char *const arches[] = {"llama3",   "qwen2",   "qwen3",    "phi3",    "gpt2",
                                          "gemma2",   "gemma3",  "qwen3moe", "mixtral", "olmoe",
-                                         "qwen2moe", "gpt-oss", "lfm2",     "qwen35"};
+                                         "qwen2moe", "gpt-oss", "lfm2",     "qwen35",  "gemma4"};
     for (size_t i = 0; i < sizeof arches / sizeof *arches; i++) {
         char name[64];
         snprintf(name, sizeof name, "micro-%s.gguf", arches[i]);
