@@ -244,16 +244,7 @@ mint_status mint_model_bind_gemma4(mint_model *m, mint_err *err) {
     const mint_hparams *hp = &m->hp;
     if (!m->desc->layer_shapes) return MINT_OK;
     const bool ple = hp->n_ple > 0;
-    const mint_tensor_need pn = ple ? MINT_REQUIRED : MINT_ABSENT;
-    const int64_t all = (int64_t)hp->n_ple * hp->n_layer;
     mint_status st;
-    if ((st = mint_model_bind(m, &m->ple_embd, pn, "per_layer_token_embd.weight", all, hp->n_vocab,
-                              err)) ||
-        (st = mint_model_bind(m, &m->ple_model, pn, "per_layer_model_proj.weight", hp->n_embd, all,
-                              err)) ||
-        (st =
-             mint_model_bind(m, &m->ple_norm, pn, "per_layer_proj_norm.weight", hp->n_ple, 1, err)))
-        return st;
     float *ones = malloc((size_t)hp->head_dim * sizeof *ones);
     if ((st = own(m, ones, err))) return st;
     for (int i = 0; i < hp->head_dim; i++) ones[i] = 1.0f;

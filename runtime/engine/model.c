@@ -553,12 +553,14 @@ static mint_status bind_weights(mint_model *m, mint_err *err) {
                          "tensor %s.weight is missing (LongRoPE needs both "
                          "rope_factors_long and rope_factors_short)",
                          m->rope_long.data ? "rope_factors_short" : "rope_factors_long");
+    // Gemma 4's per-layer inputs; runtime/engine/gemma4.c checks each layer's part of them
+    const mint_tensor_need ple = hp->n_ple > 0 ? MINT_REQUIRED : MINT_ABSENT;
+    const int64_t all = (int64_t)hp->n_ple * hp->n_layer;
+    if ((st = bind_need(m, &m->ple_embd, ple, "per_layer_token_embd.weight", all, V, 1, err)) ||
+        (st = bind_need(m, &m->ple_model, ple, "per_layer_model_proj.weight", e, all, 1, err)) ||
+        (st = bind_extra(m, &m->ple_norm, ple, "per_layer_proj_norm.weight", hp->n_ple, err)))
+        return st;
     return mint_model_bind_gemma4(m, err);
-}
-
-mint_status mint_model_bind(mint_model *m, mint_weight *w, mint_tensor_need need, const char *name,
-                            int64_t n_in, int64_t n_out, mint_err *err) {
-    return bind_need(m, w, need, name, n_in, n_out, 1, err);
 }
 
 const mint_weight *mint_model_rope_factors(const mint_model *m, int32_t n_ctx) {
