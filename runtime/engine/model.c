@@ -303,17 +303,6 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
 // ---------------------------------------------------------------------------------------------
 // Binding weights by name
 
-static mint_status keep(mint_model *m, void *p, mint_err *err) {
-    void **owned = realloc(m->owned, (size_t)(m->n_owned + 1) * sizeof *owned);
-    if (!owned) {
-        free(p);
-        return mint_fail(err, MINT_E_NOMEM, "out of memory");
-    }
-    m->owned = owned;
-    m->owned[m->n_owned++] = p;
-    return MINT_OK;
-}
-
 // Binds tensor `name` as n_mat stacked [n_in, n_out] weights (n_out = 1 for a vector; n_mat 1 for
 // one matrix) of a computable type.
 static mint_status bind_stack(mint_model *m, mint_weight *w, const char *name, int64_t n_in,
@@ -361,7 +350,7 @@ static mint_status bind_stack(mint_model *m, mint_weight *w, const char *name, i
         void *copy = aligned_alloc(64, ((size_t)t->nbytes + 63) / 64 * 64);
         if (!copy) return mint_fail(err, MINT_E_NOMEM, "out of memory copying '%s'", name);
         memcpy(copy, t->data, (size_t)t->nbytes);
-        mint_status st = keep(m, copy, err);
+        mint_status st = mint_model_keep(m, copy, err);
         if (st) return st;
         w->data = copy;
     }
@@ -371,7 +360,7 @@ static mint_status bind_stack(mint_model *m, mint_weight *w, const char *name, i
         if (!x) return mint_fail(err, MINT_E_NOMEM, "out of memory");
         const mint_kernels *k = mint_kernels_get();
         k->t[t->type].to_float(w->data, x, n_in);
-        mint_status st = keep(m, x, err);
+        mint_status st = mint_model_keep(m, x, err);
         if (st) return st;
         w->data = x;
         w->type = MINT_TYPE_F32;

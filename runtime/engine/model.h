@@ -214,6 +214,11 @@ mint_status mint_model_read_layer_shapes(mint_model *m, mint_err *err);
 // keys, k for v where v is absent, the values' unweighted norm, rope_freqs for the full layers.
 mint_status mint_model_bind_gemma4(mint_model *m, mint_err *err);
 
+// Keeps p (a buffer made at load: a widened norm, Gemma 4's pattern) until the model closes
+// (m->owned); on failure, and for p NULL (a failed allocation), frees it and fails with
+// MINT_E_NOMEM (runtime/engine/residency.c).
+mint_status mint_model_keep(mint_model *m, void *p, mint_err *err);
+
 // Locks [p, p + n) in RAM when m->mlock (runtime/engine/residency.c); a refusal is recorded in
 // m->lock_failed_bytes and m->lock_error, and is not an error.
 void mint_model_lock(mint_model *m, const void *p, size_t n);
