@@ -23,18 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-// p kept until the model closes (m->owned), or freed on failure.
-static mint_status own(mint_model *m, void *p, mint_err *err) {
-    void **owned = p ? realloc(m->owned, (size_t)(m->n_owned + 1) * sizeof *owned) : NULL;
-    if (!owned) {
-        free(p);
-        return mint_fail(err, MINT_E_NOMEM, "out of memory");
-    }
-    m->owned = owned;
-    m->owned[m->n_owned++] = p;
-    return MINT_OK;
-}
-
 // "<arch>.<suffix>": a number, or an array with an entry per layer, into out[n_layer] (each
 // 0..max); MINT_E_NOT_FOUND passes through.
 static mint_status per_layer(const mint_model *m, const char *suffix, int64_t max, int32_t *out,
@@ -106,7 +94,7 @@ static mint_status read_attention(mint_model *m, int32_t *scratch, mint_err *err
                                "metadata %s.attention.sliding_window_pattern is missing", m->arch)
                    : st;
     uint8_t *swa = malloc((size_t)hp->n_layer);
-    if ((st = own(m, swa, err))) return st;
+    if ((st = mint_model_keep(m, swa, err))) return st;
     for (int l = 0; l < hp->n_layer; l++) swa[l] = (uint8_t)scratch[l];
     hp->swa_layers = swa;
     int32_t v_len = 0;
@@ -244,18 +232,9 @@ mint_status mint_model_bind_gemma4(mint_model *m, mint_err *err) {
     const mint_hparams *hp = &m->hp;
     if (!m->desc->layer_shapes) return MINT_OK;
     const bool ple = hp->n_ple > 0;
-    const mint_tensor_need pn = ple ? MINT_REQUIRED : MINT_ABSENT;
-    const int64_t all = (int64_t)hp->n_ple * hp->n_layer;
     mint_status st;
-    if ((st = mint_model_bind(m, &m->ple_embd, pn, "per_layer_token_embd.weight", all, hp->n_vocab,
-                              err)) ||
-        (st = mint_model_bind(m, &m->ple_model, pn, "per_layer_model_proj.weight", hp->n_embd, all,
-                              err)) ||
-        (st =
-             mint_model_bind(m, &m->ple_norm, pn, "per_layer_proj_norm.weight", hp->n_ple, 1, err)))
-        return st;
     float *ones = malloc((size_t)hp->head_dim * sizeof *ones);
-    if ((st = own(m, ones, err))) return st;
+    if ((st = mint_model_keep(m, ones, err))) return st;
     for (int i = 0; i < hp->head_dim; i++) ones[i] = 1.0f;
     bool full = false;
     for (int l = 0; l < hp->n_layer; l++) {

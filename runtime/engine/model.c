@@ -305,17 +305,6 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
 // ---------------------------------------------------------------------------------------------
 // Binding weights by name
 
-static mint_status keep(mint_model *m, void *p, mint_err *err) {
-    void **owned = realloc(m->owned, (size_t)(m->n_owned + 1) * sizeof *owned);
-    if (!owned) {
-        free(p);
-        return mint_fail(err, MINT_E_NOMEM, "out of memory");
-    }
-    m->owned = owned;
-    m->owned[m->n_owned++] = p;
-    return MINT_OK;
-}
-
 // Binds tensor `name` as n_mat stacked [n_in, n_out] weights (n_out = 1 for a vector; n_mat 1 for
 // one matrix) of a computable type.
 static mint_status bind_stack(mint_model *m, mint_weight *w, const char *name, int64_t n_in,
@@ -363,7 +352,7 @@ static mint_status bind_stack(mint_model *m, mint_weight *w, const char *name, i
         void *copy = aligned_alloc(64, ((size_t)t->nbytes + 63) / 64 * 64);
         if (!copy) return mint_fail(err, MINT_E_NOMEM, "out of memory copying '%s'", name);
         memcpy(copy, t->data, (size_t)t->nbytes);
-        mint_status st = keep(m, copy, err);
+        mint_status st = mint_model_keep(m, copy, err);
         if (st) return st;
         w->data = copy;
     }
@@ -373,7 +362,7 @@ static mint_status bind_stack(mint_model *m, mint_weight *w, const char *name, i
         if (!x) return mint_fail(err, MINT_E_NOMEM, "out of memory");
         const mint_kernels *k = mint_kernels_get();
         k->t[t->type].to_float(w->data, x, n_in);
-        mint_status st = keep(m, x, err);
+        mint_status st = mint_model_keep(m, x, err);
         if (st) return st;
         w->data = x;
         w->type = MINT_TYPE_F32;
@@ -566,12 +555,14 @@ static mint_status bind_weights(mint_model *m, mint_err *err) {
                          "tensor %s.weight is missing (LongRoPE needs both "
                          "rope_factors_long and rope_factors_short)",
                          m->rope_long.data ? "rope_factors_short" : "rope_factors_long");
+    // Gemma 4's per-layer inputs; runtime/engine/gemma4.c checks each layer's part of them
+    const mint_tensor_need ple = hp->n_ple > 0 ? MINT_REQUIRED : MINT_ABSENT;
+    const int64_t all = (int64_t)hp->n_ple * hp->n_layer;
+    if ((st = bind_need(m, &m->ple_embd, ple, "per_layer_token_embd.weight", all, V, 1, err)) ||
+        (st = bind_need(m, &m->ple_model, ple, "per_layer_model_proj.weight", e, all, 1, err)) ||
+        (st = bind_extra(m, &m->ple_norm, ple, "per_layer_proj_norm.weight", hp->n_ple, err)))
+        return st;
     return mint_model_bind_gemma4(m, err);
-}
-
-mint_status mint_model_bind(mint_model *m, mint_weight *w, mint_tensor_need need, const char *name,
-                            int64_t n_in, int64_t n_out, mint_err *err) {
-    return bind_need(m, w, need, name, n_in, n_out, 1, err);
 }
 
 const mint_weight *mint_model_rope_factors(const mint_model *m, int32_t n_ctx) {

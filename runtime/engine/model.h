@@ -222,13 +222,15 @@ int64_t mint_meta_arr_int(mint_value_type t, const void *data, uint64_t i);
 // and shared keys and values, into hp and m->layers (whose head_dim and n_ff it sets for every
 // row, from hp when the row has no layer_shapes). After the head size and the window are read.
 mint_status mint_model_read_layer_shapes(mint_model *m, mint_err *err);
-// Gemma 4's model-wide tensors and what its layers need, after each layer is bound: the per-layer
-// inputs' three tensors, k and its norm in the layers with keys, k for v where v is absent, the
-// values' unweighted norm.
+// What Gemma 4's layers need, checked after every tensor is bound: each layer's part of the
+// per-layer inputs (when the model has them, and only then), k and its norm in the layers with
+// keys, k for v where v is absent, the values' unweighted norm, rope_freqs for the full layers.
 mint_status mint_model_bind_gemma4(mint_model *m, mint_err *err);
-// Binds tensor `name` as [n_in, n_out] as `need` says (runtime/engine/model.c's binder).
-mint_status mint_model_bind(mint_model *m, mint_weight *w, mint_tensor_need need, const char *name,
-                            int64_t n_in, int64_t n_out, mint_err *err);
+
+// Keeps p (a buffer made at load: a widened norm, Gemma 4's pattern) until the model closes
+// (m->owned); on failure, and for p NULL (a failed allocation), frees it and fails with
+// MINT_E_NOMEM (runtime/engine/residency.c).
+mint_status mint_model_keep(mint_model *m, void *p, mint_err *err);
 
 // Locks [p, p + n) in RAM when m->mlock (runtime/engine/residency.c); a refusal is recorded in
 // m->lock_failed_bytes and m->lock_error, and is not an error.

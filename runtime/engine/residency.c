@@ -9,10 +9,16 @@
 // Being refused is not an error: without CAP_IPC_LOCK a process may lock at most RLIMIT_MEMLOCK
 // bytes (often 8 MiB). The model then works unlocked, and lock_error says how much could not be
 // locked and why, for the programs to print as a warning (the library never prints).
+//
+// And the buffers the model makes at load and owns (mint_model_keep): the model frees them at
+// close.
 #include "runtime/engine/model.h"
+
+#include "base/error.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -58,4 +64,15 @@ void mint_model_lock_file(mint_model *m) {
     for (uint64_t i = 0; i < f->n_tensors; i++)
         if (f->t[i].data && !in_maps(f, f->t[i].data, f->t[i].nbytes))
             mint_model_lock(m, f->t[i].data, f->t[i].nbytes);
+}
+
+mint_status mint_model_keep(mint_model *m, void *p, mint_err *err) {
+    void **owned = p ? realloc(m->owned, (size_t)(m->n_owned + 1) * sizeof *owned) : NULL;
+    if (!owned) {
+        free(p);
+        return mint_fail(err, MINT_E_NOMEM, "out of memory");
+    }
+    m->owned = owned;
+    m->owned[m->n_owned++] = p;
+    return MINT_OK;
 }
