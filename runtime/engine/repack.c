@@ -71,7 +71,7 @@ struct mint_repack {
     bool joined;        // the thread has been joined
 };
 
-enum { MATS_PER_LAYER = 16 };
+enum { MATS_PER_LAYER = 23 };
 
 // The matrices a token multiplies with, each once (the output is token_embd when tied; a Gemma 4
 // layer without attn_v has its k as v, graph.c then reads wk twice); a stack of experts is one
@@ -82,9 +82,12 @@ static int matrices(mint_model *m, mint_weight **out) {
         mint_layer *L = &m->layers[l];
         // (a mixture's layer has no dense gate, up and down: their data is NULL, skipped)
         mint_weight *ws[MATS_PER_LAYER] = {
-            &L->wq,       &L->wk,         &L->wv,        &L->wo,      &L->w_gate,    &L->w_up,
-            &L->w_down,   &L->router,     &L->gate_exps, &L->up_exps, &L->down_exps, &L->gate_shexp,
-            &L->up_shexp, &L->down_shexp, &L->ple_gate,  &L->ple_proj};
+            &L->wq, &L->wk, &L->wv, &L->wo, &L->w_gate, &L->w_up, &L->w_down, &L->router,
+            &L->gate_exps, &L->up_exps, &L->down_exps, &L->gate_shexp, &L->up_shexp, &L->down_shexp,
+            &L->ple_gate, &L->ple_proj,
+            // a hybrid's recurrent mixers (LFM2's convolution, Qwen3.5's delta net)
+            &L->conv_in, &L->conv_out, &L->ssm_qkv, &L->ssm_z, &L->ssm_beta, &L->ssm_alpha,
+            &L->ssm_out};
         for (int i = 0; i < MATS_PER_LAYER; i++)
             if (!(ws[i] == &L->wv && L->wv.data && L->wv.data == L->wk.data)) out[n++] = ws[i];
     }
