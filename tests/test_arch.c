@@ -520,6 +520,15 @@ Test(arch, files_that_do_not_fit_their_architecture_are_refused) {
          "'blk.0.ffn_down_exps.bias' is missing"},
         {"gpt-oss", "yarn", "yarx", MINT_E_UNSUPPORTED,
          "rope scaling type 'yarx' is not supported (mint does none, linear and yarn)"},
+        // the hybrids' own keys and tensors
+        {"lfm2", "shortconv.l_cache", "shortconv.l_cachx", MINT_E_FORMAT,
+         "metadata lfm2.shortconv.l_cache is missing"},
+        {"lfm2", "blk.0.shortconv.in_proj", "blk.0.shortconv.in_proX", MINT_E_FORMAT,
+         "'blk.0.shortconv.in_proj.weight' is missing"},
+        {"qwen35", "ssm.state_size", "ssm.state_sizx", MINT_E_FORMAT,
+         "metadata qwen35.ssm.state_size is missing"},
+        {"qwen35", "blk.1.ssm_conv1d", "blk.1.ssm_conv1x", MINT_E_FORMAT,
+         "'blk.1.ssm_conv1d.weight' is missing"},
         // a Gemma 4 layer with keys and values of its own needs its k projection
         {"gemma4", "blk.1.attn_k.weight", "blk.1.attn_x.weight", MINT_E_FORMAT,
          "'blk.1.attn_k.weight' is missing"},
