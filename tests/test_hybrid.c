@@ -125,13 +125,31 @@ static void tokens(int32_t *t) {
     for (int i = 0; i < N_TOK; i++) t[i] = 3 + (i * 37) % 500;
 }
 
-// logits after tokens[0..n) in a fresh context, into out [n_vocab].
-static void fresh_logits(mint_model *m, const int32_t *t, int n, float *out, size_t bytes) {
-    mint_ctx *c = new_ctx(m, 1, 8);
+// A hybrid's tiny file, the test's tokens and the logits a fresh context gives after all of them.
+typedef struct fixture {
+    mint_model *m;    // the model
+    size_t bytes;     // bytes of one row of logits
+    int32_t t[N_TOK]; // the tokens
+    float *want;      // [n_vocab] the fresh context's logits after t
+} fixture;
+
+static void setup(int which, fixture *f) {
+    f->m = open_hybrid(which);
+    mint_model_desc d;
+    mint_model_describe(f->m, &d);
+    f->bytes = (size_t)d.n_vocab * sizeof(float);
+    tokens(f->t);
+    f->want = malloc(f->bytes);
+    mint_ctx *c = new_ctx(f->m, 1, 8);
     mint_err err;
-    cr_assert_eq(mint_eval(c, t, n, 0, false, &err), MINT_OK, "%s", err.msg);
-    memcpy(out, mint_get_logits(c, -1), bytes);
+    cr_assert_eq(mint_eval(c, f->t, N_TOK, 0, false, &err), MINT_OK, "%s", err.msg);
+    memcpy(f->want, mint_get_logits(c, -1), f->bytes);
     mint_ctx_free(c);
+}
+
+static void teardown(fixture *f) {
+    free(f->want);
+    mint_model_close(f->m);
 }
 
 // Going back to any position - one a checkpoint holds, one between two, one before all - and
@@ -142,17 +160,15 @@ ParameterizedTestParameters(hybrid, going_back_restores_and_replays) {
 }
 
 ParameterizedTest(int *which, hybrid, going_back_restores_and_replays, .timeout = MT_HANG(60)) {
-    mint_model *m = open_hybrid(*which);
-    mint_model_desc d;
-    mint_model_describe(m, &d);
-    const size_t bytes = (size_t)d.n_vocab * sizeof(float);
-    int32_t t[N_TOK];
-    tokens(t);
-    float *want = malloc(bytes);
-    fresh_logits(m, t, N_TOK, want, bytes);
-    mint_ctx *c = new_ctx(m, 1, 8);
+    fixture f;
+    setup(*which, &f);
+    const int32_t *t = f.t;
+    const float *want = f.want;
+    const size_t bytes = f.bytes;
+    mint_ctx *c = new_ctx(f.m, 1, 8);
     mint_err err;
-    // the prompt in pieces, then one token at a time: checkpoints at each piece's start
+    // the prompt as one batch, then one token at a time: checkpoints where the batch starts
+    // (the zero state) and at the block boundaries (8) the single tokens reach
     cr_assert_eq(mint_eval(c, t, 40, 0, false, &err), MINT_OK, "%s", err.msg);
     for (int i = 40; i < N_TOK; i++)
         cr_assert_eq(mint_eval(c, t + i, 1, i, false, &err), MINT_OK, "%s", err.msg);
@@ -177,9 +193,8 @@ ParameterizedTest(int *which, hybrid, going_back_restores_and_replays, .timeout 
     cr_assert_geq(ci.state_restores, 5);
     cr_assert_gt(ci.state_replayed, 0);
     cr_assert_gt(ci.bytes_state, 0);
-    free(want);
     mint_ctx_free(c);
-    mint_model_close(m);
+    teardown(&f);
 }
 
 // A fork carries the state; a forgotten sequence starts from the zero state; a sequence that
@@ -191,15 +206,12 @@ ParameterizedTestParameters(hybrid, fork_forget_and_the_prefix_cache) {
 }
 
 ParameterizedTest(int *which, hybrid, fork_forget_and_the_prefix_cache, .timeout = MT_HANG(60)) {
-    mint_model *m = open_hybrid(*which);
-    mint_model_desc d;
-    mint_model_describe(m, &d);
-    const size_t bytes = (size_t)d.n_vocab * sizeof(float);
-    int32_t t[N_TOK];
-    tokens(t);
-    float *want = malloc(bytes);
-    fresh_logits(m, t, N_TOK, want, bytes);
-    mint_ctx *c = new_ctx(m, 3, 8);
+    fixture f;
+    setup(*which, &f);
+    const int32_t *t = f.t;
+    const float *want = f.want;
+    const size_t bytes = f.bytes;
+    mint_ctx *c = new_ctx(f.m, 3, 8);
     mint_err err;
     cr_assert_eq(mint_eval(c, t, 50, 0, false, &err), MINT_OK, "%s", err.msg);
     cr_assert_eq(mint_seq_fork(c, 0, 1, &err), MINT_OK, "%s", err.msg);
@@ -229,7 +241,6 @@ ParameterizedTest(int *which, hybrid, fork_forget_and_the_prefix_cache, .timeout
         cr_assert_eq(mint_decode(c, e + i, len, &err), MINT_OK, "%s", err.msg);
     }
     cr_assert(memcmp(mint_get_logits(c, 0), want, bytes) == 0, "after forgetting");
-    free(want);
     mint_ctx_free(c);
-    mint_model_close(m);
+    teardown(&f);
 }

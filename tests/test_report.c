@@ -141,16 +141,18 @@ Test(report, gemma2_page_renders_in_chromium, .timeout = MT_HANG(180)) {
     expect_renders(html, "report-gemma2.png");
 }
 
-// A mixture of experts' page: the tiny synthetic Qwen3-MoE (its text is noise) shows, per
-// token and layer, the 4 of 16 experts its router chose with their weights, which sum to 1
-// (renormalised); the page's self-test checks the table has a row per token.
-Test(report, moe_page_shows_the_routing, .timeout = MT_HANG(180)) {
-    const char *model = keep(mt_path(mt_tmpdir(), "qwen3moe-tiny.gguf"));
+// The page of `mint-run --report` for 8 tokens of a tiny synthetic file of `preset` (random
+// weights: its text is noise), written at the preset's name; returns the page's path.
+static const char *tiny_run_report(const char *preset, const char *ftype) {
+    char name[64];
+    snprintf(name, sizeof name, "%s-tiny.gguf", preset);
+    const char *model = keep(mt_path(mt_tmpdir(), name));
     mint_synth_params p = {
-        .preset = "qwen3moe", .ftype = "Q8_0", .seed = 1, .n_threads = 2, .shape = "tiny"};
+        .preset = preset, .ftype = ftype, .seed = 1, .n_threads = 2, .shape = "tiny"};
     mint_err e;
     cr_assert_eq(mint_synth_write(&p, model, &e), MINT_OK, "%s", e.msg);
-    const char *html = keep(mt_path(mt_tmpdir(), "qwen3moe.html"));
+    snprintf(name, sizeof name, "%s.html", preset);
+    const char *html = keep(mt_path(mt_tmpdir(), name));
     char *out, *err;
     int rc =
         run_tool(&out, &err, "mint-run",
@@ -158,6 +160,14 @@ Test(report, moe_page_shows_the_routing, .timeout = MT_HANG(180)) {
     cr_assert_eq(rc, 0, "%s", err);
     free(out);
     free(err);
+    return html;
+}
+
+// A mixture of experts' page: the tiny synthetic Qwen3-MoE (its text is noise) shows, per
+// token and layer, the 4 of 16 experts its router chose with their weights, which sum to 1
+// (renormalised); the page's self-test checks the table has a row per token.
+Test(report, moe_page_shows_the_routing, .timeout = MT_HANG(180)) {
+    const char *html = tiny_run_report("qwen3moe", "Q8_0");
     char *page = read_text(html);
     const char *rt = strstr(page, "\"routing\":{\"layers\":2,\"k\":4,\"n_expert\":16,\"T\":");
     cr_assert(rt, "the data block lacks the routing");
@@ -176,21 +186,10 @@ Test(report, moe_page_shows_the_routing, .timeout = MT_HANG(180)) {
 }
 
 // A hybrid (Qwen3.5: three delta-net layers of 4 value heads) shows its recurrent state's norm
-// per layer and head after each token; the norms grow from the zero state.
+// per layer and head after each token (the first token's is above zero: the state starts at
+// zero and every token writes into it); the page's self-test checks a row per layer and head.
 Test(report, hybrid_page_shows_the_recurrent_state, .timeout = MT_HANG(180)) {
-    const char *model = keep(mt_path(mt_tmpdir(), "qwen35-tiny.gguf"));
-    mint_synth_params p = {
-        .preset = "qwen35", .ftype = "F32", .seed = 1, .n_threads = 2, .shape = "tiny"};
-    mint_err e;
-    cr_assert_eq(mint_synth_write(&p, model, &e), MINT_OK, "%s", e.msg);
-    const char *html = keep(mt_path(mt_tmpdir(), "qwen35.html"));
-    char *out, *err;
-    int rc =
-        run_tool(&out, &err, "mint-run",
-                 "-m '%s' -p 'Once upon a time' -n 8 --temp 0 -t 2 --report '%s'", model, html);
-    cr_assert_eq(rc, 0, "%s", err);
-    free(out);
-    free(err);
+    const char *html = tiny_run_report("qwen35", "F32");
     char *page = read_text(html);
     const char *st = strstr(page, "\"state\":{\"layers\":3,\"heads\":4,\"T\":");
     cr_assert(st, "the data block lacks the recurrent state");

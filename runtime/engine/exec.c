@@ -20,12 +20,10 @@
 #include "runtime/engine/exec_hybrid.h"
 
 #include "base/clock.h"
-#include "ops/delta_net.h"
 #include "ops/ops.h"
 #include "quant/pack.h"
 #include "runtime/engine/pool.h"
 
-#include <math.h>
 #include <string.h>
 
 // Tile sizes for a batched matmul: ROW_BLOCK weight rows stay in L2 while TOKEN_BLOCK converted
