@@ -19,9 +19,10 @@
 // Checkpoints are taken where sequences go back to: before a batch of several of a sequence's
 // tokens (speculative decoding's drafts are rejected from there; a chat's next turn starts after
 // a prompt), and where one token at a time reaches a KV block boundary (runtime/engine/decode.c:
-// a state can be megabytes, too much to copy before every token). When a sequence's slots are full, the checkpoint that leaves the smallest gap between
-// its neighbours is dropped (never the oldest or the newest), so the positions kept thin out
-// towards the start and going back far costs a replay of about as far as the distance gone back.
+// a state can be megabytes, too much to copy before every token). When a sequence's slots are full,
+// the checkpoint that leaves the smallest gap between its neighbours is dropped (never the oldest
+// or the newest), so the positions kept thin out towards the start and going back far costs a
+// replay of about as far as the distance gone back.
 #ifndef MINT_RSTATE_H
 #define MINT_RSTATE_H
 
