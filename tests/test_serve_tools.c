@@ -580,4 +580,13 @@ Test(serve_tools, globs) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         cr_assert_eq(agent_glob_match(cases[i].pattern, cases[i].path), cases[i].match, "%s %s",
                      cases[i].pattern, cases[i].path);
+    // The longest pattern with a '/' is matched with "**/" in front: 2 tokens more than its
+    // bytes, none of them cut (the fuzzer's find: a 511-byte path did not match itself).
+    char longest[AGENT_GLOB_MAX];
+    memset(longest, 'b', sizeof longest - 1);
+    memcpy(longest, "a/", 2);
+    longest[sizeof longest - 1] = '\0';
+    cr_assert(agent_glob_match(longest, longest));
+    longest[sizeof longest - 2] = 'c';
+    cr_assert_not(agent_glob_match(longest, "a/bbb"));
 }

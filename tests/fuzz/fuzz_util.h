@@ -7,6 +7,7 @@
 #define MINT_FUZZ_UTIL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,9 +16,14 @@
 // The libFuzzer entry point every harness defines.
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+// A failed check names itself on stderr before aborting: fuzz.sh puts that line in its
+// summary, which is all a CI log keeps.
 #define FUZZ_CHECK(cond)                                                                           \
     do {                                                                                           \
-        if (!(cond)) abort();                                                                      \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "FUZZ_CHECK failed: %s:%d: %s\n", __FILE__, __LINE__, #cond);          \
+            abort();                                                                               \
+        }                                                                                          \
     } while (0)
 
 // An input cut at its NUL bytes: a malloc'd copy with a NUL after the last field, and pointers

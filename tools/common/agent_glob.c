@@ -8,6 +8,9 @@
 #include <string.h>
 
 #define GLOB_MAX AGENT_GLOB_MAX
+// Tokens of a pattern: at most its bytes, and the pattern matched may be the caller's with
+// "**/" put in front (agent_glob_match), so a pattern of GLOB_MAX - 1 bytes is never cut.
+#define GLOB_TOKENS (GLOB_MAX + 4)
 
 // One step of a glob: a literal byte, '?', a class [...], '*' (not '/'), "**" (anything).
 typedef struct glob_tok {
@@ -35,9 +38,9 @@ static bool in_class(char c, const char *s, const char *end) {
 
 // Whether pattern matches the whole of s.
 static bool glob_whole(const char *pattern, const char *s) {
-    glob_tok t[GLOB_MAX];
+    glob_tok t[GLOB_TOKENS];
     size_t n = 0;
-    for (const char *p = pattern; *p && n < GLOB_MAX;) {
+    for (const char *p = pattern; *p && n < GLOB_TOKENS;) {
         glob_tok k = {0};
         if (p[0] == '*' && p[1] == '*') {
             k.kind = 'A', p += 2;
@@ -58,7 +61,7 @@ static bool glob_whole(const char *pattern, const char *s) {
         t[n++] = k;
     }
     // on[i]: pattern position i is reachable after the bytes consumed so far.
-    bool on[GLOB_MAX + 1] = {0}, next[GLOB_MAX + 1];
+    bool on[GLOB_TOKENS + 1] = {0}, next[GLOB_TOKENS + 1];
     on[0] = true;
     for (const char *c = s;; c++) {
         for (size_t i = 0; i < n; i++) { // a star may match nothing, "**/" no folder

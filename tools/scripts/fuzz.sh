@@ -137,8 +137,14 @@ for t in $targets; do
     bytes=$(find "$dir/corpus/$t" -type f -exec cat {} + | wc -c)
     result=ok
     if [ "$rc" -ne 0 ]; then
-        result="FAILED (exit $rc): $(grep -m1 -E '^==[0-9]+==ERROR|^SUMMARY|runtime error|deadly signal|timeout|out-of-memory' "$log" || echo "see $log")"
+        result="FAILED (exit $rc): $(grep -m1 -E '^FUZZ_CHECK failed|^==[0-9]+==ERROR|^SUMMARY|runtime error|deadly signal|timeout|out-of-memory' "$log" || echo "see $log")"
         failed="$failed $t"
+        # A clean clone's CI keeps only this output: the input itself, so that it can be replayed.
+        for a in "$dir/artifacts/$t"/*; do
+            [ -f "$a" ] || continue
+            echo "fuzz.sh: $t input $(basename "$a") ($(wc -c <"$a") bytes, first 3000 as base64):" >&2
+            head -c 3000 "$a" | base64 >&2
+        done
     fi
     printf '%-14s %8s %10s %8s %16s  %s\n' "$t" "$took" "${execs:-?}" \
         "$(( ${execs:-0} / (took > 0 ? took : 1) ))" "$files/$bytes" "$result"
