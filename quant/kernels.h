@@ -131,6 +131,20 @@ const mint_kernels *mint_kernels_for(mint_isa isa);
 typedef mint_from_float_fn mint_quantize_row_fn;
 mint_quantize_row_fn mint_quantizer_ref(mint_type t);
 
+// A whole matrix as llama-quantize quantizes it (ggml's quantize_<t>(src, dst, nrow, n_per_row,
+// imatrix)): nrow rows of n_per_row floats x -> nrow rows of blocks y, byte for byte.
+// imatrix[n_per_row] is the importance of each column (the mean squared activation an
+// importance matrix records for the matrix, or for one expert of a stack), or NULL. Without one
+// it writes what mint_quantizer_ref writes row by row, except for the types whose quantizer is
+// always the weighted search (the i-quants). false (and nothing written) when mint has no
+// quantizer for t. Always scalar (quant/quant_rows_ref.c).
+bool mint_quantize_rows_ref(mint_type t, const float *restrict x, void *restrict y, int64_t nrow,
+                            int64_t n_per_row, const float *imatrix);
+
+// Whether llama-quantize refuses to write t without an importance matrix (IQ2_XXS, IQ2_XS,
+// IQ1_S, IQ1_M ...: their search has nothing to weigh the grid points by).
+bool mint_quantize_needs_imatrix(mint_type t);
+
 // Best level the CPU supports (ignores MINT_ISA).
 mint_isa mint_isa_detect(void);
 const char *mint_isa_str(mint_isa isa);
