@@ -63,6 +63,14 @@ typedef struct mint_block_mxfp4 {
     uint8_t qs[MINT_QK / 2]; // [16] two 4-bit E2M1 codes per byte, same order as Q4_0
 } mint_block_mxfp4;
 
+// IQ4_NL: 32 elements, each a 4-bit index into a fixed non-linear table of 16 int8 levels
+// (quant/unpack.h: mint_iq4nl_table, -127 .. 113, denser near zero), times one f16 scale:
+// y = d * table[q]. Nibble order as Q4_0.
+typedef struct mint_block_iq4_nl {
+    uint16_t d;              // f16 scale
+    uint8_t qs[MINT_QK / 2]; // [16] two 4-bit table indices per byte
+} mint_block_iq4_nl;
+
 // ---------------------------------------------------------------------------------------------
 // 256-element super-blocks (K-quants): 16 sub-blocks of 16 (Q2_K, Q3_K, Q6_K) or 8 of 32
 // (Q4_K, Q5_K), each with its own quantized scale (and min).
@@ -109,6 +117,17 @@ typedef struct mint_block_q8_K {
     int16_t bsums[MINT_QK_K / 16]; // [16] sum of each group of 16 quants
 } mint_block_q8_K;
 
+// IQ4_XS: IQ4_NL's table under a 256-element super-block: 8 sub-blocks of 32, each with a 6-bit
+// scale ls (stored biased by 32: low 4 bits in scales_l, high 2 bits in scales_h), so
+// y = d * (ls - 32) * table[q]. Each sub-block's 16 bytes of qs are ordered as IQ4_NL's.
+typedef struct mint_block_iq4_xs {
+    uint16_t d;                       // f16 super-block scale
+    uint16_t scales_h;                // bits 2*ib, 2*ib+1: high 2 bits of sub-block ib's scale
+    uint8_t scales_l[MINT_QK_K / 64]; // [4] low 4 bits: sub-block 2k in byte k's low nibble,
+                                      // 2k+1 in its high nibble
+    uint8_t qs[MINT_QK_K / 2];        // [128] 4-bit table indices, 16 bytes per sub-block
+} mint_block_iq4_xs;
+
 // ---------------------------------------------------------------------------------------------
 // Pinned layouts: size and every field offset, as ggml has them (docs/formats.md tables).
 
@@ -129,6 +148,9 @@ _Static_assert(offsetof(mint_block_q8_1, s) == 2 && offsetof(mint_block_q8_1, qs
 
 _Static_assert(sizeof(mint_block_mxfp4) == 17, "mxfp4 size");
 _Static_assert(offsetof(mint_block_mxfp4, qs) == 1, "mxfp4 qs");
+
+_Static_assert(sizeof(mint_block_iq4_nl) == 18, "iq4_nl size");
+_Static_assert(offsetof(mint_block_iq4_nl, qs) == 2, "iq4_nl qs");
 
 _Static_assert(sizeof(mint_block_q2_K) == 84, "q2_K size");
 _Static_assert(offsetof(mint_block_q2_K, qs) == 16 && offsetof(mint_block_q2_K, d) == 80 &&
@@ -153,5 +175,11 @@ _Static_assert(offsetof(mint_block_q6_K, qh) == 128 && offsetof(mint_block_q6_K,
 _Static_assert(sizeof(mint_block_q8_K) == 292, "q8_K size");
 _Static_assert(offsetof(mint_block_q8_K, qs) == 4 && offsetof(mint_block_q8_K, bsums) == 260,
                "q8_K");
+
+_Static_assert(sizeof(mint_block_iq4_xs) == 136, "iq4_xs size");
+_Static_assert(offsetof(mint_block_iq4_xs, scales_h) == 2 &&
+                   offsetof(mint_block_iq4_xs, scales_l) == 4 &&
+                   offsetof(mint_block_iq4_xs, qs) == 8,
+               "iq4_xs");
 
 #endif // MINT_QUANT_BLOCKS_H

@@ -58,6 +58,25 @@ void dequantize_row_mxfp4_ref(const void *restrict x, float *restrict y, int64_t
 // block's largest |x|, then the nearest E2M1 code of each value.
 void quantize_row_mxfp4_ref(const float *restrict x, void *restrict y, int64_t n);
 
+// ---- IQ4_NL, IQ4_XS (quant/quant_iq4_ref.c) ------------------------------------------------
+void dequantize_row_iq4_nl_ref(const void *restrict x, float *restrict y, int64_t n);
+void dequantize_row_iq4_xs_ref(const void *restrict x, float *restrict y, int64_t n);
+// llama.cpp's quantizers of these types (the weighted scale search, its only one), byte for byte:
+// imatrix[n] is the importance of each element of the row, or NULL.
+void quantize_iq4_nl_ref(const float *restrict x, void *restrict y, int64_t n,
+                         const float *imatrix);
+void quantize_iq4_xs_ref(const float *restrict x, void *restrict y, int64_t n,
+                         const float *imatrix);
+// The same without an importance (what llama-quantize writes with no imatrix).
+void quantize_row_iq4_nl_ref(const float *restrict x, void *restrict y, int64_t n);
+void quantize_row_iq4_xs_ref(const float *restrict x, void *restrict y, int64_t n);
+// IQ4_NL . Q8_0: per block (d_a * d_w) * sumi; IQ4_XS . Q8_K: per sub-block of 32
+// ((d_w * d_a) * (ls - 32)) * sumi; sumi = sum table[q] * a exact, summed in f32 in order.
+void vec_dot_iq4_nl_q8_0_ref(int64_t n, float *restrict s, const void *restrict w,
+                             const void *restrict a);
+void vec_dot_iq4_xs_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,
+                             const void *restrict a);
+
 // ---- 256-element super-blocks (quant/quant_k_ref.c) -----------------------------------------
 void dequantize_row_q2_K_ref(const void *restrict x, float *restrict y, int64_t n);
 void dequantize_row_q3_K_ref(const void *restrict x, float *restrict y, int64_t n);

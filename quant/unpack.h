@@ -24,6 +24,16 @@ static inline int mint_mxfp4_value(int q) {
     return mint_mxfp4_table()[q & 0xF];
 }
 
+// IQ4_NL's and IQ4_XS's 16 non-linear levels (ggml's kvalues_iq4nl): index q (0..15) -> an int8,
+// spaced more finely near zero, where most weights are. Asymmetric: the quantizer's first guess
+// maps a block's largest |x| onto -127, so both signs reach the ends. The SIMD kernels look the
+// same 16 bytes up (pshufb / tbl).
+static inline const int8_t *mint_iq4nl_table(void) {
+    static const int8_t table[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
+                                     1,    13,   25,  38,  53,  69,  89,  113};
+    return table;
+}
+
 // The 4 qh bytes of Q5_0/Q5_1 as one little-endian word: bit e is element e's 5th bit.
 static inline uint32_t mint_load_u32_le(const uint8_t *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
