@@ -487,8 +487,10 @@ Test(mix_options, bad_overrides) {
     cr_expect_eq(mint_mix_override_parse("attn_v=", &ov, &err), MINT_E_ARG);
     cr_expect_eq(mint_mix_override_parse("attn_v=q9_9", &ov, &err), MINT_E_ARG);
     cr_expect(strstr(err.msg, "q9_9") && strstr(err.msg, "Q6_K"), "%s", err.msg);
-    cr_expect_eq(mint_mix_override_parse("attn_v=iq4_nl", &ov, &err), MINT_E_UNSUPPORTED);
-    cr_expect(strstr(err.msg, "IQ4_NL"), "%s", err.msg);
+    cr_expect_eq(mint_mix_override_parse("attn_v=iq3_s", &ov, &err), MINT_E_UNSUPPORTED);
+    cr_expect(strstr(err.msg, "IQ3_S"), "%s", err.msg);
+    cr_expect_eq(mint_mix_override_parse("attn_v=iq4_nl", &ov, &err), MINT_OK, "%s", err.msg);
+    cr_expect_eq(ov.type, MINT_TYPE_IQ4_NL);
     cr_expect_eq(mint_mix_override_parse("attn_[v=q8_0", &ov, &err), MINT_E_ARG);
     cr_expect(strstr(err.msg, "attn_[v"), "%s", err.msg);
     char longp[MINT_MIX_PATTERN_MAX + 8];
@@ -569,6 +571,8 @@ Test(mix_options, shape_fallbacks) {
         {MINT_FTYPE_Q3_K_M, {"Q4_0", "F16", "Q5_1", "Q5_0", "Q8_0"}},
         {MINT_FTYPE_Q2_K, {"Q4_0", "F16", "Q4_0", "Q4_0", "Q8_0"}},
         {MINT_FTYPE_Q8_0, {"Q8_0", "F16", "Q8_0", "Q8_0", "Q8_0"}},
+        {MINT_FTYPE_IQ4_XS, {"IQ4_NL", "F16", "IQ4_NL", "IQ4_NL", "Q8_0"}},
+        {MINT_FTYPE_IQ4_NL, {"IQ4_NL", "F16", "IQ4_NL", "IQ4_NL", "Q8_0"}},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         mint_mix_params p = mint_mix_default_params(cases[k].ft);
@@ -677,7 +681,7 @@ Test(mix_options, refusals) {
     p = mint_mix_default_params((mint_ftype)19);
     cr_expect_eq(mint_mix_plan(&m.model, m.t, TL_N, &p, out, NULL, &err), MINT_E_ARG);
     p = mint_mix_default_params(MINT_FTYPE_Q4_K_M);
-    p.output_type = MINT_TYPE_IQ4_NL;
+    p.output_type = MINT_TYPE_IQ2_XXS;
     cr_expect_eq(mint_mix_plan(&m.model, m.t, TL_N, &p, out, NULL, &err), MINT_E_UNSUPPORTED);
     p.output_type = -1;
     m.model.n_layer = 23; // 22 attn_v tensors for 23 layers: a hybrid's count, as llama.cpp's
@@ -701,6 +705,8 @@ Test(mix_ftype, names_as_llama_quantize_takes_them) {
         {"15", MINT_FTYPE_Q4_K_M},           {"0", MINT_FTYPE_F32},
         {"21", MINT_FTYPE_Q2_K_S},           {"q8_0", MINT_FTYPE_Q8_0},
         {"mxfp4_moe", MINT_FTYPE_MXFP4_MOE}, {"38", MINT_FTYPE_MXFP4_MOE},
+        {"iq4_nl", MINT_FTYPE_IQ4_NL},       {"25", MINT_FTYPE_IQ4_NL},
+        {"IQ4_XS", MINT_FTYPE_IQ4_XS},       {"30", MINT_FTYPE_IQ4_XS},
     };
     mint_err err;
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
@@ -715,8 +721,8 @@ Test(mix_ftype, names_as_llama_quantize_takes_them) {
     cr_expect_eq(mint_ftype_from_name("4", &ft, &err), MINT_E_ARG); // Q4_1_SOME_F16, removed
     cr_expect_eq(mint_ftype_from_name("", &ft, &err), MINT_E_ARG);
     cr_expect_eq(mint_ftype_from_name("iq2_xxs", &ft, &err), MINT_E_UNSUPPORTED);
-    cr_expect_eq(mint_ftype_from_name("25", &ft, &err), MINT_E_UNSUPPORTED);
-    cr_expect(strstr(err.msg, "IQ4_NL"), "%s", err.msg);
+    cr_expect_eq(mint_ftype_from_name("26", &ft, &err), MINT_E_UNSUPPORTED);
+    cr_expect(strstr(err.msg, "IQ3_S"), "%s", err.msg);
     cr_expect_eq(mint_ftype_from_name("COPY", &ft, &err), MINT_E_UNSUPPORTED);
 
     cr_expect_str_eq(mint_ftype_name(MINT_FTYPE_Q3_K_M), "Q3_K_M");

@@ -43,13 +43,14 @@ static const mint_kernels *ref_table(void) {
 static const struct {
     mint_type w, a;
 } weight_types[] = {
-    {MINT_TYPE_F32, MINT_TYPE_F32},   {MINT_TYPE_F16, MINT_TYPE_F16},
-    {MINT_TYPE_BF16, MINT_TYPE_BF16}, {MINT_TYPE_Q4_0, MINT_TYPE_Q8_0},
-    {MINT_TYPE_Q4_1, MINT_TYPE_Q8_1}, {MINT_TYPE_Q5_0, MINT_TYPE_Q8_0},
-    {MINT_TYPE_Q5_1, MINT_TYPE_Q8_1}, {MINT_TYPE_Q8_0, MINT_TYPE_Q8_0},
-    {MINT_TYPE_Q2_K, MINT_TYPE_Q8_K}, {MINT_TYPE_Q3_K, MINT_TYPE_Q8_K},
-    {MINT_TYPE_Q4_K, MINT_TYPE_Q8_K}, {MINT_TYPE_Q5_K, MINT_TYPE_Q8_K},
-    {MINT_TYPE_Q6_K, MINT_TYPE_Q8_K}, {MINT_TYPE_MXFP4, MINT_TYPE_Q8_0},
+    {MINT_TYPE_F32, MINT_TYPE_F32},     {MINT_TYPE_F16, MINT_TYPE_F16},
+    {MINT_TYPE_BF16, MINT_TYPE_BF16},   {MINT_TYPE_Q4_0, MINT_TYPE_Q8_0},
+    {MINT_TYPE_Q4_1, MINT_TYPE_Q8_1},   {MINT_TYPE_Q5_0, MINT_TYPE_Q8_0},
+    {MINT_TYPE_Q5_1, MINT_TYPE_Q8_1},   {MINT_TYPE_Q8_0, MINT_TYPE_Q8_0},
+    {MINT_TYPE_Q2_K, MINT_TYPE_Q8_K},   {MINT_TYPE_Q3_K, MINT_TYPE_Q8_K},
+    {MINT_TYPE_Q4_K, MINT_TYPE_Q8_K},   {MINT_TYPE_Q5_K, MINT_TYPE_Q8_K},
+    {MINT_TYPE_Q6_K, MINT_TYPE_Q8_K},   {MINT_TYPE_MXFP4, MINT_TYPE_Q8_0},
+    {MINT_TYPE_IQ4_NL, MINT_TYPE_Q8_0}, {MINT_TYPE_IQ4_XS, MINT_TYPE_Q8_K},
 };
 #define N_WEIGHT_TYPES (sizeof weight_types / sizeof weight_types[0])
 
@@ -61,20 +62,29 @@ Test(blocks, sizes_match_the_type_table) {
         mint_type t;
         size_t size;
     } sizes[] = {
-        {MINT_TYPE_Q4_0, sizeof(mint_block_q4_0)},   {MINT_TYPE_Q4_1, sizeof(mint_block_q4_1)},
-        {MINT_TYPE_Q5_0, sizeof(mint_block_q5_0)},   {MINT_TYPE_Q5_1, sizeof(mint_block_q5_1)},
-        {MINT_TYPE_Q8_0, sizeof(mint_block_q8_0)},   {MINT_TYPE_Q8_1, sizeof(mint_block_q8_1)},
-        {MINT_TYPE_Q2_K, sizeof(mint_block_q2_K)},   {MINT_TYPE_Q3_K, sizeof(mint_block_q3_K)},
-        {MINT_TYPE_Q4_K, sizeof(mint_block_q4_K)},   {MINT_TYPE_Q5_K, sizeof(mint_block_q5_K)},
-        {MINT_TYPE_Q6_K, sizeof(mint_block_q6_K)},   {MINT_TYPE_Q8_K, sizeof(mint_block_q8_K)},
+        {MINT_TYPE_Q4_0, sizeof(mint_block_q4_0)},
+        {MINT_TYPE_Q4_1, sizeof(mint_block_q4_1)},
+        {MINT_TYPE_Q5_0, sizeof(mint_block_q5_0)},
+        {MINT_TYPE_Q5_1, sizeof(mint_block_q5_1)},
+        {MINT_TYPE_Q8_0, sizeof(mint_block_q8_0)},
+        {MINT_TYPE_Q8_1, sizeof(mint_block_q8_1)},
+        {MINT_TYPE_Q2_K, sizeof(mint_block_q2_K)},
+        {MINT_TYPE_Q3_K, sizeof(mint_block_q3_K)},
+        {MINT_TYPE_Q4_K, sizeof(mint_block_q4_K)},
+        {MINT_TYPE_Q5_K, sizeof(mint_block_q5_K)},
+        {MINT_TYPE_Q6_K, sizeof(mint_block_q6_K)},
+        {MINT_TYPE_Q8_K, sizeof(mint_block_q8_K)},
         {MINT_TYPE_MXFP4, sizeof(mint_block_mxfp4)},
+        {MINT_TYPE_IQ4_NL, sizeof(mint_block_iq4_nl)},
+        {MINT_TYPE_IQ4_XS, sizeof(mint_block_iq4_xs)},
     };
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         const mint_type_traits *tr = mint_type_get(sizes[i].t);
         cr_assert_not_null(tr);
         cr_expect_eq(tr->size, sizes[i].size, "%s: table %u bytes, struct %zu", tr->name, tr->size,
                      sizes[i].size);
-        const bool k_quant = sizes[i].t >= MINT_TYPE_Q2_K && sizes[i].t <= MINT_TYPE_Q8_K;
+        const bool k_quant = (sizes[i].t >= MINT_TYPE_Q2_K && sizes[i].t <= MINT_TYPE_Q8_K) ||
+                             sizes[i].t == MINT_TYPE_IQ4_XS;
         cr_expect_eq(tr->blck, k_quant ? MINT_QK_K : MINT_QK, "%s", tr->name);
     }
 }
@@ -101,7 +111,7 @@ Test(table, every_computable_weight_type_is_complete) {
         if (tr && tr->computable) cr_expect_not_null(k->t[t].vec_dot, "%s", tr->name);
     }
     cr_expect_null(mint_quantizer_ref(MINT_TYPE_Q8_K));
-    cr_expect_null(mint_quantizer_ref(MINT_TYPE_IQ4_NL));
+    cr_expect_null(mint_quantizer_ref(MINT_TYPE_IQ3_S));
 }
 
 // ---------------------------------------------------------------------------------------------

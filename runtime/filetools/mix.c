@@ -32,11 +32,12 @@ typedef struct ftype_info {
 #define FTYPE(name, base)                                                                          \
     { MINT_FTYPE_##name, #name, MINT_TYPE_##base }
 static const ftype_info ftypes[] = {
-    FTYPE(Q4_0, Q4_0),   FTYPE(Q4_1, Q4_1),   FTYPE(MXFP4_MOE, MXFP4), FTYPE(Q5_0, Q5_0),
-    FTYPE(Q5_1, Q5_1),   FTYPE(Q2_K, Q2_K),   FTYPE(Q2_K_S, Q2_K),     FTYPE(Q3_K_S, Q3_K),
-    FTYPE(Q3_K_M, Q3_K), FTYPE(Q3_K_L, Q3_K), FTYPE(Q4_K_S, Q4_K),     FTYPE(Q4_K_M, Q4_K),
-    FTYPE(Q5_K_S, Q5_K), FTYPE(Q5_K_M, Q5_K), FTYPE(Q6_K, Q6_K),       FTYPE(Q8_0, Q8_0),
-    FTYPE(F16, F16),     FTYPE(BF16, BF16),   FTYPE(F32, F32),
+    FTYPE(Q4_0, Q4_0),     FTYPE(Q4_1, Q4_1),     FTYPE(MXFP4_MOE, MXFP4), FTYPE(Q5_0, Q5_0),
+    FTYPE(Q5_1, Q5_1),     FTYPE(Q2_K, Q2_K),     FTYPE(Q2_K_S, Q2_K),     FTYPE(Q3_K_S, Q3_K),
+    FTYPE(Q3_K_M, Q3_K),   FTYPE(Q3_K_L, Q3_K),   FTYPE(Q4_K_S, Q4_K),     FTYPE(Q4_K_M, Q4_K),
+    FTYPE(Q5_K_S, Q5_K),   FTYPE(Q5_K_M, Q5_K),   FTYPE(Q6_K, Q6_K),       FTYPE(Q8_0, Q8_0),
+    FTYPE(IQ4_NL, IQ4_NL), FTYPE(IQ4_XS, IQ4_XS), FTYPE(F16, F16),         FTYPE(BF16, BF16),
+    FTYPE(F32, F32),
 };
 #undef FTYPE
 #define N_FTYPES (sizeof ftypes / sizeof ftypes[0])
@@ -57,9 +58,9 @@ static const struct {
     const char *name;
     int number;
 } ftypes_foreign[] = {
-    {"IQ2_XXS", 19}, {"IQ2_XS", 20}, {"IQ2_S", 28},  {"IQ2_M", 29},   {"IQ1_S", 24},
-    {"IQ1_M", 31},   {"TQ1_0", 36},  {"TQ2_0", 37},  {"IQ3_XXS", 23}, {"IQ3_S", 26},
-    {"IQ3_M", 27},   {"IQ3_XS", 22}, {"IQ4_NL", 25}, {"IQ4_XS", 30},  {"COPY", -1},
+    {"IQ2_XXS", 19}, {"IQ2_XS", 20}, {"IQ2_S", 28}, {"IQ2_M", 29},   {"IQ1_S", 24},
+    {"IQ1_M", 31},   {"TQ1_0", 36},  {"TQ2_0", 37}, {"IQ3_XXS", 23}, {"IQ3_S", 26},
+    {"IQ3_M", 27},   {"IQ3_XS", 22}, {"COPY", -1},
 };
 
 static const ftype_info *ftype_find(int ftype) {
@@ -140,7 +141,7 @@ static mint_status check_type(int type, const char *what, mint_err *err) {
     if (!t) return mint_fail(err, MINT_E_ARG, "%s: type code %d is unknown", what, type);
     return mint_fail(err, MINT_E_UNSUPPORTED,
                      "%s: mint cannot compute %s (it can: F32 F16 BF16 Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 "
-                     "MXFP4 Q2_K Q3_K Q4_K Q5_K Q6_K)",
+                     "MXFP4 Q2_K Q3_K Q4_K Q5_K Q6_K IQ4_NL IQ4_XS)",
                      what, t->name);
 }
 
@@ -190,7 +191,7 @@ mint_status mint_mix_override_parse(const char *arg, mint_mix_override *out, min
     if (out->type < 0)
         return mint_fail(err, MINT_E_ARG,
                          "--tensor-type '%s': unknown type '%s'; valid: F32 F16 BF16 Q4_0 Q4_1 "
-                         "Q5_0 Q5_1 Q8_0 MXFP4 Q2_K Q3_K Q4_K Q5_K Q6_K",
+                         "Q5_0 Q5_1 Q8_0 MXFP4 Q2_K Q3_K Q4_K Q5_K Q6_K IQ4_NL IQ4_XS",
                          arg, eq + 1);
     mint_status st = check_type(out->type, "--tensor-type", err);
     if (st != MINT_OK) return st;
@@ -334,10 +335,12 @@ static int order_cmp(const void *a, const void *b) {
 //   Q4_K_M     Q6_K if more bits               Q6_K if more bits             -            Q4_K
 //   Q5_K_S     -                               -                             -            Q5_K
 //   Q5_K_M     Q6_K if more bits               Q6_K if more bits             -            Q5_K
+//   IQ4_NL/XS  Q5_K if n_gqa >= 4              Q5_K if i < n/8 (no imatrix)  -            base
 //   others     -                               -                             -            base
 //
 // plus, on a 70B model (llama: 80 layers with GQA; qwen2: 80 layers), attn_v that came out Q3_K
-// or Q4_K becomes Q5_K. A fused attn_qkv (Phi-3, GPT-2) counts and is treated as attn_v.
+// or Q4_K becomes Q5_K. A fused attn_qkv (Phi-3, GPT-2) counts and is treated as attn_v. With 8
+// experts (Mixtral) attn_v and attn_k become Q8_0 and the low-bit mixes' attn_output Q5_K.
 
 typedef struct mix_state {
     const mint_mix_params *p; // what was asked
@@ -351,6 +354,8 @@ typedef struct mix_state {
     int i_ffn_down;           // ffn_down tensors the mix rules have seen so far
     int n_expert;             // expert_count (0: dense)
     int layer;                // the block of the tensor being chosen (-1 outside blocks)
+    bool has_imatrix;         // an importance matrix is given (never yet: mint-quantize takes
+                              // none), which drops the IQ4 ffn_down rule
     regex_t *re;              // [p->n_overrides] compiled override patterns
 } mix_state;
 
@@ -429,6 +434,12 @@ static int rule_attn_v(mix_state *s, category cat, int type, mint_mix_choice *c)
         why(c, "%s: use_more_bits(%d, %d) %s -> %s", what, i, n, use_more_bits(i, n) ? "yes" : "no",
             tn(type));
         break;
+    case MINT_FTYPE_IQ4_NL:
+    case MINT_FTYPE_IQ4_XS:
+        if (s->n_gqa >= 4) type = MINT_TYPE_Q5_K;
+        why(c, "%s: %s, n_gqa %d %s 4 -> %s", what, mint_ftype_name(s->p->ftype), s->n_gqa,
+            s->n_gqa >= 4 ? ">=" : "<", tn(type));
+        break;
     case MINT_FTYPE_Q4_K_S:
         if (i < 4) type = MINT_TYPE_Q5_K;
         why(c, "%s: Q4_K_S, i_attention_wv %d %s 4 -> %s", what, i, i < 4 ? "<" : ">=", tn(type));
@@ -484,6 +495,12 @@ static int rule_ffn_down(mix_state *s, int type, mint_mix_choice *c) {
         why(c, "ffn_down: Q4_K_S, layer %d %s n/8 = %d -> %s", i, i < n / 8 ? "<" : ">=", n / 8,
             tn(type));
         break;
+    case MINT_FTYPE_IQ4_NL:
+    case MINT_FTYPE_IQ4_XS:
+        if (i < n / 8 && !s->has_imatrix) type = MINT_TYPE_Q5_K;
+        why(c, "ffn_down: %s, layer %d %s n/8 = %d%s -> %s", mint_ftype_name(s->p->ftype), i,
+            i < n / 8 ? "<" : ">=", n / 8, s->has_imatrix ? ", imatrix" : "", tn(type));
+        break;
     default:
         why(c, "ffn_down: base type %s", tn(type));
         break;
@@ -497,7 +514,8 @@ static int rule_attn_output(mix_state *s, int type, mint_mix_choice *c) {
     const mint_ftype f = s->p->ftype;
     if (s->n_expert == 8) { // Mixtral's layout: the low-bit mixes take Q5_K
         if (f == MINT_FTYPE_Q2_K || f == MINT_FTYPE_Q3_K_S || f == MINT_FTYPE_Q3_K_M ||
-            f == MINT_FTYPE_Q4_K_S || f == MINT_FTYPE_Q4_K_M)
+            f == MINT_FTYPE_Q4_K_S || f == MINT_FTYPE_Q4_K_M || f == MINT_FTYPE_IQ4_NL ||
+            f == MINT_FTYPE_IQ4_XS)
             type = MINT_TYPE_Q5_K;
     } else {
         if (f == MINT_FTYPE_Q2_K) type = MINT_TYPE_Q3_K;
@@ -512,7 +530,7 @@ static int rule_attn_output(mix_state *s, int type, mint_mix_choice *c) {
 }
 
 // llama_tensor_get_type_impl for mint's file types. attn_q, ffn_gate and ffn_up change only for
-// IQ file types or Falcon, none of which apply; attn_k only with 8 experts.
+// the IQ2/IQ3 file types or Falcon, none of which apply; attn_k only with 8 experts.
 static int mix_rule(mix_state *s, const mint_mix_tensor *t, category cat, int type,
                     mint_mix_choice *c) {
     if (cat == CAT_OUTPUT || (s->tied && cat == CAT_TOKEN_EMBD))
@@ -533,18 +551,21 @@ static int mix_rule(mix_state *s, const mint_mix_tensor *t, category cat, int ty
 }
 
 // A type whose block does not divide the row is replaced by one whose block does (llama.cpp's
-// tensor_type_fallback): K-quants by the 32-element type of about the same size, 32-element
-// types by F16, and F16 when even the replacement does not fit.
+// tensor_type_fallback): K-quants and IQ4_XS by the 32-element type of about the same size,
+// 32-element types by F16, and F16 when even the replacement does not fit.
 static int shape_fallback(const mint_mix_tensor *t, int type, mint_mix_choice *c) {
     uint32_t blck = mint_type_block_size((uint32_t)type);
     if (t->ne[0] % blck == 0) return type;
     int to;
     const char *note = "";
     switch (type) {
+    case MINT_TYPE_IQ4_XS:
+        to = MINT_TYPE_IQ4_NL;
+        break;
     case MINT_TYPE_Q2_K:
     case MINT_TYPE_Q3_K:
-        // llama.cpp releases up to early 2026 fell back to IQ4_NL here, newer ones to Q4_0; mint
-        // cannot compute IQ4_NL, so it takes Q4_0 (same 4.5 bits per weight, 32-element blocks).
+        // llama.cpp releases up to early 2026 fell back to IQ4_NL here; newer ones (the peer
+        // this file follows) take Q4_0, the same 4.5 bits per weight without the table.
         to = MINT_TYPE_Q4_0;
         note = " (older llama.cpp: IQ4_NL)";
         break;
@@ -700,101 +721,5 @@ done:
     for (size_t i = 0; i < n_re; i++) regfree(&s.re[i]);
     free(s.re);
     free(keys);
-    return st;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Reading the model from a file
-
-// A head count is a u32, or (newer GGUFs with per-layer counts) an array whose first entry is
-// layer 0's, which is what llama.cpp's n_gqa() looks at.
-static mint_status head_count(const mint_file *f, const char *key, int32_t *out, mint_err *err) {
-    uint32_t v;
-    mint_status st = mint_file_get_u32(f, key, &v, err);
-    if (st == MINT_E_TYPE) {
-        mint_value_type et;
-        uint64_t n;
-        const void *data;
-        st = mint_file_get_arr(f, key, &et, &n, &data, err);
-        if (st != MINT_OK) return st;
-        if (n == 0 || (et != MINT_VAL_U32 && et != MINT_VAL_I32))
-            return mint_fail(err, MINT_E_TYPE, "%s: array of %llu of type %d, want u32/i32", key,
-                             (unsigned long long)n, (int)et);
-        v = *(const uint32_t *)data;
-        mint_err_clear(err);
-    } else if (st != MINT_OK) {
-        return st;
-    }
-    if (v > INT32_MAX) return mint_fail(err, MINT_E_FORMAT, "%s = %u, limit %d", key, v, INT32_MAX);
-    *out = (int32_t)v;
-    return MINT_OK;
-}
-
-mint_status mint_mix_model_from_file(const mint_file *f, mint_mix_model *out, mint_err *err) {
-    const char *name;
-    uint64_t len;
-    mint_status st = mint_file_get_str(f, "general.architecture", &name, &len, err);
-    if (st != MINT_OK) return st;
-    char arch[64];
-    snprintf(arch, sizeof arch, "%.*s", (int)(len < sizeof arch ? len : sizeof arch - 1), name);
-    out->arch = len < sizeof arch && strlen(arch) == len ? mint_arch_find(arch) : NULL;
-    if (!out->arch) {
-        char known[256];
-        mint_arch_list(known, sizeof known);
-        return mint_fail(err, MINT_E_UNSUPPORTED,
-                         "mix: general.architecture '%s': mint knows llama-quantize's rules for %s",
-                         arch, known);
-    }
-    char key[128];
-    uint32_t n_layer;
-    snprintf(key, sizeof key, "%s.block_count", arch);
-    st = mint_file_get_u32(f, key, &n_layer, err);
-    if (st != MINT_OK) return st;
-    if (n_layer > INT32_MAX)
-        return mint_fail(err, MINT_E_FORMAT, "%s = %u, limit %d", key, n_layer, INT32_MAX);
-    out->n_layer = (int32_t)n_layer;
-    snprintf(key, sizeof key, "%s.attention.head_count", arch);
-    st = head_count(f, key, &out->n_head, err);
-    if (st != MINT_OK) return st;
-    snprintf(key, sizeof key, "%s.attention.head_count_kv", arch);
-    st = head_count(f, key, &out->n_head_kv, err);
-    if (st == MINT_E_NOT_FOUND) {
-        out->n_head_kv = out->n_head;
-        mint_err_clear(err);
-        st = MINT_OK;
-    }
-    if (st != MINT_OK) return st;
-    uint32_t n_expert = 0;
-    snprintf(key, sizeof key, "%s.expert_count", arch);
-    st = mint_file_get_u32(f, key, &n_expert, err);
-    if (st == MINT_E_NOT_FOUND) {
-        mint_err_clear(err);
-        st = MINT_OK;
-    }
-    if (n_expert > INT32_MAX)
-        return mint_fail(err, MINT_E_FORMAT, "%s = %u, limit %d", key, n_expert, INT32_MAX);
-    out->n_expert = (int32_t)n_expert;
-    return st;
-}
-
-mint_status mint_mix_plan_file(const mint_file *f, const mint_mix_params *params,
-                               mint_mix_choice *out, size_t *order, mint_err *err) {
-    mint_mix_model model;
-    mint_status st = mint_mix_model_from_file(f, &model, err);
-    if (st != MINT_OK) return st;
-    mint_file_info info;
-    mint_file_get_info(f, &info);
-    mint_mix_tensor *t = malloc((info.n_tensors ? info.n_tensors : 1) * sizeof *t);
-    if (!t)
-        return mint_fail(err, MINT_E_NOMEM, "mix: out of memory for %llu tensors",
-                         (unsigned long long)info.n_tensors);
-    for (uint64_t i = 0; i < info.n_tensors && st == MINT_OK; i++) {
-        mint_tensor_info ti;
-        st = mint_file_tensor(f, i, &ti);
-        t[i] = (mint_mix_tensor){ti.name, ti.type, {ti.ne[0], ti.ne[1], ti.ne[2], ti.ne[3]}};
-    }
-    if (st == MINT_OK)
-        st = mint_mix_plan(&model, t, (size_t)info.n_tensors, params, out, order, err);
-    free(t);
     return st;
 }

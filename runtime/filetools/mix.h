@@ -16,8 +16,9 @@
 //      b. otherwise, unless pure, the mix rules of the file type (see mix.c: output.weight is
 //         Q6_K, attn_v / ffn_down get more bits in some layers, ...);
 //      c. then the shape fallback: a type whose block does not divide the row (ne[0]) is
-//         replaced: Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0, Q2_K/Q3_K -> Q4_0, a 32-element
-//         type -> F16; and F16 when even the replacement does not fit.
+//         replaced: Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0, Q2_K/Q3_K -> Q4_0,
+//         IQ4_XS -> IQ4_NL, a 32-element type -> F16; and F16 when even the replacement does
+//         not fit.
 //      For F32/F16/BF16 file types every quantized tensor simply becomes the base type, and
 //      overrides are ignored, as llama.cpp does.
 //
@@ -30,8 +31,8 @@
 // more than one matrix (ne[2] > 1: the experts' stacks) MXFP4, every other one Q8_0.
 //
 // Not covered, because mint has no use for them yet: architectures mint does not run (Falcon's
-// rules), IQ/TQ file types, importance matrices (so Q2_K_S, which llama.cpp refuses to make
-// without one, fails with MINT_E_UNSUPPORTED).
+// rules), IQ/TQ file types other than IQ4_NL and IQ4_XS, importance matrices (so Q2_K_S, which
+// llama.cpp refuses to make without one, fails with MINT_E_UNSUPPORTED).
 #ifndef MINT_FILETOOLS_MIX_H
 #define MINT_FILETOOLS_MIX_H
 
@@ -65,6 +66,8 @@ typedef enum mint_ftype {
     MINT_FTYPE_Q5_K_M = 17,    // MOSTLY_Q5_K_M
     MINT_FTYPE_Q6_K = 18,      // MOSTLY_Q6_K
     MINT_FTYPE_Q2_K_S = 21,    // MOSTLY_Q2_K_S (needs an importance matrix, see above)
+    MINT_FTYPE_IQ4_NL = 25,    // MOSTLY_IQ4_NL
+    MINT_FTYPE_IQ4_XS = 30,    // MOSTLY_IQ4_XS
     MINT_FTYPE_BF16 = 32,      // MOSTLY_BF16
     MINT_FTYPE_MXFP4_MOE = 38, // MOSTLY_MXFP4_MOE: experts MXFP4, every other matrix Q8_0
 } mint_ftype;

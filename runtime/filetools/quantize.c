@@ -127,7 +127,7 @@ static mint_status parse_type(const char *what, const char *name, int *out, mint
     if (!tt || !tt->computable)
         return mint_fail(err, tt ? MINT_E_UNSUPPORTED : MINT_E_ARG,
                          "%s '%s' is not a type mint can write (F32, F16, BF16, "
-                         "Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, MXFP4, Q2_K..Q6_K)",
+                         "Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, MXFP4, Q2_K..Q6_K, IQ4_NL, IQ4_XS)",
                          what, name);
     *out = t;
     return MINT_OK;
