@@ -1,5 +1,6 @@
 // dot_legacy_avx2.c - dot products and gemm tiles of the 32-element block types (Q4_0, Q4_1,
-// Q5_0, Q5_1, Q8_0, MXFP4) with Q8_0 / Q8_1 activations, for AVX2 (Haswell, Zen 1 and later).
+// Q5_0, Q5_1, Q8_0, MXFP4, IQ4_NL) with Q8_0 / Q8_1 activations, for AVX2 (Haswell, Zen 1 and
+// later).
 //
 // Integer part, per (row, column) block: vpmaddubsw multiplies unsigned weight bytes by signed
 // activation bytes and adds adjacent pairs into int16 (no saturation: levels are at most 31, or
@@ -9,7 +10,8 @@
 // subtracted in int16 (each pair stays within 2 * 16 * 127), so each (row, column) pays one
 // vpsubw for it. Q8_0 x Q8_0 moves w's sign onto a: |w| * (a * sign(w)) with vpsignb (a is never
 // -128, so the negation cannot overflow). MXFP4 does the same with its codes looked up (vpshufb)
-// as their doubled E2M1 values, -12..12, and its E8M0 exponent as the block's f32 half-scale.
+// as their doubled E2M1 values, -12..12, and its E8M0 exponent as the block's f32 half-scale;
+// IQ4_NL too, its indices looked up as the non-linear levels -127..113 (quant/unpack.h).
 //
 // Float part. The block scale d_w * d_a differs for every (row, column, block), so each block's
 // integer sum must be scaled by its own float. Four rows share one accumulator: vphaddd folds
@@ -42,15 +44,17 @@ MINT_AVX2_INLINE size_t block_bytes(mint_type type) {
         return sizeof(mint_block_q5_1);
     case MINT_TYPE_MXFP4:
         return sizeof(mint_block_mxfp4);
+    case MINT_TYPE_IQ4_NL:
+        return sizeof(mint_block_iq4_nl);
     default:
         return sizeof(mint_block_q8_0);
     }
 }
 
 // Types whose weights are signed bytes, multiplied as |w| times a with w's sign (Q8_0, and
-// MXFP4 after its table lookup).
+// MXFP4 and IQ4_NL after their table lookups).
 MINT_AVX2_INLINE bool is_signed(mint_type type) {
-    return type == MINT_TYPE_Q8_0 || type == MINT_TYPE_MXFP4;
+    return type == MINT_TYPE_Q8_0 || type == MINT_TYPE_MXFP4 || type == MINT_TYPE_IQ4_NL;
 }
 
 MINT_AVX2_INLINE bool has_offset(mint_type type) {
@@ -111,6 +115,15 @@ MINT_AVX2_INLINE legacy_w legacy_unpack(mint_type type, const uint8_t *row, int6
         *d = b->e;
         break;
     }
+    case MINT_TYPE_IQ4_NL: {
+        const mint_block_iq4_nl *b = (const mint_block_iq4_nl *)row + ib;
+        const __m256i table = _mm256_broadcastsi128_si256(
+            _mm_loadu_si128((const __m128i *)(const void *)mint_iq4nl_table()));
+        w.sign = _mm256_shuffle_epi8(table, nibbles32(b->qs));
+        w.u = _mm256_abs_epi8(w.sign);
+        *d = b->d;
+        break;
+    }
     default: {
         const mint_block_q8_0 *b = (const mint_block_q8_0 *)row + ib;
         w.sign = _mm256_loadu_si256((const __m256i *)b->qs);
@@ -164,11 +177,11 @@ MINT_AVX2_INLINE __m256i legacy_pairs(mint_type type, legacy_w w, legacy_a a) {
 // row's elements 0..15, high half 16..31 (no instruction here crosses the 128-bit halves). Up to
 // Q5_1 (and MXFP4, 8 * 12 * 127) a sum of 8 products stays below 2^15 (8 * 31 * 127 = 31496),
 // so the first two folds can be 16-bit vphaddw and one vpmaddwd widens the result, instead of
-// widening each row; Q8_0's products (up to 128 * 127) only allow the pairs in 16 bits, so it
-// widens first.
+// widening each row; Q8_0's and IQ4_NL's products (up to 128 * 127) only allow the pairs in 16
+// bits, so they widen first.
 MINT_AVX2_INLINE __m256i legacy_fold4(mint_type type, const __m256i p[4]) {
     const __m256i ones = _mm256_set1_epi16(1);
-    if (type == MINT_TYPE_Q8_0) {
+    if (type == MINT_TYPE_Q8_0 || type == MINT_TYPE_IQ4_NL) {
         const __m256i q0 = _mm256_madd_epi16(p[0], ones), q1 = _mm256_madd_epi16(p[1], ones);
         const __m256i q2 = _mm256_madd_epi16(p[2], ones), q3 = _mm256_madd_epi16(p[3], ones);
         return _mm256_hadd_epi32(_mm256_hadd_epi32(q0, q1), _mm256_hadd_epi32(q2, q3));
@@ -265,6 +278,9 @@ MINT_AVX2_INLINE void q8_0_tile(const int R, const int C, const mint_tile *t) {
 MINT_AVX2_INLINE void mxfp4_tile(const int R, const int C, const mint_tile *t) {
     legacy_tile(R, C, MINT_TYPE_MXFP4, t);
 }
+MINT_AVX2_INLINE void iq4_nl_tile(const int R, const int C, const mint_tile *t) {
+    legacy_tile(R, C, MINT_TYPE_IQ4_NL, t);
+}
 
 MINT_TILE_KERNELS(q4_0_q8_0, q4_0_tile, 4, 8, 4)
 MINT_TILE_KERNELS(q4_1_q8_1, q4_1_tile, 4, 8, 4)
@@ -272,3 +288,4 @@ MINT_TILE_KERNELS(q5_0_q8_0, q5_0_tile, 4, 8, 4)
 MINT_TILE_KERNELS(q5_1_q8_1, q5_1_tile, 4, 8, 4)
 MINT_TILE_KERNELS(q8_0_q8_0, q8_0_tile, 4, 8, 4)
 MINT_TILE_KERNELS(mxfp4_q8_0, mxfp4_tile, 4, 8, 4)
+MINT_TILE_KERNELS(iq4_nl_q8_0, iq4_nl_tile, 4, 8, 4)
