@@ -1,5 +1,5 @@
 // dot_legacy_neon.h - dot products and gemm tiles of the 32-element block types (Q4_0, Q4_1,
-// Q5_0, Q5_1, Q8_0, MXFP4 weights against Q8_0 / Q8_1 activations) for aarch64.
+// Q5_0, Q5_1, Q8_0, MXFP4, IQ4_NL weights against Q8_0 / Q8_1 activations) for aarch64.
 //
 // Not an ordinary header: it holds the kernels' bodies and is compiled twice, by
 // quant/dot_legacy_neon.c (baseline NEON) and quant/dot_legacy_neondot.c (dotprod), which differ
@@ -18,12 +18,13 @@
 // r's scale. The products d_w * d_a are the same IEEE multiplies in every tile shape.
 //
 // MXFP4 unpacks by one TBL per half: its codes index the doubled E2M1 values (-12..12, exact
-// int8), and its block scale is the E8M0 exponent's f32 half-scale instead of an f16.
+// int8), and its block scale is the E8M0 exponent's f32 half-scale instead of an f16. IQ4_NL
+// unpacks the same way from its non-linear levels (-127..113, quant/unpack.h), with an f16 d.
 #include "quant/fp16.h"
 #include "quant/simd_neon.h"
 #include "quant/unpack.h"
 
-enum legacy_kind { KIND_Q4_0, KIND_Q4_1, KIND_Q5_0, KIND_Q5_1, KIND_Q8_0, KIND_MXFP4 };
+enum legacy_kind { KIND_Q4_0, KIND_Q4_1, KIND_Q5_0, KIND_Q5_1, KIND_Q8_0, KIND_MXFP4, KIND_IQ4_NL };
 
 // Bytes per weight block of a kind.
 MINT_NEON_INLINE size_t weight_block_bytes(enum legacy_kind kind) {
@@ -38,6 +39,8 @@ MINT_NEON_INLINE size_t weight_block_bytes(enum legacy_kind kind) {
         return sizeof(mint_block_q5_1);
     case KIND_MXFP4:
         return sizeof(mint_block_mxfp4);
+    case KIND_IQ4_NL:
+        return sizeof(mint_block_iq4_nl);
     default:
         return sizeof(mint_block_q8_0);
     }
@@ -111,6 +114,13 @@ MINT_NEON_INLINE void unpack_block(enum legacy_kind kind, const uint8_t *b, int8
     case KIND_MXFP4: {
         const uint8x16_t v = vld1q_u8(((const mint_block_mxfp4 *)b)->qs);
         const int8x16_t table = vld1q_s8(mint_mxfp4_table());
+        *lo = vqtbl1q_s8(table, vandq_u8(v, m4));
+        *hi = vqtbl1q_s8(table, vshrq_n_u8(v, 4));
+        break;
+    }
+    case KIND_IQ4_NL: {
+        const uint8x16_t v = vld1q_u8(((const mint_block_iq4_nl *)b)->qs);
+        const int8x16_t table = vld1q_s8(mint_iq4nl_table());
         *lo = vqtbl1q_s8(table, vandq_u8(v, m4));
         *hi = vqtbl1q_s8(table, vshrq_n_u8(v, 4));
         break;
@@ -199,6 +209,9 @@ MINT_NEON_INLINE void q8_0_tile(const int R, const int C, const mint_tile *t) {
 MINT_NEON_INLINE void mxfp4_tile(const int R, const int C, const mint_tile *t) {
     legacy_tile(R, C, KIND_MXFP4, t);
 }
+MINT_NEON_INLINE void iq4_nl_tile(const int R, const int C, const mint_tile *t) {
+    legacy_tile(R, C, KIND_IQ4_NL, t);
+}
 
 // Tile shapes: with SDOT a pair's block is two instructions and 4 x 2 tiles stay in the 32
 // registers; the baseline's SMULL / SADALP steps need more temporaries, and beyond 2 x 2 the
@@ -217,3 +230,4 @@ MINT_TILE_KERNELS(q5_0_q8_0, q5_0_tile, LEGACY_RMAX, LEGACY_CMAX, LEGACY_RMAX)
 MINT_TILE_KERNELS(q5_1_q8_1, q5_1_tile, LEGACY_RMAX, LEGACY_CMAX, LEGACY_RMAX)
 MINT_TILE_KERNELS(q8_0_q8_0, q8_0_tile, LEGACY_RMAX, LEGACY_CMAX, LEGACY_RMAX)
 MINT_TILE_KERNELS(mxfp4_q8_0, mxfp4_tile, LEGACY_RMAX, LEGACY_CMAX, LEGACY_RMAX)
+MINT_TILE_KERNELS(iq4_nl_q8_0, iq4_nl_tile, LEGACY_RMAX, LEGACY_CMAX, LEGACY_RMAX)
