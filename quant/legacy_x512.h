@@ -1,5 +1,5 @@
-// legacy_x512.h - Q4_0, Q4_1, Q5_0, Q5_1, Q8_0 and MXFP4 dot products and gemm for AVX-512, as one
-// source compiled twice: quant/legacy_avx512.c (vpmaddubsw emulation of u8 x s8 dots) and
+// legacy_x512.h - Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, MXFP4 and IQ4_NL dot products and gemm for AVX-512,
+// as one source compiled twice: quant/legacy_avx512.c (vpmaddubsw emulation of u8 x s8 dots) and
 // quant/legacy_avx512vnni.c (vpdpbusd). Included only by those two files.
 //
 // Layout: "lanes = rows". Sixteen weight rows are loaded in 64-byte windows that start at a
@@ -19,11 +19,16 @@
 // Float order of one output element, the same in every path: acc = 0, then for each block in
 // order acc = fma((float)sumi, d_w * d_a, acc) (and, for Q4_1/Q5_1, acc = fma(m_w, s_a, acc)).
 // For MXFP4 d_w is a power of two, so d_w * d_a is the reference's d_a * d_w bit for bit.
+//
+// IQ4_NL (Q4_0's layout) looks its nibbles up as its signed levels (-127..113, quant/unpack.h)
+// and from there is multiplied as Q8_0's signed bytes are: w ^ 0x80 with the offset 128 under
+// VNNI, the split of dot_w in the emulation.
 // vec_dot is the one-token path with one row, so it agrees with gemm by construction.
 //
 // The including file defines MINT_LEVEL_NAME (quant/kernels.h), which names the entry points.
 #include "quant/simd_avx512.h"
 #include "quant/pack.h"
+#include "quant/unpack.h"
 
 // ---------------------------------------------------------------------------------------------
 // Block formats as constants (each kernel is instantiated with one of these, and the compiler
@@ -39,6 +44,7 @@ typedef struct ltype {
     int per;    // whole blocks in one window
     int win;    // 64-byte loads per row per window
     int mx;     // 1: MXFP4 (E8M0 exponent byte first, nibbles are E2M1 codes looked up)
+    int nl;     // 1: IQ4_NL (nibbles are indices of signed levels, multiplied as Q8_0's bytes)
 } ltype;
 
 #if defined(__AVX512VNNI__)
@@ -47,12 +53,13 @@ typedef struct ltype {
 #define Q8_OFFSET 0 // the emulation multiplies the signed bytes directly (dot_w)
 #endif
 
-static const ltype LT_Q4_0 = {18, 2, 0, 0, 0, 8, 7, 2, 0};
-static const ltype LT_Q4_1 = {20, 4, 2, 0, 0, 0, 6, 2, 0};
-static const ltype LT_Q5_0 = {22, 6, 0, 2, 0, 16, 5, 2, 0};
-static const ltype LT_Q5_1 = {24, 8, 2, 4, 0, 0, 5, 2, 0};
-static const ltype LT_Q8_0 = {34, 2, 0, 0, 1, Q8_OFFSET, 5, 3, 0};
-static const ltype LT_MXFP4 = {17, 1, 0, 0, 0, 12, 7, 2, 1};
+static const ltype LT_Q4_0 = {18, 2, 0, 0, 0, 8, 7, 2, 0, 0};
+static const ltype LT_Q4_1 = {20, 4, 2, 0, 0, 0, 6, 2, 0, 0};
+static const ltype LT_Q5_0 = {22, 6, 0, 2, 0, 16, 5, 2, 0, 0};
+static const ltype LT_Q5_1 = {24, 8, 2, 4, 0, 0, 5, 2, 0, 0};
+static const ltype LT_Q8_0 = {34, 2, 0, 0, 1, Q8_OFFSET, 5, 3, 0, 0};
+static const ltype LT_MXFP4 = {17, 1, 0, 0, 0, 12, 7, 2, 1, 0};
+static const ltype LT_IQ4_NL = {18, 2, 0, 0, 0, Q8_OFFSET, 7, 2, 0, 1};
 
 // MXFP4's E2M1 table (quant/unpack.h: mint_mxfp4_table, the values doubled) plus the offset 12:
 // the levels 0..24 are unsigned bytes, what vpdpbusd (and vpmaddubsw) multiply without overflow.
@@ -110,6 +117,20 @@ X512_ALWAYS_INLINE __m512i mx_levels(__m512i codes) {
     return _mm512_shuffle_epi8(lut, codes);
 }
 
+// IQ4_NL's levels of 64 indices (bytes 0..15), as the bytes dot_w multiplies: the signed level,
+// or under VNNI the level ^ 0x80 (level + 128, unsigned).
+X512_ALWAYS_INLINE __m512i nl_levels(__m512i idx) {
+    const __m512i lut =
+        _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)mint_iq4nl_table()));
+    const __m512i v = _mm512_shuffle_epi8(lut, idx);
+    return Q8_OFFSET ? _mm512_xor_si512(v, _mm512_set1_epi8((char)0x80)) : v;
+}
+
+// The levels of a 4-bit type's 64 nibble values as its panel holds them.
+X512_ALWAYS_INLINE __m512i nibble_levels(ltype T, __m512i v) {
+    return T.mx ? mx_levels(v) : T.nl ? nl_levels(v) : v;
+}
+
 X512_ALWAYS_INLINE __m512 f16_at(const __m512i *tb, int off) {
     return off % 4 == 0 ? x512_f16_lo(tb[off / 4]) : x512_f16_hi(tb[off / 4]);
 }
@@ -141,8 +162,8 @@ X512_ALWAYS_INLINE void make_panel(ltype T, const __m512i *tb, int i, panel *p) 
     }
     X512_UNROLL for (int j = 0; j < 4; j++) {
         const __m512i v = dword_at(tb, o + T.q_off + 4 * j);
-        p->q[j] = T.mx ? mx_levels(x512_lo4(v)) : x512_lo4(v);
-        p->q[4 + j] = T.mx ? mx_levels(x512_hi4(v)) : x512_hi4(v);
+        p->q[j] = nibble_levels(T, x512_lo4(v));
+        p->q[4 + j] = nibble_levels(T, x512_hi4(v));
     }
     if (T.h_off) {
         const __m512i lut = _mm512_loadu_si512(HBIT_LUT);
@@ -213,8 +234,8 @@ X512_ALWAYS_INLINE void make_panel_packed(ltype T, const __m512i *body, const ui
     }
     X512_UNROLL for (int j = 0; j < 4; j++) {
         const __m512i v = _mm512_load_si512(body + qd + j);
-        p->q[j] = T.mx ? mx_levels(x512_lo4(v)) : x512_lo4(v);
-        p->q[4 + j] = T.mx ? mx_levels(x512_hi4(v)) : x512_hi4(v);
+        p->q[j] = nibble_levels(T, x512_lo4(v));
+        p->q[4 + j] = nibble_levels(T, x512_hi4(v));
     }
     if (T.h_off) {
         const __m512i lut = _mm512_loadu_si512(HBIT_LUT);
@@ -319,7 +340,7 @@ X512_ALWAYS_INLINE const void *act_q(ltype T, const uint8_t *a, int64_t b, int j
 // sums would saturate), so it splits w = (w & 0x7F) - (w & 0x80) into two u8 x s8 dots.
 X512_ALWAYS_INLINE __m512i dot_w(ltype T, __m512i acc, __m512i w, __m512i a) {
 #if !defined(__AVX512VNNI__)
-    if (T.wide) {
+    if (T.wide || T.nl) {
         const __m512i lo = _mm512_and_si512(w, _mm512_set1_epi8(0x7F));
         const __m512i hi = _mm512_and_si512(w, _mm512_set1_epi8((char)0x80));
         acc = _mm512_add_epi32(
@@ -401,8 +422,8 @@ X512_ALWAYS_INLINE void gemv(ltype T, int64_t n, const uint8_t *w, size_t w_stri
                         x512_prefetch_slice(wr + 16 * w_stride, 16 * w_stride, j + i, nk);
                     panel p;
                     __m512i s = _mm512_set1_epi32(info.off[j + i]);
-                    if (HI16 && !T.wide && !T.h_off &&
-                        !T.mx) { // (MXFP4's codes are looked up whole)
+                    if (HI16 && !T.wide && !T.h_off && !T.mx &&
+                        !T.nl) { // (MXFP4's and IQ4_NL's nibbles are looked up whole)
                         s = nibble_sum_hi16(T, tb, i, a, k0 + j + i, s);
                         p.d = f16_at(tb, i * T.bs);
                         p.m = T.m_off ? f16_at(tb, i * T.bs + T.m_off) : _mm512_setzero_ps();
@@ -428,7 +449,7 @@ X512_ALWAYS_INLINE void group_cols(ltype T, int C, const uint8_t *g, int64_t nb,
                                    const uint8_t *const *ar, const act_info *info, int cw, int c0,
                                    __m512 *acc) {
     const int nd = pk_nd(T), qd = (T.q_off - pk_off(T)) / 4;
-    const int hi16 = HI16 && !T.wide && !T.h_off && !T.mx;
+    const int hi16 = HI16 && !T.wide && !T.h_off && !T.mx && !T.nl;
     for (int j = 0; j < nk; j++) {
         const int64_t b = k0 + j;
         const __m512i *bb = pk_body(T, g, nb, b);
@@ -655,3 +676,5 @@ X512_KERNELS(q5_1_q8_1, gemm, LT_Q5_1)
 X512_KERNELS(q8_0_q8_0, gemm, LT_Q8_0)
 // MXFP4 . Q8_0.
 X512_KERNELS(mxfp4_q8_0, gemm, LT_MXFP4)
+// IQ4_NL . Q8_0.
+X512_KERNELS(iq4_nl_q8_0, gemm, LT_IQ4_NL)
