@@ -355,7 +355,6 @@ static int add_in_files(const options *o, mint_imatrix *im) {
         for (char *f = strtok_r(list, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
             mint_err err;
             mint_imatrix *in = NULL;
-            fprintf(stderr, TOOL ": loading imatrix from '%s'\n", f);
             if (mint_imatrix_load(f, &in, &err) != MINT_OK ||
                 mint_imatrix_combine(im, in, &err) != MINT_OK) {
                 fprintf(stderr, TOOL ": %s\n", err.msg);

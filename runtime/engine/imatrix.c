@@ -31,7 +31,15 @@ void mint_imx_plan(const mint_graph *g, bool output, mint_imx_node *node) {
             if (g->nodes[j].op == MINT_OP_CONVERT) src = g->nodes[j].src;
             break;
         }
-        node[i].src = src;
+        // A fused matrix (Phi-3's attn_qkv, its gate and up in ffn_up) runs as one node per
+        // part, all of one name on the same input: llama.cpp multiplies it once, so only the
+        // first part records.
+        bool part = false;
+        for (int j = i - 1; j >= 0 && !part; j--) {
+            if (g->nodes[j].dst == src) break; // the input was written since
+            part = node[j].src == src && strcmp(g->nodes[j].w->name, name) == 0;
+        }
+        if (!part) node[i].src = src;
     }
 }
 
