@@ -52,6 +52,12 @@ void quantize_row_q5_1_ref(const float *restrict x, void *restrict y, int64_t n)
 // Q8_0 as a weight: d = amax/127, q = roundf(x * (1/d)). Not the activation rounding below.
 void quantize_row_q8_0_ref(const float *restrict x, void *restrict y, int64_t n);
 
+// ---- TQ1_0, TQ2_0 (quant/quant_ternary_ref.c): -1 / 0 / +1 times the block's largest |x| ------
+void dequantize_row_tq1_0_ref(const void *restrict x, float *restrict y, int64_t n);
+void dequantize_row_tq2_0_ref(const void *restrict x, float *restrict y, int64_t n);
+void quantize_row_tq1_0_ref(const float *restrict x, void *restrict y, int64_t n);
+void quantize_row_tq2_0_ref(const float *restrict x, void *restrict y, int64_t n);
+
 // ---- MXFP4 (quant/quant_mxfp4_ref.c) -------------------------------------------------------
 void dequantize_row_mxfp4_ref(const void *restrict x, float *restrict y, int64_t n);
 // llama.cpp's only MXFP4 quantizer (it takes no importance matrix): the E8M0 exponent from the
@@ -124,6 +130,11 @@ void vec_dot_mxfp4_q8_0_ref(int64_t n, float *restrict s, const void *restrict w
                             const void *restrict a);
 void vec_dot_q2_K_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,
                            const void *restrict a);
+// TQ1_0 / TQ2_0 . Q8_K: sumi = sum (trit - 1) * a per block (exact), then sumi * (d_w * d_a).
+void vec_dot_tq1_0_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,
+                            const void *restrict a);
+void vec_dot_tq2_0_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,
+                            const void *restrict a);
 void vec_dot_q3_K_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,
                            const void *restrict a);
 void vec_dot_q4_K_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,
