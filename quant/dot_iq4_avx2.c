@@ -20,14 +20,14 @@
 
 #define MINT_LEVEL_NAME(name) name##_avx2
 
-// The 8 group scales of a super-block, ls - 32 in -32..31: low 4 bits from the nibbles of
-// scales_l, high 2 bits from bit pairs of scales_h.
+// The 8 group scales of a super-block, ls - 32 in -32..31: BMI2's pdep spreads the 8 nibbles of
+// scales_l (group g's in nibble g) into the low halves of 8 bytes and the 8 bit pairs of
+// scales_h (group g's at bits 2g) into bits 4..5 of the same bytes, so byte g is ls(g).
 MINT_AVX2_INLINE void iq4_xs_scales(const mint_block_iq4_xs *b, int16_t s[8]) {
+    const uint64_t ls = _pdep_u64(load_u32(b->scales_l), 0x0F0F0F0F0F0F0F0Full) |
+                        _pdep_u64(b->scales_h, 0x3030303030303030ull);
 #pragma GCC unroll 8
-    for (int g = 0; g < 8; g++)
-        s[g] = (int16_t)(((b->scales_l[g / 2] >> 4 * (g % 2) & 0xF) | (b->scales_h >> 2 * g & 3)
-                                                                          << 4) -
-                         32);
+    for (int g = 0; g < 8; g++) s[g] = (int16_t)((int)(ls >> 8 * g & 0xFF) - 32);
 }
 
 // R x C tile of IQ4_XS rows against Q8_K rows (see the file comment).
