@@ -20,11 +20,18 @@
 // in super-block order, so they agree bit for bit. (Q6_K's one-token steps, kstep_q6, fold the
 // offset into the sub-block sums instead of using pairs: the same integers.)
 //
+// IQ4_XS (VNNI only) rides the same machinery: its nibbles are indices looked up as the signed
+// non-linear levels plus 128 (unsigned, 1..241, what vpdpbusd takes; the emulation's vpmaddubsw
+// would saturate on them, so the avx512 level keeps AVX2's kernel), its 8 six-bit scales minus 32
+// are the sub-block scales, and the offset 128 comes off as Q3_K's / Q6_K's does (pairs of
+// scales against the bsums).
+//
 // The including file defines MINT_LEVEL_NAME (quant/kernels.h), which names the entry points.
 #include "quant/simd_avx512.h"
 #include "quant/pack.h"
+#include "quant/unpack.h"
 
-typedef enum kkind { K_Q2, K_Q3, K_Q4, K_Q5, K_Q6 } kkind;
+typedef enum kkind { K_Q2, K_Q3, K_Q4, K_Q5, K_Q6, K_IQ4XS } kkind;
 
 typedef struct ktype {
     kkind kind;
@@ -38,6 +45,7 @@ static const ktype KT_Q3 = {K_Q3, 110, 1, 2};
 static const ktype KT_Q4 = {K_Q4, 144, 4, 9};
 static const ktype KT_Q5 = {K_Q5, 176, 4, 11};
 static const ktype KT_Q6 = {K_Q6, 210, 1, 4};
+static const ktype KT_IQ4XS = {K_IQ4XS, 136, 4, 9};
 
 // Super-blocks per K chunk of the tile path (panels: 16 rows x KSB x 5.8 KB).
 enum { KSB = 4 };
@@ -51,7 +59,7 @@ typedef struct kpanel {
 
 // Sub-blocks and the dwords of each.
 X512_ALWAYS_INLINE int nsub(ktype T) {
-    return T.kind == K_Q4 || T.kind == K_Q5 ? 8 : 16;
+    return T.kind == K_Q4 || T.kind == K_Q5 || T.kind == K_IQ4XS ? 8 : 16;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -193,6 +201,30 @@ X512_ALWAYS_INLINE __m512i klevel_q6_K(const __m512i *tb, int g, int k) {
     return merge(t < 2 ? x512_lo4(ql) : x512_hi4(ql), shl(qh, 4 - 2 * t), 0x30303030);
 }
 
+// IQ4_XS: d, scales_h (dword 0), scales_l[4] (dword 1), qs[128]: sub-block b's 16 bytes hold its
+// elements 0..15 in their low nibbles and 16..31 in their high ones. Scale b: nibble b of
+// scales_l, bits 2b.. of scales_h above it, minus 32; the pairs (sc_b, sc_b) meet bsums 2b, 2b+1.
+X512_ALWAYS_INLINE void kscales_iq4_xs(kpanel *p, const __m512i *tb, int g) {
+    p->d = x512_f16_lo(tb[g]);
+    p->dmin = _mm512_setzero_ps();
+    const __m512i sh = _mm512_srli_epi32(tb[g], 16), sl = tb[g + 1];
+    X512_UNROLL for (int b = 0; b < 8; b++) {
+        const __m512i lo = _mm512_and_si512(_mm512_srli_epi32(sl, 4 * b), _mm512_set1_epi32(0xF));
+        const __m512i hi = _mm512_and_si512(shl(sh, 4 - 2 * b), _mm512_set1_epi32(0x30));
+        p->sc[b] = _mm512_sub_epi32(_mm512_or_si512(lo, hi), _mm512_set1_epi32(32));
+        p->pr[b] = _mm512_or_si512(_mm512_and_si512(p->sc[b], _mm512_set1_epi32(0xFFFF)),
+                                   _mm512_slli_epi32(p->sc[b], 16));
+    }
+}
+X512_ALWAYS_INLINE __m512i klevel_iq4_xs(const __m512i *tb, int g, int k) {
+    const int b = k / 8, hi = (k % 8) / 4, jj = k % 4;
+    const __m512i v = tb[g + 2 + 4 * b + jj];
+    const __m512i lut = _mm512_broadcast_i32x4(
+        _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)mint_iq4nl_table()),
+                      _mm_set1_epi8((char)0x80)));
+    return _mm512_shuffle_epi8(lut, hi ? x512_hi4(v) : x512_lo4(v));
+}
+
 // rest: the 16 f16 d of a packed Q3_K / Q6_K super-block (quant/pack.h), NULL for a window.
 X512_ALWAYS_INLINE void kscales(ktype T, kpanel *p, const __m512i *tb, int g, const uint8_t *rest) {
     switch (T.kind) {
@@ -209,6 +241,9 @@ X512_ALWAYS_INLINE void kscales(ktype T, kpanel *p, const __m512i *tb, int g, co
     case K_Q6:
         kscales_q6_K(p, tb, g, rest);
         break;
+    case K_IQ4XS:
+        kscales_iq4_xs(p, tb, g);
+        break;
     }
 }
 
@@ -222,6 +257,8 @@ X512_ALWAYS_INLINE __m512i klevel(ktype T, const __m512i *tb, int g, int k, int 
         return klevel_q4_K(tb, g, k, hi16);
     case K_Q5:
         return klevel_q5_K(tb, g, k);
+    case K_IQ4XS:
+        return klevel_iq4_xs(tb, g, k);
     default:
         return klevel_q6_K(tb, g, k);
     }
@@ -306,8 +343,8 @@ X512_ALWAYS_INLINE void kstep(ktype T, int C, const kpanel *p, const __m512i *tb
             pair = x512_dot_s16(pair, p->pr[q], x512_bcast32(blk->bsums + 2 * q));
         }
         const __m512 da = x512_bcastf(&blk->d);
-        if (T.kind == K_Q3 || T.kind == K_Q6) {
-            const int sh = T.kind == K_Q3 ? 2 : 5; // offset 4 or 32
+        if (T.kind == K_Q3 || T.kind == K_Q6 || T.kind == K_IQ4XS) {
+            const int sh = T.kind == K_Q3 ? 2 : T.kind == K_Q6 ? 5 : 7; // offset 4, 32 or 128
             isum[c] = _mm512_sub_epi32(isum[c], _mm512_slli_epi32(pair, sh));
             acc[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[c]), _mm512_mul_ps(p->d, da), acc[c]);
         } else {
@@ -579,3 +616,7 @@ X512_KERNELS(q4_K_q8_K, kgemm, KT_Q4)
 X512_KERNELS(q5_K_q8_K, kgemm, KT_Q5)
 // Q6_K . Q8_K.
 X512_KERNELS(q6_K_q8_K, kgemm, KT_Q6)
+#if defined(__AVX512VNNI__)
+// IQ4_XS . Q8_K (VNNI only: see the file comment).
+X512_KERNELS(iq4_xs_q8_K, kgemm, KT_IQ4XS)
+#endif

@@ -7,18 +7,19 @@
 // keep d (MXFP4: its exponent) first as their rest, the K-quants with an odd half-dword keep it
 // last.
 static const mint_pack_layout layouts[MINT_TYPE_COUNT] = {
-    [MINT_TYPE_Q4_0] = {18, 2, 4, 0, 2},     // d | qs[16]
-    [MINT_TYPE_Q4_1] = {20, 0, 5, -1, 0},    // d m | qs[16]
-    [MINT_TYPE_Q5_0] = {22, 2, 5, 0, 2},     // d | qh[4] qs[16]
-    [MINT_TYPE_Q5_1] = {24, 0, 6, -1, 0},    // d m | qh[4] qs[16]
-    [MINT_TYPE_Q8_0] = {34, 2, 8, 0, 2},     // d | qs[32]
-    [MINT_TYPE_MXFP4] = {17, 1, 4, 0, 1},    // e | qs[16]
-    [MINT_TYPE_IQ4_NL] = {18, 2, 4, 0, 2},   // d | qs[16], as Q4_0
-    [MINT_TYPE_Q2_K] = {84, 0, 21, -1, 0},   // scales[16] qs[64] d dmin
-    [MINT_TYPE_Q3_K] = {110, 0, 27, 108, 2}, // hmask[32] qs[64] scales[12] | d
-    [MINT_TYPE_Q4_K] = {144, 0, 36, -1, 0},  // d dmin scales[12] qs[128]
-    [MINT_TYPE_Q5_K] = {176, 0, 44, -1, 0},  // d dmin scales[12] qh[32] qs[128]
-    [MINT_TYPE_Q6_K] = {210, 0, 52, 208, 2}, // ql[128] qh[64] scales[16] | d
+    [MINT_TYPE_Q4_0] = {18, 2, 4, 0, 2},      // d | qs[16]
+    [MINT_TYPE_Q4_1] = {20, 0, 5, -1, 0},     // d m | qs[16]
+    [MINT_TYPE_Q5_0] = {22, 2, 5, 0, 2},      // d | qh[4] qs[16]
+    [MINT_TYPE_Q5_1] = {24, 0, 6, -1, 0},     // d m | qh[4] qs[16]
+    [MINT_TYPE_Q8_0] = {34, 2, 8, 0, 2},      // d | qs[32]
+    [MINT_TYPE_MXFP4] = {17, 1, 4, 0, 1},     // e | qs[16]
+    [MINT_TYPE_IQ4_NL] = {18, 2, 4, 0, 2},    // d | qs[16], as Q4_0
+    [MINT_TYPE_Q2_K] = {84, 0, 21, -1, 0},    // scales[16] qs[64] d dmin
+    [MINT_TYPE_Q3_K] = {110, 0, 27, 108, 2},  // hmask[32] qs[64] scales[12] | d
+    [MINT_TYPE_Q4_K] = {144, 0, 36, -1, 0},   // d dmin scales[12] qs[128]
+    [MINT_TYPE_Q5_K] = {176, 0, 44, -1, 0},   // d dmin scales[12] qh[32] qs[128]
+    [MINT_TYPE_Q6_K] = {210, 0, 52, 208, 2},  // ql[128] qh[64] scales[16] | d
+    [MINT_TYPE_IQ4_XS] = {136, 0, 34, -1, 0}, // d scales_h scales_l[4] qs[128]
 };
 
 const mint_pack_layout *mint_pack_layout_of(mint_type t) {

@@ -140,7 +140,7 @@ static double mean_kl(const float *p, const float *q) {
 // when the next matmul quantizes it to Q8, and this random-weight model amplifies such a step
 // through its layers (Q4_1, Q5_x, Q6_K and Q2_K at some levels reach 1e-2 relative): the
 // distributions are what must agree, so the budget is on their KL divergence.
-#define LEVEL_KL_BUDGET 3e-3 // largest measured: 9.6e-4 (Q5_1 at avx2)
+#define LEVEL_KL_BUDGET 3e-3 // largest measured: 1.1e-3 (IQ4_XS at avx512vnni)
 
 Test(model_quant_synthetic, every_kernel_level_matches_the_reference, .timeout = MT_HANG(300)) {
     static const char *const levels[] = {"avx2", "avx512", "avx512vnni", "neon", "neondot"};
