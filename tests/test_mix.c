@@ -369,6 +369,35 @@ Test(mix_tinyllama, q2_k) {
     cr_expect_str_eq(tl_type(&m, out, "token_embd.weight"), "Q2_K");
 }
 
+// IQ4_NL and IQ4_XS (llama.cpp's rules for them): n_gqa = 8 >= 4, so attn_v is Q5_K in every
+// layer; without an importance matrix ffn_down is Q5_K for layer < 22/8 = 2; output.weight Q6_K;
+// everything else, token_embd included, the base type.
+Test(mix_tinyllama, iq4_nl_and_iq4_xs) {
+    static const mint_ftype ft[] = {MINT_FTYPE_IQ4_NL, MINT_FTYPE_IQ4_XS};
+    for (int f = 0; f < 2; f++) {
+        tinyllama m;
+        tinyllama_init(&m);
+        mint_mix_params p = mint_mix_default_params(ft[f]);
+        mint_mix_choice out[TL_N];
+        tl_plan(&m, &p, out);
+        const char *base = f ? "IQ4_XS" : "IQ4_NL";
+        for (int l = 0; l < TL_LAYERS; l++) {
+            cr_expect_str_eq(tl_layer_type(&m, out, l, "attn_v"), "Q5_K", "%s layer %d", base, l);
+            cr_expect_str_eq(tl_layer_type(&m, out, l, "ffn_down"), l < 2 ? "Q5_K" : base,
+                             "%s layer %d", base, l);
+            cr_expect_str_eq(tl_layer_type(&m, out, l, "attn_output"), base);
+            cr_expect_str_eq(tl_layer_type(&m, out, l, "attn_k"), base);
+            cr_expect_str_eq(tl_layer_type(&m, out, l, "ffn_up"), base);
+        }
+        cr_expect_str_eq(tl_type(&m, out, "output.weight"), "Q6_K");
+        cr_expect_str_eq(tl_type(&m, out, "token_embd.weight"), base);
+        int counts[MINT_TYPE_COUNT];
+        tl_count(out, counts);
+        cr_expect_eq(counts[MINT_TYPE_Q5_K], 22 + 2, "%s", base);
+        for (size_t i = 0; i < TL_N; i++) cr_expect_not(out[i].fallback, "%s", m.t[i].name);
+    }
+}
+
 // Q4_K_S: attn_v Q5_K for the first 4, ffn_down Q5_K for layer < 22/8 = 2; Q3_K_L: attn_v,
 // ffn_down and attn_output all Q5_K; Q3_K_S and Q5_K_S: only output.weight differs (Q6_K).
 Test(mix_tinyllama, small_and_large_mixes) {
