@@ -10,14 +10,48 @@
 #include "quant/ref.h"
 #include "quant/types.h"
 
+// The weighted row quantizer of t, used when an importance is given; NULL for a type whose
+// quantizer ignores it (F32, F16, BF16, Q8_0, MXFP4: llama.cpp's quantize_q8_0 and
+// quantize_mxfp4 take the importance and do not read it).
+static mint_quantize_imat_fn weighted_quantizer(mint_type t) {
+    switch (t) {
+    case MINT_TYPE_Q4_0:
+        return quantize_row_q4_0_imat_ref;
+    case MINT_TYPE_Q4_1:
+        return quantize_row_q4_1_imat_ref;
+    case MINT_TYPE_Q5_0:
+        return quantize_row_q5_0_imat_ref;
+    case MINT_TYPE_Q5_1:
+        return quantize_row_q5_1_imat_ref;
+    case MINT_TYPE_Q2_K:
+        return quantize_row_q2_K_imat_ref;
+    case MINT_TYPE_Q3_K:
+        return quantize_row_q3_K_imat_ref;
+    case MINT_TYPE_Q4_K:
+        return quantize_row_q4_K_imat_ref;
+    case MINT_TYPE_Q5_K:
+        return quantize_row_q5_K_imat_ref;
+    case MINT_TYPE_Q6_K:
+        return quantize_row_q6_K_imat_ref;
+    default:
+        return NULL;
+    }
+}
+
 bool mint_quantize_rows_ref(mint_type t, const float *restrict x, void *restrict y, int64_t nrow,
                             int64_t n_per_row, const float *imatrix) {
-    (void)imatrix; // no weighted quantizer yet: every type quantizes as without one
     const mint_quantize_row_fn row = mint_quantizer_ref(t);
     if (!row) return false;
+    const mint_quantize_imat_fn weighted = imatrix ? weighted_quantizer(t) : NULL;
     const size_t in_row = (size_t)n_per_row, out_row = (size_t)mint_row_size(t, n_per_row);
-    for (int64_t i = 0; i < nrow; i++)
-        row(x + (size_t)i * in_row, (unsigned char *)y + (size_t)i * out_row, n_per_row);
+    for (int64_t i = 0; i < nrow; i++) {
+        const float *xi = x + (size_t)i * in_row;
+        unsigned char *yi = (unsigned char *)y + (size_t)i * out_row;
+        if (weighted)
+            weighted(xi, yi, n_per_row, imatrix);
+        else
+            row(xi, yi, n_per_row);
+    }
     return true;
 }
 
