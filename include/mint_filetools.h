@@ -1,5 +1,6 @@
 // mint_filetools.h - the file tools of mint's public API (runtime/filetools/): quantizing a model
-// to a GGUF of a file type, and writing synthetic models (random weights with real shapes).
+// to a GGUF of a file type, writing synthetic models (random weights with real shapes), and
+// importance matrices (formats/imatrix.c).
 // Included by mint.h, whose handles, statuses and conventions it uses; a program includes mint.h
 // only.
 #ifndef MINT_FILETOOLS_H
@@ -67,6 +68,89 @@ typedef struct mint_synth_params {
 // Writes a GGUF with random weights (llama.cpp's per-tensor mix for the file type)
 // atomically to path. The text such a model generates is noise.
 MINT_API mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_err *err);
+
+// ---------------------------------------------------------------------------------------------
+// Importance matrices: llama-imatrix's files (GGUF, or its legacy .dat), combined, saved, and
+// the per-column importance llama-quantize derives from them (docs/formats.md 11). A context
+// fills one while it evaluates (mint_ctx_set_imatrix, mint_inference.h).
+
+typedef struct mint_imatrix mint_imatrix;
+
+typedef enum mint_imatrix_format {
+    MINT_IMATRIX_GGUF = 0, // general.type "imatrix": raw sums and counts per matrix
+    MINT_IMATRIX_DAT = 1,  // llama-imatrix's legacy .dat (--output-format dat)
+} mint_imatrix_format;
+
+typedef struct mint_imatrix_info {
+    int64_t n_entries;    // matrices
+    int64_t n_datasets;   // dataset names (mint_imatrix_dataset)
+    uint32_t chunk_count; // chunks summed: as the file says, or (made with mint_imatrix_create)
+                          // the largest count divided by chunk_size, as llama-imatrix saves it
+    uint32_t chunk_size;  // tokens per chunk (0: a legacy file, which does not record it)
+    bool legacy;          // read from a .dat: sums are (sum / count) * ncall, counts = {ncall}
+    bool has_metadata;    // a GGUF with imatrix.datasets, .chunk_count and .chunk_size (a legacy
+                          // file: false); llama-quantize refuses a GGUF without them
+} mint_imatrix_info;
+
+typedef struct mint_imatrix_entry {
+    const char *name;      // the weight's name, e.g. "blk.0.ffn_down.weight"
+    int64_t n_vals;        // values in sums: n_counts rows of n_vals / n_counts
+    int64_t n_counts;      // 1 (a dense matrix, a legacy entry) or one per expert of a stack
+    const float *sums;     // [n_vals] sums of the squared inputs per column (row m: count m)
+    const int64_t *counts; // [n_counts] input rows summed (legacy: ncall)
+} mint_imatrix_entry;
+
+// An empty importance matrix for collecting or combining, with chunks of chunk_size tokens
+// (llama-imatrix's n_ctx / n_parallel: legacy files are scaled by it when combined into this).
+MINT_API mint_status mint_imatrix_create(uint32_t chunk_size, mint_imatrix **out, mint_err *err);
+// Reads a file llama-imatrix (or mint-imatrix) wrote: GGUF when it starts with "GGUF", else the
+// legacy layout. A malformed file gives MINT_E_FORMAT (or _IO, _NOMEM) and one line naming the
+// file, the field, the value and the limit.
+MINT_API mint_status mint_imatrix_load(const char *path, mint_imatrix **out, mint_err *err);
+// The same from a file image in memory; `name` starts the messages.
+MINT_API mint_status mint_imatrix_parse(const void *data, size_t size, const char *name,
+                                        mint_imatrix **out, mint_err *err);
+MINT_API void mint_imatrix_free(mint_imatrix *im);
+
+MINT_API void mint_imatrix_get_info(const mint_imatrix *im, mint_imatrix_info *out);
+// Dataset i (0 <= i < n_datasets), NUL-terminated; NULL when out of range.
+MINT_API const char *mint_imatrix_dataset(const mint_imatrix *im, int64_t i);
+// Appends a dataset name (the calibration text's path, as llama-imatrix records it).
+MINT_API mint_status mint_imatrix_add_dataset(mint_imatrix *im, const char *name, mint_err *err);
+// Entry i in name order (strcmp), or the entry named `name` (MINT_E_NOT_FOUND when absent). The
+// pointers live until the matrix is changed or freed.
+MINT_API mint_status mint_imatrix_entry_at(const mint_imatrix *im, int64_t i,
+                                           mint_imatrix_entry *out);
+MINT_API mint_status mint_imatrix_find(const mint_imatrix *im, const char *name,
+                                       mint_imatrix_entry *out);
+
+// Adds src into dst as llama-imatrix --in-file does: sums and counts add per entry (a single
+// count broadcast to a stack's), datasets are appended; a legacy src is first made raw (values
+// and ncall times dst's chunk_size). MINT_E_LIMIT (and dst unchanged) when an
+// entry's sizes differ; MINT_E_ARG when dst is a legacy file or has chunk_size 0 and src is
+// legacy.
+MINT_API mint_status mint_imatrix_combine(mint_imatrix *dst, const mint_imatrix *src,
+                                          mint_err *err);
+
+// The importance of the columns of matrix `mat` of weight `name` of ne[0] = n_per_row and
+// ne[2] = n_mat (1 for a 2-D weight), into out[n_per_row], exactly as llama-quantize derives
+// it: GGUF sums / the matrix's count (1.0 for every column of a count of 0); legacy sums / ncall
+// (the sums as stored when ncall <= 0). MINT_E_NOT_FOUND when the file has no entry (llama-
+// quantize then quantizes without); MINT_E_LIMIT when the entry holds other than n_per_row *
+// n_mat values (llama-quantize stops, except for token_embd.weight, which it quantizes
+// without); MINT_E_FORMAT when a value is not finite (llama-quantize stops); MINT_E_ARG when
+// mat is out of range.
+MINT_API mint_status mint_imatrix_importance(const mint_imatrix *im, const char *name,
+                                             int64_t n_per_row, int64_t n_mat, int64_t mat,
+                                             float *out, mint_err *err);
+
+// Writes the matrix atomically as llama-imatrix saves it: GGUF (entries in name order, counts as
+// F32; chunk_count as mint_imatrix_info says) or the legacy .dat (entries with no count skipped,
+// values (sum / count) * ncall with ncall = ceil(max count / chunk_size); a count of 0 stores
+// ncall). MINT_E_ARG for a legacy file read in (combine it into a created one first) or a .dat
+// without chunk_size.
+MINT_API mint_status mint_imatrix_save(const mint_imatrix *im, const char *path,
+                                       mint_imatrix_format format, mint_err *err);
 
 #ifdef __cplusplus
 }

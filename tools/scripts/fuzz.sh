@@ -13,7 +13,8 @@
 # slot_file (llama-server's slot files, POST /slots/N?action=restore), preset_ini (router
 # mode's --models-preset files), mcp (MCP server configurations and the lines a server writes
 # back), infill (mint-serve's POST /infill bodies made into a prompt) or grammar (GBNF
-# grammars, then a few matching steps). Extra arguments go to every
+# grammars, then a few matching steps) or imatrix (importance matrices: llama-imatrix's GGUF and
+# legacy .dat files, tests/reference/imatrix/ the seeds). Extra arguments go to every
 # harness (e.g. -runs=1000000 to stop after that many executions; SECONDS still bounds the time).
 # Seeds are made afresh from MINT_TEST_DATA (or ../shared/data) and tests/fuzz/seeds into
 # build-fuzz/corpus/TARGET.seeds/; what the fuzzer finds accumulates in build-fuzz/corpus/TARGET/
@@ -37,9 +38,9 @@ case $seconds in
     ;;
 esac
 dir=${MINT_FUZZ_DIR:-build-fuzz}
-all="gguf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar slot_file preset_ini mcp agent_request responses infill"
+all="gguf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar slot_file preset_ini mcp agent_request responses infill imatrix"
 [ -f formats/safetensors.h ] &&
-    all="gguf safetensors hf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar slot_file preset_ini mcp agent_request responses infill"
+    all="gguf safetensors hf tokenizer bpe chat chat_parse jinja json_schema run_args quantize_args options serve_request anthropic grammar slot_file preset_ini mcp agent_request responses infill imatrix"
 if [ "$what" = all ]; then
     targets=$all
 else
@@ -85,6 +86,7 @@ max_len() {
     slot_file) echo 4096 ;;
     mcp) echo 4096 ;;
     grammar) echo 2048 ;;
+    imatrix) echo 8192 ;;
     agent_request) echo 4096 ;;
     infill) echo 4096 ;;
     *) echo 1024 ;;
@@ -106,6 +108,7 @@ seed() {
         if [ -d "$MINT_TEST_DATA/templates" ]; then cp "$MINT_TEST_DATA"/templates/*.jinja "$out/"; fi ;;
     run_args | quantize_args | options) "$bin/fuzz_make_seeds" args "$out" "tests/fuzz/seeds/$t" ;;
     slot_file) cp tests/fuzz/seeds/slot_file/*.seed "$out/" ;; # packed, plain, empty, with an image
+    imatrix) cp tests/reference/imatrix/*.gguf tests/reference/imatrix/*.dat "$out/" ;; # llama-imatrix's
     esac >/dev/null
     # Hand-written seeds kept as they are (text files, used byte for byte).
     if [ -d "tests/fuzz/seeds/$t" ]; then
