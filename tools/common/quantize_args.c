@@ -41,6 +41,12 @@ static const opt opts[] = {
      .help = "type of token_embd.weight"},
     {"--tensor-type", OPT_STRS, F(overrides), "PATTERN=T", .max = QUANTIZE_MAX_OVERRIDES,
      .help = "type of tensors whose name matches the regex (repeatable)"},
+    {"--imatrix", OPT_STRING, F(imatrix), "FILE",
+     .help = "importance matrix (llama-imatrix's GGUF or .dat): weighted quantization"},
+    {"--include-weights", OPT_STRS, F(include_weights), "NAME", .max = QUANTIZE_MAX_OVERRIDES,
+     .help = "use the importance matrix only for tensors whose name contains NAME (repeatable)"},
+    {"--exclude-weights", OPT_STRS, F(exclude_weights), "NAME", .max = QUANTIZE_MAX_OVERRIDES,
+     .help = "do not use it for tensors whose name contains NAME (repeatable)"},
     {"--allow-requantize", OPT_FLAG, F(allow_requantize), .help = "allow a quantized source"},
     {"--overwrite", OPT_FLAG, F(overwrite), .help = "replace OUT if it exists (never the input)"},
     {"-t --threads", OPT_INT, F(n_threads), "N", 1, 256,
@@ -87,6 +93,18 @@ static bool check(void *options, char *err, size_t errlen) {
     o->mode = o->preset ? QUANTIZE_SYNTHETIC : o->compare.n ? QUANTIZE_COMPARE : QUANTIZE_CONVERT;
     if (o->shape && o->mode != QUANTIZE_SYNTHETIC) {
         snprintf(err, errlen, "--shape is for --synthetic");
+        return false;
+    }
+    if (o->include_weights.n && o->exclude_weights.n) {
+        snprintf(err, errlen, "--include-weights and --exclude-weights cannot be used together");
+        return false;
+    }
+    if ((o->include_weights.n || o->exclude_weights.n) && !o->imatrix) {
+        snprintf(err, errlen, "--include-weights and --exclude-weights need --imatrix FILE");
+        return false;
+    }
+    if (o->imatrix && o->mode != QUANTIZE_CONVERT) {
+        snprintf(err, errlen, "--imatrix is for a conversion (IN OUT TYPE)");
         return false;
     }
     switch (o->mode) {
