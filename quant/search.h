@@ -3,8 +3,8 @@
 // fit them best, as llama.cpp's quantizers do, operation for operation, so that the bytes agree.
 //
 // Internal to quant/. Every search leaves the levels it chose in L and returns the scale; the
-// callers (quant/quant_legacy_ref.c, quant/quant_k_ref.c) then
-// store the scale (rounded) and re-quantize or pack the levels.
+// callers (quant/quant_legacy_ref.c, quant/quant_k_ref.c) then store the scale (rounded) and
+// re-quantize or pack the levels.
 #ifndef MINT_QUANT_SEARCH_H
 #define MINT_QUANT_SEARCH_H
 
