@@ -5,14 +5,14 @@
 
 #define F(member) OPT_FIELD(quantize_options, member)
 
-// llama-quantize's names (and its short names for the _M mixes) of the file types mint can make.
-// Q2_K_S is not here: llama.cpp makes it only with an importance matrix, which mint does not take.
+// llama-quantize's names (and its short names for the _M mixes) of the file types mint can make
+// (Q2_K_S only with --imatrix, as llama-quantize).
 static const char *const quantize_shapes[] = {"real", "tiny", "micro", NULL};
 
 const char *const quantize_ftypes[] = {
-    "F32",  "F16",       "BF16",   "Q8_0",   "Q4_0",   "Q4_1",   "Q5_0",   "Q5_1",
-    "Q2_K", "Q3_K_S",    "Q3_K_M", "Q3_K_L", "Q4_K_S", "Q4_K_M", "Q5_K_S", "Q5_K_M",
-    "Q6_K", "MXFP4_MOE", "Q3_K",   "Q4_K",   "Q5_K",   NULL};
+    "F32",    "F16",    "BF16",      "Q8_0",   "Q4_0",   "Q4_1",   "Q5_0",   "Q5_1",
+    "Q2_K",   "Q2_K_S", "Q3_K_S",    "Q3_K_M", "Q3_K_L", "Q4_K_S", "Q4_K_M", "Q5_K_S",
+    "Q5_K_M", "Q6_K",   "MXFP4_MOE", "Q3_K",   "Q4_K",   "Q5_K",   NULL};
 
 static const opt opts[] = {
     {.arg = "IN",
@@ -26,7 +26,7 @@ static const opt opts[] = {
      F(type),
      .names = quantize_ftypes,
      .noun = "file type",
-     .help = "file type (Q3_K, Q4_K, Q5_K mean the _M mixes)"},
+     .help = "file type (Q3_K, Q4_K, Q5_K mean the _M mixes; Q2_K_S needs --imatrix)"},
     {.arg = "NTHREADS",
      .kind = OPT_INT,
      F(n_threads),
