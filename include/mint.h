@@ -77,6 +77,7 @@ typedef struct mint_file mint_file;
 typedef struct mint_model mint_model;
 typedef struct mint_ctx mint_ctx;
 typedef struct mint_sampler mint_sampler;
+typedef struct mint_imatrix mint_imatrix; // an importance matrix (mint_filetools.h)
 
 #ifdef __cplusplus
 }

@@ -92,8 +92,6 @@ MINT_API mint_status mint_synth_write(const mint_synth_params *p, const char *pa
 // the per-column importance llama-quantize derives from them (docs/formats.md 11). A context
 // fills one while it evaluates (mint_ctx_set_imatrix, mint_inference.h).
 
-typedef struct mint_imatrix mint_imatrix;
-
 typedef enum mint_imatrix_format {
     MINT_IMATRIX_GGUF = 0, // general.type "imatrix": raw sums and counts per matrix
     MINT_IMATRIX_DAT = 1,  // llama-imatrix's legacy .dat (--output-format dat)

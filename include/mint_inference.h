@@ -285,6 +285,17 @@ MINT_API mint_status mint_ctx_capture_state(mint_ctx *c, float *buf, int32_t max
                                             mint_err *err);
 MINT_API mint_status mint_ctx_capture_routing(mint_ctx *c, int32_t *ids, float *weights,
                                               int32_t max_pos, mint_err *err);
+// Collects an importance matrix (mint_filetools.h) while this context evaluates, as
+// llama-imatrix does (docs/formats.md 11.5): every matmul of a weight named "blk.*" (and
+// "output.weight" when output_tensor) over at least 16 rows adds its f32 inputs' squares per
+// column to the weight's sums and its rows to the count; an expert stack, per token and routing
+// slot, to the chosen expert's. Sums are made in row order on one thread (the same for any thread
+// count). NULL stops collecting; the matrix must outlive the collection. A size that differs
+// from an entry already in the matrix, or a sum that is no longer finite, makes the evaluation
+// fail with that message (and every later one, until collection is set again). MINT_E_ARG for a
+// legacy file read in.
+MINT_API mint_status mint_ctx_set_imatrix(mint_ctx *c, mint_imatrix *im, bool output_tensor,
+                                          mint_err *err);
 // The nodes of the last evaluation (when tracing was on), and their number; 0 if none.
 MINT_API int32_t mint_ctx_last_trace(const mint_ctx *c, const mint_trace_node **nodes);
 
@@ -372,6 +383,10 @@ typedef struct mint_ppl_params {
     mint_attention attention; // attention algorithm (default auto)
     const char *kld_base_out; // write the base log-probabilities here (atomically)
     const char *kld_base_in;  // compare against this base file (its tokens replace the text)
+    int32_t n_batch;          // tokens per evaluation (<= 0 or >= n_ctx: a chunk is one)
+    mint_imatrix *imatrix;    // or NULL: collect into it (mint_ctx_set_imatrix) as
+                              // llama-imatrix does: every token of every chunk
+    bool imatrix_output;      // ... and output.weight too (llama-imatrix --process-output)
     // Called after every chunk with the running perplexity (may be NULL).
     void (*on_chunk)(void *user, int32_t chunk, int32_t n_chunks, double ppl);
     void *user;

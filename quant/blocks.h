@@ -103,6 +103,26 @@ typedef struct mint_block_q6_K {
     uint16_t d;                    // f16 super-block scale
 } mint_block_q6_K;
 
+// Ternary types (BitNet b1.58 and TriLMs' weights, -1 / 0 / +1 times one f16 scale per 256).
+// TQ1_0 packs five trits per byte as a fraction of 243 (base 3, most significant trit first,
+// scaled up to a byte: byte = ceil(v * 256 / 243) for v < 243), so that trit t of a byte is
+// the high "digit" of byte * 3^t (mod 256) times 3: ((uint8_t)(byte * 3^t) * 3) >> 8.
+// Element order: qs[m] for m < 32 holds elements m, m+32, .., m+128 (t = 0..4); qs[32 + m] for
+// m < 16 holds 160 + m, 176 + m, .. 224 + m; qh[j] holds 240 + j, 244 + j, 248 + j, 252 + j
+// (its fifth trit is 0).
+typedef struct mint_block_tq1_0 {
+    uint8_t qs[48]; // [48] five trits each: elements 0..239
+    uint8_t qh[4];  // [4] four trits each: elements 240..255
+    uint16_t d;     // f16 scale (the block's largest |x|)
+} mint_block_tq1_0;
+
+// TQ2_0: two bits per element holding trit + 1 (0, 1, 2). Byte 32h + m, bits 2l..2l+1: element
+// 128h + 32l + m.
+typedef struct mint_block_tq2_0 {
+    uint8_t qs[MINT_QK_K / 4]; // [64] four elements each
+    uint16_t d;                // f16 scale (the block's largest |x|)
+} mint_block_tq2_0;
+
 typedef struct mint_block_q8_K {
     float d;                       // f32 scale (negative when the largest |x| is positive)
     int8_t qs[MINT_QK_K];          // [256] quants
@@ -150,6 +170,11 @@ _Static_assert(sizeof(mint_block_q6_K) == 210, "q6_K size");
 _Static_assert(offsetof(mint_block_q6_K, qh) == 128 && offsetof(mint_block_q6_K, scales) == 192 &&
                    offsetof(mint_block_q6_K, d) == 208,
                "q6_K");
+_Static_assert(sizeof(mint_block_tq1_0) == 54, "tq1_0 size");
+_Static_assert(offsetof(mint_block_tq1_0, qh) == 48 && offsetof(mint_block_tq1_0, d) == 52,
+               "tq1_0");
+_Static_assert(sizeof(mint_block_tq2_0) == 66, "tq2_0 size");
+_Static_assert(offsetof(mint_block_tq2_0, d) == 64, "tq2_0 d");
 _Static_assert(sizeof(mint_block_q8_K) == 292, "q8_K size");
 _Static_assert(offsetof(mint_block_q8_K, qs) == 4 && offsetof(mint_block_q8_K, bsums) == 260,
                "q8_K");

@@ -269,3 +269,32 @@ void vec_dot_q6_K_q8_K_ref(int64_t n, float *restrict s, const void *restrict vw
     }
     *s = sum;
 }
+
+// TQ1_0 / TQ2_0 . Q8_K: sumi = sum (trit - 1) * a over the block (exact), then sumi * (d_w * d_a)
+// per block, added in block order: ggml's generic order.
+void vec_dot_tq1_0_q8_K_ref(int64_t n, float *restrict s, const void *restrict vw,
+                            const void *restrict va) {
+    const mint_block_tq1_0 *w = vw;
+    const mint_block_q8_K *a = va;
+    float sum = 0.0f;
+    for (int64_t i = 0; i < n / MINT_QK_K; i++) {
+        int sumi = 0;
+        for (int e = 0; e < MINT_QK_K; e++)
+            sumi += (mint_tq1_trit(w[i].qs, w[i].qh, e) - 1) * a[i].qs[e];
+        sum += (float)sumi * (mint_f16_to_f32(w[i].d) * a[i].d);
+    }
+    *s = sum;
+}
+
+void vec_dot_tq2_0_q8_K_ref(int64_t n, float *restrict s, const void *restrict vw,
+                            const void *restrict va) {
+    const mint_block_tq2_0 *w = vw;
+    const mint_block_q8_K *a = va;
+    float sum = 0.0f;
+    for (int64_t i = 0; i < n / MINT_QK_K; i++) {
+        int sumi = 0;
+        for (int e = 0; e < MINT_QK_K; e++) sumi += (mint_q2_bits(w[i].qs, e) - 1) * a[i].qs[e];
+        sum += (float)sumi * (a[i].d * mint_f16_to_f32(w[i].d));
+    }
+    *s = sum;
+}

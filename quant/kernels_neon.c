@@ -30,6 +30,8 @@ const mint_kernels mint_kernels_neon = {
                                 .from_float = quantize_row_q8_0_act_neon},
             [MINT_TYPE_MXFP4] = {.vec_dot = vec_dot_mxfp4_q8_0_neon, .gemm = gemm_mxfp4_q8_0_neon},
             [MINT_TYPE_Q8_1] = {.from_float = quantize_row_q8_1_act_neon},
+            [MINT_TYPE_TQ1_0] = {.vec_dot = vec_dot_tq1_0_q8_K_neon, .gemm = gemm_tq1_0_q8_K_neon},
+            [MINT_TYPE_TQ2_0] = {.vec_dot = vec_dot_tq2_0_q8_K_neon, .gemm = gemm_tq2_0_q8_K_neon},
             [MINT_TYPE_Q2_K] = {.vec_dot = vec_dot_q2_K_q8_K_neon, .gemm = gemm_q2_K_q8_K_neon},
             [MINT_TYPE_Q3_K] = {.vec_dot = vec_dot_q3_K_q8_K_neon, .gemm = gemm_q3_K_q8_K_neon},
             [MINT_TYPE_Q4_K] = {.vec_dot = vec_dot_q4_K_q8_K_neon, .gemm = gemm_q4_K_q8_K_neon},

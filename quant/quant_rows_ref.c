@@ -11,8 +11,8 @@
 #include "quant/types.h"
 
 // The weighted row quantizer of t, used when an importance is given; NULL for a type whose
-// quantizer ignores it (F32, F16, BF16, Q8_0, MXFP4: llama.cpp's quantize_q8_0 and
-// quantize_mxfp4 take the importance and do not read it).
+// quantizer ignores it (F32, F16, BF16, Q8_0, MXFP4, TQ1_0, TQ2_0: llama.cpp's quantize_q8_0,
+// quantize_mxfp4 and quantize_tq*_0 take the importance and do not read it).
 static mint_quantize_imat_fn weighted_quantizer(mint_type t) {
     switch (t) {
     case MINT_TYPE_Q4_0:

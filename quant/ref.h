@@ -52,6 +52,12 @@ void quantize_row_q5_1_ref(const float *restrict x, void *restrict y, int64_t n)
 // Q8_0 as a weight: d = amax/127, q = roundf(x * (1/d)). Not the activation rounding below.
 void quantize_row_q8_0_ref(const float *restrict x, void *restrict y, int64_t n);
 
+// ---- TQ1_0, TQ2_0 (quant/quant_ternary_ref.c): -1 / 0 / +1 times the block's largest |x| ------
+void dequantize_row_tq1_0_ref(const void *restrict x, float *restrict y, int64_t n);
+void dequantize_row_tq2_0_ref(const void *restrict x, float *restrict y, int64_t n);
+void quantize_row_tq1_0_ref(const float *restrict x, void *restrict y, int64_t n);
+void quantize_row_tq2_0_ref(const float *restrict x, void *restrict y, int64_t n);
+
 // ---- MXFP4 (quant/quant_mxfp4_ref.c) -------------------------------------------------------
 void dequantize_row_mxfp4_ref(const void *restrict x, float *restrict y, int64_t n);
 // llama.cpp's only MXFP4 quantizer (it takes no importance matrix): the E8M0 exponent from the
@@ -74,8 +80,8 @@ void quantize_row_q6_K_ref(const float *restrict x, void *restrict y, int64_t n)
 // ---- weighted quantizers: one row of n values given the importance qw[n] of its columns ----
 //   quantize_row_<t>_imat_ref(x, y, n, qw)   llama.cpp's quantize_row_<t>_impl, byte for byte
 //                                            (what llama-quantize writes with an imatrix)
-// (Q4_0 ... Q5_1 in quant/quant_legacy_ref.c, Q2_K ... Q6_K in quant/quant_k_ref.c; Q8_0 and
-// MXFP4 have none: llama.cpp ignores the importance for them.)
+// (Q4_0 ... Q5_1 in quant/quant_legacy_ref.c, Q2_K ... Q6_K in quant/quant_k_ref.c; Q8_0,
+// MXFP4, TQ1_0 and TQ2_0 have none: llama.cpp ignores the importance for them.)
 typedef void (*mint_quantize_imat_fn)(const float *restrict x, void *restrict y, int64_t n,
                                       const float *restrict qw);
 void quantize_row_q4_0_imat_ref(const float *restrict x, void *restrict y, int64_t n,
@@ -131,6 +137,11 @@ void vec_dot_mxfp4_q8_0_ref(int64_t n, float *restrict s, const void *restrict w
                             const void *restrict a);
 void vec_dot_q2_K_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,
                            const void *restrict a);
+// TQ1_0 / TQ2_0 . Q8_K: sumi = sum (trit - 1) * a per block (exact), then sumi * (d_w * d_a).
+void vec_dot_tq1_0_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,
+                            const void *restrict a);
+void vec_dot_tq2_0_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,
+                            const void *restrict a);
 void vec_dot_q3_K_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,
                            const void *restrict a);
 void vec_dot_q4_K_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,

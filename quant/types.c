@@ -38,8 +38,8 @@ static const mint_type_traits type_table[MINT_TYPE_COUNT] = {
     [MINT_TYPE_F64] = {"F64", 1, 8, false, false},
     [MINT_TYPE_IQ1_M] = {"IQ1_M", 256, 56, false, true},
     [MINT_TYPE_BF16] = {"BF16", 1, 2, true, false},
-    [MINT_TYPE_TQ1_0] = {"TQ1_0", 256, 54, false, true},
-    [MINT_TYPE_TQ2_0] = {"TQ2_0", 256, 66, false, true},
+    [MINT_TYPE_TQ1_0] = {"TQ1_0", 256, 54, true, true},
+    [MINT_TYPE_TQ2_0] = {"TQ2_0", 256, 66, true, true},
     [MINT_TYPE_MXFP4] = {"MXFP4", 32, 17, true, true},
 };
 

@@ -81,4 +81,21 @@ static inline int mint_q6_level(const uint8_t *ql, const uint8_t *qh, int e) {
     return low | high << 4;
 }
 
+// TQ1_0's trit of element e (0..255) as 0, 1, 2 (value + 1), quant/blocks.h's order: the byte
+// times 3^t wraps to a byte whose top "digit" in base 3 is trit t, read as (b * 3) >> 8.
+static inline int mint_tq1_trit(const uint8_t *qs, const uint8_t *qh, int e) {
+    static const uint8_t pow3[5] = {1, 3, 9, 27, 81};
+    uint8_t b;
+    int t;
+    if (e < 160) {
+        b = qs[e % 32], t = e / 32;
+    } else if (e < 240) {
+        b = qs[32 + (e - 160) % 16], t = (e - 160) / 16;
+    } else {
+        b = qh[(e - 240) % 4], t = (e - 240) / 4;
+    }
+    const uint8_t q = (uint8_t)(b * pow3[t]);
+    return (q * 3) >> 8;
+}
+
 #endif // MINT_QUANT_UNPACK_H

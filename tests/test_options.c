@@ -351,11 +351,11 @@ Test(options, program_tables) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The seven programs: exit codes
+// The eight programs: exit codes
 
-static const char *const programs[] = {"mint-run",       "mint-serve", "mint-tokenize",
-                                       "mint-quantize",  "mint-bench", "mint-inspect",
-                                       "mint-perplexity"};
+static const char *const programs[] = {"mint-run",        "mint-serve",  "mint-tokenize",
+                                       "mint-quantize",   "mint-bench",  "mint-inspect",
+                                       "mint-perplexity", "mint-imatrix"};
 
 Test(programs, exit_codes, .timeout = MT_HANG(300)) {
     char readme[4200];
@@ -370,6 +370,7 @@ Test(programs, exit_codes, .timeout = MT_HANG(300)) {
         "-m /nonexistent/m.gguf -r 1 -n 1 -p 0",
         "/nonexistent/m.gguf",
         NULL, // mint-perplexity: below (needs a text)
+        NULL, // mint-imatrix: likewise
     };
     for (size_t i = 0; i < sizeof programs / sizeof *programs; i++) {
         char *out, *err;
@@ -387,7 +388,8 @@ Test(programs, exit_codes, .timeout = MT_HANG(300)) {
         char args[4400];
         if (strcmp(programs[i], "mint-quantize") == 0)
             snprintf(args, sizeof args, "--no-progress /nonexistent/m.gguf '%s' Q4_0", out_path);
-        else if (strcmp(programs[i], "mint-perplexity") == 0)
+        else if (strcmp(programs[i], "mint-perplexity") == 0 ||
+                 strcmp(programs[i], "mint-imatrix") == 0)
             snprintf(args, sizeof args, "-m /nonexistent/m.gguf -f '%s'", readme);
         else
             snprintf(args, sizeof args, "%s", missing[i]);

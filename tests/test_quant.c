@@ -43,13 +43,14 @@ static const mint_kernels *ref_table(void) {
 static const struct {
     mint_type w, a;
 } weight_types[] = {
-    {MINT_TYPE_F32, MINT_TYPE_F32},   {MINT_TYPE_F16, MINT_TYPE_F16},
-    {MINT_TYPE_BF16, MINT_TYPE_BF16}, {MINT_TYPE_Q4_0, MINT_TYPE_Q8_0},
-    {MINT_TYPE_Q4_1, MINT_TYPE_Q8_1}, {MINT_TYPE_Q5_0, MINT_TYPE_Q8_0},
-    {MINT_TYPE_Q5_1, MINT_TYPE_Q8_1}, {MINT_TYPE_Q8_0, MINT_TYPE_Q8_0},
-    {MINT_TYPE_Q2_K, MINT_TYPE_Q8_K}, {MINT_TYPE_Q3_K, MINT_TYPE_Q8_K},
-    {MINT_TYPE_Q4_K, MINT_TYPE_Q8_K}, {MINT_TYPE_Q5_K, MINT_TYPE_Q8_K},
-    {MINT_TYPE_Q6_K, MINT_TYPE_Q8_K}, {MINT_TYPE_MXFP4, MINT_TYPE_Q8_0},
+    {MINT_TYPE_F32, MINT_TYPE_F32},    {MINT_TYPE_F16, MINT_TYPE_F16},
+    {MINT_TYPE_BF16, MINT_TYPE_BF16},  {MINT_TYPE_Q4_0, MINT_TYPE_Q8_0},
+    {MINT_TYPE_Q4_1, MINT_TYPE_Q8_1},  {MINT_TYPE_Q5_0, MINT_TYPE_Q8_0},
+    {MINT_TYPE_Q5_1, MINT_TYPE_Q8_1},  {MINT_TYPE_Q8_0, MINT_TYPE_Q8_0},
+    {MINT_TYPE_Q2_K, MINT_TYPE_Q8_K},  {MINT_TYPE_Q3_K, MINT_TYPE_Q8_K},
+    {MINT_TYPE_Q4_K, MINT_TYPE_Q8_K},  {MINT_TYPE_Q5_K, MINT_TYPE_Q8_K},
+    {MINT_TYPE_Q6_K, MINT_TYPE_Q8_K},  {MINT_TYPE_MXFP4, MINT_TYPE_Q8_0},
+    {MINT_TYPE_TQ1_0, MINT_TYPE_Q8_K}, {MINT_TYPE_TQ2_0, MINT_TYPE_Q8_K},
 };
 #define N_WEIGHT_TYPES (sizeof weight_types / sizeof weight_types[0])
 
@@ -67,14 +68,16 @@ Test(blocks, sizes_match_the_type_table) {
         {MINT_TYPE_Q2_K, sizeof(mint_block_q2_K)},   {MINT_TYPE_Q3_K, sizeof(mint_block_q3_K)},
         {MINT_TYPE_Q4_K, sizeof(mint_block_q4_K)},   {MINT_TYPE_Q5_K, sizeof(mint_block_q5_K)},
         {MINT_TYPE_Q6_K, sizeof(mint_block_q6_K)},   {MINT_TYPE_Q8_K, sizeof(mint_block_q8_K)},
-        {MINT_TYPE_MXFP4, sizeof(mint_block_mxfp4)},
+        {MINT_TYPE_MXFP4, sizeof(mint_block_mxfp4)}, {MINT_TYPE_TQ1_0, sizeof(mint_block_tq1_0)},
+        {MINT_TYPE_TQ2_0, sizeof(mint_block_tq2_0)},
     };
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         const mint_type_traits *tr = mint_type_get(sizes[i].t);
         cr_assert_not_null(tr);
         cr_expect_eq(tr->size, sizes[i].size, "%s: table %u bytes, struct %zu", tr->name, tr->size,
                      sizes[i].size);
-        const bool k_quant = sizes[i].t >= MINT_TYPE_Q2_K && sizes[i].t <= MINT_TYPE_Q8_K;
+        const bool k_quant = (sizes[i].t >= MINT_TYPE_Q2_K && sizes[i].t <= MINT_TYPE_Q8_K) ||
+                             sizes[i].t == MINT_TYPE_TQ1_0 || sizes[i].t == MINT_TYPE_TQ2_0;
         cr_expect_eq(tr->blck, k_quant ? MINT_QK_K : MINT_QK, "%s", tr->name);
     }
 }
@@ -101,7 +104,7 @@ Test(table, every_computable_weight_type_is_complete) {
         if (tr && tr->computable) cr_expect_not_null(k->t[t].vec_dot, "%s", tr->name);
     }
     cr_expect_null(mint_quantizer_ref(MINT_TYPE_Q8_K));
-    cr_expect_null(mint_quantizer_ref(MINT_TYPE_IQ4_NL));
+    cr_expect_null(mint_quantizer_ref(MINT_TYPE_IQ2_XXS));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -366,6 +369,40 @@ Test(dequant, mxfp4_known_values) {
 
 // The MXFP4 quantizer's exponent and rounding on chosen blocks (the random-data byte identity
 // with llama-quantize is tests/test_quantize_arch.c's MXFP4_MOE files).
+// Ternary blocks: a row that is already -d / 0 / +d comes back exactly in both layouts (every
+// trit position of TQ1_0's three byte groups and TQ2_0's bit pairs), halves round away from zero
+// (lroundf), and the stored scale is the largest |x|.
+Test(quantize, ternary_blocks_round_trip_exact_trits) {
+    const mint_kernels *k = ref_table();
+    float x[MINT_QK_K], y[MINT_QK_K];
+    for (int e = 0; e < MINT_QK_K; e++) x[e] = (float)((e * 7 + e / 3) % 3 - 1) * 0.75f;
+    x[17] = -0.75f; // the largest |x| is negative somewhere: d is still |x|
+    const mint_type types[] = {MINT_TYPE_TQ1_0, MINT_TYPE_TQ2_0};
+    for (int ti = 0; ti < 2; ti++) {
+        uint8_t q[66];
+        mint_quantizer_ref(types[ti])(x, q, MINT_QK_K);
+        const uint16_t d = ti ? ((mint_block_tq2_0 *)q)->d : ((mint_block_tq1_0 *)q)->d;
+        cr_expect_eq(mint_f16_to_f32(d), 0.75f);
+        k->t[types[ti]].to_float(q, y, MINT_QK_K);
+        cr_expect_arr_eq(x, y, sizeof x, "%s", mint_type_name(types[ti]));
+    }
+    // Halves: 0.5 d rounds to +d, -0.5 d to -d, 0.49 d to 0.
+    float h[MINT_QK_K] = {2.0f, 1.0f, -1.0f, 0.98f};
+    uint8_t q[66];
+    mint_quantizer_ref(MINT_TYPE_TQ2_0)(h, q, MINT_QK_K);
+    k->t[MINT_TYPE_TQ2_0].to_float(q, y, MINT_QK_K);
+    cr_expect(y[0] == 2.0f && y[1] == 2.0f && y[2] == -2.0f && y[3] == 0.0f, "%g %g %g %g", y[0],
+              y[1], y[2], y[3]);
+    // TQ1_0's byte for trits (2, 0, 1, 2, 1) (most significant first): v = 2*81 + 0 + 9 + 6 + 1
+    // = 178, stored as ceil(178 * 256 / 243) = 188.
+    float t[MINT_QK_K] = {0};
+    const float trits[5] = {1, -1, 0, 1, 0};
+    t[200] = 1.0f; // a scale of 1 elsewhere in the block
+    for (int j = 0; j < 5; j++) t[32 * j] = trits[j];
+    mint_quantizer_ref(MINT_TYPE_TQ1_0)(t, q, MINT_QK_K);
+    cr_expect_eq(q[0], 188);
+}
+
 Test(quantize, mxfp4_exponent_and_nearest_code) {
     float x[MINT_QK] = {0};
     mint_block_mxfp4 b;
@@ -456,7 +493,9 @@ Test(dequant, k_quant_blocks_known_values) {
 #define RT_N (64 * MINT_QK_K)
 
 // Measured: F16 2.09e-4, BF16 1.65e-3, Q8_0 5.44e-3, Q4_0 8.69e-2, Q4_1 7.90e-2, Q5_0 4.33e-2,
-// Q5_1 3.82e-2, Q2_K 0.303, Q3_K 0.153, Q4_K 7.21e-2, Q5_K 3.65e-2, Q6_K 1.79e-2.
+// Q5_1 3.82e-2, Q2_K 0.303, Q3_K 0.153, Q4_K 7.21e-2, Q5_K 3.65e-2, Q6_K 1.79e-2; TQ1_0 and
+// TQ2_0 0.803 (the same values: a Gaussian row keeps little under -d / 0 / +d with d its largest
+// |x|; the ternary types are for weights trained ternary).
 static const struct {
     mint_type t;
     double rmse_budget; // RMSE over RT_N values of unit variance
@@ -465,7 +504,7 @@ static const struct {
     {MINT_TYPE_Q4_0, 9.5e-2},  {MINT_TYPE_Q4_1, 8.7e-2}, {MINT_TYPE_Q5_0, 4.8e-2},
     {MINT_TYPE_Q5_1, 4.2e-2},  {MINT_TYPE_Q2_K, 3.3e-1}, {MINT_TYPE_Q3_K, 1.7e-1},
     {MINT_TYPE_Q4_K, 8.0e-2},  {MINT_TYPE_Q5_K, 4.0e-2}, {MINT_TYPE_Q6_K, 2.0e-2},
-    {MINT_TYPE_MXFP4, 1.2e-1},
+    {MINT_TYPE_MXFP4, 1.2e-1}, {MINT_TYPE_TQ1_0, 0.82},  {MINT_TYPE_TQ2_0, 0.82},
 };
 
 Test(round_trip, rmse_within_budget) {

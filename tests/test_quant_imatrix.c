@@ -140,11 +140,11 @@ Test(quant_imatrix, lowers_weighted_error) {
     free(x);
 }
 
-// llama.cpp's Q8_0 and MXFP4 quantizers take the importance and do not read it; the float types
-// have no search at all.
+// llama.cpp's Q8_0, MXFP4, TQ1_0 and TQ2_0 quantizers take the importance and do not read it;
+// the float types have no search at all.
 Test(quant_imatrix, ignored_by_some_types) {
-    const mint_type ts[] = {MINT_TYPE_F32, MINT_TYPE_F16, MINT_TYPE_BF16, MINT_TYPE_Q8_0,
-                            MINT_TYPE_MXFP4};
+    const mint_type ts[] = {MINT_TYPE_F32,   MINT_TYPE_F16,   MINT_TYPE_BF16, MINT_TYPE_Q8_0,
+                            MINT_TYPE_MXFP4, MINT_TYPE_TQ1_0, MINT_TYPE_TQ2_0};
     enum { NROW = 3, N = 256 };
     float x[NROW * N], imp[N];
     sm_state = 7;

@@ -499,7 +499,7 @@ Test(quantize_args, output_and_embedding_types_mint_cannot_write) {
     } cases[] = {{"Q9_9", MINT_E_ARG},
                  {"", MINT_E_ARG},
                  {"IQ2_XXS", MINT_E_UNSUPPORTED},
-                 {"TQ1_0", MINT_E_UNSUPPORTED},
+                 {"IQ1_S", MINT_E_UNSUPPORTED},
                  {"Q8_K", MINT_E_UNSUPPORTED},
                  {"Q8_1", MINT_E_UNSUPPORTED}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

@@ -386,6 +386,7 @@ void mint_ctx_free(mint_ctx *c) {
     free(c->trace_t);
     free(c->trace_nodes);
     free(c->graph_text);
+    free(c->imx.node);
     mint_kv_free(&c->kv);
     mint_rs_free(&c->rs);
     free(c->snap_reqs);
@@ -449,4 +450,19 @@ void mint_ctx_cache_info(const mint_ctx *c, mint_cache_info *out) {
         .state_restores = c->rs.restores,
         .state_replayed = c->rs.replayed,
     };
+}
+
+mint_status mint_ctx_set_imatrix(mint_ctx *c, mint_imatrix *im, bool output, mint_err *err) {
+    free(c->imx.node);
+    c->imx = (mint_imx_state){0};
+    if (!im) return MINT_OK;
+    if (im->legacy)
+        return mint_fail(err, MINT_E_ARG,
+                         "imatrix: a legacy file read in cannot collect (combine it into one made "
+                         "by mint_imatrix_create)");
+    c->imx.node = malloc((size_t)(c->graph.n_nodes ? c->graph.n_nodes : 1) * sizeof *c->imx.node);
+    if (!c->imx.node) return mint_fail(err, MINT_E_NOMEM, "imatrix: out of memory");
+    mint_imx_plan(&c->graph, output, c->imx.node);
+    c->imx.im = im;
+    return MINT_OK;
 }

@@ -58,6 +58,8 @@ struct mint_ctx {
     int32_t n_trace;               // entries in trace_nodes (0: none)
     int32_t n_logits;              // rows of logits from the last evaluation
     uint64_t n_evaluated;          // tokens evaluated since creation
+    mint_imx_state imx;            // the importance matrix being collected (imx.im NULL: none;
+                                   // imx.node [graph.n_nodes])
 };
 
 // Fills c->trace_nodes from the evaluation just run (runtime/engine/trace.c).

@@ -162,6 +162,7 @@ mint_status mint_decode(mint_ctx *c, const mint_batch_entry *e, int32_t n, mint_
         .snap_block = c->kv.block,
         .state_cap = c->state_cap,
         .state_cap_max = c->state_cap_max,
+        .imx = c->imx.im ? &c->imx : NULL,
     };
     for (int b = 0; b < MINT_BUF_COUNT; b++) {
         x.buf[b] = c->buf[b];
@@ -184,6 +185,10 @@ mint_status mint_decode(mint_ctx *c, const mint_batch_entry *e, int32_t n, mint_
     c->last_algo = (int)plan.algo;
     c->n_logits = n_out;
     c->n_evaluated += (uint64_t)n;
+    if (c->imx.im && c->imx.status != MINT_OK) { // the batch ran; its sums could not be kept
+        if (err) *err = c->imx.err;
+        return c->imx.status;
+    }
     return MINT_OK;
 }
 

@@ -563,6 +563,7 @@ static void run_graph(void *arg, int ith, int nth) {
         const mint_node *n = &g->nodes[i];
         const bool last = i + 1 == g->n_nodes;
         const bool next_serial = !last && node_serial(&g->nodes[i + 1], r->e);
+        if (r->e->imx && ith == 0) mint_imx_collect(g, i, r->e); // an importance matrix
         if (!serial)
             bind_table[n->op](n, r->e, i, ith, nth);
         else if (ith == 0)

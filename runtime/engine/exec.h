@@ -3,6 +3,7 @@
 #ifndef MINT_EXEC_H
 #define MINT_EXEC_H
 
+#include "formats/imatrix.h"
 #include "ops/attention.h"
 #include "runtime/engine/graph.h"
 #include "runtime/engine/kvcache.h"
@@ -24,6 +25,20 @@ typedef struct mint_moe_groups {
     uint8_t *scratch;     // [n_threads][scratch_bytes]: a tile's gathered inputs and its outputs
     size_t scratch_bytes; // bytes per thread
 } mint_moe_groups;
+
+// Collecting an importance matrix (runtime/engine/imatrix.c): per node, the f32 buffer its
+// weight's input was converted from, and the weight's entry once made.
+typedef struct mint_imx_node {
+    mint_buf_id src;       // the node's f32 input rows; MINT_BUF_NONE: not recorded
+    mint_imx_entry *entry; // its weight's entry in the matrix, or NULL until the first rows
+} mint_imx_node;
+
+typedef struct mint_imx_state {
+    mint_imatrix *im;    // where the sums go (not owned)
+    mint_imx_node *node; // [n_nodes] of the context's graph
+    mint_status status;  // the first failure (a size that differs, a sum not finite), sticky
+    mint_err err;        // its message
+} mint_imx_state;
 
 typedef struct mint_exec {
     const mint_hparams *hp;        // model shapes
@@ -64,6 +79,7 @@ typedef struct mint_exec {
                       // sequence 0's rows, state_cap[(slot * heads + h) * state_cap_max
                       // + pos] (heads: H_v, or 1 for LFM2's window)
     int32_t state_cap_max; // positions captured (rows at pos >= it are skipped)
+    mint_imx_state *imx;   // or NULL: thread 0 adds each recorded matmul's inputs before it runs
 } mint_exec;
 
 // Row r of buffer b.
@@ -96,5 +112,12 @@ static inline atomic_int *mint_exec_counter(const mint_exec *e, int node, int sl
 // share of each node, and meets the others at a barrier before the next one.
 typedef struct mint_pool mint_pool;
 void mint_exec_graph(const mint_graph *g, const mint_exec *e, mint_pool *pool);
+
+// Which nodes of g an importance matrix records (as llama-imatrix: matmuls whose weight is named
+// "blk.*", and "output.weight" when output), and their f32 inputs: node[i].src (imatrix.c).
+void mint_imx_plan(const mint_graph *g, bool output, mint_imx_node *node);
+// Adds node i's input rows to its weight's sums and counts (thread 0, before the node runs; its
+// input is complete and no node writes it until the node's barrier).
+void mint_imx_collect(const mint_graph *g, int i, const mint_exec *e);
 
 #endif // MINT_EXEC_H

@@ -1,4 +1,5 @@
 // mix.c - llama-quantize's choice of a type for every tensor of a model (see mix.h).
+// (The file types themselves, names and numbers, are runtime/filetools/ftype.c.)
 //
 // The rules below restate what llama.cpp's src/llama-quant.cpp decides, limited to the dense
 // architectures of runtime/engine/arch.c and the file types mint can compute. The rules are
@@ -17,109 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-
-// ---------------------------------------------------------------------------------------------
-// File types
-
-typedef struct ftype_info {
-    mint_ftype ftype; // llama.cpp's number
-    const char *name; // llama-quantize's name for it
-    mint_type base;   // the type most tensors get
-} ftype_info;
-
-// LLAMA_FTYPE_MOSTLY_<name> and its base type, in llama-quantize's listing order (for messages).
-#define FTYPE(name, base)                                                                          \
-    { MINT_FTYPE_##name, #name, MINT_TYPE_##base }
-static const ftype_info ftypes[] = {
-    FTYPE(Q4_0, Q4_0),   FTYPE(Q4_1, Q4_1),   FTYPE(MXFP4_MOE, MXFP4), FTYPE(Q5_0, Q5_0),
-    FTYPE(Q5_1, Q5_1),   FTYPE(Q2_K, Q2_K),   FTYPE(Q2_K_S, Q2_K),     FTYPE(Q3_K_S, Q3_K),
-    FTYPE(Q3_K_M, Q3_K), FTYPE(Q3_K_L, Q3_K), FTYPE(Q4_K_S, Q4_K),     FTYPE(Q4_K_M, Q4_K),
-    FTYPE(Q5_K_S, Q5_K), FTYPE(Q5_K_M, Q5_K), FTYPE(Q6_K, Q6_K),       FTYPE(Q8_0, Q8_0),
-    FTYPE(F16, F16),     FTYPE(BF16, BF16),   FTYPE(F32, F32),
-};
-#undef FTYPE
-#define N_FTYPES (sizeof ftypes / sizeof ftypes[0])
-
-// llama-quantize's short names for the _M mixes.
-static const struct {
-    const char *name;
-    mint_ftype ftype;
-} ftype_aliases[] = {
-    {"Q3_K", MINT_FTYPE_Q3_K_M},
-    {"Q4_K", MINT_FTYPE_Q4_K_M},
-    {"Q5_K", MINT_FTYPE_Q5_K_M},
-};
-
-// Names (and numbers) llama-quantize accepts whose tensor types mint has no kernels for, so
-// that asking for them says "unsupported" rather than "unknown". COPY is a mode, not a type.
-static const struct {
-    const char *name;
-    int number;
-} ftypes_foreign[] = {
-    {"IQ2_XXS", 19}, {"IQ2_XS", 20}, {"IQ2_S", 28},  {"IQ2_M", 29},   {"IQ1_S", 24},
-    {"IQ1_M", 31},   {"TQ1_0", 36},  {"TQ2_0", 37},  {"IQ3_XXS", 23}, {"IQ3_S", 26},
-    {"IQ3_M", 27},   {"IQ3_XS", 22}, {"IQ4_NL", 25}, {"IQ4_XS", 30},  {"COPY", -1},
-};
-
-static const ftype_info *ftype_find(int ftype) {
-    for (size_t i = 0; i < N_FTYPES; i++)
-        if ((int)ftypes[i].ftype == ftype) return &ftypes[i];
-    return NULL;
-}
-
-static void valid_ftype_names(char *buf, size_t cap) {
-    size_t len = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < N_FTYPES && len < cap; i++) {
-        len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? " " : "", ftypes[i].name);
-        for (size_t a = 0; a < sizeof ftype_aliases / sizeof ftype_aliases[0] && len < cap; a++)
-            if (ftype_aliases[a].ftype == ftypes[i].ftype)
-                len += (size_t)snprintf(buf + len, cap - len, " %s", ftype_aliases[a].name);
-    }
-}
-
-mint_status mint_ftype_from_name(const char *name, mint_ftype *out, mint_err *err) {
-    if (!name || !*name) return mint_fail(err, MINT_E_ARG, "file type: empty name");
-    for (size_t i = 0; i < N_FTYPES; i++)
-        if (strcasecmp(name, ftypes[i].name) == 0) return *out = ftypes[i].ftype, MINT_OK;
-    for (size_t i = 0; i < sizeof ftype_aliases / sizeof ftype_aliases[0]; i++)
-        if (strcasecmp(name, ftype_aliases[i].name) == 0)
-            return *out = ftype_aliases[i].ftype, MINT_OK;
-
-    // A number names the file type directly, as llama-quantize allows ("15" is Q4_K_M).
-    bool numeric = true;
-    for (const char *c = name; *c; c++) numeric &= isdigit((unsigned char)*c) != 0;
-    long number = numeric && strlen(name) < 6 ? strtol(name, NULL, 10) : -2;
-    if (numeric) {
-        const ftype_info *fi = ftype_find((int)number);
-        if (fi) return *out = fi->ftype, MINT_OK;
-    }
-    for (size_t i = 0; i < sizeof ftypes_foreign / sizeof ftypes_foreign[0]; i++)
-        if (strcasecmp(name, ftypes_foreign[i].name) == 0 || number == ftypes_foreign[i].number)
-            return mint_fail(err, MINT_E_UNSUPPORTED,
-                             "file type '%s' (%s) is known to llama-quantize but mint cannot "
-                             "compute its tensor types",
-                             name, ftypes_foreign[i].name);
-    char valid[256];
-    valid_ftype_names(valid, sizeof valid);
-    return mint_fail(err, MINT_E_ARG, "file type '%s' is unknown; valid: %s (or their numbers)",
-                     name, valid);
-}
-
-const char *mint_ftype_name(int ftype) {
-    const ftype_info *fi = ftype_find(ftype);
-    return fi ? fi->name : NULL;
-}
-
-int mint_ftype_base_type(int ftype) {
-    const ftype_info *fi = ftype_find(ftype);
-    return fi ? (int)fi->base : -1;
-}
-
-uint32_t mint_ftype_file_type(int ftype) {
-    return ftype_find(ftype) ? (uint32_t)ftype : UINT32_MAX;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Parameters
@@ -140,7 +38,7 @@ static mint_status check_type(int type, const char *what, mint_err *err) {
     if (!t) return mint_fail(err, MINT_E_ARG, "%s: type code %d is unknown", what, type);
     return mint_fail(err, MINT_E_UNSUPPORTED,
                      "%s: mint cannot compute %s (it can: F32 F16 BF16 Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 "
-                     "MXFP4 Q2_K Q3_K Q4_K Q5_K Q6_K)",
+                     "MXFP4 Q2_K Q3_K Q4_K Q5_K Q6_K TQ1_0 TQ2_0)",
                      what, t->name);
 }
 
@@ -530,6 +428,11 @@ static int mix_rule(mix_state *s, const mint_mix_tensor *t, category cat, int ty
         type = t->ne[2] > 1 ? MINT_TYPE_MXFP4 : MINT_TYPE_Q8_0;
         return why(c, "MXFP4_MOE: ne[2] = %lld -> %s", (long long)t->ne[2], tn(type)), type;
     }
+    if (cat == CAT_TOKEN_EMBD &&
+        (s->p->ftype == MINT_FTYPE_TQ1_0 || s->p->ftype == MINT_FTYPE_TQ2_0)) {
+        why(c, "token_embd: %s -> Q4_K", mint_ftype_name(s->p->ftype));
+        return MINT_TYPE_Q4_K;
+    }
     if (cat == CAT_ATTN_K && s->n_expert == 8) {
         why(c, "attn_k: 8 experts -> Q8_0");
         return MINT_TYPE_Q8_0;
@@ -550,6 +453,10 @@ static int shape_fallback(const mint_mix_tensor *t, int type, mint_mix_choice *c
     int to;
     const char *note = "";
     switch (type) {
+    case MINT_TYPE_TQ1_0:
+    case MINT_TYPE_TQ2_0:
+        to = MINT_TYPE_Q4_0;
+        break;
     case MINT_TYPE_Q2_K:
     case MINT_TYPE_Q3_K:
         // llama.cpp releases up to early 2026 fell back to IQ4_NL here, newer ones to Q4_0; mint
@@ -647,7 +554,7 @@ static mint_status choose(mix_state *s, const mint_mix_tensor *t, mint_mix_choic
 }
 
 static mint_status check_params(const mint_mix_model *m, const mint_mix_params *p, mint_err *err) {
-    if (!ftype_find((int)p->ftype))
+    if (mint_ftype_base_type((int)p->ftype) < 0)
         return mint_fail(err, MINT_E_ARG, "mix: file type %d is not one mint knows", (int)p->ftype);
     if (m->n_layer <= 0 || m->n_head <= 0 || m->n_head_kv < 0)
         return mint_fail(err, MINT_E_ARG,

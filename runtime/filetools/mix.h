@@ -69,6 +69,8 @@ typedef enum mint_ftype {
     MINT_FTYPE_Q6_K = 18,      // MOSTLY_Q6_K
     MINT_FTYPE_Q2_K_S = 21,    // MOSTLY_Q2_K_S (needs an importance matrix, see above)
     MINT_FTYPE_BF16 = 32,      // MOSTLY_BF16
+    MINT_FTYPE_TQ1_0 = 36,     // MOSTLY_TQ1_0: ternary, 1.69 bits per weight
+    MINT_FTYPE_TQ2_0 = 37,     // MOSTLY_TQ2_0: ternary, 2.06 bits per weight
     MINT_FTYPE_MXFP4_MOE = 38, // MOSTLY_MXFP4_MOE: experts MXFP4, every other matrix Q8_0
 } mint_ftype;
 

@@ -342,10 +342,11 @@ mint_status mint_perplexity(mint_model *m, const char *text, size_t len, const m
     mint_ctx_params cp = mint_ctx_default_params();
     cp.n_threads = p.n_threads;
     cp.n_ctx = p.n_ctx;
-    cp.n_batch = p.n_ctx;
+    cp.n_batch = p.n_batch > 0 && p.n_batch < p.n_ctx ? p.n_batch : p.n_ctx;
     cp.kv_type = p.kv_type;
     cp.attention = p.attention;
     if ((st = mint_ctx_create(m, &cp, &ctx, err))) goto done;
+    if (p.imatrix && (st = mint_ctx_set_imatrix(ctx, p.imatrix, p.imatrix_output, err))) goto done;
     if (p.kld_base_out &&
         (st = base_begin(p.kld_base_out, p.n_ctx, n_vocab, n_chunk, tokens, &base, err)))
         goto done;
@@ -370,27 +371,35 @@ mint_status mint_perplexity(mint_model *m, const char *text, size_t len, const m
         int32_t *chunk = tokens + (size_t)c * (size_t)p.n_ctx;
         const int32_t saved = chunk[0];
         if (add_bos && bos >= 0) chunk[0] = bos; // replaced, not inserted
-        st = mint_eval(ctx, chunk, p.n_ctx, 0, true, err);
-        chunk[0] = saved;
-        if (st) goto done;
         if (p.kld_base_in &&
             fread(slots, sizeof *slots, (size_t)n_scored * nv, base.fp) != (size_t)n_scored * nv) {
+            chunk[0] = saved;
             st = mint_fail(err, MINT_E_FORMAT, "%s: truncated at chunk %d", p.kld_base_in, c);
             goto done;
         }
-        for (int32_t j = 0; j < n_scored; j++) {
-            const float *l = mint_get_logits(ctx, first + j);
-            const int32_t tok = chunk[first + j + 1];
-            if (p.kld_base_in) {
-                size_t at = (size_t)c * (size_t)n_scored + (size_t)j;
-                kld_token(l, n_vocab, tok, slots + (size_t)j * nv, &k, &kv[at], &dv[at]);
-            } else {
-                double v = p.kld_base_out ? nll_store_base(l, n_vocab, tok, slots + (size_t)j * nv)
-                                          : nll_plain(l, n_vocab, tok);
-                nll += v;
-                nll2 += v * v;
+        // The chunk in batches of n_batch tokens (one, unless p.n_batch is smaller), every
+        // token's logits kept; each batch's scored rows are scored before the next.
+        for (int32_t off = 0; off < p.n_ctx && st == MINT_OK; off += cp.n_batch) {
+            const int32_t nb = p.n_ctx - off < cp.n_batch ? p.n_ctx - off : cp.n_batch;
+            if ((st = mint_eval(ctx, chunk + off, nb, off, true, err))) break;
+            for (int32_t i = off > first ? off : first; i < off + nb && i < p.n_ctx - 1; i++) {
+                const int32_t j = i - first;
+                const float *l = mint_get_logits(ctx, i - off);
+                const int32_t tok = chunk[i + 1];
+                if (p.kld_base_in) {
+                    size_t at = (size_t)c * (size_t)n_scored + (size_t)j;
+                    kld_token(l, n_vocab, tok, slots + (size_t)j * nv, &k, &kv[at], &dv[at]);
+                } else {
+                    double v = p.kld_base_out
+                                   ? nll_store_base(l, n_vocab, tok, slots + (size_t)j * nv)
+                                   : nll_plain(l, n_vocab, tok);
+                    nll += v;
+                    nll2 += v * v;
+                }
             }
         }
+        chunk[0] = saved;
+        if (st) goto done;
         if (p.kld_base_out && (st = mint_atomic_file_write(
                                    base.out, slots, (size_t)n_scored * nv * sizeof *slots, err)))
             goto done;

@@ -364,6 +364,9 @@ class mint_ppl_params(Struct):
         ("attention", c_enum),
         ("kld_base_out", c_char_p),
         ("kld_base_in", c_char_p),
+        ("n_batch", c_int32),
+        ("imatrix", c_void_p),
+        ("imatrix_output", c_bool),
         ("on_chunk", PPL_ON_CHUNK),
         ("user", c_void_p),
     ]
@@ -442,6 +445,29 @@ class mint_synth_params(Struct):
         ("seed", c_uint64),
         ("n_threads", c_int),
         ("shape", c_char_p),
+    ]
+
+
+class mint_imatrix_info(Struct):
+    _c_name_ = "mint_imatrix_info"
+    _fields_ = [
+        ("n_entries", c_int64),
+        ("n_datasets", c_int64),
+        ("chunk_count", c_uint32),
+        ("chunk_size", c_uint32),
+        ("legacy", c_bool),
+        ("has_metadata", c_bool),
+    ]
+
+
+class mint_imatrix_entry(Struct):
+    _c_name_ = "mint_imatrix_entry"
+    _fields_ = [
+        ("name", c_char_p),
+        ("n_vals", c_int64),
+        ("n_counts", c_int64),
+        ("sums", POINTER(c_float)),
+        ("counts", POINTER(c_int64)),
     ]
 
 
@@ -542,7 +568,8 @@ STRUCTS = [
     mint_err, mint_file_info, mint_tensor_info, mint_kv_info, mint_model_params, mint_model_desc,
     mint_ctx_params, mint_batch_entry, mint_cache_info, mint_trace_node, mint_sampler_params,
     mint_sample_info, mint_fim_tokens, mint_grammar_params, mint_gen_params, mint_gen_token, mint_beam_params, mint_spec_params, mint_spec_stats, mint_ppl_params,
-    mint_ppl_percentiles, mint_ppl_result, mint_quantize_params, mint_synth_params, mint_chat_msg,
+    mint_ppl_percentiles, mint_ppl_result, mint_quantize_params, mint_synth_params,
+    mint_imatrix_info, mint_imatrix_entry, mint_chat_msg,
     mint_chat_msg_ex, mint_chat_opts, mint_chat_parse_opts, mint_chat_tool_call, mint_chat_parsed,
     mint_chat_delta, mint_chat_grammar_opts, mint_chat_grammar,
 ]  # fmt: skip
@@ -714,6 +741,20 @@ PROTOTYPES = {
     ),
     "mint_quantize_file": (c_enum, [c_char_p, c_char_p, P(mint_quantize_params), P(mint_err)]),
     "mint_synth_write": (c_enum, [P(mint_synth_params), c_char_p, P(mint_err)]),
+    "mint_imatrix_create": (c_enum, [c_uint32, P(handle), P(mint_err)]),
+    "mint_imatrix_load": (c_enum, [c_char_p, P(handle), P(mint_err)]),
+    "mint_imatrix_parse": (c_enum, [c_void_p, c_size_t, c_char_p, P(handle), P(mint_err)]),
+    "mint_imatrix_free": (None, [handle]),
+    "mint_imatrix_get_info": (None, [handle, P(mint_imatrix_info)]),
+    "mint_imatrix_dataset": (c_char_p, [handle, c_int64]),
+    "mint_imatrix_add_dataset": (c_enum, [handle, c_char_p, P(mint_err)]),
+    "mint_imatrix_entry_at": (c_enum, [handle, c_int64, P(mint_imatrix_entry)]),
+    "mint_imatrix_find": (c_enum, [handle, c_char_p, P(mint_imatrix_entry)]),
+    "mint_imatrix_combine": (c_enum, [handle, handle, P(mint_err)]),
+    "mint_imatrix_importance": (
+        c_enum, [handle, c_char_p, c_int64, c_int64, c_int64, P(c_float), P(mint_err)]),
+    "mint_imatrix_save": (c_enum, [handle, c_char_p, c_enum, P(mint_err)]),
+    "mint_ctx_set_imatrix": (c_enum, [handle, handle, c_bool, P(mint_err)]),
     # chat templates
     "mint_chat_detect": (c_enum, [c_char_p]),
     "mint_chat_from_name": (c_enum, [c_char_p]),
