@@ -17,6 +17,8 @@ extern "C" {
 // ---------------------------------------------------------------------------------------------
 // Quantizing: a model (GGUF, safetensors, Hugging Face folder) to a GGUF of a file type
 
+typedef struct mint_imatrix mint_imatrix; // an importance matrix (below)
+
 typedef struct mint_quantize_params {
     const char *ftype;            // llama-quantize's name: "Q4_K_M", "Q8_0", "F16", ...
     bool pure;                    // every quantized tensor gets the base type
@@ -33,6 +35,22 @@ typedef struct mint_quantize_params {
     void (*on_tensor)(void *user, const char *name, const char *from, const char *to,
                       const char *reason);
     void *user;
+    // Importance matrix (llama-quantize --imatrix; mint_imatrix_load), or NULL. Its entries
+    // whose names contain one of include_weights (when there are any) and none of
+    // exclude_weights (substrings, as llama-quantize matches them; giving both is MINT_E_ARG) are
+    // used: a tensor with a used entry of its name is quantized with the weighted search, each
+    // expert of a stack with its own importance; a tensor without one is quantized as without a
+    // matrix. With at least one used entry the mix changes as llama-quantize's does (Q4_0/Q5_0
+    // ffn_down, Q2_K_S allowed) and the output records quantize.imatrix.file, .dataset,
+    // .entries_count and .chunks_count. MINT_E_FORMAT for a GGUF matrix without its metadata, a
+    // non-finite value, or an entry whose size is not its tensor's (token_embd's excepted: it is
+    // then quantized without), as llama-quantize refuses them.
+    const mint_imatrix *imatrix;
+    const char *imatrix_file;           // the path recorded as quantize.imatrix.file
+    const char *const *include_weights; // [n_include_weights] name substrings
+    int n_include_weights;              // --include-weights given
+    const char *const *exclude_weights; // [n_exclude_weights] name substrings
+    int n_exclude_weights;              // --exclude-weights given
 } mint_quantize_params;
 
 // Writes `out` atomically (temporary file, fsync, rename; an interrupted run leaves no file and

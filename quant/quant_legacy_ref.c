@@ -2,12 +2,15 @@
 // Q8_0 and Q8_1 (docs/formats.md 2.3).
 //
 // The quantizers are llama.cpp's reference quantizers (ggml-quants.c quantize_row_*_ref, which
-// llama-quantize uses when there is no importance matrix): same formulas, same f32 operation
-// order, same truncations, so they write the same bytes. The conversions `(int)(v + 8.5f)` etc.
-// truncate toward zero on a value that is never negative, i.e. they round v half up.
+// llama-quantize uses when there is no importance matrix) and, at the end, its weighted ones
+// (quantize_row_*_impl, used when there is one; Q8_0 ignores an importance matrix): same
+// formulas, same f32 operation order, same truncations, so they write the same bytes. The
+// conversions `(int)(v + 8.5f)` etc. truncate toward zero on a value that is never negative, i.e.
+// they round v half up.
 #include "quant/blocks.h"
 #include "quant/fp16.h"
 #include "quant/ref.h"
+#include "quant/search.h"
 #include "quant/unpack.h"
 
 #include <float.h>
@@ -187,5 +190,96 @@ void quantize_row_q8_0_ref(const float *restrict x, void *restrict vy, int64_t n
         float id = d != 0.0f ? 1.0f / d : 0.0f;
         y[ib].d = mint_f32_to_f16(d);
         for (int j = 0; j < MINT_QK; j++) y[ib].qs[j] = (int8_t)roundf(x[j] * id);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Weighted quantizers (ggml's quantize_row_<t>_impl, what llama-quantize runs given an importance
+// matrix): each 32-value block's levels and scale (and min) come from a weighted search instead
+// of the block's extremes, the weight of value j being qw_j * sqrt(sigma2 + x_j^2), qw the
+// column's importance and sigma2 the mean square of the whole row. n is one row.
+
+static float row_mean_square(const float *x, int64_t n) {
+    float sum_x2 = 0;
+    for (int64_t j = 0; j < n; j++) sum_x2 += x[j] * x[j];
+    return sum_x2 / (float)n;
+}
+
+static void block_weights(const float *xb, const float *qw, float sigma2, float *w) {
+    for (int j = 0; j < MINT_QK; j++) w[j] = qw[j] * sqrtf(sigma2 + xb[j] * xb[j]);
+}
+
+// Q4_0: symmetric levels -8..7 from make_qx_quants; d is the fitted scale.
+void quantize_row_q4_0_imat_ref(const float *restrict x, void *restrict vy, int64_t n,
+                                const float *restrict qw) {
+    mint_block_q4_0 *y = vy;
+    const float sigma2 = row_mean_square(x, n);
+    float w[MINT_QK];
+    int8_t L[MINT_QK];
+    for (int64_t ib = 0; ib < n / MINT_QK; ib++, x += MINT_QK, qw += MINT_QK) {
+        block_weights(x, qw, sigma2, w);
+        y[ib].d = mint_f32_to_f16(mint_make_qx_quants(MINT_QK, 8, x, L, w));
+        for (int j = 0; j < MINT_QK / 2; j++) y[ib].qs[j] = (uint8_t)(L[j] | L[j + 16] << 4);
+    }
+}
+
+// Q4_1: levels 0..15 and a min from the asymmetric search (37 grids from rmin -0.9, squared
+// error); m is the (non-positive) min.
+void quantize_row_q4_1_imat_ref(const float *restrict x, void *restrict vy, int64_t n,
+                                const float *restrict qw) {
+    mint_block_q4_1 *y = vy;
+    const float sigma2 = row_mean_square(x, n);
+    float w[MINT_QK];
+    uint8_t L[MINT_QK], Laux[MINT_QK];
+    for (int64_t ib = 0; ib < n / MINT_QK; ib++, x += MINT_QK, qw += MINT_QK) {
+        block_weights(x, qw, sigma2, w);
+        float min;
+        float d = mint_make_qkx_quants(MINT_QK, 15, x, w, L, &min, Laux, -0.9f, 0.05f, 36, false);
+        y[ib].d = mint_f32_to_f16(d);
+        y[ib].m = mint_f32_to_f16(-min);
+        for (int j = 0; j < MINT_QK / 2; j++) y[ib].qs[j] = (uint8_t)(L[j] | L[j + 16] << 4);
+    }
+}
+
+// Q5_0/Q5_1's packing of 5-bit levels: low nibbles in qs, bit 4 of element e in bit e of qh.
+static void pack_5bit(const uint8_t *L, uint8_t *qs, uint8_t *qh_bytes) {
+    uint32_t qh = 0;
+    for (int j = 0; j < MINT_QK / 2; j++) {
+        qs[j] = (uint8_t)((L[j] & 0xF) | (L[j + 16] & 0xF) << 4);
+        qh |= (uint32_t)((L[j] >> 4) & 1) << j | (uint32_t)((L[j + 16] >> 4) & 1) << (j + 16);
+    }
+    mint_store_u32_le(qh_bytes, qh);
+}
+
+// Q5_0: symmetric levels -16..15 from make_qx_quants.
+void quantize_row_q5_0_imat_ref(const float *restrict x, void *restrict vy, int64_t n,
+                                const float *restrict qw) {
+    mint_block_q5_0 *y = vy;
+    const float sigma2 = row_mean_square(x, n);
+    float w[MINT_QK];
+    int8_t L[MINT_QK];
+    uint8_t U[MINT_QK];
+    for (int64_t ib = 0; ib < n / MINT_QK; ib++, x += MINT_QK, qw += MINT_QK) {
+        block_weights(x, qw, sigma2, w);
+        y[ib].d = mint_f32_to_f16(mint_make_qx_quants(MINT_QK, 16, x, L, w));
+        for (int j = 0; j < MINT_QK; j++) U[j] = (uint8_t)L[j];
+        pack_5bit(U, y[ib].qs, y[ib].qh);
+    }
+}
+
+// Q5_1: levels 0..31 and a min from the asymmetric search, as Q4_1.
+void quantize_row_q5_1_imat_ref(const float *restrict x, void *restrict vy, int64_t n,
+                                const float *restrict qw) {
+    mint_block_q5_1 *y = vy;
+    const float sigma2 = row_mean_square(x, n);
+    float w[MINT_QK];
+    uint8_t L[MINT_QK], Laux[MINT_QK];
+    for (int64_t ib = 0; ib < n / MINT_QK; ib++, x += MINT_QK, qw += MINT_QK) {
+        block_weights(x, qw, sigma2, w);
+        float min;
+        float d = mint_make_qkx_quants(MINT_QK, 31, x, w, L, &min, Laux, -0.9f, 0.05f, 36, false);
+        y[ib].d = mint_f32_to_f16(d);
+        y[ib].m = mint_f32_to_f16(-min);
+        pack_5bit(L, y[ib].qs, y[ib].qh);
     }
 }

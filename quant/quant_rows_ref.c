@@ -10,32 +10,56 @@
 #include "quant/ref.h"
 #include "quant/types.h"
 
+// The weighted row quantizer of t, used when an importance is given (by the i-quants always);
+// NULL for a type whose quantizer ignores it (F32, F16, BF16, Q8_0, MXFP4, TQ1_0, TQ2_0:
+// llama.cpp's quantize_q8_0, quantize_mxfp4 and quantize_tq*_0 take the importance and do not
+// read it).
+static mint_quantize_imat_fn weighted_quantizer(mint_type t) {
+    switch (t) {
+    case MINT_TYPE_Q4_0:
+        return quantize_row_q4_0_imat_ref;
+    case MINT_TYPE_Q4_1:
+        return quantize_row_q4_1_imat_ref;
+    case MINT_TYPE_Q5_0:
+        return quantize_row_q5_0_imat_ref;
+    case MINT_TYPE_Q5_1:
+        return quantize_row_q5_1_imat_ref;
+    case MINT_TYPE_Q2_K:
+        return quantize_row_q2_K_imat_ref;
+    case MINT_TYPE_Q3_K:
+        return quantize_row_q3_K_imat_ref;
+    case MINT_TYPE_Q4_K:
+        return quantize_row_q4_K_imat_ref;
+    case MINT_TYPE_Q5_K:
+        return quantize_row_q5_K_imat_ref;
+    case MINT_TYPE_Q6_K:
+        return quantize_row_q6_K_imat_ref;
+    case MINT_TYPE_IQ4_NL:
+        return quantize_iq4_nl_ref;
+    case MINT_TYPE_IQ4_XS:
+        return quantize_iq4_xs_ref;
+    default:
+        return NULL;
+    }
+}
+
 bool mint_quantize_rows_ref(mint_type t, const float *restrict x, void *restrict y, int64_t nrow,
                             int64_t n_per_row, const float *imatrix) {
-    const size_t in_row = (size_t)n_per_row, out_row = (size_t)mint_row_size(t, n_per_row);
-    // The i-quants: the weighted search is the only quantizer, the importance optional.
-    void (*weighted)(const float *restrict, void *restrict, int64_t, const float *) = NULL;
-    switch (t) {
-    case MINT_TYPE_IQ4_NL:
-        weighted = quantize_iq4_nl_ref;
-        break;
-    case MINT_TYPE_IQ4_XS:
-        weighted = quantize_iq4_xs_ref;
-        break;
-    default:
-        break;
-    }
-    if (weighted) {
-        for (int64_t i = 0; i < nrow; i++)
-            weighted(x + (size_t)i * in_row, (unsigned char *)y + (size_t)i * out_row, n_per_row,
-                     imatrix);
-        return true;
-    }
-    // Every other type has no weighted quantizer yet: it quantizes as without an importance.
     const mint_quantize_row_fn row = mint_quantizer_ref(t);
     if (!row) return false;
-    for (int64_t i = 0; i < nrow; i++)
-        row(x + (size_t)i * in_row, (unsigned char *)y + (size_t)i * out_row, n_per_row);
+    // The i-quants' weighted search is their only quantizer (the importance optional); the other
+    // types search with weights only when they are given an importance.
+    const bool iquant = t == MINT_TYPE_IQ4_NL || t == MINT_TYPE_IQ4_XS;
+    const mint_quantize_imat_fn weighted = imatrix || iquant ? weighted_quantizer(t) : NULL;
+    const size_t in_row = (size_t)n_per_row, out_row = (size_t)mint_row_size(t, n_per_row);
+    for (int64_t i = 0; i < nrow; i++) {
+        const float *xi = x + (size_t)i * in_row;
+        unsigned char *yi = (unsigned char *)y + (size_t)i * out_row;
+        if (weighted)
+            weighted(xi, yi, n_per_row, imatrix);
+        else
+            row(xi, yi, n_per_row);
+    }
     return true;
 }
 

@@ -96,6 +96,32 @@ void quantize_row_q4_K_ref(const float *restrict x, void *restrict y, int64_t n)
 void quantize_row_q5_K_ref(const float *restrict x, void *restrict y, int64_t n);
 void quantize_row_q6_K_ref(const float *restrict x, void *restrict y, int64_t n);
 
+// ---- weighted quantizers: one row of n values given the importance qw[n] of its columns ----
+//   quantize_row_<t>_imat_ref(x, y, n, qw)   llama.cpp's quantize_row_<t>_impl, byte for byte
+//                                            (what llama-quantize writes with an imatrix)
+// (Q4_0 ... Q5_1 in quant/quant_legacy_ref.c, Q2_K ... Q6_K in quant/quant_k_ref.c; Q8_0,
+// MXFP4, TQ1_0 and TQ2_0 have none: llama.cpp ignores the importance for them.)
+typedef void (*mint_quantize_imat_fn)(const float *restrict x, void *restrict y, int64_t n,
+                                      const float *restrict qw);
+void quantize_row_q4_0_imat_ref(const float *restrict x, void *restrict y, int64_t n,
+                                const float *restrict qw);
+void quantize_row_q4_1_imat_ref(const float *restrict x, void *restrict y, int64_t n,
+                                const float *restrict qw);
+void quantize_row_q5_0_imat_ref(const float *restrict x, void *restrict y, int64_t n,
+                                const float *restrict qw);
+void quantize_row_q5_1_imat_ref(const float *restrict x, void *restrict y, int64_t n,
+                                const float *restrict qw);
+void quantize_row_q2_K_imat_ref(const float *restrict x, void *restrict y, int64_t n,
+                                const float *restrict qw);
+void quantize_row_q3_K_imat_ref(const float *restrict x, void *restrict y, int64_t n,
+                                const float *restrict qw);
+void quantize_row_q4_K_imat_ref(const float *restrict x, void *restrict y, int64_t n,
+                                const float *restrict qw);
+void quantize_row_q5_K_imat_ref(const float *restrict x, void *restrict y, int64_t n,
+                                const float *restrict qw);
+void quantize_row_q6_K_imat_ref(const float *restrict x, void *restrict y, int64_t n,
+                                const float *restrict qw);
+
 // ---- activations (quant/act_ref.c) ----------------------------------------------------------
 // Q8_0 activations, x86 llama.cpp semantics: d = f16(amax/127), q = RNE(x * (127/amax)) in f32.
 void quantize_row_q8_0_act_ref(const float *restrict x, void *restrict y, int64_t n);

@@ -444,6 +444,38 @@ Test(mix_tinyllama, small_and_large_mixes) {
     cr_expect_str_eq(tl_layer_type(&m, out, 3, "ffn_norm"), "F32");
 }
 
+// With an importance matrix llama.cpp gives ffn_down of the first n/8 layers of a Q4_0 (Q5_0)
+// file Q4_1 (Q5_1), and makes Q2_K_S (attn_v Q4_K for n_gqa >= 4, ffn_down Q4_K below n/8).
+Test(mix_tinyllama, with_an_importance_matrix) {
+    tinyllama m;
+    tinyllama_init(&m);
+    mint_mix_choice out[TL_N];
+    static const struct {
+        mint_ftype ft;
+        const char *base, *early;
+    } legacy[] = {{MINT_FTYPE_Q4_0, "Q4_0", "Q4_1"}, {MINT_FTYPE_Q5_0, "Q5_0", "Q5_1"}};
+    for (size_t k = 0; k < 2; k++) {
+        mint_mix_params p = mint_mix_default_params(legacy[k].ft);
+        for (int with = 0; with < 2; with++) {
+            p.has_imatrix = with;
+            tl_plan(&m, &p, out);
+            for (int l = 0; l < TL_LAYERS; l++) {
+                cr_expect_str_eq(tl_layer_type(&m, out, l, "ffn_down"),
+                                 with && l < 2 ? legacy[k].early : legacy[k].base, "layer %d", l);
+                cr_expect_str_eq(tl_layer_type(&m, out, l, "ffn_up"), legacy[k].base);
+            }
+        }
+    }
+    mint_mix_params p = mint_mix_default_params(MINT_FTYPE_Q2_K_S);
+    p.has_imatrix = true;
+    tl_plan(&m, &p, out);
+    for (int l = 0; l < TL_LAYERS; l++) {
+        cr_expect_str_eq(tl_layer_type(&m, out, l, "attn_v"), "Q4_K");
+        cr_expect_str_eq(tl_layer_type(&m, out, l, "ffn_down"), l < 2 ? "Q4_K" : "Q2_K");
+        cr_expect_str_eq(tl_layer_type(&m, out, l, "attn_q"), "Q2_K");
+    }
+}
+
 // Processing order: outside blocks first (by name), then block by block; blk.10 after blk.9.
 Test(mix_tinyllama, processing_order) {
     tinyllama m;
@@ -705,8 +737,10 @@ Test(mix_options, refusals) {
     mint_mix_choice out[TL_N];
     mint_err err;
     mint_mix_params p = mint_mix_default_params(MINT_FTYPE_Q2_K_S);
-    cr_expect_eq(mint_mix_plan(&m.model, m.t, TL_N, &p, out, NULL, &err), MINT_E_UNSUPPORTED);
+    cr_expect_eq(mint_mix_plan(&m.model, m.t, TL_N, &p, out, NULL, &err), MINT_E_ARG);
     cr_expect(strstr(err.msg, "importance matrix"), "%s", err.msg);
+    p.has_imatrix = true; // llama-quantize makes Q2_K_S given --imatrix
+    cr_expect_eq(mint_mix_plan(&m.model, m.t, TL_N, &p, out, NULL, &err), MINT_OK, "%s", err.msg);
     p = mint_mix_default_params((mint_ftype)19);
     cr_expect_eq(mint_mix_plan(&m.model, m.t, TL_N, &p, out, NULL, &err), MINT_E_ARG);
     p = mint_mix_default_params(MINT_FTYPE_Q4_K_M);

@@ -74,8 +74,23 @@ static int convert(const quantize_options *o) {
     if (o->verbose) p.on_tensor = on_tensor;
     p.user = &last;
     mint_err err;
+    mint_imatrix *im = NULL;
+    if (o->imatrix) {
+        if (mint_imatrix_load(o->imatrix, &im, &err) != MINT_OK) {
+            fprintf(stderr, TOOL ": %s\n", err.msg);
+            return 1;
+        }
+        p.imatrix = im;
+        p.imatrix_file = o->imatrix;
+        p.include_weights = o->include_weights.v;
+        p.n_include_weights = o->include_weights.n;
+        p.exclude_weights = o->exclude_weights.v;
+        p.n_exclude_weights = o->exclude_weights.n;
+    }
     double t0 = cli_now();
-    if (mint_quantize_file(o->in, o->out, &p, &err) != MINT_OK) {
+    mint_status st = mint_quantize_file(o->in, o->out, &p, &err);
+    mint_imatrix_free(im);
+    if (st != MINT_OK) {
         if (last >= 0) fprintf(stderr, "\n");
         fprintf(stderr, TOOL ": %s\n", err.msg);
         return 1;

@@ -252,8 +252,6 @@ typedef struct mix_state {
     int i_ffn_down;           // ffn_down tensors the mix rules have seen so far
     int n_expert;             // expert_count (0: dense)
     int layer;                // the block of the tensor being chosen (-1 outside blocks)
-    bool has_imatrix;         // an importance matrix is given (never yet: mint-quantize takes
-                              // none), which drops the IQ4 ffn_down rule
     regex_t *re;              // [p->n_overrides] compiled override patterns
 } mix_state;
 
@@ -395,9 +393,18 @@ static int rule_ffn_down(mix_state *s, int type, mint_mix_choice *c) {
         break;
     case MINT_FTYPE_IQ4_NL:
     case MINT_FTYPE_IQ4_XS:
-        if (i < n / 8 && !s->has_imatrix) type = MINT_TYPE_Q5_K;
+        if (i < n / 8 && !s->p->has_imatrix) type = MINT_TYPE_Q5_K;
         why(c, "ffn_down: %s, layer %d %s n/8 = %d%s -> %s", mint_ftype_name(s->p->ftype), i,
-            i < n / 8 ? "<" : ">=", n / 8, s->has_imatrix ? ", imatrix" : "", tn(type));
+            i < n / 8 ? "<" : ">=", n / 8, s->p->has_imatrix ? ", imatrix" : "", tn(type));
+        break;
+    case MINT_FTYPE_Q4_0: // only with an importance matrix (Q4_1/Q5_1 are safe without one)
+    case MINT_FTYPE_Q5_0:
+        if (s->p->has_imatrix && i < n / 8) {
+            type = s->p->ftype == MINT_FTYPE_Q4_0 ? MINT_TYPE_Q4_1 : MINT_TYPE_Q5_1;
+            why(c, "ffn_down: imatrix, layer %d < n/8 = %d -> %s", i, n / 8, tn(type));
+        } else {
+            why(c, "ffn_down: base type %s", tn(type));
+        }
         break;
     default:
         why(c, "ffn_down: base type %s", tn(type));
@@ -554,11 +561,11 @@ static mint_status choose(mix_state *s, const mint_mix_tensor *t, mint_mix_choic
         type = shape_fallback(t, type, c);
     }
     // llama.cpp refuses Q2_K tensors in a Q2_K_S file without an importance matrix.
-    if (p->ftype == MINT_FTYPE_Q2_K_S && type == MINT_TYPE_Q2_K && cat != CAT_TOKEN_EMBD &&
-        cat != CAT_OUTPUT)
-        return mint_fail(err, MINT_E_UNSUPPORTED,
+    if (!p->has_imatrix && p->ftype == MINT_FTYPE_Q2_K_S && type == MINT_TYPE_Q2_K &&
+        cat != CAT_TOKEN_EMBD && cat != CAT_OUTPUT)
+        return mint_fail(err, MINT_E_ARG,
                          "%s: Q2_K in a Q2_K_S file needs an importance matrix (llama-quantize "
-                         "refuses without --imatrix), and mint has none",
+                         "refuses without --imatrix too)",
                          t->name);
     c->type = (uint32_t)type;
     c->quantize = c->type != t->type;

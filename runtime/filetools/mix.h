@@ -30,9 +30,12 @@
 // MXFP4_MOE replaces 3b by its own rule: output.weight (and a tied token_embd) Q8_0, a tensor of
 // more than one matrix (ne[2] > 1: the experts' stacks) MXFP4, every other one Q8_0.
 //
+// With an importance matrix (has_imatrix) llama.cpp changes two things: Q4_0 and Q5_0 files give
+// ffn_down of the first n_layer/8 layers Q4_1 / Q5_1, and Q2_K_S can be made (without one its
+// Q2_K tensors are refused, MINT_E_ARG, as llama-quantize refuses them).
+//
 // Not covered, because mint has no use for them yet: architectures mint does not run (Falcon's
-// rules), IQ/TQ file types other than IQ4_NL and IQ4_XS, importance matrices (so Q2_K_S, which
-// llama.cpp refuses to make without one, fails with MINT_E_UNSUPPORTED).
+// rules), IQ file types other than IQ4_NL and IQ4_XS.
 #ifndef MINT_FILETOOLS_MIX_H
 #define MINT_FILETOOLS_MIX_H
 
@@ -114,6 +117,7 @@ typedef struct mint_mix_params {
     int token_embd_type;                // --token-embedding-type; -1 = rule
     const mint_mix_override *overrides; // [n_overrides] --tensor-type, first match wins
     size_t n_overrides;                 // number of overrides
+    bool has_imatrix;                   // an importance matrix with at least one entry is used
 } mint_mix_params;
 
 // Defaults for a file type: no pure, no overrides, rule types for output and token_embd.
@@ -163,7 +167,8 @@ typedef struct mint_mix_choice {
 // gets the n indexes in llama-quantize's processing (and writing) order. Fails with MINT_E_ARG
 // for bad parameters (unknown ftype, a type mint cannot compute, a regex that does not compile,
 // an output/token_embd type whose block does not divide the row), MINT_E_FORMAT when the model
-// has attn_v tensors but not one per layer, MINT_E_UNSUPPORTED for Q2_K_S (see above).
+// has attn_v tensors but not one per layer; MINT_E_ARG for Q2_K_S without has_imatrix (see
+// above).
 mint_status mint_mix_plan(const mint_mix_model *model, const mint_mix_tensor *tensors, size_t n,
                           const mint_mix_params *params, mint_mix_choice *out, size_t *order,
                           mint_err *err);

@@ -5,8 +5,9 @@
 // Checked: a failure leaves a non-empty, NUL-terminated message in the error buffer (it quotes
 // the argument as given, newlines included); a success gives what its mode needs (IN OUT TYPE;
 // -o for --synthetic; one input and --text for --compare), options inside their ranges, at most
-// QUANTIZE_MAX_OVERRIDES overrides, file types from quantize_ftypes only (TYPE, --type and
-// each of at most QUANTIZE_MAX_COMPARE --compare types).
+// QUANTIZE_MAX_OVERRIDES overrides (and --include-weights / --exclude-weights), file types from
+// quantize_ftypes only (TYPE, --type and each of at most QUANTIZE_MAX_COMPARE --compare types),
+// --imatrix only in a conversion, and the weight filters only with it, never both kinds.
 #include "fuzz_util.h"
 #include "quantize_args.h"
 
@@ -42,8 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fuzz_fields_free(&in);
         return 0;
     }
-    const char *strs[] = {o.in,     o.out,   o.output_type, o.token_embd_type,
-                          o.preset, o.vocab, o.text,        o.work_dir};
+    const char *strs[] = {o.in,    o.out,  o.output_type, o.token_embd_type, o.preset,
+                          o.vocab, o.text, o.work_dir,    o.imatrix};
     // (o.type is checked below: it is the table's spelling, not the argument)
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         FUZZ_CHECK(fuzz_is_field(&in, strs[i]));
@@ -52,6 +53,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(o.seed >= 0);
     FUZZ_CHECK(o.overrides.n >= 0 && o.overrides.n <= QUANTIZE_MAX_OVERRIDES);
     for (int i = 0; i < o.overrides.n; i++) FUZZ_CHECK(fuzz_is_field(&in, o.overrides.v[i]));
+    const opt_strs *filters[] = {&o.include_weights, &o.exclude_weights};
+    for (int k = 0; k < 2; k++) {
+        FUZZ_CHECK(filters[k]->n >= 0 && filters[k]->n <= QUANTIZE_MAX_OVERRIDES);
+        for (int i = 0; i < filters[k]->n; i++) FUZZ_CHECK(fuzz_is_field(&in, filters[k]->v[i]));
+        FUZZ_CHECK(filters[k]->n == 0 || o.imatrix);
+    }
+    FUZZ_CHECK(!(o.include_weights.n && o.exclude_weights.n));
+    FUZZ_CHECK(!o.imatrix || o.mode == QUANTIZE_CONVERT);
     switch (o.mode) {
     case QUANTIZE_CONVERT:
         FUZZ_CHECK(o.in && o.out && o.type && is_ftype(o.type));

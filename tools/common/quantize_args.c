@@ -5,14 +5,14 @@
 
 #define F(member) OPT_FIELD(quantize_options, member)
 
-// llama-quantize's names (and its short names for the _M mixes) of the file types mint can make.
-// Q2_K_S is not here: llama.cpp makes it only with an importance matrix, which mint does not take.
+// llama-quantize's names (and its short names for the _M mixes) of the file types mint can make
+// (Q2_K_S only with --imatrix, as llama-quantize).
 static const char *const quantize_shapes[] = {"real", "tiny", "micro", NULL};
 
 const char *const quantize_ftypes[] = {
-    "F32",    "F16",    "BF16",   "Q8_0",   "Q4_0",   "Q4_1",   "Q5_0",   "Q5_1", "Q2_K",
-    "Q3_K_S", "Q3_K_M", "Q3_K_L", "Q4_K_S", "Q4_K_M", "Q5_K_S", "Q5_K_M", "Q6_K", "MXFP4_MOE",
-    "TQ1_0",  "TQ2_0",  "IQ4_NL", "IQ4_XS", "Q3_K",   "Q4_K",   "Q5_K",   NULL};
+    "F32",       "F16",    "BF16",   "Q8_0",   "Q4_0",   "Q4_1",   "Q5_0",   "Q5_1",   "Q2_K",
+    "Q2_K_S",    "Q3_K_S", "Q3_K_M", "Q3_K_L", "Q4_K_S", "Q4_K_M", "Q5_K_S", "Q5_K_M", "Q6_K",
+    "MXFP4_MOE", "TQ1_0",  "TQ2_0",  "IQ4_NL", "IQ4_XS", "Q3_K",   "Q4_K",   "Q5_K",   NULL};
 
 static const opt opts[] = {
     {.arg = "IN",
@@ -26,7 +26,7 @@ static const opt opts[] = {
      F(type),
      .names = quantize_ftypes,
      .noun = "file type",
-     .help = "file type (Q3_K, Q4_K, Q5_K mean the _M mixes)"},
+     .help = "file type (Q3_K, Q4_K, Q5_K mean the _M mixes; Q2_K_S needs --imatrix)"},
     {.arg = "NTHREADS",
      .kind = OPT_INT,
      F(n_threads),
@@ -41,6 +41,12 @@ static const opt opts[] = {
      .help = "type of token_embd.weight"},
     {"--tensor-type", OPT_STRS, F(overrides), "PATTERN=T", .max = QUANTIZE_MAX_OVERRIDES,
      .help = "type of tensors whose name matches the regex (repeatable)"},
+    {"--imatrix", OPT_STRING, F(imatrix), "FILE",
+     .help = "importance matrix (llama-imatrix's GGUF or .dat): weighted quantization"},
+    {"--include-weights", OPT_STRS, F(include_weights), "NAME", .max = QUANTIZE_MAX_OVERRIDES,
+     .help = "use the importance matrix only for tensors whose name contains NAME (repeatable)"},
+    {"--exclude-weights", OPT_STRS, F(exclude_weights), "NAME", .max = QUANTIZE_MAX_OVERRIDES,
+     .help = "do not use it for tensors whose name contains NAME (repeatable)"},
     {"--allow-requantize", OPT_FLAG, F(allow_requantize), .help = "allow a quantized source"},
     {"--overwrite", OPT_FLAG, F(overwrite), .help = "replace OUT if it exists (never the input)"},
     {"-t --threads", OPT_INT, F(n_threads), "N", 1, 256,
@@ -87,6 +93,18 @@ static bool check(void *options, char *err, size_t errlen) {
     o->mode = o->preset ? QUANTIZE_SYNTHETIC : o->compare.n ? QUANTIZE_COMPARE : QUANTIZE_CONVERT;
     if (o->shape && o->mode != QUANTIZE_SYNTHETIC) {
         snprintf(err, errlen, "--shape is for --synthetic");
+        return false;
+    }
+    if (o->include_weights.n && o->exclude_weights.n) {
+        snprintf(err, errlen, "--include-weights and --exclude-weights cannot be used together");
+        return false;
+    }
+    if ((o->include_weights.n || o->exclude_weights.n) && !o->imatrix) {
+        snprintf(err, errlen, "--include-weights and --exclude-weights need --imatrix FILE");
+        return false;
+    }
+    if (o->imatrix && o->mode != QUANTIZE_CONVERT) {
+        snprintf(err, errlen, "--imatrix is for a conversion (IN OUT TYPE)");
         return false;
     }
     switch (o->mode) {

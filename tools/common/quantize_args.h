@@ -32,6 +32,9 @@ typedef struct quantize_options {
     const char *output_type;     // --output-tensor-type
     const char *token_embd_type; // --token-embedding-type
     opt_strs overrides;          // --tensor-type PATTERN=TYPE, one per occurrence (<= 64)
+    const char *imatrix;         // --imatrix FILE: importance matrix (llama-imatrix's)
+    opt_strs include_weights;    // --include-weights NAME: use the matrix only for these (<= 64)
+    opt_strs exclude_weights;    // --exclude-weights NAME: do not use it for these (<= 64)
     const char *preset;          // --synthetic PRESET
     const char *shape;           // --shape real|tiny (synthetic; NULL: real)
     const char *vocab;           // --vocab FILE (synthetic)

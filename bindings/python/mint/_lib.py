@@ -433,6 +433,12 @@ class mint_quantize_params(Struct):
         ("progress", QUANT_PROGRESS),
         ("on_tensor", QUANT_ON_TENSOR),
         ("user", c_void_p),
+        ("imatrix", c_void_p),
+        ("imatrix_file", c_char_p),
+        ("include_weights", POINTER(c_char_p)),
+        ("n_include_weights", c_int),
+        ("exclude_weights", POINTER(c_char_p)),
+        ("n_exclude_weights", c_int),
     ]
 
 

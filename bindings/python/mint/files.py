@@ -220,12 +220,15 @@ def inspect(path):
 
 def quantize(
     src, dst, type, *, pure=False, leave_output=False, allow_requantize=False, output_type=None,
-    token_embd_type=None, overrides=(), n_threads=0, progress=None,
+    token_embd_type=None, overrides=(), n_threads=0, progress=None, imatrix=None,
+    include_weights=(), exclude_weights=(),
 ):  # fmt: skip
     """Quantizes a model (GGUF, safetensors, Hugging Face folder) to a GGUF of file type
     `type` ("Q4_K_M", "Q8_0", "F16", ... as llama-quantize names them), written atomically.
     Returns one dict per tensor: name, from, to, reason (why that type). progress(done, total)
-    is called with bytes written."""
+    is called with bytes written. imatrix: the path of an importance matrix (llama-imatrix's
+    GGUF or .dat), as llama-quantize --imatrix; include_weights / exclude_weights: name
+    substrings of the tensors to use it for / not (its --include-weights / --exclude-weights)."""
     s = _lib.fspath_bytes(src, "src")
     d = _lib.fspath_bytes(dst, "dst")
     L = _lib.load()
@@ -245,6 +248,20 @@ def quantize(
     p.overrides = arr if ov else None
     p.n_overrides = len(ov)
     p.n_threads = _util.as_int(n_threads, "n_threads", 0)
+    filters = []
+    for what, names in (("include_weights", include_weights), ("exclude_weights", exclude_weights)):
+        if isinstance(names, str):
+            names = [names]
+        b = [_lib.name_bytes(n, what + "[]") for n in names]
+        filters.append(((ctypes.c_char_p * max(len(b), 1))(*b), len(b)))
+    p.include_weights, p.n_include_weights = filters[0] if filters[0][1] else (None, 0)
+    p.exclude_weights, p.n_exclude_weights = filters[1] if filters[1][1] else (None, 0)
+    im = ctypes.c_void_p()
+    if imatrix is not None:
+        p.imatrix_file = _lib.fspath_bytes(imatrix, "imatrix")
+        e = _util.err()
+        check(L.mint_imatrix_load(p.imatrix_file, byref(im), byref(e)), e)
+        p.imatrix = im
     decisions, raised = [], []
 
     def on_tensor(user, name, frm, to, reason):
@@ -263,7 +280,11 @@ def quantize(
     p.on_tensor = c_tensor
     p.progress = c_progress
     e = _util.err()
-    st = L.mint_quantize_file(s, d, byref(p), byref(e))
+    try:
+        st = L.mint_quantize_file(s, d, byref(p), byref(e))
+    finally:
+        if im:
+            L.mint_imatrix_free(im)
     if raised:
         raise raised[0]
     check(st, e)

@@ -101,3 +101,30 @@ def test_synthetic_models_quantize_and_run(tmp_path):
     assert outs[0] != outs[1]  # another type, other numbers
     assert mint.version().count(".") == 2 and mint.isa()
     assert mint.type_name(2) == "Q4_0"
+
+
+def test_quantize_with_an_importance_matrix(tmp_path):
+    """llama-imatrix's matrix for the tiny llama3 (tests/reference/imatrix_quant): the weighted
+    quantizers for the tensors it covers, the filters, llama-quantize's metadata keys."""
+    import pathlib
+
+    import pytest
+
+    ref = pathlib.Path(__file__).resolve().parents[3] / "tests/reference/imatrix_quant"
+    src = mint.synth_write(tmp_path / "l.gguf", "llama3", "F32", seed=1, n_threads=1, shape="tiny")
+    dst = tmp_path / "l-q4_k_m.gguf"
+    plain = tmp_path / "l-plain.gguf"
+    mint.quantize(src, plain, "Q4_K_M", n_threads=1)
+    im = ref / "llama3-tiny.imatrix.gguf"
+    got = mint.quantize(src, dst, "Q4_K_M", n_threads=1, imatrix=im, exclude_weights="blk.0")
+    why = {d["name"]: d["reason"] for d in got}
+    assert "weighted by the imatrix" in why["blk.1.ffn_down.weight"]
+    assert "no imatrix entry" in why["blk.0.ffn_down.weight"]
+    with mint.File(dst) as f, mint.File(plain) as g:
+        assert f.get("quantize.imatrix.entries_count") == 7
+        assert f.get("quantize.imatrix.dataset") == "tinystories20k.txt"
+        q0, q1 = "blk.0.attn_q.weight", "blk.1.attn_q.weight"
+        assert f.tensor_bytes(q0) == g.tensor_bytes(q0)  # excluded: as without a matrix
+        assert f.tensor_bytes(q1) != g.tensor_bytes(q1)
+    with pytest.raises(mint.MintArgumentError):
+        mint.quantize(src, dst, "Q4_K_M", imatrix=im, include_weights="attn", exclude_weights="ffn")
