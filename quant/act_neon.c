@@ -2,8 +2,10 @@
 // f32 rows to Q8_0, Q8_1, Q8_K, F16 and BF16, writing exactly the reference's bytes.
 //
 // Why the bytes match (quant/act_ref.c is the specification):
-//   - RNE(x * m) is FCVTNS (vcvtnq_s32_f32: round to nearest, ties to even), the same integer
-//     the reference's mint_nearest_int gives for |x * m| <= 2^22; x * m is the same f32 multiply;
+//   - RNE(x * m) is the reference's own mint_nearest_int in four lanes (add 1.5 * 2^23, keep
+//     the mantissa bits, subtract 2^22), and the quant its low byte (a truncating narrow), so
+//     even a block whose multiplier overflows to inf (all-subnormal values: x * m = +-inf) gives
+//     the reference's bytes, where FCVTNS and a saturating narrow would give +-127;
 //   - the scales (amax / 127, 127 / amax, -127 / max, 1 / iscale) are computed in scalar f32
 //     exactly as the reference writes them, and stored with the same f16 conversion;
 //   - f32 -> f16 is FCVTN (RNE, subnormals kept, overflow to inf, as mint_f32_to_f16), with NaN
@@ -24,15 +26,29 @@ MINT_NEON_INLINE float absmax(const float *x, int n) {
     return vmaxvq_f32(vmaxq_f32(vmaxq_f32(m[0], m[1]), vmaxq_f32(m[2], m[3])));
 }
 
-// RNE(x[0..16) * m) as 16 int8 (every value is within [-127, 127] by construction), and the
-// int32 sum of those quants added into *sum.
+// The reference's mint_nearest_int in four lanes: add 1.5 * 2^23, keep the mantissa bits,
+// subtract 2^22 (RNE for |v| <= 2^22; for +-inf -2^22, as the reference).
+MINT_NEON_INLINE int32x4_t nearest4(float32x4_t v) {
+    const float32x4_t t = vaddq_f32(v, vdupq_n_f32(12582912.0f));
+    return vsubq_s32(vandq_s32(vreinterpretq_s32_f32(t), vdupq_n_s32(0x007FFFFF)),
+                     vdupq_n_s32(0x00400000));
+}
+
+// 16 int32 to their low bytes, as the reference's (int8_t) casts.
+MINT_NEON_INLINE int8x16_t low_bytes(const int32x4_t q[4]) {
+    const int16x8_t lo = vcombine_s16(vmovn_s32(q[0]), vmovn_s32(q[1]));
+    const int16x8_t hi = vcombine_s16(vmovn_s32(q[2]), vmovn_s32(q[3]));
+    return vcombine_s8(vmovn_s16(lo), vmovn_s16(hi));
+}
+
+// RNE(x[0..16) * m) as 16 int8, the reference's mint_nearest_int and (int8_t) cast lane by
+// lane, and the int32 sum of those quants added into *sum.
 MINT_NEON_INLINE int8x16_t round16(const float *x, float m, int32x4_t *sum) {
     int32x4_t q[4];
-    for (int k = 0; k < 4; k++) q[k] = vcvtnq_s32_f32(vmulq_n_f32(vld1q_f32(x + 4 * k), m));
-    *sum = vaddq_s32(*sum, vaddq_s32(vaddq_s32(q[0], q[1]), vaddq_s32(q[2], q[3])));
-    const int16x8_t lo = vcombine_s16(vqmovn_s32(q[0]), vqmovn_s32(q[1]));
-    const int16x8_t hi = vcombine_s16(vqmovn_s32(q[2]), vqmovn_s32(q[3]));
-    return vcombine_s8(vqmovn_s16(lo), vqmovn_s16(hi));
+    for (int k = 0; k < 4; k++) q[k] = nearest4(vmulq_n_f32(vld1q_f32(x + 4 * k), m));
+    const int8x16_t r = low_bytes(q);
+    *sum = vpadalq_s16(*sum, vpaddlq_s8(r));
+    return r;
 }
 
 // Q8_0 activations: d = f16(amax / 127), q = RNE(x * (127 / amax)).
@@ -86,13 +102,11 @@ void quantize_row_q8_K_neon(const float *restrict x, void *restrict vy, int64_t 
         for (int g = 0; g < MINT_QK_K / 16; g++) {
             int32x4_t q[4];
             for (int k = 0; k < 4; k++)
-                q[k] = vminq_s32(vcvtnq_s32_f32(vmulq_n_f32(vld1q_f32(x + 16 * g + 4 * k), iscale)),
-                                 q127);
-            const int16x8_t lo = vcombine_s16(vqmovn_s32(q[0]), vqmovn_s32(q[1]));
-            const int16x8_t hi = vcombine_s16(vqmovn_s32(q[2]), vqmovn_s32(q[3]));
-            vst1q_s8(y[i].qs + 16 * g, vcombine_s8(vqmovn_s16(lo), vqmovn_s16(hi)));
-            y[i].bsums[g] =
-                (int16_t)vaddvq_s32(vaddq_s32(vaddq_s32(q[0], q[1]), vaddq_s32(q[2], q[3])));
+                q[k] =
+                    vminq_s32(nearest4(vmulq_n_f32(vld1q_f32(x + 16 * g + 4 * k), iscale)), q127);
+            const int8x16_t r = low_bytes(q);
+            vst1q_s8(y[i].qs + 16 * g, r);
+            y[i].bsums[g] = vaddlvq_s8(r);
         }
         y[i].d = 1 / iscale;
     }

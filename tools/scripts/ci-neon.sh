@@ -92,7 +92,7 @@ pass() {
     echo "== ci-neon: tests under qemu-aarch64, $name"
     env "$@" ctest --test-dir "$build" --output-on-failure -R "$regex"
 }
-pass "default CPU (neondot)" '^test_(kernels|vec|ops|quant|ops_ref|model)$'
+pass "default CPU (neondot)" '^test_(kernels|kernels_edge|vec|ops|quant|ops_ref|model)$'
 pass "MINT_ISA=neon (baseline NEON forced)" '^test_(ops_ref|model)$' MINT_ISA=neon
 pass "QEMU_CPU=cortex-a53 (no dotprod: neon detected)" '^test_(kernels|vec|model)$' \
     QEMU_CPU=cortex-a53
