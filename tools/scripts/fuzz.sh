@@ -1,6 +1,6 @@
 #!/bin/sh
 # fuzz.sh - builds the libFuzzer harnesses with clang into build-fuzz/, prepares their corpora
-# and runs each for a given time, one after the other.
+# and runs each for a given time, MINT_FUZZ_JOBS of them side by side (default: one per core).
 #
 #   tools/scripts/fuzz.sh TARGET|all SECONDS [LIBFUZZER_ARG...]
 #
@@ -21,7 +21,7 @@
 # across runs. Logs go to build-fuzz/logs/, crash inputs to build-fuzz/artifacts/TARGET/. Prints
 # executions and corpus size per harness; exits 1 when any harness found a crash, a leak, a hang
 # (-timeout) or ran out of memory.
-# Environment: CC (default clang), MINT_FUZZ_DIR (default build-fuzz).
+# Environment: CC (default clang), MINT_FUZZ_DIR (default build-fuzz), MINT_FUZZ_JOBS (default nproc).
 set -eu
 cd "$(dirname "$0")/../.."
 if [ $# -lt 2 ]; then
@@ -119,28 +119,62 @@ seed() {
     return 0
 }
 
-failed=""
-mkdir -p "$dir/logs"
-printf '%-14s %8s %10s %8s %16s  %s\n' target seconds execs exec/s 'corpus files/B' result
-for t in $targets; do
+# One harness: seeds, run, and its result line in $dir/logs/TARGET.result (failures also in
+# TARGET.failed), so that lanes running side by side do not interleave their output.
+fuzz_one() {
+    t=$1
+    shift
     seed "$t"
     mkdir -p "$dir/corpus/$t" "$dir/artifacts/$t"
     log=$dir/logs/$t.log
+    rm -f "$dir/logs/$t.failed"
     dict=""
     [ -f "tests/fuzz/dict/$t.dict" ] && dict="-dict=tests/fuzz/dict/$t.dict"
-    start=$(date +%s)
+    t0=$(date +%s)
     rc=0
     # shellcheck disable=SC2086
     "$bin/fuzz_$t" -max_total_time="$seconds" -max_len="$(max_len "$t")" -timeout=10 \
         -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$dir/artifacts/$t/" $dict \
         "$@" "$dir/corpus/$t" "$dir/corpus/$t.seeds" >"$log" 2>&1 || rc=$?
-    took=$(($(date +%s) - start))
+    took=$(($(date +%s) - t0))
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
     files=$(find "$dir/corpus/$t" -type f | wc -l)
     bytes=$(find "$dir/corpus/$t" -type f -exec cat {} + | wc -c)
     result=ok
     if [ "$rc" -ne 0 ]; then
         result="FAILED (exit $rc): $(grep -m1 -E '^FUZZ_CHECK failed|^==[0-9]+==ERROR|^SUMMARY|runtime error|deadly signal|timeout|out-of-memory' "$log" || echo "see $log")"
+        : >"$dir/logs/$t.failed"
+    fi
+    printf '%-14s %8s %10s %8s %16s  %s\n' "$t" "$took" "${execs:-?}" \
+        "$(( ${execs:-0} / (took > 0 ? took : 1) ))" "$files/$bytes" "$result" >"$dir/logs/$t.result"
+}
+
+# The harnesses run in MINT_FUZZ_JOBS lanes side by side (default: the number of cores; each
+# harness is one process on one core), each lane taking every MINT_FUZZ_JOBS-th target in turn:
+# on CI's 2 cores the step takes half the time for the same seconds per harness.
+jobs=${MINT_FUZZ_JOBS:-$(nproc)}
+case $jobs in '' | *[!0-9]* | 0) jobs=1 ;; esac
+mkdir -p "$dir/logs"
+for t in $targets; do rm -f "$dir/logs/$t.result" "$dir/logs/$t.failed"; done
+printf '%-14s %8s %10s %8s %16s  %s\n' target seconds execs exec/s 'corpus files/B' result
+lane=0
+pids=""
+while [ "$lane" -lt "$jobs" ]; do
+    (
+        i=0
+        for t in $targets; do
+            [ $((i % jobs)) -eq "$lane" ] && fuzz_one "$t" "$@"
+            i=$((i + 1))
+        done
+    ) &
+    pids="$pids $!"
+    lane=$((lane + 1))
+done
+for p in $pids; do wait "$p" || true; done
+failed=""
+for t in $targets; do
+    cat "$dir/logs/$t.result" 2>/dev/null || echo "$t: no result (see $dir/logs/$t.log)"
+    if [ -f "$dir/logs/$t.failed" ] || [ ! -f "$dir/logs/$t.result" ]; then
         failed="$failed $t"
         # A clean clone's CI keeps only this output: the input itself, so that it can be replayed.
         for a in "$dir/artifacts/$t"/*; do
@@ -149,8 +183,6 @@ for t in $targets; do
             head -c 3000 "$a" | base64 >&2
         done
     fi
-    printf '%-14s %8s %10s %8s %16s  %s\n' "$t" "$took" "${execs:-?}" \
-        "$(( ${execs:-0} / (took > 0 ? took : 1) ))" "$files/$bytes" "$result"
 done
 if [ -n "$failed" ]; then
     echo "fuzz.sh: failures in:$failed (inputs in $dir/artifacts/, logs in $dir/logs/)" >&2
