@@ -49,5 +49,11 @@ const mint_kernels mint_kernels_avx512vnni = {
             [MINT_TYPE_Q6_K] = {.vec_dot = vec_dot_q6_K_q8_K_avx512vnni,
                                 .gemm = gemm_q6_K_q8_K_avx512vnni,
                                 .gemm_packed = gemm_packed_q6_K_q8_K_avx512vnni},
+            [MINT_TYPE_TQ2_0] = {.vec_dot = vec_dot_tq2_0_q8_K_avx512vnni,
+                                 .gemm = gemm_tq2_0_q8_K_avx512vnni,
+                                 .gemm_packed = gemm_packed_tq2_0_q8_K_avx512vnni},
+            [MINT_TYPE_TQ1_0] = {.vec_dot = vec_dot_tq1_0_q8_K_avx512vnni,
+                                 .gemm = gemm_tq1_0_q8_K_avx512vnni,
+                                 .gemm_packed = gemm_packed_tq1_0_q8_K_avx512vnni},
         },
 };

@@ -26,12 +26,18 @@
 // are the sub-block scales, and the offset 128 comes off as Q3_K's / Q6_K's does (pairs of
 // scales against the bsums).
 //
+// TQ2_0 and TQ1_0 ride it too: their trits 0..2 are the levels (TQ2_0's 2-bit fields in Q2_K's
+// layout, TQ1_0's base-3 digits taken out by 16-bit multiplies as quant/dot_ternary_avx2.c
+// does), their 8 sub-blocks of 32 have no scale, and the offset 1 (weight = trit - 1) comes off
+// as the sum of all 16 bsums (pairs of ones). The integer part of a super-block is exact, as
+// the reference's sumi, so one fma per super-block gives the same terms.
+//
 // The including file defines MINT_LEVEL_NAME (quant/kernels.h), which names the entry points.
 #include "quant/simd_avx512.h"
 #include "quant/pack.h"
 #include "quant/unpack.h"
 
-typedef enum kkind { K_Q2, K_Q3, K_Q4, K_Q5, K_Q6, K_IQ4XS } kkind;
+typedef enum kkind { K_Q2, K_Q3, K_Q4, K_Q5, K_Q6, K_IQ4XS, K_TQ2, K_TQ1 } kkind;
 
 typedef struct ktype {
     kkind kind;
@@ -46,6 +52,8 @@ static const ktype KT_Q4 = {K_Q4, 144, 4, 9};
 static const ktype KT_Q5 = {K_Q5, 176, 4, 11};
 static const ktype KT_Q6 = {K_Q6, 210, 1, 4};
 static const ktype KT_IQ4XS = {K_IQ4XS, 136, 4, 9};
+static const ktype KT_TQ2 = {K_TQ2, 66, 1, 2};
+static const ktype KT_TQ1 = {K_TQ1, 54, 1, 1};
 
 // Super-blocks per K chunk of the tile path (panels: 16 rows x KSB x 5.8 KB).
 enum { KSB = 4 };
@@ -59,7 +67,10 @@ typedef struct kpanel {
 
 // Sub-blocks and the dwords of each.
 X512_ALWAYS_INLINE int nsub(ktype T) {
-    return T.kind == K_Q4 || T.kind == K_Q5 || T.kind == K_IQ4XS ? 8 : 16;
+    return T.kind == K_Q4 || T.kind == K_Q5 || T.kind == K_IQ4XS || T.kind == K_TQ2 ||
+                   T.kind == K_TQ1
+               ? 8
+               : 16;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -225,7 +236,47 @@ X512_ALWAYS_INLINE __m512i klevel_iq4_xs(const __m512i *tb, int g, int k) {
     return _mm512_shuffle_epi8(lut, hi ? x512_hi4(v) : x512_lo4(v));
 }
 
-// rest: the 16 f16 d of a packed Q3_K / Q6_K super-block (quant/pack.h), NULL for a window.
+// TQ2_0: qs[64] (element 128n + 32j + l: bits 2j.. of byte 32n + l, as Q2_K's qs), d. No
+// sub-block scales (ksub skips them); the pairs (1, 1) meet every bsums dword, so pair is the sum
+// of the activations, taken off once (the offset 1).
+X512_ALWAYS_INLINE void kscales_tq2_0(kpanel *p, const __m512i *tb, int g, const uint8_t *rest) {
+    p->d =
+        rest ? _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)rest)) : x512_f16_lo(tb[g + 16]);
+    p->dmin = _mm512_setzero_ps();
+    X512_UNROLL for (int q = 0; q < 8; q++) p->pr[q] = _mm512_set1_epi32(0x00010001);
+}
+X512_ALWAYS_INLINE __m512i klevel_tq2_0(const __m512i *tb, int g, int k) {
+    const int e = 4 * k, n = e / 128, j = (e % 128) / 32, l = e % 32;
+    return _mm512_and_si512(_mm512_srli_epi32(tb[g + (32 * n + l) / 4], 2 * j),
+                            _mm512_set1_epi32(0x03030303));
+}
+
+// TQ1_0: qs[48] (dwords 0..11), qh[4] (dword 12), d (the low half of dword 13). Element e:
+// e < 160, trit e / 32 of qs[e % 32]; e < 240, trit (e - 160) / 16 of qs[32 + (e - 160) % 16];
+// else trit (e - 240) / 4 of qh[(e - 240) % 4] (quant/blocks.h). So level vector k (elements
+// 4k..4k+3) is one trit of one dword: trit k / 8 of dword k % 8 for k < 40, trit (k - 40) / 4
+// of dword 8 + (k - 40) % 4 for k < 60, trit k - 60 of dword 12. The trit t of a byte b is
+// ((b * 3^t mod 256) * 3) >> 8: the even and odd bytes of each 16-bit lane multiplied apart.
+X512_ALWAYS_INLINE void kscales_tq1_0(kpanel *p, const __m512i *tb, int g, const uint8_t *rest) {
+    p->d =
+        rest ? _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)rest)) : x512_f16_lo(tb[g + 13]);
+    p->dmin = _mm512_setzero_ps();
+    X512_UNROLL for (int q = 0; q < 8; q++) p->pr[q] = _mm512_set1_epi32(0x00010001);
+}
+X512_ALWAYS_INLINE __m512i klevel_tq1_0(const __m512i *tb, int g, int k) {
+    static const short pow3[5] = {1, 3, 9, 27, 81};
+    const int dw = k < 40 ? k % 8 : k < 60 ? 8 + (k - 40) % 4 : 12;
+    const int t = k < 40 ? k / 8 : k < 60 ? (k - 40) / 4 : k - 60;
+    const __m512i b = tb[g + dw], pw = _mm512_set1_epi16(pow3[t]);
+    const __m512i lo = _mm512_set1_epi16(0x00FF), three = _mm512_set1_epi16(3);
+    const __m512i even = _mm512_slli_epi16(_mm512_mullo_epi16(_mm512_and_si512(b, lo), pw), 8);
+    const __m512i odd = _mm512_andnot_si512(lo, _mm512_mullo_epi16(_mm512_andnot_si512(lo, b), pw));
+    return _mm512_or_si512(_mm512_mulhi_epu16(even, three),
+                           _mm512_slli_epi16(_mm512_mulhi_epu16(odd, three), 8));
+}
+
+// rest: the 16 f16 d of a packed Q3_K / Q6_K / TQ2_0 / TQ1_0 super-block (quant/pack.h), NULL for a
+// window.
 X512_ALWAYS_INLINE void kscales(ktype T, kpanel *p, const __m512i *tb, int g, const uint8_t *rest) {
     switch (T.kind) {
     case K_Q2:
@@ -244,6 +295,12 @@ X512_ALWAYS_INLINE void kscales(ktype T, kpanel *p, const __m512i *tb, int g, co
     case K_IQ4XS:
         kscales_iq4_xs(p, tb, g);
         break;
+    case K_TQ2:
+        kscales_tq2_0(p, tb, g, rest);
+        break;
+    case K_TQ1:
+        kscales_tq1_0(p, tb, g, rest);
+        break;
     }
 }
 
@@ -259,6 +316,10 @@ X512_ALWAYS_INLINE __m512i klevel(ktype T, const __m512i *tb, int g, int k, int 
         return klevel_q5_K(tb, g, k);
     case K_IQ4XS:
         return klevel_iq4_xs(tb, g, k);
+    case K_TQ2:
+        return klevel_tq2_0(tb, g, k);
+    case K_TQ1:
+        return klevel_tq1_0(tb, g, k);
     default:
         return klevel_q6_K(tb, g, k);
     }
@@ -301,6 +362,10 @@ X512_ALWAYS_INLINE void ksub(ktype T, int C, const kpanel *p, const __m512i *tb,
         }
     }
     X512_UNROLL for (int c = 0; c < C; c++) {
+        if (T.kind == K_TQ2 || T.kind == K_TQ1) { // no sub-block scales
+            isum[c] = _mm512_add_epi32(isum[c], s[c]);
+            continue;
+        }
         const __m512i t = _mm512_mullo_epi32(s[c], p->sc[sb]);
         if (hi16 && sb % 2)
             isum16[c] = _mm512_add_epi32(isum16[c], t);
@@ -343,8 +408,10 @@ X512_ALWAYS_INLINE void kstep(ktype T, int C, const kpanel *p, const __m512i *tb
             pair = x512_dot_s16(pair, p->pr[q], x512_bcast32(blk->bsums + 2 * q));
         }
         const __m512 da = x512_bcastf(&blk->d);
-        if (T.kind == K_Q3 || T.kind == K_Q6 || T.kind == K_IQ4XS) {
-            const int sh = T.kind == K_Q3 ? 2 : T.kind == K_Q6 ? 5 : 7; // offset 4, 32 or 128
+        if (T.kind == K_Q3 || T.kind == K_Q6 || T.kind == K_IQ4XS || T.kind == K_TQ2 ||
+            T.kind == K_TQ1) {
+            // offset 4, 32, 128 or 1
+            const int sh = T.kind == K_Q3 ? 2 : T.kind == K_Q6 ? 5 : T.kind == K_IQ4XS ? 7 : 0;
             isum[c] = _mm512_sub_epi32(isum[c], _mm512_slli_epi32(pair, sh));
             acc[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[c]), _mm512_mul_ps(p->d, da), acc[c]);
         } else {
@@ -472,7 +539,7 @@ X512_ALWAYS_INLINE void kgemv(ktype T, int64_t n, const uint8_t *w, size_t w_str
 }
 
 // A packed super-block (quant/pack.h): its body, the same vectors a window's transpose gives
-// (bs / 4 of them), and for Q3_K / Q6_K its rest, the 32 bytes of d.
+// (bs / 4 of them), and for Q3_K / Q6_K / TQ2_0 / TQ1_0 its rest, the 32 bytes of d.
 X512_ALWAYS_INLINE int kpk_nd(ktype T) {
     return T.bs / 4;
 }
@@ -616,6 +683,10 @@ X512_KERNELS(q4_K_q8_K, kgemm, KT_Q4)
 X512_KERNELS(q5_K_q8_K, kgemm, KT_Q5)
 // Q6_K . Q8_K.
 X512_KERNELS(q6_K_q8_K, kgemm, KT_Q6)
+// TQ2_0 . Q8_K.
+X512_KERNELS(tq2_0_q8_K, kgemm, KT_TQ2)
+// TQ1_0 . Q8_K.
+X512_KERNELS(tq1_0_q8_K, kgemm, KT_TQ1)
 #if defined(__AVX512VNNI__)
 // IQ4_XS . Q8_K (VNNI only: see the file comment).
 X512_KERNELS(iq4_xs_q8_K, kgemm, KT_IQ4XS)

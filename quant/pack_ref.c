@@ -20,6 +20,8 @@ static const mint_pack_layout layouts[MINT_TYPE_COUNT] = {
     [MINT_TYPE_Q5_K] = {176, 0, 44, -1, 0},   // d dmin scales[12] qh[32] qs[128]
     [MINT_TYPE_Q6_K] = {210, 0, 52, 208, 2},  // ql[128] qh[64] scales[16] | d
     [MINT_TYPE_IQ4_XS] = {136, 0, 34, -1, 0}, // d scales_h scales_l[4] qs[128]
+    [MINT_TYPE_TQ2_0] = {66, 0, 16, 64, 2},   // qs[64] | d
+    [MINT_TYPE_TQ1_0] = {54, 0, 13, 52, 2},   // qs[48] qh[4] | d
 };
 
 const mint_pack_layout *mint_pack_layout_of(mint_type t) {
