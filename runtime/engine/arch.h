@@ -311,4 +311,71 @@ void mint_arch_list(char *buf, size_t cap);
 // its block kinds, then what else it has, for mint-run --dump-graph. Truncated to cap.
 void mint_arch_describe(const mint_arch *a, char *buf, size_t cap);
 
+// ---------------------------------------------------------------------------------------------
+// The metadata keys, declared (runtime/engine/arch_keys.c): each "<arch>.<suffix>" key the
+// binder reads, named once; what a row makes of each follows from its block kinds.
+
+typedef enum mint_key {
+    MINT_KEY_EMBEDDING_LENGTH,
+    MINT_KEY_BLOCK_COUNT,
+    MINT_KEY_CONTEXT_LENGTH,
+    MINT_KEY_FEED_FORWARD_LENGTH,
+    MINT_KEY_HEAD_COUNT,
+    MINT_KEY_HEAD_COUNT_KV,
+    MINT_KEY_KEY_LENGTH,
+    MINT_KEY_VALUE_LENGTH,
+    MINT_KEY_ROPE_DIMS,
+    MINT_KEY_ROPE_BASE,
+    MINT_KEY_ROPE_SCALING_TYPE,
+    MINT_KEY_ROPE_SCALING_FACTOR,
+    MINT_KEY_ROPE_SCALE_LINEAR,
+    MINT_KEY_ROPE_ATTN_FACTOR,
+    MINT_KEY_ROPE_ORIG_CTX,
+    MINT_KEY_RMS_EPS,
+    MINT_KEY_LN_EPS,
+    MINT_KEY_SWA_WINDOW,
+    MINT_KEY_SWA_PATTERN,
+    MINT_KEY_ROPE_BASE_SWA,
+    MINT_KEY_ATTN_SOFTCAP,
+    MINT_KEY_FINAL_SOFTCAP,
+    MINT_KEY_EXPERT_COUNT,
+    MINT_KEY_EXPERT_USED,
+    MINT_KEY_EXPERT_FF,
+    MINT_KEY_EXPERT_SHARED_FF,
+    MINT_KEY_SHORTCONV_L,
+    MINT_KEY_SSM_CONV,
+    MINT_KEY_SSM_STATE,
+    MINT_KEY_SSM_GROUPS,
+    MINT_KEY_SSM_DT_RANK,
+    MINT_KEY_SSM_INNER,
+    MINT_KEY_FULL_ATTN_INTERVAL,
+    MINT_KEY_ROPE_SECTIONS,
+    MINT_KEY_KEY_LENGTH_SWA,
+    MINT_KEY_VALUE_LENGTH_SWA,
+    MINT_KEY_ROPE_DIMS_SWA,
+    MINT_KEY_SHARED_KV_LAYERS,
+    MINT_KEY_PLE_WIDTH,
+    MINT_KEY_COUNT
+} mint_key;
+
+// What a row makes of a key.
+typedef enum mint_key_need {
+    MINT_KEY_ABSENT = 0, // not this architecture's: never read
+    MINT_KEY_IGNORED,    // its files carry it, the binder leaves it unread (as llama.cpp does)
+    MINT_KEY_OPTIONAL,   // read when present, a default (or the row's value) otherwise
+    MINT_KEY_REQUIRED,   // a file without it is refused, naming the key
+} mint_key_need;
+
+// The key's suffix ("attention.head_count"), NULL past MINT_KEY_COUNT.
+const char *mint_arch_key_suffix(mint_key k);
+// "<arch>.<suffix>" into buf.
+void mint_arch_key_name(char *buf, size_t cap, const char *arch, mint_key k);
+// The key of a suffix, MINT_KEY_COUNT when none is declared.
+mint_key mint_arch_key_find(const char *suffix);
+// What row `a` makes of key k.
+mint_key_need mint_arch_key_need(const mint_arch *a, mint_key k);
+// The row's keys, one line each ("  qwen3.context_length (uint, optional; absent: 2048): ..."),
+// for mint-run --dump-graph. Truncated to cap.
+void mint_arch_describe_keys(const mint_arch *a, char *buf, size_t cap);
+
 #endif // MINT_ARCH_H

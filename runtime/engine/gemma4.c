@@ -25,10 +25,10 @@
 
 // "<arch>.<suffix>": a number, or an array with an entry per layer, into out[n_layer] (each
 // 0..max); MINT_E_NOT_FOUND passes through.
-static mint_status per_layer(const mint_model *m, const char *suffix, int64_t max, int32_t *out,
+static mint_status per_layer(const mint_model *m, mint_key k, int64_t max, int32_t *out,
                              mint_err *err) {
     char key[128];
-    snprintf(key, sizeof key, "%s.%s", m->arch, suffix);
+    mint_arch_key_name(key, sizeof key, m->arch, k);
     const int n_layer = m->hp.n_layer;
     mint_value_type t;
     uint64_t n = 0;
@@ -63,9 +63,9 @@ static mint_status per_layer(const mint_model *m, const char *suffix, int64_t ma
 }
 
 // A required "<arch>.<suffix>" of 1..2^24.
-static mint_status required(const mint_model *m, const char *suffix, int32_t *out, mint_err *err) {
+static mint_status required(const mint_model *m, mint_key k, int32_t *out, mint_err *err) {
     char key[128];
-    snprintf(key, sizeof key, "%s.%s", m->arch, suffix);
+    mint_arch_key_name(key, sizeof key, m->arch, k);
     uint64_t v = 0;
     mint_status st = mint_file_get_u64(m->file, key, &v, err);
     if (st == MINT_E_NOT_FOUND) return mint_fail(err, MINT_E_FORMAT, "metadata %s is missing", key);
@@ -85,10 +85,10 @@ static int source_layer(const mint_hparams *hp, int n_kv, int l) {
 static mint_status read_attention(mint_model *m, int32_t *scratch, mint_err *err) {
     mint_hparams *hp = &m->hp;
     mint_status st;
-    if ((st = required(m, "attention.sliding_window", &hp->swa_window, err))) return st;
+    if ((st = required(m, MINT_KEY_SWA_WINDOW, &hp->swa_window, err))) return st;
     if (hp->swa_window < 1)
         return mint_fail(err, MINT_E_FORMAT, "metadata %s.attention.sliding_window is 0", m->arch);
-    if ((st = per_layer(m, "attention.sliding_window_pattern", 1, scratch, err)))
+    if ((st = per_layer(m, MINT_KEY_SWA_PATTERN, 1, scratch, err)))
         return st == MINT_E_NOT_FOUND
                    ? mint_fail(err, MINT_E_FORMAT,
                                "metadata %s.attention.sliding_window_pattern is missing", m->arch)
@@ -98,8 +98,8 @@ static mint_status read_attention(mint_model *m, int32_t *scratch, mint_err *err
     for (int l = 0; l < hp->n_layer; l++) swa[l] = (uint8_t)scratch[l];
     hp->swa_layers = swa;
     int32_t v_len = 0;
-    if ((st = required(m, "attention.key_length_swa", &hp->head_dim_swa, err)) ||
-        (st = required(m, "attention.value_length_swa", &v_len, err)))
+    if ((st = required(m, MINT_KEY_KEY_LENGTH_SWA, &hp->head_dim_swa, err)) ||
+        (st = required(m, MINT_KEY_VALUE_LENGTH_SWA, &v_len, err)))
         return st;
     if (v_len != hp->head_dim_swa || hp->head_dim_swa < 2 || hp->head_dim_swa % 2 != 0 ||
         hp->head_dim_swa > hp->head_dim)
@@ -108,7 +108,7 @@ static mint_status read_attention(mint_model *m, int32_t *scratch, mint_err *err
                          "them equal, even, and at most key_length %d",
                          hp->head_dim_swa, v_len, hp->head_dim);
     char key[128];
-    snprintf(key, sizeof key, "%s.rope.dimension_count_swa", m->arch);
+    mint_arch_key_name(key, sizeof key, m->arch, MINT_KEY_ROPE_DIMS_SWA);
     uint32_t rot = (uint32_t)hp->n_rot;
     st = mint_file_get_u32(m->file, key, &rot, err);
     if (st != MINT_OK && st != MINT_E_NOT_FOUND) return st;
@@ -117,7 +117,7 @@ static mint_status read_attention(mint_model *m, int32_t *scratch, mint_err *err
                          "metadata %s = %u must equal the window layers' head size %d", key, rot,
                          hp->head_dim_swa);
     hp->n_rot_swa = (int32_t)rot;
-    snprintf(key, sizeof key, "%s.rope.freq_base_swa", m->arch);
+    mint_arch_key_name(key, sizeof key, m->arch, MINT_KEY_ROPE_BASE_SWA);
     float base = hp->rope_base_swa;
     st = mint_file_get_f32(m->file, key, &base, err);
     if (st != MINT_OK && st != MINT_E_NOT_FOUND) return st;
@@ -130,7 +130,7 @@ static mint_status read_attention(mint_model *m, int32_t *scratch, mint_err *err
 // Widths and KV heads per layer, the per-layer input's width, the layers sharing keys and values.
 static mint_status read_layers(mint_model *m, int32_t *scratch, mint_err *err) {
     mint_hparams *hp = &m->hp;
-    mint_status st = per_layer(m, "feed_forward_length", 1 << 24, scratch, err);
+    mint_status st = per_layer(m, MINT_KEY_FEED_FORWARD_LENGTH, 1 << 24, scratch, err);
     if (st) return st;
     hp->n_ff = 0;
     for (int l = 0; l < hp->n_layer; l++) {
@@ -140,7 +140,7 @@ static mint_status read_layers(mint_model *m, int32_t *scratch, mint_err *err) {
         m->layers[l].n_ff = scratch[l];
         if (scratch[l] > hp->n_ff) hp->n_ff = scratch[l]; // buffers take the widest
     }
-    st = per_layer(m, "attention.head_count_kv", hp->n_head, scratch, err);
+    st = per_layer(m, MINT_KEY_HEAD_COUNT_KV, hp->n_head, scratch, err);
     if (st != MINT_OK && st != MINT_E_NOT_FOUND) return st;
     if (st == MINT_OK) {
         for (int l = 1; l < hp->n_layer; l++)
@@ -155,9 +155,9 @@ static mint_status read_layers(mint_model *m, int32_t *scratch, mint_err *err) {
                              "head_count %d is not a multiple of head_count_kv %d", hp->n_head,
                              hp->n_head_kv);
     }
-    if ((st = required(m, "embedding_length_per_layer_input", &hp->n_ple, err))) return st;
+    if ((st = required(m, MINT_KEY_PLE_WIDTH, &hp->n_ple, err))) return st;
     char key[128];
-    snprintf(key, sizeof key, "%s.attention.shared_kv_layers", m->arch);
+    mint_arch_key_name(key, sizeof key, m->arch, MINT_KEY_SHARED_KV_LAYERS);
     uint32_t shared = 0;
     st = mint_file_get_u32(m->file, key, &shared, err);
     if (st != MINT_OK && st != MINT_E_NOT_FOUND) return st;
@@ -197,7 +197,7 @@ mint_status mint_model_read_layer_shapes(mint_model *m, mint_err *err) {
     }
     if (!m->desc->layer_shapes) return MINT_OK;
     char key[128];
-    snprintf(key, sizeof key, "%s.expert_count", m->arch);
+    mint_arch_key_name(key, sizeof key, m->arch, MINT_KEY_EXPERT_COUNT);
     uint64_t experts = 0;
     if (mint_file_get_u64(m->file, key, &experts, NULL) == MINT_OK && experts > 0)
         return mint_fail(err, MINT_E_UNSUPPORTED,

@@ -625,7 +625,7 @@ void mint_graph_free(mint_graph *g) {
 }
 
 char *mint_graph_describe(const mint_graph *g, const mint_model *m) {
-    size_t cap = 1280 + (size_t)g->n_nodes * 128, len = 0;
+    size_t cap = 1280 + 8192 + (size_t)g->n_nodes * 128, len = 0;
     char *s = malloc(cap);
     if (!s) return NULL;
 #define OUT(...)                                                                                   \
@@ -635,6 +635,17 @@ char *mint_graph_describe(const mint_graph *g, const mint_model *m) {
     char arch[1024];
     mint_arch_describe(m->desc, arch, sizeof arch);
     OUT("# %s\n", arch);
+    // The metadata keys the row reads (runtime/engine/arch_keys.c), a line each.
+    char *keys = malloc(8192);
+    if (keys) {
+        mint_arch_describe_keys(m->desc, keys, 8192);
+        OUT("# metadata keys:\n");
+        for (char *line = keys, *nl; *line; line = nl + 1) {
+            if (!(nl = strchr(line, '\n'))) break;
+            OUT("#%.*s\n", (int)(nl - line), line);
+        }
+        free(keys);
+    }
     OUT("# %d nodes; rows are tokens of the batch; [width] per row\n", g->n_nodes);
     for (int i = 0; i < g->n_nodes; i++) {
         const mint_node *n = &g->nodes[i];

@@ -52,7 +52,7 @@ mint_status mint_model_read_mixers(mint_model *m, mint_err *err) {
     }
     if (d->recurrent == MINT_MIXER_ATTENTION) return MINT_OK;
     if (d->recurrent_no_kv) {
-        snprintf(key, sizeof key, "%s.attention.head_count_kv", a);
+        mint_arch_key_name(key, sizeof key, a, MINT_KEY_HEAD_COUNT_KV);
         mint_value_type t;
         uint64_t n = 0;
         const void *data = NULL;
@@ -89,7 +89,7 @@ mint_status mint_model_read_mixers(mint_model *m, mint_err *err) {
     }
     if (d->recurrent_interval) { // Qwen3.5: attention in every interval-th layer
         uint32_t every = 4;
-        snprintf(key, sizeof key, "%s.full_attention_interval", a);
+        mint_arch_key_name(key, sizeof key, a, MINT_KEY_FULL_ATTN_INTERVAL);
         mint_status st = mint_file_get_u32(m->file, key, &every, err);
         if (st != MINT_OK && st != MINT_E_NOT_FOUND) return st;
         if (every < 1 || every > (uint32_t)hp->n_layer)
@@ -108,7 +108,7 @@ mint_status mint_model_read_mixers(mint_model *m, mint_err *err) {
     hp->n_layer_rs = rs;
     if (d->recurrent == MINT_MIXER_SHORTCONV) {
         uint32_t taps = 0;
-        snprintf(key, sizeof key, "%s.shortconv.l_cache", a);
+        mint_arch_key_name(key, sizeof key, a, MINT_KEY_SHORTCONV_L);
         mint_status st = mint_file_get_u32(m->file, key, &taps, err);
         if (st == MINT_E_NOT_FOUND)
             return mint_fail(err, MINT_E_FORMAT, "metadata %s is missing", key);
@@ -119,12 +119,12 @@ mint_status mint_model_read_mixers(mint_model *m, mint_err *err) {
         hp->n_conv = (int32_t)taps;
     }
     if (d->recurrent == MINT_MIXER_DELTA_NET) { // llama.cpp's ssm.* keys, all required
-        static const char *const keys[5] = {"ssm.conv_kernel", "ssm.group_count",
-                                            "ssm.time_step_rank", "ssm.state_size",
-                                            "ssm.inner_size"};
+        static const mint_key keys[5] = {MINT_KEY_SSM_CONV, MINT_KEY_SSM_GROUPS,
+                                         MINT_KEY_SSM_DT_RANK, MINT_KEY_SSM_STATE,
+                                         MINT_KEY_SSM_INNER};
         uint32_t v[5];
         for (int i = 0; i < 5; i++) {
-            snprintf(key, sizeof key, "%s.%s", a, keys[i]);
+            mint_arch_key_name(key, sizeof key, a, keys[i]);
             mint_status st = mint_file_get_u32(m->file, key, &v[i], err);
             if (st == MINT_E_NOT_FOUND)
                 return mint_fail(err, MINT_E_FORMAT, "metadata %s is missing", key);
@@ -158,7 +158,7 @@ mint_status mint_model_read_mixers(mint_model *m, mint_err *err) {
         hp->ssm_s = (int32_t)v[3];
     }
     char sw[128];
-    snprintf(sw, sizeof sw, "%s.attention.sliding_window", a);
+    mint_arch_key_name(sw, sizeof sw, a, MINT_KEY_SWA_WINDOW);
     uint32_t window = 0;
     if (mint_file_get_u32(m->file, sw, &window, NULL) == MINT_OK && window > 0)
         return mint_fail(err, MINT_E_UNSUPPORTED,

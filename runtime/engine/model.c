@@ -19,11 +19,13 @@
 // ---------------------------------------------------------------------------------------------
 // Hyper-parameters (docs/formats.md 4.2)
 
-// Reads "<arch>.<suffix>" as a positive int32; MINT_E_NOT_FOUND passes through when optional.
-static mint_status get_dim(const mint_file *f, const char *arch, const char *suffix, int32_t *out,
+// Keys are named by runtime/engine/arch_keys.c's table (mint_key), never spelled here.
+
+// Reads "<arch>.<key>" as a positive int32; MINT_E_NOT_FOUND passes through when optional.
+static mint_status get_dim(const mint_file *f, const char *arch, mint_key k, int32_t *out,
                            mint_err *err) {
     char key[128];
-    snprintf(key, sizeof key, "%s.%s", arch, suffix);
+    mint_arch_key_name(key, sizeof key, arch, k);
     uint64_t v;
     mint_status st = mint_file_get_u64(f, key, &v, err);
     if (st != MINT_OK) return st;
@@ -34,10 +36,10 @@ static mint_status get_dim(const mint_file *f, const char *arch, const char *suf
     return MINT_OK;
 }
 
-static mint_status get_float(const mint_file *f, const char *arch, const char *suffix, float *out,
+static mint_status get_float(const mint_file *f, const char *arch, mint_key k, float *out,
                              mint_err *err) {
     char key[128];
-    snprintf(key, sizeof key, "%s.%s", arch, suffix);
+    mint_arch_key_name(key, sizeof key, arch, k);
     mint_status st = mint_file_get_f32(f, key, out, err);
     if (st != MINT_OK) return st;
     if (!isfinite(*out))
@@ -45,15 +47,16 @@ static mint_status get_float(const mint_file *f, const char *arch, const char *s
     return MINT_OK;
 }
 
-// A positive finite "<arch>.<suffix>" into *out, which keeps its value when the key is absent.
-static mint_status get_positive(const mint_file *f, const char *arch, const char *suffix,
-                                float *out, mint_err *err) {
+// A positive finite "<arch>.<key>" into *out, which keeps its value when the key is absent.
+static mint_status get_positive(const mint_file *f, const char *arch, mint_key k, float *out,
+                                mint_err *err) {
     float v;
-    mint_status st = get_float(f, arch, suffix, &v, err);
+    mint_status st = get_float(f, arch, k, &v, err);
     if (st == MINT_E_NOT_FOUND) return MINT_OK;
     if (st) return st;
     if (!(v > 0))
-        return mint_fail(err, MINT_E_FORMAT, "metadata %s.%s = %g must be > 0", arch, suffix, v);
+        return mint_fail(err, MINT_E_FORMAT, "metadata %s.%s = %g must be > 0", arch,
+                         mint_arch_key_suffix(k), v);
     *out = v;
     return MINT_OK;
 }
@@ -69,8 +72,8 @@ static mint_status read_moe_hparams(mint_model *m, mint_err *err) {
     hp->n_expert = hp->n_expert_used = hp->n_ff_exp = hp->n_ff_shexp = 0;
     if (m->desc->ffn != MINT_FFN_MOE) return MINT_OK;
     mint_status st;
-    if ((st = get_dim(m->file, a, "expert_count", &hp->n_expert, err)) ||
-        (st = get_dim(m->file, a, "expert_used_count", &hp->n_expert_used, err)))
+    if ((st = get_dim(m->file, a, MINT_KEY_EXPERT_COUNT, &hp->n_expert, err)) ||
+        (st = get_dim(m->file, a, MINT_KEY_EXPERT_USED, &hp->n_expert_used, err)))
         return st == MINT_E_NOT_FOUND
                    ? mint_fail(err, MINT_E_FORMAT,
                                "metadata %s.expert_count and %s.expert_used_count are required "
@@ -89,11 +92,11 @@ static mint_status read_moe_hparams(mint_model *m, mint_err *err) {
         hp->n_ff_exp = hp->n_ff;
         return MINT_OK;
     }
-    st = get_dim(m->file, a, "expert_feed_forward_length", &hp->n_ff_exp, err);
+    st = get_dim(m->file, a, MINT_KEY_EXPERT_FF, &hp->n_ff_exp, err);
     if (st != MINT_OK && st != MINT_E_NOT_FOUND) return st;
     if (m->desc->moe_shared_expert) { // its width, as llama.cpp defaults it: n_ff
         hp->n_ff_shexp = hp->n_ff;
-        st = get_dim(m->file, a, "expert_shared_feed_forward_length", &hp->n_ff_shexp, err);
+        st = get_dim(m->file, a, MINT_KEY_EXPERT_SHARED_FF, &hp->n_ff_shexp, err);
         if (st != MINT_OK && st != MINT_E_NOT_FOUND) return st;
     }
     if (hp->n_ff_exp < 1)
@@ -113,11 +116,11 @@ static mint_status read_gemma_hparams(mint_model *m, mint_err *err) {
     hp->attn_softcap = d->attn_softcap;
     hp->final_softcap = d->final_softcap;
     if (d->attn_softcap != 0.0f &&
-        (st = get_positive(f, a, "attn_logit_softcapping", &hp->attn_softcap, err)))
+        (st = get_positive(f, a, MINT_KEY_ATTN_SOFTCAP, &hp->attn_softcap, err)))
         return st;
     // Gemma 2 and 3 read the logits' cap, Gemma 3 without a default.
     if (d->final_softcap_key &&
-        (st = get_positive(f, a, "final_logit_softcapping", &hp->final_softcap, err)))
+        (st = get_positive(f, a, MINT_KEY_FINAL_SOFTCAP, &hp->final_softcap, err)))
         return st;
     hp->rope_base_swa = hp->rope_base;
     hp->rope_freq_scale_swa = hp->rope_freq_scale;
@@ -128,7 +131,7 @@ static mint_status read_gemma_hparams(mint_model *m, mint_err *err) {
     hp->swa_window = 0;
     if (d->swa_period == 0) return MINT_OK;
     hp->swa_window = d->swa_window_default;
-    st = get_dim(f, a, "attention.sliding_window", &hp->swa_window, err);
+    st = get_dim(f, a, MINT_KEY_SWA_WINDOW, &hp->swa_window, err);
     if (st != MINT_OK && st != MINT_E_NOT_FOUND) return st;
     if (hp->swa_window == 0) return MINT_OK; // Gemma 3 without a window: every layer global
     if (hp->swa_window > hp->n_ctx_train)
@@ -137,14 +140,14 @@ static mint_status read_gemma_hparams(mint_model *m, mint_err *err) {
                          "length %d",
                          a, hp->swa_window, hp->n_ctx_train);
     hp->swa_period = d->swa_period;
-    st = get_dim(f, a, "attention.sliding_window_pattern", &hp->swa_period, err);
+    st = get_dim(f, a, MINT_KEY_SWA_PATTERN, &hp->swa_period, err);
     if (st != MINT_OK && st != MINT_E_NOT_FOUND)
         return st == MINT_E_TYPE ? mint_fail(err, MINT_E_UNSUPPORTED,
                                              "metadata %s.attention.sliding_window_pattern is "
                                              "not one number (mint reads a period)",
                                              a)
                                  : st;
-    if ((st = get_positive(f, a, "rope.freq_base_swa", &hp->rope_base_swa, err))) return st;
+    if ((st = get_positive(f, a, MINT_KEY_ROPE_BASE_SWA, &hp->rope_base_swa, err))) return st;
     return MINT_OK;
 }
 
@@ -173,13 +176,13 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
     const char *a = m->arch;
     mint_hparams *hp = &m->hp;
     mint_status st;
-    if ((st = get_dim(f, a, "embedding_length", &hp->n_embd, err)) ||
-        (st = get_dim(f, a, "block_count", &hp->n_layer, err)) ||
-        (st = get_dim(f, a, "attention.head_count", &hp->n_head, err)))
+    if ((st = get_dim(f, a, MINT_KEY_EMBEDDING_LENGTH, &hp->n_embd, err)) ||
+        (st = get_dim(f, a, MINT_KEY_BLOCK_COUNT, &hp->n_layer, err)) ||
+        (st = get_dim(f, a, MINT_KEY_HEAD_COUNT, &hp->n_head, err)))
         return st;
     // (Gemma 4's may be an array: runtime/engine/gemma4.c reads it per layer, as head_count_kv)
     const bool per_layer = m->desc->layer_shapes;
-    st = get_dim(f, a, "feed_forward_length", &hp->n_ff, err);
+    st = get_dim(f, a, MINT_KEY_FEED_FORWARD_LENGTH, &hp->n_ff, err);
     if (st && !(st == MINT_E_TYPE && per_layer)) return st;
     // Every layer has tensors of its own (at least its norm and projections), so a block count
     // above the file's tensor count is a lie; refusing it here keeps a hostile header from
@@ -188,7 +191,7 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
         return mint_fail(err, MINT_E_FORMAT,
                          "metadata %s.block_count = %d but the file has only %llu tensors", a,
                          hp->n_layer, (unsigned long long)f->n_tensors);
-    st = get_dim(f, a, "context_length", &hp->n_ctx_train, err);
+    st = get_dim(f, a, MINT_KEY_CONTEXT_LENGTH, &hp->n_ctx_train, err);
     if (st == MINT_E_NOT_FOUND)
         hp->n_ctx_train = 2048;
     else if (st)
@@ -201,7 +204,7 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
     if (m->desc->recurrent_no_kv) {
         if ((st = mint_model_read_mixers(m, err))) return st;
     } else {
-        st = get_dim(f, a, "attention.head_count_kv", &hp->n_head_kv, err);
+        st = get_dim(f, a, MINT_KEY_HEAD_COUNT_KV, &hp->n_head_kv, err);
         if (st != MINT_OK && st != MINT_E_NOT_FOUND && !(st == MINT_E_TYPE && per_layer)) return st;
         if ((st = mint_model_read_mixers(m, err))) return st;
     }
@@ -210,7 +213,7 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
                          hp->n_head, hp->n_head_kv);
     // The head size is attention.key_length when given (Qwen3: 128 with 1024 / 16 = 64), else
     // n_embd / n_head; values have the same size.
-    st = get_dim(f, a, "attention.key_length", &hp->head_dim, err);
+    st = get_dim(f, a, MINT_KEY_KEY_LENGTH, &hp->head_dim, err);
     if (st == MINT_E_NOT_FOUND) {
         if (hp->n_embd % hp->n_head != 0)
             return mint_fail(err, MINT_E_FORMAT,
@@ -220,7 +223,7 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
     } else if (st)
         return st;
     int32_t v_len = hp->head_dim;
-    st = get_dim(f, a, "attention.value_length", &v_len, err);
+    st = get_dim(f, a, MINT_KEY_VALUE_LENGTH, &v_len, err);
     if (st != MINT_OK && st != MINT_E_NOT_FOUND) return st;
     if (v_len != hp->head_dim)
         return mint_fail(err, MINT_E_UNSUPPORTED,
@@ -230,7 +233,7 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
     if (hp->head_dim > 512)
         return mint_fail(err, MINT_E_UNSUPPORTED, "head size %d is larger than mint's limit of 512",
                          hp->head_dim);
-    st = get_dim(f, a, "rope.dimension_count", &hp->n_rot, err);
+    st = get_dim(f, a, MINT_KEY_ROPE_DIMS, &hp->n_rot, err);
     if (st == MINT_E_NOT_FOUND)
         hp->n_rot = hp->head_dim;
     else if (st)
@@ -242,12 +245,12 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
                          "rope.dimension_count %d must equal the head size %d", hp->n_rot,
                          hp->head_dim);
     // The epsilon is required (llama.cpp reads it without a default); LayerNorm has its own key.
-    const char *eps_key = m->desc->norm == MINT_NORM_LAYER ? "attention.layer_norm_epsilon"
-                                                           : "attention.layer_norm_rms_epsilon";
+    const mint_key eps_key = m->desc->norm == MINT_NORM_LAYER ? MINT_KEY_LN_EPS : MINT_KEY_RMS_EPS;
     if ((st = get_float(f, a, eps_key, &hp->rms_eps, err))) return st;
     if (!(hp->rms_eps > 0 && hp->rms_eps < 1))
-        return mint_fail(err, MINT_E_FORMAT, "%s %g is outside (0, 1)", eps_key + 10, hp->rms_eps);
-    st = get_float(f, a, "rope.freq_base", &hp->rope_base, err);
+        return mint_fail(err, MINT_E_FORMAT, "%s %g is outside (0, 1)",
+                         mint_arch_key_suffix(eps_key) + 10, hp->rms_eps);
+    st = get_float(f, a, MINT_KEY_ROPE_BASE, &hp->rope_base, err);
     if (st == MINT_E_NOT_FOUND)
         hp->rope_base = 10000.0f;
     else if (st)
@@ -258,7 +261,7 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
     // frequencies in ways mint does not implement; refuse them instead of computing nonsense.
     hp->rope_freq_scale = 1.0f;
     char key[128];
-    snprintf(key, sizeof key, "%s.rope.scaling.type", a);
+    mint_arch_key_name(key, sizeof key, a, MINT_KEY_ROPE_SCALING_TYPE);
     const char *stype = NULL;
     uint64_t slen = 0;
     bool has_type = mint_file_get_str(f, key, &stype, &slen, NULL) == MINT_OK;
@@ -269,8 +272,8 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
                          "(mint does none, linear and yarn)",
                          stype);
     float factor = 0;
-    st = get_float(f, a, "rope.scaling.factor", &factor, err);
-    if (st == MINT_E_NOT_FOUND) st = get_float(f, a, "rope.scale_linear", &factor, err);
+    st = get_float(f, a, MINT_KEY_ROPE_SCALING_FACTOR, &factor, err);
+    if (st == MINT_E_NOT_FOUND) st = get_float(f, a, MINT_KEY_ROPE_SCALE_LINEAR, &factor, err);
     if (st != MINT_OK && st != MINT_E_NOT_FOUND) return st;
     if (st == MINT_OK && !(has_type && strcmp(stype, "none") == 0) && factor != 0) {
         if (!(factor > 0))
@@ -281,9 +284,9 @@ static mint_status read_hparams(mint_model *m, mint_err *err) {
     // architecture; Phi-3's 128k converters put LongRoPE's sqrt(1 + ln s / ln n_orig) there), and
     // a context longer than the original one takes LongRoPE's long factors.
     hp->rope_mscale = 1.0f;
-    if ((st = get_positive(f, a, "rope.scaling.attn_factor", &hp->rope_mscale, err))) return st;
+    if ((st = get_positive(f, a, MINT_KEY_ROPE_ATTN_FACTOR, &hp->rope_mscale, err))) return st;
     hp->n_ctx_orig = hp->n_ctx_train;
-    st = get_dim(f, a, "rope.scaling.original_context_length", &hp->n_ctx_orig, err);
+    st = get_dim(f, a, MINT_KEY_ROPE_ORIG_CTX, &hp->n_ctx_orig, err);
     if (st != MINT_OK && st != MINT_E_NOT_FOUND) return st;
     if ((st = read_yarn(m, yarn, err))) return st;
     hp->attn_scale = 1.0f / sqrtf((float)hp->head_dim);
@@ -620,7 +623,7 @@ mint_status mint_model_open_file(mint_file *f, const char *label, const mint_mod
     // A vocabulary alone (vocab_only) needs no graph: any architecture's tokenizer loads. A
     // file with experts takes its architecture's row for them, when there is one (Mixtral).
     char key[160];
-    snprintf(key, sizeof key, "%s.expert_count", m->arch);
+    mint_arch_key_name(key, sizeof key, m->arch, MINT_KEY_EXPERT_COUNT);
     uint64_t n_expert = 0;
     mint_err ignored;
     const bool experts =

@@ -53,16 +53,16 @@ mint_status mint_mix_model_from_file(const mint_file *f, mint_mix_model *out, mi
     }
     char key[128];
     uint32_t n_layer;
-    snprintf(key, sizeof key, "%s.block_count", arch);
+    mint_arch_key_name(key, sizeof key, arch, MINT_KEY_BLOCK_COUNT);
     st = mint_file_get_u32(f, key, &n_layer, err);
     if (st != MINT_OK) return st;
     if (n_layer > INT32_MAX)
         return mint_fail(err, MINT_E_FORMAT, "%s = %u, limit %d", key, n_layer, INT32_MAX);
     out->n_layer = (int32_t)n_layer;
-    snprintf(key, sizeof key, "%s.attention.head_count", arch);
+    mint_arch_key_name(key, sizeof key, arch, MINT_KEY_HEAD_COUNT);
     st = head_count(f, key, &out->n_head, err);
     if (st != MINT_OK) return st;
-    snprintf(key, sizeof key, "%s.attention.head_count_kv", arch);
+    mint_arch_key_name(key, sizeof key, arch, MINT_KEY_HEAD_COUNT_KV);
     st = head_count(f, key, &out->n_head_kv, err);
     if (st == MINT_E_NOT_FOUND) {
         out->n_head_kv = out->n_head;
@@ -71,7 +71,7 @@ mint_status mint_mix_model_from_file(const mint_file *f, mint_mix_model *out, mi
     }
     if (st != MINT_OK) return st;
     uint32_t n_expert = 0;
-    snprintf(key, sizeof key, "%s.expert_count", arch);
+    mint_arch_key_name(key, sizeof key, arch, MINT_KEY_EXPERT_COUNT);
     st = mint_file_get_u32(f, key, &n_expert, err);
     if (st == MINT_E_NOT_FOUND) {
         mint_err_clear(err);

@@ -334,26 +334,27 @@ static void gemma4_metadata(mint_gguf_writer *w, const preset *pr, const layer_s
         ff[l] = (int32_t)layer_ff(pr, l);
         shared += islower((unsigned char)ls->layers[l]) != 0;
     }
-    snprintf(key, sizeof key, "%s.feed_forward_length", pr->arch); // replaces the number
+    mint_arch_key_name(key, sizeof key, pr->arch,
+                       MINT_KEY_FEED_FORWARD_LENGTH); // replaces the number
     mint_gguf_add_arr(w, key, MINT_VAL_I32, ff, (uint64_t)pr->n_layer);
-    snprintf(key, sizeof key, "%s.attention.sliding_window_pattern", pr->arch);
+    mint_arch_key_name(key, sizeof key, pr->arch, MINT_KEY_SWA_PATTERN);
     mint_gguf_add_arr(w, key, MINT_VAL_BOOL, swa, (uint64_t)pr->n_layer);
     const struct {
-        const char *key;
+        mint_key key;
         int32_t v;
-    } u[] = {{"attention.sliding_window", ls->window},
-             {"attention.key_length_swa", ls->head_dim_swa},
-             {"attention.value_length_swa", ls->head_dim_swa},
-             {"rope.dimension_count_swa", ls->head_dim_swa},
-             {"attention.shared_kv_layers", shared},
-             {"embedding_length_per_layer_input", ls->n_ple}};
+    } u[] = {{MINT_KEY_SWA_WINDOW, ls->window},
+             {MINT_KEY_KEY_LENGTH_SWA, ls->head_dim_swa},
+             {MINT_KEY_VALUE_LENGTH_SWA, ls->head_dim_swa},
+             {MINT_KEY_ROPE_DIMS_SWA, ls->head_dim_swa},
+             {MINT_KEY_SHARED_KV_LAYERS, shared},
+             {MINT_KEY_PLE_WIDTH, ls->n_ple}};
     for (size_t i = 0; i < sizeof u / sizeof *u; i++) {
-        snprintf(key, sizeof key, "%s.%s", pr->arch, u[i].key);
+        mint_arch_key_name(key, sizeof key, pr->arch, u[i].key);
         mint_gguf_add_u32(w, key, (uint32_t)u[i].v);
     }
-    snprintf(key, sizeof key, "%s.rope.freq_base_swa", pr->arch);
+    mint_arch_key_name(key, sizeof key, pr->arch, MINT_KEY_ROPE_BASE_SWA);
     mint_gguf_add_f32(w, key, 10000.0f);
-    snprintf(key, sizeof key, "%s.final_logit_softcapping", pr->arch);
+    mint_arch_key_name(key, sizeof key, pr->arch, MINT_KEY_FINAL_SOFTCAP);
     mint_gguf_add_f32(w, key, 30.0f);
 }
 
@@ -396,15 +397,15 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
     mint_gguf_add_u32(w, "general.quantization_version", 2);
     mint_gguf_add_bool(w, "mint.synthetic", true);
     const struct {
-        const char *key;
+        mint_key key;
         uint32_t v;
-    } dims[] = {{"context_length", (uint32_t)pr->n_ctx},
-                {"embedding_length", (uint32_t)pr->n_embd},
-                {"feed_forward_length", (uint32_t)pr->n_ff},
-                {"block_count", (uint32_t)pr->n_layer},
-                {"attention.head_count", (uint32_t)pr->n_head},
-                {"attention.head_count_kv", (uint32_t)pr->n_head_kv},
-                {"rope.dimension_count", (uint32_t)pr->head_dim}};
+    } dims[] = {{MINT_KEY_CONTEXT_LENGTH, (uint32_t)pr->n_ctx},
+                {MINT_KEY_EMBEDDING_LENGTH, (uint32_t)pr->n_embd},
+                {MINT_KEY_FEED_FORWARD_LENGTH, (uint32_t)pr->n_ff},
+                {MINT_KEY_BLOCK_COUNT, (uint32_t)pr->n_layer},
+                {MINT_KEY_HEAD_COUNT, (uint32_t)pr->n_head},
+                {MINT_KEY_HEAD_COUNT_KV, (uint32_t)pr->n_head_kv},
+                {MINT_KEY_ROPE_DIMS, (uint32_t)pr->head_dim}};
     char key[96];
     // GPT-2's converter (learned positions) writes neither head_count_kv nor a RoPE dimension.
     const mint_arch *d = mint_arch_for_file(pr->arch, moe_of(pr) != NULL);
@@ -421,10 +422,10 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
         goto done;
     }
     for (size_t i = 0; i < n_dims; i++) {
-        snprintf(key, sizeof key, "%s.%s", pr->arch, dims[i].key);
-        if (d->layer_shapes && !strcmp(dims[i].key, "feed_forward_length"))
+        mint_arch_key_name(key, sizeof key, pr->arch, dims[i].key);
+        if (d->layer_shapes && dims[i].key == MINT_KEY_FEED_FORWARD_LENGTH)
             continue; // an array: gemma4_metadata
-        if (hy && d->recurrent_no_kv && !strcmp(dims[i].key, "attention.head_count_kv")) {
+        if (hy && d->recurrent_no_kv && dims[i].key == MINT_KEY_HEAD_COUNT_KV) {
             int32_t heads[256]; // LFM2: an entry per layer, 0 for a recurrent one (int32, as
                                 // gguf-py writes a list of ints)
             for (int l = 0; l < pr->n_layer && l < 256; l++)
@@ -432,25 +433,25 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
             mint_gguf_add_arr(w, key, MINT_VAL_I32, heads, (uint64_t)pr->n_layer);
             continue;
         }
-        const bool rot = !strcmp(dims[i].key, "rope.dimension_count") && hy && hy->n_rot;
+        const bool rot = dims[i].key == MINT_KEY_ROPE_DIMS && hy && hy->n_rot;
         mint_gguf_add_u32(w, key, rot ? (uint32_t)hy->n_rot : dims[i].v);
     }
     if (hy && d->recurrent == MINT_MIXER_SHORTCONV) {
-        snprintf(key, sizeof key, "%s.shortconv.l_cache", pr->arch);
+        mint_arch_key_name(key, sizeof key, pr->arch, MINT_KEY_SHORTCONV_L);
         mint_gguf_add_u32(w, key, (uint32_t)hy->n_conv);
     }
     if (hy && d->recurrent == MINT_MIXER_DELTA_NET) { // as Qwen3.5's converter writes them
         const struct {
-            const char *key;
+            mint_key key;
             int32_t v;
-        } ssm[] = {{"ssm.conv_kernel", hy->n_conv},
-                   {"ssm.state_size", hy->ssm_s},
-                   {"ssm.group_count", hy->ssm_k_heads},
-                   {"ssm.time_step_rank", hy->ssm_v_heads},
-                   {"ssm.inner_size", hy->ssm_v_heads * hy->ssm_s},
-                   {"full_attention_interval", hy->interval}};
+        } ssm[] = {{MINT_KEY_SSM_CONV, hy->n_conv},
+                   {MINT_KEY_SSM_STATE, hy->ssm_s},
+                   {MINT_KEY_SSM_GROUPS, hy->ssm_k_heads},
+                   {MINT_KEY_SSM_DT_RANK, hy->ssm_v_heads},
+                   {MINT_KEY_SSM_INNER, hy->ssm_v_heads * hy->ssm_s},
+                   {MINT_KEY_FULL_ATTN_INTERVAL, hy->interval}};
         for (size_t i = 0; i < sizeof ssm / sizeof *ssm; i++) {
-            snprintf(key, sizeof key, "%s.%s", pr->arch, ssm[i].key);
+            mint_arch_key_name(key, sizeof key, pr->arch, ssm[i].key);
             mint_gguf_add_u32(w, key, (uint32_t)ssm[i].v);
         }
         // M-RoPE's sections of the rotated pairs (text uses one position for all): Qwen3.5's
@@ -458,45 +459,46 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
         const int32_t pairs = (hy->n_rot ? hy->n_rot : pr->head_dim) / 2;
         int32_t sections[4] = {pairs * 11 / 32, pairs * 11 / 32, 0, 0};
         sections[2] = pairs - sections[0] - sections[1];
-        snprintf(key, sizeof key, "%s.rope.dimension_sections", pr->arch);
+        mint_arch_key_name(key, sizeof key, pr->arch, MINT_KEY_ROPE_SECTIONS);
         mint_gguf_add_arr(w, key, MINT_VAL_I32, sections, 4);
     }
     if (pr->head_dim * pr->n_head != pr->n_embd) { // Qwen3's and Gemma's heads
-        snprintf(key, sizeof key, "%s.attention.key_length", pr->arch);
+        mint_arch_key_name(key, sizeof key, pr->arch, MINT_KEY_KEY_LENGTH);
         mint_gguf_add_u32(w, key, (uint32_t)pr->head_dim);
-        snprintf(key, sizeof key, "%s.attention.value_length", pr->arch);
+        mint_arch_key_name(key, sizeof key, pr->arch, MINT_KEY_VALUE_LENGTH);
         mint_gguf_add_u32(w, key, (uint32_t)pr->head_dim);
     }
     if (pr->window_keys) { // as Phi-3-mini's converted files have them
-        mint_gguf_add_u32(w, "phi3.rope.scaling.original_context_length",
-                          (uint32_t)(pr->n_ctx_orig ? pr->n_ctx_orig : pr->n_ctx));
-        mint_gguf_add_u32(w, "phi3.attention.sliding_window", (uint32_t)pr->n_ctx / 2 - 1);
+        mint_arch_key_name(key, sizeof key, pr->arch, MINT_KEY_ROPE_ORIG_CTX);
+        mint_gguf_add_u32(w, key, (uint32_t)(pr->n_ctx_orig ? pr->n_ctx_orig : pr->n_ctx));
+        mint_arch_key_name(key, sizeof key, pr->arch, MINT_KEY_SWA_WINDOW);
+        mint_gguf_add_u32(w, key, (uint32_t)pr->n_ctx / 2 - 1);
     }
     if (pr->n_ctx_orig) { // LongRoPE's scale of cos and sin, as Phi-3's converter computes it
         const double ratio = (double)pr->n_ctx / pr->n_ctx_orig;
-        snprintf(key, sizeof key, "%s.rope.scaling.attn_factor", pr->arch);
+        mint_arch_key_name(key, sizeof key, pr->arch, MINT_KEY_ROPE_ATTN_FACTOR);
         mint_gguf_add_f32(w, key, (float)sqrt(1.0 + log(ratio) / log((double)pr->n_ctx_orig)));
     }
     if (d->swa_period) { // the window: Gemma 2's 4096 and Gemma 3's 512 keys; a tiny model's 8,
                          // every other layer (the pattern key llama.cpp reads), so tests cross it
         const bool small = strcmp(pr->shape, "real") != 0;
-        snprintf(key, sizeof key, "%s.attention.sliding_window", pr->arch);
+        mint_arch_key_name(key, sizeof key, pr->arch, MINT_KEY_SWA_WINDOW);
         mint_gguf_add_u32(w, key,
                           small                   ? 8
                           : d->swa_window_default ? (uint32_t)d->swa_window_default
                                                   : 512);
         if (small) {
-            snprintf(key, sizeof key, "%s.attention.sliding_window_pattern", pr->arch);
+            mint_arch_key_name(key, sizeof key, pr->arch, MINT_KEY_SWA_PATTERN);
             mint_gguf_add_u32(w, key, 2);
         }
         if (d->attn_softcap != 0.0f) { // the row's defaults, written as Gemma 2's files have them
-            snprintf(key, sizeof key, "%s.attn_logit_softcapping", pr->arch);
+            mint_arch_key_name(key, sizeof key, pr->arch, MINT_KEY_ATTN_SOFTCAP);
             mint_gguf_add_f32(w, key, d->attn_softcap);
-            snprintf(key, sizeof key, "%s.final_logit_softcapping", pr->arch);
+            mint_arch_key_name(key, sizeof key, pr->arch, MINT_KEY_FINAL_SOFTCAP);
             mint_gguf_add_f32(w, key, d->final_softcap);
         }
         if (d->rope_base_swa != 0.0f) {
-            snprintf(key, sizeof key, "%s.rope.freq_base_swa", pr->arch);
+            mint_arch_key_name(key, sizeof key, pr->arch, MINT_KEY_ROPE_BASE_SWA);
             mint_gguf_add_f32(w, key, d->rope_base_swa);
         }
     }
@@ -506,28 +508,31 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
     if (moe) { // a mixture's numbers, as its converter writes them (Mixtral's experts are
                // feed_forward_length wide: no width of their own)
         const struct {
-            const char *key;
+            mint_key key;
             int32_t v;
-        } ek[] = {{"expert_count", moe->n_expert},
-                  {"expert_used_count", moe->n_used},
-                  {"expert_feed_forward_length", moe->n_ff_exp},
-                  {"expert_shared_feed_forward_length", moe->n_ff_shexp}};
+        } ek[] = {{MINT_KEY_EXPERT_COUNT, moe->n_expert},
+                  {MINT_KEY_EXPERT_USED, moe->n_used},
+                  {MINT_KEY_EXPERT_FF, moe->n_ff_exp},
+                  {MINT_KEY_EXPERT_SHARED_FF, moe->n_ff_shexp}};
         for (size_t i = 0; i < (d->moe_ff_is_ff ? 2u : moe->n_ff_shexp ? 4u : 3u); i++) {
-            snprintf(key, sizeof key, "%s.%s", pr->arch, ek[i].key);
+            mint_arch_key_name(key, sizeof key, pr->arch, ek[i].key);
             mint_gguf_add_u32(w, key, (uint32_t)ek[i].v);
         }
     }
     if (d->pos != MINT_POS_LEARNED) { // GPT-2 has no RoPE
-        snprintf(key, sizeof key, "%s.rope.freq_base", pr->arch);
+        mint_arch_key_name(key, sizeof key, pr->arch, MINT_KEY_ROPE_BASE);
         mint_gguf_add_f32(w, key, pr->rope_base);
     }
     if (strcmp(pr->arch, "gpt-oss") == 0) { // YaRN, as gpt-oss's converter writes it
-        mint_gguf_add_str(w, "gpt-oss.rope.scaling.type", "yarn");
-        mint_gguf_add_f32(w, "gpt-oss.rope.scaling.factor", 32.0f);
-        mint_gguf_add_u32(w, "gpt-oss.rope.scaling.original_context_length", 4096);
+        mint_arch_key_name(key, sizeof key, pr->arch, MINT_KEY_ROPE_SCALING_TYPE);
+        mint_gguf_add_str(w, key, "yarn");
+        mint_arch_key_name(key, sizeof key, pr->arch, MINT_KEY_ROPE_SCALING_FACTOR);
+        mint_gguf_add_f32(w, key, 32.0f);
+        mint_arch_key_name(key, sizeof key, pr->arch, MINT_KEY_ROPE_ORIG_CTX);
+        mint_gguf_add_u32(w, key, 4096);
     }
-    snprintf(key, sizeof key, "%s.attention.%s", pr->arch,
-             d->norm == MINT_NORM_LAYER ? "layer_norm_epsilon" : "layer_norm_rms_epsilon");
+    mint_arch_key_name(key, sizeof key, pr->arch,
+                       d->norm == MINT_NORM_LAYER ? MINT_KEY_LN_EPS : MINT_KEY_RMS_EPS);
     mint_gguf_add_f32(w, key, pr->rms_eps);
     if (!p->vocab)
         st = mint_synth_byte_vocab(w, pr->n_vocab, err);
