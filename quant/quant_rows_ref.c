@@ -68,7 +68,10 @@ bool mint_quantize_rows_ref(mint_type t, const float *restrict x, void *restrict
     return true;
 }
 
+// llama-quantize's tensor_requires_imatrix: IQ3_XXS (IQ3_S, the same search on a denser grid,
+// it makes without one), IQ2_XXS, IQ2_XS, IQ2_S, IQ1_S and IQ1_M (whether mint computes them or
+// not, so that a file type naming one is refused for the same tensor llama-quantize names).
 bool mint_quantize_needs_imatrix(mint_type t) {
-    (void)t;
-    return false;
+    return t == MINT_TYPE_IQ3_XXS || t == MINT_TYPE_IQ2_XXS || t == MINT_TYPE_IQ2_XS ||
+           t == MINT_TYPE_IQ2_S || t == MINT_TYPE_IQ1_S || t == MINT_TYPE_IQ1_M;
 }
