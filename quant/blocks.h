@@ -148,6 +148,28 @@ typedef struct mint_block_iq4_xs {
     uint8_t qs[MINT_QK_K / 2];        // [128] 4-bit table indices, 16 bytes per sub-block
 } mint_block_iq4_xs;
 
+// IQ3_XXS: 8 sub-blocks of 32, each 8 groups of 4 magnitudes given as one index into the 256
+// points of mint_iq3xxs_grid (quant/iq3.h), 8 sign groups of 8 (7 stored sign bits, the 8th
+// making their count even) and a 4-bit scale ls: y = d * (0.5 + ls) * 0.5 * grid * sign.
+typedef struct mint_block_iq3_xxs {
+    uint16_t d;                    // f16 super-block scale
+    uint8_t qs[3 * MINT_QK_K / 8]; // [96] bytes 0..63: grid indices, 8 per sub-block; bytes
+                                   // 64 + 4 * ib ..: sub-block ib's little-endian word, bits
+                                   // 7 * g .. 7 * g + 6 sign group g, bits 28..31 ls
+} mint_block_iq3_xxs;
+
+// IQ3_S: 8 sub-blocks of 32, each 8 groups of 4 magnitudes given as a 9-bit index into the 512
+// points of mint_iq3s_grid, 32 explicit sign bits and a 4-bit scale ls:
+// y = d * (1 + 2 * ls) * grid * sign.
+typedef struct mint_block_iq3_s {
+    uint16_t d;                     // f16 super-block scale
+    uint8_t qs[MINT_QK_K / 4];      // [64] low 8 bits of the grid indices, 8 per sub-block
+    uint8_t qh[MINT_QK_K / 32];     // [8] byte ib bit g: the 9th bit of sub-block ib's index g
+    uint8_t signs[MINT_QK_K / 8];   // [32] 4 bytes per sub-block, bit j of byte l: element
+                                    // 8 * l + j is negative
+    uint8_t scales[MINT_QK_K / 64]; // [4] ls of sub-block 2k in byte k's low nibble, 2k+1 high
+} mint_block_iq3_s;
+
 // ---------------------------------------------------------------------------------------------
 // Pinned layouts: size and every field offset, as ggml has them (docs/formats.md tables).
 
@@ -206,5 +228,14 @@ _Static_assert(offsetof(mint_block_iq4_xs, scales_h) == 2 &&
                    offsetof(mint_block_iq4_xs, scales_l) == 4 &&
                    offsetof(mint_block_iq4_xs, qs) == 8,
                "iq4_xs");
+
+_Static_assert(sizeof(mint_block_iq3_xxs) == 98, "iq3_xxs size");
+_Static_assert(offsetof(mint_block_iq3_xxs, qs) == 2, "iq3_xxs qs");
+
+_Static_assert(sizeof(mint_block_iq3_s) == 110, "iq3_s size");
+_Static_assert(offsetof(mint_block_iq3_s, qs) == 2 && offsetof(mint_block_iq3_s, qh) == 66 &&
+                   offsetof(mint_block_iq3_s, signs) == 74 &&
+                   offsetof(mint_block_iq3_s, scales) == 106,
+               "iq3_s");
 
 #endif // MINT_QUANT_BLOCKS_H

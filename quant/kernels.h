@@ -3,8 +3,8 @@
 // For every weight type T the table holds:
 //   vec_dot_type  the type activations are converted to before multiplying with T (ggml's rule:
 //                 F32->F32, F16->F16, BF16->BF16, Q4_0/Q5_0/Q8_0/MXFP4/IQ4_NL->Q8_0,
-//                 Q4_1/Q5_1->Q8_1, K-quants/TQ1_0/TQ2_0/IQ4_XS->Q8_K), so that mint rounds
-//                 activations exactly as llama.cpp does;
+//                 Q4_1/Q5_1->Q8_1, K-quants/TQ1_0/TQ2_0/IQ4_XS/IQ3_XXS/IQ3_S->Q8_K), so that
+//                 mint rounds activations exactly as llama.cpp does;
 //   to_float      dequantize a row (token embedding lookup, tests);
 //   from_float    convert a row of f32 activations to T (used for T = an activation type);
 //   vec_dot       one weight row . one converted activation row -> one float;
@@ -127,10 +127,10 @@ const mint_kernels *mint_kernels_for(mint_isa isa);
 
 // llama.cpp's reference weight quantizer for a weight type (what llama-quantize writes without an
 // importance matrix, byte for byte): F32 (a copy), F16 and BF16 (RNE), Q4_0, Q4_1, Q5_0, Q5_1,
-// Q8_0, MXFP4, Q2_K ... Q6_K, TQ1_0, TQ2_0, and IQ4_NL / IQ4_XS (their weighted search with no
-// importance, the only quantizer they have). NULL for any other type. These are not the
-// activation conversions of the kernel table (Q8_0 weights round with roundf, Q8_0 activations
-// with RNE). Always scalar.
+// Q8_0, MXFP4, Q2_K ... Q6_K, TQ1_0, TQ2_0, IQ4_NL / IQ4_XS and IQ3_XXS / IQ3_S (their weighted
+// search with no importance, the only quantizer they have). NULL for any other type. These are
+// not the activation conversions of the kernel table (Q8_0 weights round with roundf, Q8_0
+// activations with RNE). Always scalar.
 typedef mint_from_float_fn mint_quantize_row_fn;
 mint_quantize_row_fn mint_quantizer_ref(mint_type t);
 

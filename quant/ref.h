@@ -16,6 +16,7 @@
 #ifndef MINT_QUANT_REF_H
 #define MINT_QUANT_REF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -82,6 +83,27 @@ void vec_dot_iq4_nl_q8_0_ref(int64_t n, float *restrict s, const void *restrict 
                              const void *restrict a);
 void vec_dot_iq4_xs_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,
                              const void *restrict a);
+
+// ---- IQ3_XXS, IQ3_S (quant/quant_iq3_ref.c) ------------------------------------------------
+void dequantize_row_iq3_xxs_ref(const void *restrict x, float *restrict y, int64_t n);
+void dequantize_row_iq3_s_ref(const void *restrict x, float *restrict y, int64_t n);
+// llama.cpp's quantizers of these types (the lattice search, their only one), byte for byte:
+// imatrix[n] is the importance of each element of the row, or NULL.
+void quantize_iq3_xxs_ref(const float *restrict x, void *restrict y, int64_t n,
+                          const float *imatrix);
+void quantize_iq3_s_ref(const float *restrict x, void *restrict y, int64_t n, const float *imatrix);
+// The same without an importance (what llama-quantize writes with no imatrix).
+void quantize_row_iq3_xxs_ref(const float *restrict x, void *restrict y, int64_t n);
+void quantize_row_iq3_s_ref(const float *restrict x, void *restrict y, int64_t n);
+// . Q8_K: per super-block (d_w * d_a) * sum over sub-blocks of (2 ls + 1) * sumi, sumi exact;
+// IQ3_XXS's total times 0.25.
+void vec_dot_iq3_xxs_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,
+                              const void *restrict a);
+void vec_dot_iq3_s_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,
+                            const void *restrict a);
+// Whether the quantizers' point maps and neighbour lists (built once from the grids) came out
+// the sizes quant/quant_iq3_ref.c reserves for them.
+bool mint_iq3_lattices_ok(void);
 
 // ---- 256-element super-blocks (quant/quant_k_ref.c) -----------------------------------------
 void dequantize_row_q2_K_ref(const void *restrict x, float *restrict y, int64_t n);

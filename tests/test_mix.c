@@ -548,8 +548,8 @@ Test(mix_options, bad_overrides) {
     cr_expect_eq(mint_mix_override_parse("attn_v=", &ov, &err), MINT_E_ARG);
     cr_expect_eq(mint_mix_override_parse("attn_v=q9_9", &ov, &err), MINT_E_ARG);
     cr_expect(strstr(err.msg, "q9_9") && strstr(err.msg, "Q6_K"), "%s", err.msg);
-    cr_expect_eq(mint_mix_override_parse("attn_v=iq3_s", &ov, &err), MINT_E_UNSUPPORTED);
-    cr_expect(strstr(err.msg, "IQ3_S"), "%s", err.msg);
+    cr_expect_eq(mint_mix_override_parse("attn_v=iq2_s", &ov, &err), MINT_E_UNSUPPORTED);
+    cr_expect(strstr(err.msg, "IQ2_S"), "%s", err.msg);
     cr_expect_eq(mint_mix_override_parse("attn_v=iq4_nl", &ov, &err), MINT_OK, "%s", err.msg);
     cr_expect_eq(ov.type, MINT_TYPE_IQ4_NL);
     cr_expect_eq(mint_mix_override_parse("attn_[v=q8_0", &ov, &err), MINT_E_ARG);
@@ -784,8 +784,8 @@ Test(mix_ftype, names_as_llama_quantize_takes_them) {
     cr_expect_eq(mint_ftype_from_name("4", &ft, &err), MINT_E_ARG); // Q4_1_SOME_F16, removed
     cr_expect_eq(mint_ftype_from_name("", &ft, &err), MINT_E_ARG);
     cr_expect_eq(mint_ftype_from_name("iq2_xxs", &ft, &err), MINT_E_UNSUPPORTED);
-    cr_expect_eq(mint_ftype_from_name("26", &ft, &err), MINT_E_UNSUPPORTED);
-    cr_expect(strstr(err.msg, "IQ3_S"), "%s", err.msg);
+    cr_expect_eq(mint_ftype_from_name("28", &ft, &err), MINT_E_UNSUPPORTED);
+    cr_expect(strstr(err.msg, "IQ2_S"), "%s", err.msg);
     cr_expect_eq(mint_ftype_from_name("COPY", &ft, &err), MINT_E_UNSUPPORTED);
 
     cr_expect_str_eq(mint_ftype_name(MINT_FTYPE_Q3_K_M), "Q3_K_M");

@@ -83,9 +83,9 @@ ParameterizedTest(int *i, model_quant, matches_llama_cpp, .timeout = MT_HANG(300
 // Self-consistency on mint's own synthetic model (no reference data): every file type, every
 // kernel level against the scalar reference, and quantize-then-run.
 
-static const char *const ftypes[] = {"F32",  "F16",   "BF16",  "Q8_0",   "Q4_0",   "Q4_1",
-                                     "Q5_0", "Q5_1",  "Q2_K",  "Q3_K_M", "Q4_K_M", "Q5_K_M",
-                                     "Q6_K", "TQ1_0", "TQ2_0", "IQ4_NL", "IQ4_XS"};
+static const char *const ftypes[] = {
+    "F32",    "F16",    "BF16", "Q8_0",  "Q4_0",  "Q4_1",   "Q5_0",   "Q5_1",  "Q2_K", "Q3_K_M",
+    "Q4_K_M", "Q5_K_M", "Q6_K", "TQ1_0", "TQ2_0", "IQ4_NL", "IQ4_XS", "IQ3_S", "IQ3_M"};
 #define N_FTYPES (sizeof ftypes / sizeof ftypes[0])
 
 enum { N_PROMPT = 16, N_VOCAB_SMALL = 512 };
@@ -180,11 +180,12 @@ typedef struct quant_budget {
     double kl;
 } quant_budget;
 
-// IQ4_NL and IQ4_XS measured 0.246 and 0.199 (2026-12-07).
+// IQ4_NL and IQ4_XS measured 0.246 and 0.199, IQ3_S and IQ3_M 0.901 and 0.704 (2026-12-07).
 static const quant_budget quant_budgets[] = {
-    {"F16", 1e-5},   {"BF16", 6e-4},   {"Q8_0", 6e-3},   {"Q6_K", 0.05},  {"Q5_1", 0.15},
-    {"Q5_0", 0.2},   {"Q5_K_M", 0.15}, {"Q4_1", 0.6},    {"Q4_0", 0.9},   {"Q4_K_M", 0.55},
-    {"Q3_K_M", 2.0}, {"Q2_K", 4.5},    {"IQ4_NL", 0.75}, {"IQ4_XS", 0.6},
+    {"F16", 1e-5},    {"BF16", 6e-4},   {"Q8_0", 6e-3},   {"Q6_K", 0.05},
+    {"Q5_1", 0.15},   {"Q5_0", 0.2},    {"Q5_K_M", 0.15}, {"Q4_1", 0.6},
+    {"Q4_0", 0.9},    {"Q4_K_M", 0.55}, {"Q3_K_M", 2.0},  {"Q2_K", 4.5},
+    {"IQ4_NL", 0.75}, {"IQ4_XS", 0.6},  {"IQ3_S", 2.7},   {"IQ3_M", 2.1},
 };
 
 Test(model_quant_synthetic, quantize_then_run_every_type, .timeout = MT_HANG(300)) {

@@ -2,7 +2,7 @@
 // runs: each one's tiny synthetic F32 file quantized to every file type of `mint-quantize --help`
 // gives, byte for byte, the file llama-quantize wrote from the same file: its tensors in its order
 // with its types, the whole data section's XXH3-64 (and for Q8_0, Q4_0, Q4_K_M, Q6_K, MXFP4_MOE,
-// IQ4_NL and IQ4_XS each tensor's), its metadata keys in its order and the same
+// IQ4_NL, IQ4_XS, IQ3_S and IQ3_M each tensor's), its metadata keys in its order and the same
 // general.file_type. The mixtures have MXFP4_MOE too (their experts' stacks MXFP4); on a dense
 // model it is plain Q8_0.
 //
@@ -53,8 +53,8 @@ static void hex64(uint64_t v, char out[17]) {
     snprintf(out, 17, "%016" PRIx64, v);
 }
 
-// One architecture, every file type of the reference: the 21 of every architecture (IQ4_NL and
-// IQ4_XS with each tensor's hash), and MXFP4_MOE for a mixture of experts.
+// One architecture, every file type of the reference: the 23 of every architecture (IQ4_NL,
+// IQ4_XS, IQ3_S and IQ3_M with each tensor's hash), and MXFP4_MOE for a mixture of experts.
 static void check_arch(const char *arch, bool moe) {
     json_object *entry = mt_jget(mt_jget(reference(), "files"), arch);
     const char *src = tiny_file(arch, entry);
@@ -137,7 +137,7 @@ static void check_arch(const char *arch, bool moe) {
         mint_file_close(f);
         checked++;
     }
-    cr_assert_eq(checked, moe ? 22 : 21, "%s: %d file types in the reference", arch, checked);
+    cr_assert_eq(checked, moe ? 24 : 23, "%s: %d file types in the reference", arch, checked);
 }
 
 Test(quantize_arch, llama3) {

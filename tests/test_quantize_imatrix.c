@@ -9,6 +9,7 @@
 // matrices themselves and cases.json, the hashes of what llama-quantize wrote.
 #include "helpers/helpers.h"
 #include "helpers/tool.h"
+#include "quant/types.h"
 
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -129,6 +130,19 @@ static void check_output(const char *path, json_object *c, const char *what) {
     mint_file_close(f);
 }
 
+// The first tensor type of a case's output mint cannot compute, or NULL.
+static const char *uncomputable_type(json_object *c) {
+    json_object *tensors = NULL;
+    if (!json_object_object_get_ex(c, "tensors", &tensors)) return NULL;
+    for (size_t i = 0; i < json_object_array_length(tensors); i++) {
+        json_object *t = json_object_array_get_idx(tensors, i);
+        const char *name = json_object_get_string(json_object_array_get_idx(t, 1));
+        const int type = mint_type_from_name(name);
+        if (type < 0 || !mint_type_get((uint32_t)type)->computable) return name;
+    }
+    return NULL;
+}
+
 // Every case of the reference through the library.
 static void check_arch(const char *arch) {
     int checked = 0;
@@ -178,7 +192,14 @@ static void check_arch(const char *arch) {
         mint_status st = mint_quantize_file(src, out, &p, &err);
         mint_imatrix_free(im);
         json_object *refused = NULL;
-        if (json_object_object_get_ex(c, "refused", &refused)) {
+        const char *foreign = uncomputable_type(c);
+        if (foreign) {
+            // llama-quantize gave a tensor a type mint does not compute yet (IQ3_XXS's attn_q /
+            // attn_k IQ2_S): mint refuses the file type; the case is checked once it can.
+            cr_expect_eq(st, MINT_E_UNSUPPORTED, "%s: %s", what, err.msg);
+            cr_expect(strstr(err.msg, foreign), "%s: %s", what, err.msg);
+            cr_log_info("%s: not compared, mint cannot compute %s", what, foreign);
+        } else if (json_object_object_get_ex(c, "refused", &refused)) {
             const char *why = json_object_get_string(refused);
             cr_assert_neq(st, MINT_OK, "%s: llama-quantize refused (%s)", what, why);
             if (!strcmp(why, "usage")) {

@@ -10,6 +10,7 @@
 #include "runtime/filetools/mix.h"
 
 #include "base/error.h"
+#include "quant/kernels.h"
 #include "quant/types.h"
 
 #include <ctype.h>
@@ -39,7 +40,7 @@ static mint_status check_type(int type, const char *what, mint_err *err) {
     if (!t) return mint_fail(err, MINT_E_ARG, "%s: type code %d is unknown", what, type);
     return mint_fail(err, MINT_E_UNSUPPORTED,
                      "%s: mint cannot compute %s (it can: F32 F16 BF16 Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 "
-                     "MXFP4 Q2_K Q3_K Q4_K Q5_K Q6_K TQ1_0 TQ2_0 IQ4_NL IQ4_XS)",
+                     "MXFP4 Q2_K Q3_K Q4_K Q5_K Q6_K TQ1_0 TQ2_0 IQ4_NL IQ4_XS IQ3_XXS IQ3_S)",
                      what, t->name);
 }
 
@@ -87,10 +88,11 @@ mint_status mint_mix_override_parse(const char *arg, mint_mix_override *out, min
     out->pattern[len] = '\0';
     out->type = mint_type_from_name(eq + 1);
     if (out->type < 0)
-        return mint_fail(err, MINT_E_ARG,
-                         "--tensor-type '%s': unknown type '%s'; valid: F32 F16 BF16 Q4_0 Q4_1 "
-                         "Q5_0 Q5_1 Q8_0 MXFP4 Q2_K Q3_K Q4_K Q5_K Q6_K IQ4_NL IQ4_XS",
-                         arg, eq + 1);
+        return mint_fail(
+            err, MINT_E_ARG,
+            "--tensor-type '%s': unknown type '%s'; valid: F32 F16 BF16 Q4_0 Q4_1 "
+            "Q5_0 Q5_1 Q8_0 MXFP4 Q2_K Q3_K Q4_K Q5_K Q6_K IQ4_NL IQ4_XS IQ3_XXS IQ3_S",
+            arg, eq + 1);
     mint_status st = check_type(out->type, "--tensor-type", err);
     if (st != MINT_OK) return st;
     regex_t re;
@@ -234,11 +236,19 @@ static int order_cmp(const void *a, const void *b) {
 //   Q5_K_S     -                               -                             -            Q5_K
 //   Q5_K_M     Q6_K if more bits               Q6_K if more bits             -            Q5_K
 //   IQ4_NL/XS  Q5_K if n_gqa >= 4              Q5_K if i < n/8 (no imatrix)  -            base
+//   IQ3_XXS    Q4_K if n_gqa >= 4, else IQ3_S  (no imatrix) Q4_K if i < n/8, IQ3_S        IQ3_XXS
+//              (IQ3_XXS with an imatrix)       else Q3_K
+//   IQ3_XS     Q4_K if n_gqa >= 4              -                             -            IQ3_S
+//   IQ3_S      Q4_K if n_gqa >= 4              -                             -            IQ3_S
+//   IQ3_M      Q4_K                            Q4_K if i < n/8               Q4_K         IQ3_S
 //   others     -                               -                             -            base
 //
 // plus, on a 70B model (llama: 80 layers with GQA; qwen2: 80 layers), attn_v that came out Q3_K
 // or Q4_K becomes Q5_K. A fused attn_qkv (Phi-3, GPT-2) counts and is treated as attn_v. With 8
-// experts (Mixtral) attn_v and attn_k become Q8_0 and the low-bit mixes' attn_output Q5_K.
+// experts (Mixtral) attn_v and attn_k become Q8_0 and the low-bit mixes' attn_output Q5_K (IQ3_M:
+// also ffn_down in the more-bits layers Q4_K). IQ3_XXS: output Q5_K, token_embd IQ3_S, attn_q
+// and attn_k IQ2_S; IQ3_XS: attn_q, attn_k, and ffn_gate / ffn_up outside the first and last
+// eighth IQ3_XXS (a type llama-quantize makes only with an importance matrix).
 
 typedef struct mix_state {
     const mint_mix_params *p; // what was asked
@@ -250,6 +260,8 @@ typedef struct mix_state {
     int i_attention_wv;       // attn_v-like tensors the mix rules have seen so far
     int n_ffn_down;           // = n_layer (llama.cpp does not count them)
     int i_ffn_down;           // ffn_down tensors the mix rules have seen so far
+    int i_ffn_gate, i_ffn_up; // ffn_gate / ffn_up tensors the mix rules have seen so far (their
+                              // n is n_ffn_down's)
     int n_expert;             // expert_count (0: dense)
     int layer;                // the block of the tensor being chosen (-1 outside blocks)
     regex_t *re;              // [p->n_overrides] compiled override patterns
@@ -293,6 +305,10 @@ static int rule_output(mix_state *s, const mint_mix_tensor *t, category cat, int
         why(c, "%s: ne[0] %lld not a multiple of %s's %u -> Q8_0", what, (long long)t->ne[0],
             tn(type), blck);
         return MINT_TYPE_Q8_0;
+    }
+    if (s->p->ftype == MINT_FTYPE_IQ3_XXS) {
+        why(c, "%s: IQ3_XXS -> Q5_K", what);
+        return MINT_TYPE_Q5_K;
     }
     if (type == MINT_TYPE_Q8_0) {
         why(c, "%s: Q8_0", what);
@@ -339,6 +355,23 @@ static int rule_attn_v(mix_state *s, category cat, int type, mint_mix_choice *c)
     case MINT_FTYPE_Q4_K_S:
         if (i < 4) type = MINT_TYPE_Q5_K;
         why(c, "%s: Q4_K_S, i_attention_wv %d %s 4 -> %s", what, i, i < 4 ? "<" : ">=", tn(type));
+        break;
+    case MINT_FTYPE_IQ3_XXS:
+        type = s->n_gqa >= 4        ? MINT_TYPE_Q4_K
+               : !s->p->has_imatrix ? MINT_TYPE_IQ3_S
+                                    : MINT_TYPE_IQ3_XXS;
+        why(c, "%s: IQ3_XXS, n_gqa %d%s -> %s", what, s->n_gqa,
+            s->p->has_imatrix ? ", imatrix" : "", tn(type));
+        break;
+    case MINT_FTYPE_IQ3_XS:
+    case MINT_FTYPE_IQ3_S:
+        if (s->n_gqa >= 4) type = MINT_TYPE_Q4_K;
+        why(c, "%s: %s, n_gqa %d %s 4 -> %s", what, mint_ftype_name(s->p->ftype), s->n_gqa,
+            s->n_gqa >= 4 ? ">=" : "<", tn(type));
+        break;
+    case MINT_FTYPE_IQ3_M:
+        type = MINT_TYPE_Q4_K;
+        why(c, "%s: IQ3_M -> Q4_K", what);
         break;
     default:
         why(c, "%s: base type %s", what, tn(type));
@@ -397,6 +430,15 @@ static int rule_ffn_down(mix_state *s, int type, mint_mix_choice *c) {
         why(c, "ffn_down: %s, layer %d %s n/8 = %d%s -> %s", mint_ftype_name(s->p->ftype), i,
             i < n / 8 ? "<" : ">=", n / 8, s->p->has_imatrix ? ", imatrix" : "", tn(type));
         break;
+    case MINT_FTYPE_IQ3_XXS:
+        if (!s->p->has_imatrix) type = i < n / 8 ? MINT_TYPE_Q4_K : MINT_TYPE_Q3_K;
+        why(c, "ffn_down: IQ3_XXS, layer %d %s n/8 = %d%s -> %s", i, i < n / 8 ? "<" : ">=", n / 8,
+            s->p->has_imatrix ? ", imatrix" : "", tn(type));
+        break;
+    case MINT_FTYPE_IQ3_M:
+        if (i < n / 8 || (s->n_expert == 8 && use_more_bits(i, n))) type = MINT_TYPE_Q4_K;
+        why(c, "ffn_down: IQ3_M, layer %d of %d -> %s", i, n, tn(type));
+        break;
     case MINT_FTYPE_Q4_0: // only with an importance matrix (Q4_1/Q5_1 are safe without one)
     case MINT_FTYPE_Q5_0:
         if (s->p->has_imatrix && i < n / 8) {
@@ -420,11 +462,13 @@ static int rule_attn_output(mix_state *s, int type, mint_mix_choice *c) {
     if (s->n_expert == 8) { // Mixtral's layout: the low-bit mixes take Q5_K
         if (f == MINT_FTYPE_Q2_K || f == MINT_FTYPE_Q3_K_S || f == MINT_FTYPE_Q3_K_M ||
             f == MINT_FTYPE_Q4_K_S || f == MINT_FTYPE_Q4_K_M || f == MINT_FTYPE_IQ4_NL ||
-            f == MINT_FTYPE_IQ4_XS)
+            f == MINT_FTYPE_IQ4_XS || f == MINT_FTYPE_IQ3_XS || f == MINT_FTYPE_IQ3_XXS ||
+            f == MINT_FTYPE_IQ3_S || f == MINT_FTYPE_IQ3_M)
             type = MINT_TYPE_Q5_K;
     } else {
         if (f == MINT_FTYPE_Q2_K) type = MINT_TYPE_Q3_K;
-        if (f == MINT_FTYPE_Q3_K_M) type = MINT_TYPE_Q4_K;
+        if (f == MINT_FTYPE_IQ3_XXS) type = MINT_TYPE_IQ3_S;
+        if (f == MINT_FTYPE_Q3_K_M || f == MINT_FTYPE_IQ3_M) type = MINT_TYPE_Q4_K;
         if (f == MINT_FTYPE_Q3_K_L) type = MINT_TYPE_Q5_K;
     }
     if (type != was)
@@ -434,8 +478,25 @@ static int rule_attn_output(mix_state *s, int type, mint_mix_choice *c) {
     return type;
 }
 
-// llama_tensor_get_type_impl for mint's file types. attn_q, ffn_gate and ffn_up change only for
-// the IQ2/IQ3 file types or Falcon, none of which apply; attn_k only with 8 experts.
+// attn_k (below 8 experts), attn_q, ffn_gate and ffn_up: only the IQ3 file types change them
+// (IQ3_XS: IQ3_XXS, for ffn_gate / ffn_up outside the first and last eighth of the layers, the
+// layer taken from the name with experts; IQ3_XXS: attn_q and attn_k IQ2_S).
+static int rule_iq3_small(mix_state *s, category cat, int type) {
+    const mint_ftype f = s->p->ftype;
+    if (cat == CAT_ATTN_K || cat == CAT_ATTN_Q) {
+        if (f == MINT_FTYPE_IQ3_XS) return MINT_TYPE_IQ3_XXS;
+        if (f == MINT_FTYPE_IQ3_XXS) return MINT_TYPE_IQ2_S;
+        return type;
+    }
+    int *count = cat == CAT_FFN_GATE ? &s->i_ffn_gate : &s->i_ffn_up;
+    const int i = s->n_expert > 1 ? s->layer : *count, n = s->n_ffn_down;
+    if (f == MINT_FTYPE_IQ3_XS && i >= n / 8 && i < 7 * n / 8) type = MINT_TYPE_IQ3_XXS;
+    (*count)++;
+    return type;
+}
+
+// llama_tensor_get_type_impl for mint's file types (Falcon's rules do not apply: mint has no
+// Falcon).
 static int mix_rule(mix_state *s, const mint_mix_tensor *t, category cat, int type,
                     mint_mix_choice *c) {
     if (cat == CAT_OUTPUT || (s->tied && cat == CAT_TOKEN_EMBD))
@@ -449,9 +510,18 @@ static int mix_rule(mix_state *s, const mint_mix_tensor *t, category cat, int ty
         why(c, "token_embd: %s -> Q4_K", mint_ftype_name(s->p->ftype));
         return MINT_TYPE_Q4_K;
     }
+    if (cat == CAT_TOKEN_EMBD && s->p->ftype == MINT_FTYPE_IQ3_XXS) {
+        why(c, "token_embd: IQ3_XXS -> IQ3_S");
+        return MINT_TYPE_IQ3_S;
+    }
     if (cat == CAT_ATTN_K && s->n_expert == 8) {
         why(c, "attn_k: 8 experts -> Q8_0");
         return MINT_TYPE_Q8_0;
+    }
+    if (cat == CAT_ATTN_K || cat == CAT_ATTN_Q || cat == CAT_FFN_GATE || cat == CAT_FFN_UP) {
+        type = rule_iq3_small(s, cat, type);
+        why(c, "%s: %s", category_names[cat], tn(type));
+        return type;
     }
     if (is_attn_v_like(cat)) return rule_attn_v(s, cat, type, c);
     if (cat == CAT_FFN_DOWN) return rule_ffn_down(s, type, c);
@@ -469,6 +539,8 @@ static int shape_fallback(const mint_mix_tensor *t, int type, mint_mix_choice *c
     int to;
     const char *note = "";
     switch (type) {
+    case MINT_TYPE_IQ3_XXS:
+    case MINT_TYPE_IQ3_S:
     case MINT_TYPE_IQ4_XS:
         to = MINT_TYPE_IQ4_NL;
         break;
@@ -567,6 +639,15 @@ static mint_status choose(mix_state *s, const mint_mix_tensor *t, mint_mix_choic
                          "%s: Q2_K in a Q2_K_S file needs an importance matrix (llama-quantize "
                          "refuses without --imatrix too)",
                          t->name);
+    // And every tensor of a type whose search needs one (IQ3_XXS, the IQ2 and IQ1 types).
+    if (!p->has_imatrix && mint_quantize_needs_imatrix((mint_type)type) && cat != CAT_TOKEN_EMBD &&
+        cat != CAT_OUTPUT)
+        return mint_fail(err, MINT_E_ARG,
+                         "this quantization requires an importance matrix: %s would be %s "
+                         "(llama-quantize refuses without --imatrix too)",
+                         t->name, tn(type));
+    // A rule may name a type mint cannot compute (IQ3_XXS's attn_q / attn_k IQ2_S).
+    if (!type_usable(type)) return check_type(type, t->name, err);
     c->type = (uint32_t)type;
     c->quantize = c->type != t->type;
     return MINT_OK;

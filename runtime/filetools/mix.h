@@ -69,7 +69,11 @@ typedef enum mint_ftype {
     MINT_FTYPE_Q5_K_M = 17,    // MOSTLY_Q5_K_M
     MINT_FTYPE_Q6_K = 18,      // MOSTLY_Q6_K
     MINT_FTYPE_Q2_K_S = 21,    // MOSTLY_Q2_K_S (needs an importance matrix, see above)
+    MINT_FTYPE_IQ3_XS = 22,    // MOSTLY_IQ3_XS (its IQ3_XXS tensors need an importance matrix)
+    MINT_FTYPE_IQ3_XXS = 23,   // MOSTLY_IQ3_XXS (needs an importance matrix; attn_q/k IQ2_S)
     MINT_FTYPE_IQ4_NL = 25,    // MOSTLY_IQ4_NL
+    MINT_FTYPE_IQ3_S = 26,     // MOSTLY_IQ3_S
+    MINT_FTYPE_IQ3_M = 27,     // MOSTLY_IQ3_M
     MINT_FTYPE_IQ4_XS = 30,    // MOSTLY_IQ4_XS
     MINT_FTYPE_BF16 = 32,      // MOSTLY_BF16
     MINT_FTYPE_TQ1_0 = 36,     // MOSTLY_TQ1_0: ternary, 1.69 bits per weight

@@ -130,10 +130,11 @@ static mint_status parse_type(const char *what, const char *name, int *out, mint
     int t = mint_type_from_name(name);
     const mint_type_traits *tt = t >= 0 ? mint_type_get((uint32_t)t) : NULL;
     if (!tt || !tt->computable)
-        return mint_fail(err, tt ? MINT_E_UNSUPPORTED : MINT_E_ARG,
-                         "%s '%s' is not a type mint can write (F32, F16, BF16, "
-                         "Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, MXFP4, Q2_K..Q6_K, IQ4_NL, IQ4_XS)",
-                         what, name);
+        return mint_fail(
+            err, tt ? MINT_E_UNSUPPORTED : MINT_E_ARG,
+            "%s '%s' is not a type mint can write (F32, F16, BF16, "
+            "Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, MXFP4, Q2_K..Q6_K, IQ4_NL, IQ4_XS, IQ3_XXS, IQ3_S)",
+            what, name);
     *out = t;
     return MINT_OK;
 }
