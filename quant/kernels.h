@@ -144,8 +144,8 @@ mint_quantize_row_fn mint_quantizer_ref(mint_type t);
 bool mint_quantize_rows_ref(mint_type t, const float *restrict x, void *restrict y, int64_t nrow,
                             int64_t n_per_row, const float *imatrix);
 
-// Whether llama-quantize refuses to write t without an importance matrix (IQ2_XXS, IQ2_XS,
-// IQ1_S, IQ1_M ...: their search has nothing to weigh the grid points by).
+// Whether llama-quantize refuses to write t without an importance matrix (IQ3_XXS, IQ2_XXS,
+// IQ2_XS, IQ2_S, IQ1_S, IQ1_M: its rule, not their quantizers', which weigh by x^2 without one).
 bool mint_quantize_needs_imatrix(mint_type t);
 
 // Best level the CPU supports (ignores MINT_ISA).

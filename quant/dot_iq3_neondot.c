@@ -1,0 +1,4 @@
+// dot_iq3_neondot.c - the IQ3_XXS / IQ3_S kernels at the NEON dotprod level (Armv8.2-A +
+// dotprod: each 16-byte dot step is one SDOT); the bodies are in quant/dot_iq3_neon.h.
+#define MINT_LEVEL_NAME(name) name##_neondot
+#include "quant/dot_iq3_neon.h"
