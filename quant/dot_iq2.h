@@ -16,5 +16,8 @@ MINT_DECLARE_DOT(iq2_s_q8_K, avx2)
 MINT_DECLARE_DOT(iq2_xxs_q8_K, neon)
 MINT_DECLARE_DOT(iq2_xs_q8_K, neon)
 MINT_DECLARE_DOT(iq2_s_q8_K, neon)
+MINT_DECLARE_DOT(iq2_xxs_q8_K, neondot)
+MINT_DECLARE_DOT(iq2_xs_q8_K, neondot)
+MINT_DECLARE_DOT(iq2_s_q8_K, neondot)
 
 #endif // MINT_QUANT_DOT_IQ2_H
