@@ -5,6 +5,7 @@
 // (quant/simd_avx2.h explains why they agree bit for bit); the activation types get converters
 // that write the reference's bytes; to_float is replaced where a vector version is simple and
 // exact (it only serves the token-embedding lookup, one row per token).
+#include "quant/dot_iq2.h"
 #include "quant/kernels.h"
 #include "quant/simd_avx2.h"
 
@@ -40,6 +41,11 @@ const mint_kernels mint_kernels_avx2 = {
             [MINT_TYPE_IQ3_XXS] = {.vec_dot = vec_dot_iq3_xxs_q8_K_avx2,
                                    .gemm = gemm_iq3_xxs_q8_K_avx2},
             [MINT_TYPE_IQ3_S] = {.vec_dot = vec_dot_iq3_s_q8_K_avx2, .gemm = gemm_iq3_s_q8_K_avx2},
+            [MINT_TYPE_IQ2_XXS] = {.vec_dot = vec_dot_iq2_xxs_q8_K_avx2,
+                                   .gemm = gemm_iq2_xxs_q8_K_avx2},
+            [MINT_TYPE_IQ2_XS] = {.vec_dot = vec_dot_iq2_xs_q8_K_avx2,
+                                  .gemm = gemm_iq2_xs_q8_K_avx2},
+            [MINT_TYPE_IQ2_S] = {.vec_dot = vec_dot_iq2_s_q8_K_avx2, .gemm = gemm_iq2_s_q8_K_avx2},
             [MINT_TYPE_TQ1_0] = {.vec_dot = vec_dot_tq1_0_q8_K_avx2, .gemm = gemm_tq1_0_q8_K_avx2},
             [MINT_TYPE_TQ2_0] = {.vec_dot = vec_dot_tq2_0_q8_K_avx2, .gemm = gemm_tq2_0_q8_K_avx2},
             [MINT_TYPE_Q8_1] = {.from_float = quantize_row_q8_1_act_avx2},

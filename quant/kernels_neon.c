@@ -6,6 +6,7 @@
 // that write the reference's bytes (F32 stays a copy; F16 and BF16 rows are also what F16 / BF16
 // weights multiply with). to_float stays the reference's (it only serves the token-embedding
 // lookup, one row per token).
+#include "quant/dot_iq2.h"
 #include "quant/kernels.h"
 #include "quant/simd_neon.h"
 
@@ -37,6 +38,11 @@ const mint_kernels mint_kernels_neon = {
                                    .gemm = gemm_iq3_xxs_q8_K_neon},
             [MINT_TYPE_IQ3_S] = {.vec_dot = vec_dot_iq3_s_q8_K_neon, .gemm = gemm_iq3_s_q8_K_neon},
             [MINT_TYPE_Q8_1] = {.from_float = quantize_row_q8_1_act_neon},
+            [MINT_TYPE_IQ2_XXS] = {.vec_dot = vec_dot_iq2_xxs_q8_K_neon,
+                                   .gemm = gemm_iq2_xxs_q8_K_neon},
+            [MINT_TYPE_IQ2_XS] = {.vec_dot = vec_dot_iq2_xs_q8_K_neon,
+                                  .gemm = gemm_iq2_xs_q8_K_neon},
+            [MINT_TYPE_IQ2_S] = {.vec_dot = vec_dot_iq2_s_q8_K_neon, .gemm = gemm_iq2_s_q8_K_neon},
             [MINT_TYPE_TQ1_0] = {.vec_dot = vec_dot_tq1_0_q8_K_neon, .gemm = gemm_tq1_0_q8_K_neon},
             [MINT_TYPE_TQ2_0] = {.vec_dot = vec_dot_tq2_0_q8_K_neon, .gemm = gemm_tq2_0_q8_K_neon},
             [MINT_TYPE_Q2_K] = {.vec_dot = vec_dot_q2_K_q8_K_neon, .gemm = gemm_q2_K_q8_K_neon},

@@ -3,6 +3,7 @@
 //
 // Only the integer dot products change: the same tile bodies compiled with SDOT
 // (quant/simd_neon.h). The float kernels and the activation converters are the neon level's.
+#include "quant/dot_iq2.h"
 #include "quant/kernels.h"
 #include "quant/simd_neon.h"
 
@@ -31,6 +32,12 @@ const mint_kernels mint_kernels_neondot = {
                                    .gemm = gemm_iq3_xxs_q8_K_neondot},
             [MINT_TYPE_IQ3_S] = {.vec_dot = vec_dot_iq3_s_q8_K_neondot,
                                  .gemm = gemm_iq3_s_q8_K_neondot},
+            [MINT_TYPE_IQ2_XXS] = {.vec_dot = vec_dot_iq2_xxs_q8_K_neondot,
+                                   .gemm = gemm_iq2_xxs_q8_K_neondot},
+            [MINT_TYPE_IQ2_XS] = {.vec_dot = vec_dot_iq2_xs_q8_K_neondot,
+                                  .gemm = gemm_iq2_xs_q8_K_neondot},
+            [MINT_TYPE_IQ2_S] = {.vec_dot = vec_dot_iq2_s_q8_K_neondot,
+                                 .gemm = gemm_iq2_s_q8_K_neondot},
             [MINT_TYPE_TQ1_0] = {.vec_dot = vec_dot_tq1_0_q8_K_neondot,
                                  .gemm = gemm_tq1_0_q8_K_neondot},
             [MINT_TYPE_TQ2_0] = {.vec_dot = vec_dot_tq2_0_q8_K_neondot,

@@ -568,7 +568,7 @@ Test(mix_options, bad_overrides) {
     p.n_overrides = 1;
     mint_mix_choice out[TL_N];
     cr_expect_eq(mint_mix_plan(&m.model, m.t, TL_N, &p, out, NULL, &err), MINT_E_ARG);
-    bad = (mint_mix_override){.pattern = "attn", .type = MINT_TYPE_IQ2_XS};
+    bad = (mint_mix_override){.pattern = "attn", .type = MINT_TYPE_Q8_K};
     cr_expect_eq(mint_mix_plan(&m.model, m.t, TL_N, &p, out, NULL, &err), MINT_E_UNSUPPORTED);
 }
 
@@ -741,10 +741,10 @@ Test(mix_options, refusals) {
     cr_expect(strstr(err.msg, "importance matrix"), "%s", err.msg);
     p.has_imatrix = true; // llama-quantize makes Q2_K_S given --imatrix
     cr_expect_eq(mint_mix_plan(&m.model, m.t, TL_N, &p, out, NULL, &err), MINT_OK, "%s", err.msg);
-    p = mint_mix_default_params((mint_ftype)19);
+    p = mint_mix_default_params((mint_ftype)22); // IQ3_XS, not in mint's table
     cr_expect_eq(mint_mix_plan(&m.model, m.t, TL_N, &p, out, NULL, &err), MINT_E_ARG);
     p = mint_mix_default_params(MINT_FTYPE_Q4_K_M);
-    p.output_type = MINT_TYPE_IQ2_XXS;
+    p.output_type = MINT_TYPE_Q8_K;
     cr_expect_eq(mint_mix_plan(&m.model, m.t, TL_N, &p, out, NULL, &err), MINT_E_UNSUPPORTED);
     p.output_type = -1;
     m.model.n_layer = 23; // 22 attn_v tensors for 23 layers: a hybrid's count, as llama.cpp's
@@ -783,13 +783,14 @@ Test(mix_ftype, names_as_llama_quantize_takes_them) {
               err.msg);
     cr_expect_eq(mint_ftype_from_name("4", &ft, &err), MINT_E_ARG); // Q4_1_SOME_F16, removed
     cr_expect_eq(mint_ftype_from_name("", &ft, &err), MINT_E_ARG);
-    cr_expect_eq(mint_ftype_from_name("iq2_xxs", &ft, &err), MINT_E_UNSUPPORTED);
-    cr_expect_eq(mint_ftype_from_name("28", &ft, &err), MINT_E_UNSUPPORTED);
-    cr_expect(strstr(err.msg, "IQ2_S"), "%s", err.msg);
+    cr_expect_eq(mint_ftype_from_name("iq1_s", &ft, &err), MINT_E_UNSUPPORTED);
+    cr_expect_eq(mint_ftype_from_name("24", &ft, &err), MINT_E_UNSUPPORTED);
+    cr_expect(strstr(err.msg, "IQ1_S"), "%s", err.msg);
     cr_expect_eq(mint_ftype_from_name("COPY", &ft, &err), MINT_E_UNSUPPORTED);
 
     cr_expect_str_eq(mint_ftype_name(MINT_FTYPE_Q3_K_M), "Q3_K_M");
-    cr_expect_null(mint_ftype_name(19));
+    cr_expect_null(mint_ftype_name(22));
+    cr_expect_str_eq(mint_ftype_name(19), "IQ2_XXS");
     cr_expect_eq(mint_ftype_base_type(MINT_FTYPE_Q2_K_S), MINT_TYPE_Q2_K);
     cr_expect_eq(mint_ftype_base_type(MINT_FTYPE_Q5_K_M), MINT_TYPE_Q5_K);
     cr_expect_eq(mint_ftype_base_type(MINT_FTYPE_BF16), MINT_TYPE_BF16);

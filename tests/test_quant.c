@@ -53,6 +53,8 @@ static const struct {
     {MINT_TYPE_TQ1_0, MINT_TYPE_Q8_K},   {MINT_TYPE_TQ2_0, MINT_TYPE_Q8_K},
     {MINT_TYPE_IQ4_NL, MINT_TYPE_Q8_0},  {MINT_TYPE_IQ4_XS, MINT_TYPE_Q8_K},
     {MINT_TYPE_IQ3_XXS, MINT_TYPE_Q8_K}, {MINT_TYPE_IQ3_S, MINT_TYPE_Q8_K},
+    {MINT_TYPE_IQ2_XXS, MINT_TYPE_Q8_K}, {MINT_TYPE_IQ2_XS, MINT_TYPE_Q8_K},
+    {MINT_TYPE_IQ2_S, MINT_TYPE_Q8_K},
 };
 #define N_WEIGHT_TYPES (sizeof weight_types / sizeof weight_types[0])
 
@@ -83,6 +85,9 @@ Test(blocks, sizes_match_the_type_table) {
         {MINT_TYPE_IQ4_XS, sizeof(mint_block_iq4_xs)},
         {MINT_TYPE_IQ3_XXS, sizeof(mint_block_iq3_xxs)},
         {MINT_TYPE_IQ3_S, sizeof(mint_block_iq3_s)},
+        {MINT_TYPE_IQ2_XXS, sizeof(mint_block_iq2_xxs)},
+        {MINT_TYPE_IQ2_XS, sizeof(mint_block_iq2_xs)},
+        {MINT_TYPE_IQ2_S, sizeof(mint_block_iq2_s)},
     };
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         const mint_type_traits *tr = mint_type_get(sizes[i].t);
@@ -91,8 +96,9 @@ Test(blocks, sizes_match_the_type_table) {
                      sizes[i].size);
         const bool k_quant = (sizes[i].t >= MINT_TYPE_Q2_K && sizes[i].t <= MINT_TYPE_Q8_K) ||
                              sizes[i].t == MINT_TYPE_TQ1_0 || sizes[i].t == MINT_TYPE_TQ2_0 ||
-                             sizes[i].t == MINT_TYPE_IQ4_XS || sizes[i].t == MINT_TYPE_IQ3_XXS ||
-                             sizes[i].t == MINT_TYPE_IQ3_S;
+                             sizes[i].t == MINT_TYPE_IQ4_XS ||
+                             (sizes[i].t >= MINT_TYPE_IQ2_XXS && sizes[i].t <= MINT_TYPE_IQ2_S &&
+                              sizes[i].t != MINT_TYPE_IQ4_NL);
         cr_expect_eq(tr->blck, k_quant ? MINT_QK_K : MINT_QK, "%s", tr->name);
     }
 }
@@ -119,7 +125,7 @@ Test(table, every_computable_weight_type_is_complete) {
         if (tr && tr->computable) cr_expect_not_null(k->t[t].vec_dot, "%s", tr->name);
     }
     cr_expect_null(mint_quantizer_ref(MINT_TYPE_Q8_K));
-    cr_expect_null(mint_quantizer_ref(MINT_TYPE_IQ2_XXS));
+    cr_expect_null(mint_quantizer_ref(MINT_TYPE_Q8_1));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -25,13 +25,17 @@ typedef struct ftype_info {
 #define FTYPE(name, base)                                                                          \
     { MINT_FTYPE_##name, #name, MINT_TYPE_##base }
 static const ftype_info ftypes[] = {
-    FTYPE(Q4_0, Q4_0),       FTYPE(Q4_1, Q4_1),   FTYPE(MXFP4_MOE, MXFP4), FTYPE(Q5_0, Q5_0),
-    FTYPE(Q5_1, Q5_1),       FTYPE(Q2_K, Q2_K),   FTYPE(Q2_K_S, Q2_K),     FTYPE(Q3_K_S, Q3_K),
-    FTYPE(Q3_K_M, Q3_K),     FTYPE(Q3_K_L, Q3_K), FTYPE(Q4_K_S, Q4_K),     FTYPE(Q4_K_M, Q4_K),
-    FTYPE(Q5_K_S, Q5_K),     FTYPE(Q5_K_M, Q5_K), FTYPE(Q6_K, Q6_K),       FTYPE(Q8_0, Q8_0),
-    FTYPE(TQ1_0, TQ1_0),     FTYPE(TQ2_0, TQ2_0), FTYPE(IQ4_NL, IQ4_NL),   FTYPE(IQ4_XS, IQ4_XS),
-    FTYPE(IQ3_XXS, IQ3_XXS), FTYPE(IQ3_S, IQ3_S), FTYPE(IQ3_M, IQ3_S),     FTYPE(IQ3_XS, IQ3_S),
-    FTYPE(F16, F16),         FTYPE(BF16, BF16),   FTYPE(F32, F32),
+    FTYPE(Q4_0, Q4_0),       FTYPE(Q4_1, Q4_1),     FTYPE(MXFP4_MOE, MXFP4),
+    FTYPE(Q5_0, Q5_0),       FTYPE(Q5_1, Q5_1),     FTYPE(IQ2_XXS, IQ2_XXS),
+    FTYPE(IQ2_XS, IQ2_XS),   FTYPE(IQ2_S, IQ2_XS),  FTYPE(IQ2_M, IQ2_S),
+    FTYPE(Q2_K, Q2_K),       FTYPE(Q2_K_S, Q2_K),   FTYPE(Q3_K_S, Q3_K),
+    FTYPE(Q3_K_M, Q3_K),     FTYPE(Q3_K_L, Q3_K),   FTYPE(Q4_K_S, Q4_K),
+    FTYPE(Q4_K_M, Q4_K),     FTYPE(Q5_K_S, Q5_K),   FTYPE(Q5_K_M, Q5_K),
+    FTYPE(Q6_K, Q6_K),       FTYPE(Q8_0, Q8_0),     FTYPE(TQ1_0, TQ1_0),
+    FTYPE(TQ2_0, TQ2_0),     FTYPE(IQ4_NL, IQ4_NL), FTYPE(IQ4_XS, IQ4_XS),
+    FTYPE(IQ3_XXS, IQ3_XXS), FTYPE(IQ3_S, IQ3_S),   FTYPE(IQ3_M, IQ3_S),
+    FTYPE(IQ3_XS, IQ3_S),    FTYPE(F16, F16),       FTYPE(BF16, BF16),
+    FTYPE(F32, F32),
 };
 #undef FTYPE
 #define N_FTYPES (sizeof ftypes / sizeof ftypes[0])
@@ -52,8 +56,9 @@ static const struct {
     const char *name;
     int number;
 } ftypes_foreign[] = {
-    {"IQ2_XXS", 19}, {"IQ2_XS", 20}, {"IQ2_S", 28}, {"IQ2_M", 29},
-    {"IQ1_S", 24},   {"IQ1_M", 31},  {"COPY", -1},
+    {"IQ1_S", 24},
+    {"IQ1_M", 31},
+    {"COPY", -1},
 };
 
 static const ftype_info *ftype_find(int ftype) {
@@ -113,4 +118,20 @@ int mint_ftype_base_type(int ftype) {
 
 uint32_t mint_ftype_file_type(int ftype) {
     return ftype_find(ftype) ? (uint32_t)ftype : UINT32_MAX;
+}
+
+bool mint_mix_requires_imatrix(int type, int ftype) {
+    switch (type) {
+    case MINT_TYPE_IQ3_XXS:
+    case MINT_TYPE_IQ2_XXS:
+    case MINT_TYPE_IQ2_XS:
+    case MINT_TYPE_IQ2_S:
+    case MINT_TYPE_IQ1_S:
+    case MINT_TYPE_IQ1_M:
+        return true;
+    case MINT_TYPE_Q2_K:
+        return ftype == MINT_FTYPE_Q2_K_S;
+    default:
+        return false;
+    }
 }

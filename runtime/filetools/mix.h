@@ -68,9 +68,15 @@ typedef enum mint_ftype {
     MINT_FTYPE_Q5_K_S = 16,    // MOSTLY_Q5_K_S
     MINT_FTYPE_Q5_K_M = 17,    // MOSTLY_Q5_K_M
     MINT_FTYPE_Q6_K = 18,      // MOSTLY_Q6_K
+    MINT_FTYPE_IQ2_XXS = 19,   // MOSTLY_IQ2_XXS (needs an importance matrix)
+    MINT_FTYPE_IQ2_XS = 20,    // MOSTLY_IQ2_XS (needs an importance matrix)
     MINT_FTYPE_Q2_K_S = 21,    // MOSTLY_Q2_K_S (needs an importance matrix, see above)
     MINT_FTYPE_IQ3_XS = 22,    // MOSTLY_IQ3_XS (its IQ3_XXS tensors need an importance matrix)
     MINT_FTYPE_IQ3_XXS = 23,   // MOSTLY_IQ3_XXS (needs an importance matrix; attn_q/k IQ2_S)
+    MINT_FTYPE_IQ1_S = 24,     // MOSTLY_IQ1_S (the low-bit rules of mix.c; not yet in ftype.c)
+    MINT_FTYPE_IQ2_S = 28,     // MOSTLY_IQ2_S: base IQ2_XS, IQ3_S in places (needs an imatrix)
+    MINT_FTYPE_IQ2_M = 29,     // MOSTLY_IQ2_M: base IQ2_S, IQ3_S in places (needs an imatrix)
+    MINT_FTYPE_IQ1_M = 31,     // MOSTLY_IQ1_M (the low-bit rules of mix.c; not yet in ftype.c)
     MINT_FTYPE_IQ4_NL = 25,    // MOSTLY_IQ4_NL
     MINT_FTYPE_IQ3_S = 26,     // MOSTLY_IQ3_S
     MINT_FTYPE_IQ3_M = 27,     // MOSTLY_IQ3_M
@@ -94,6 +100,11 @@ const char *mint_ftype_name(int ftype);
 // The base ("default") tensor type of a file type: Q4_K for Q4_K_S/M, Q3_K for Q3_K_*, Q2_K for
 // Q2_K/Q2_K_S, F16 for F16, ...; -1 for a value that is not a mint_ftype.
 int mint_ftype_base_type(int ftype);
+// llama-quantize's tensor_requires_imatrix: a tensor quantized to `type` in a file of `ftype`
+// needs an importance matrix (IQ3_XXS, IQ2_XXS, IQ2_XS, IQ2_S, IQ1_S, IQ1_M, and Q2_K in a Q2_K_S
+// file), except the token embeddings and the output, which the callers leave out. Wider than
+// quant/kernels.h's mint_quantize_needs_imatrix (the types whose search cannot run without one).
+bool mint_mix_requires_imatrix(int type, int ftype);
 
 // The value llama-quantize writes to general.file_type: the ftype number itself (also with
 // --pure). Returns UINT32_MAX for a value that is not a mint_ftype.

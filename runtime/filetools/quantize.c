@@ -130,11 +130,11 @@ static mint_status parse_type(const char *what, const char *name, int *out, mint
     int t = mint_type_from_name(name);
     const mint_type_traits *tt = t >= 0 ? mint_type_get((uint32_t)t) : NULL;
     if (!tt || !tt->computable)
-        return mint_fail(
-            err, tt ? MINT_E_UNSUPPORTED : MINT_E_ARG,
-            "%s '%s' is not a type mint can write (F32, F16, BF16, "
-            "Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, MXFP4, Q2_K..Q6_K, IQ4_NL, IQ4_XS, IQ3_XXS, IQ3_S)",
-            what, name);
+        return mint_fail(err, tt ? MINT_E_UNSUPPORTED : MINT_E_ARG,
+                         "%s '%s' is not a type mint can write (F32, F16, BF16, "
+                         "Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, MXFP4, Q2_K..Q6_K, IQ4_NL, IQ4_XS, "
+                         "IQ3_XXS, IQ3_S, IQ2_XXS, IQ2_XS, IQ2_S)",
+                         what, name);
     *out = t;
     return MINT_OK;
 }
@@ -224,7 +224,8 @@ static bool is_token_embd(const char *name) {
 // The importance of tensor t's columns, per expert ([ne[2]][ne[0]], malloc'd into *out; NULL:
 // quantized without), for its conversion to `type`; *note says which for the -v reason. An entry
 // of another size stops the run, except for the token embeddings (quantized without), and a type
-// that needs an importance (Q2_K in a Q2_K_S file, mint_quantize_needs_imatrix) without one
+// that needs an importance (mint_mix_requires_imatrix: Q2_K in a Q2_K_S file, IQ3_XXS, the IQ2
+// and IQ1 types) without one
 // stops it too: llama-quantize's refusals.
 static mint_status tensor_importance(const mint_quantize_params *p, const imat_use *u,
                                      mint_ftype ftype, const mint_tdesc *t, uint32_t type,
@@ -254,8 +255,7 @@ static mint_status tensor_importance(const mint_quantize_params *p, const imat_u
     } else if (u->n_used > 0) {
         *note = "no imatrix entry: quantized without";
     }
-    const bool needs = mint_quantize_needs_imatrix((mint_type)type) ||
-                       (type == MINT_TYPE_Q2_K && ftype == MINT_FTYPE_Q2_K_S);
+    const bool needs = mint_mix_requires_imatrix((int)type, ftype);
     if (needs && !*out && !is_token_embd(t->name) && strcmp(t->name, "output.weight"))
         return mint_fail(err, MINT_E_ARG,
                          "missing importance matrix for tensor %s in a very low-bit quantization "
@@ -369,6 +369,14 @@ mint_status mint_quantize_file(const char *in, const char *out, const mint_quant
                            "tensor '%s' is already %s; requantizing loses quality twice (pass "
                            "--allow-requantize to do it anyway)",
                            t->name, mint_type_name(t->type));
+            goto done;
+        }
+        const mint_type_traits *dst = mint_type_get(c->type);
+        if (!dst || !dst->computable) { // a mix rule's pick (IQ3_S in IQ2_S / IQ2_M files)
+            st = mint_fail(err, MINT_E_UNSUPPORTED,
+                           "tensor '%s': llama-quantize's %s mix makes it %s, which mint cannot "
+                           "compute yet",
+                           t->name, mint_ftype_name(ftype), mint_type_name(c->type));
             goto done;
         }
         j.t[k] = t;
