@@ -603,7 +603,6 @@ static int shape_fallback(const mint_mix_tensor *t, int type, mint_mix_choice *c
     case MINT_TYPE_IQ2_XXS:
     case MINT_TYPE_IQ2_XS:
     case MINT_TYPE_IQ2_S:
-    case MINT_TYPE_IQ3_S:
         to = MINT_TYPE_IQ4_NL;
         break;
     case MINT_TYPE_TQ1_0:
