@@ -38,6 +38,10 @@ static mint_quantize_imat_fn weighted_quantizer(mint_type t) {
         return quantize_iq4_nl_ref;
     case MINT_TYPE_IQ4_XS:
         return quantize_iq4_xs_ref;
+    case MINT_TYPE_IQ1_S:
+        return quantize_iq1_s_ref;
+    case MINT_TYPE_IQ1_M:
+        return quantize_iq1_m_ref;
     default:
         return NULL;
     }
@@ -49,7 +53,8 @@ bool mint_quantize_rows_ref(mint_type t, const float *restrict x, void *restrict
     if (!row) return false;
     // The i-quants' weighted search is their only quantizer (the importance optional); the other
     // types search with weights only when they are given an importance.
-    const bool iquant = t == MINT_TYPE_IQ4_NL || t == MINT_TYPE_IQ4_XS;
+    const bool iquant = t == MINT_TYPE_IQ4_NL || t == MINT_TYPE_IQ4_XS || t == MINT_TYPE_IQ1_S ||
+                        t == MINT_TYPE_IQ1_M;
     const mint_quantize_imat_fn weighted = imatrix || iquant ? weighted_quantizer(t) : NULL;
     const size_t in_row = (size_t)n_per_row, out_row = (size_t)mint_row_size(t, n_per_row);
     for (int64_t i = 0; i < nrow; i++) {
@@ -63,7 +68,8 @@ bool mint_quantize_rows_ref(mint_type t, const float *restrict x, void *restrict
     return true;
 }
 
+// ggml_quantize_requires_imatrix: IQ1_S (IQ1_M's quantizer weighs by x^2 without one, though
+// llama-quantize's IQ1_M file type still refuses: runtime/filetools/ftype.c).
 bool mint_quantize_needs_imatrix(mint_type t) {
-    (void)t;
-    return false;
+    return t == MINT_TYPE_IQ1_S;
 }

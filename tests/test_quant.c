@@ -52,6 +52,7 @@ static const struct {
     {MINT_TYPE_Q6_K, MINT_TYPE_Q8_K},   {MINT_TYPE_MXFP4, MINT_TYPE_Q8_0},
     {MINT_TYPE_TQ1_0, MINT_TYPE_Q8_K},  {MINT_TYPE_TQ2_0, MINT_TYPE_Q8_K},
     {MINT_TYPE_IQ4_NL, MINT_TYPE_Q8_0}, {MINT_TYPE_IQ4_XS, MINT_TYPE_Q8_K},
+    {MINT_TYPE_IQ1_S, MINT_TYPE_Q8_K},  {MINT_TYPE_IQ1_M, MINT_TYPE_Q8_K},
 };
 #define N_WEIGHT_TYPES (sizeof weight_types / sizeof weight_types[0])
 
@@ -80,6 +81,8 @@ Test(blocks, sizes_match_the_type_table) {
         {MINT_TYPE_TQ2_0, sizeof(mint_block_tq2_0)},
         {MINT_TYPE_IQ4_NL, sizeof(mint_block_iq4_nl)},
         {MINT_TYPE_IQ4_XS, sizeof(mint_block_iq4_xs)},
+        {MINT_TYPE_IQ1_S, sizeof(mint_block_iq1_s)},
+        {MINT_TYPE_IQ1_M, sizeof(mint_block_iq1_m)},
     };
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         const mint_type_traits *tr = mint_type_get(sizes[i].t);
@@ -88,7 +91,8 @@ Test(blocks, sizes_match_the_type_table) {
                      sizes[i].size);
         const bool k_quant = (sizes[i].t >= MINT_TYPE_Q2_K && sizes[i].t <= MINT_TYPE_Q8_K) ||
                              sizes[i].t == MINT_TYPE_TQ1_0 || sizes[i].t == MINT_TYPE_TQ2_0 ||
-                             sizes[i].t == MINT_TYPE_IQ4_XS;
+                             sizes[i].t == MINT_TYPE_IQ4_XS || sizes[i].t == MINT_TYPE_IQ1_S ||
+                             sizes[i].t == MINT_TYPE_IQ1_M;
         cr_expect_eq(tr->blck, k_quant ? MINT_QK_K : MINT_QK, "%s", tr->name);
     }
 }
