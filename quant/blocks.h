@@ -168,6 +168,36 @@ typedef struct mint_block_iq1_m {
                                     // multiplier of half 4w+i, bits 12..15 nibble w of the f16
 } mint_block_iq1_m;
 
+// The 2-bit grid i-quants (docs/formats.md 2.7): each group of 8 elements is one point of a fixed
+// grid of 8 magnitudes from {8, 25, 43} (quant/iq2_tables.h), 8 signs of which 7 are stored (the
+// 8th makes the count of negatives even; IQ2_S stores all 8), and a group scale
+// d * (0.5 + ls) / 4 with a 4-bit ls per 32 (IQ2_XXS) or per 16 elements (IQ2_XS, IQ2_S).
+//
+// IQ2_XXS: per 32 elements, two 32-bit words qs[4*ib .. 4*ib+3] (little-endian): the first holds
+// the four groups' 8-bit grid indices (byte l), the second the four 7-bit sign fields (bits
+// 7l .. 7l+6) and ls in its top 4 bits.
+typedef struct mint_block_iq2_xxs {
+    uint16_t d;                 // f16 super-block scale
+    uint16_t qs[MINT_QK_K / 8]; // [32] 4 uint16 per 32 elements, read as 2 uint32 (see above)
+} mint_block_iq2_xxs;
+
+// IQ2_XS: per group l of 8, qs[l] = 9-bit grid index | 7 sign bits << 9; scales[ib] holds the
+// 32 elements' two ls: the first 16 in the low nibble, the next 16 in the high one.
+typedef struct mint_block_iq2_xs {
+    uint16_t d;                     // f16 super-block scale
+    uint16_t qs[MINT_QK_K / 8];     // [32] index | signs << 9, one per group of 8
+    uint8_t scales[MINT_QK_K / 32]; // [8] two 4-bit ls per 32 elements
+} mint_block_iq2_xs;
+
+// IQ2_S: per group g of 8 (0..31), a 10-bit grid index: low 8 bits qs[g], high 2 bits in
+// qh[g / 4] at bits 2*(g % 4); its 8 sign bits whole in qs[32 + g]; scales as IQ2_XS's.
+typedef struct mint_block_iq2_s {
+    uint16_t d;                     // f16 super-block scale
+    uint8_t qs[MINT_QK_K / 4];      // [64] low index bytes [0..32), sign bytes [32..64)
+    uint8_t qh[MINT_QK_K / 32];     // [8] high index bits, four groups per byte
+    uint8_t scales[MINT_QK_K / 32]; // [8] two 4-bit ls per 32 elements
+} mint_block_iq2_s;
+
 // ---------------------------------------------------------------------------------------------
 // Pinned layouts: size and every field offset, as ggml has them (docs/formats.md tables).
 
@@ -233,5 +263,15 @@ _Static_assert(offsetof(mint_block_iq1_s, qs) == 2 && offsetof(mint_block_iq1_s,
 _Static_assert(sizeof(mint_block_iq1_m) == 56, "iq1_m size");
 _Static_assert(offsetof(mint_block_iq1_m, qh) == 32 && offsetof(mint_block_iq1_m, scales) == 48,
                "iq1_m");
+
+_Static_assert(sizeof(mint_block_iq2_xxs) == 66, "iq2_xxs size");
+_Static_assert(offsetof(mint_block_iq2_xxs, qs) == 2, "iq2_xxs qs");
+_Static_assert(sizeof(mint_block_iq2_xs) == 74, "iq2_xs size");
+_Static_assert(offsetof(mint_block_iq2_xs, qs) == 2 && offsetof(mint_block_iq2_xs, scales) == 66,
+               "iq2_xs");
+_Static_assert(sizeof(mint_block_iq2_s) == 82, "iq2_s size");
+_Static_assert(offsetof(mint_block_iq2_s, qs) == 2 && offsetof(mint_block_iq2_s, qh) == 66 &&
+                   offsetof(mint_block_iq2_s, scales) == 74,
+               "iq2_s");
 
 #endif // MINT_QUANT_BLOCKS_H

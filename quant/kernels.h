@@ -127,8 +127,10 @@ const mint_kernels *mint_kernels_for(mint_isa isa);
 
 // llama.cpp's reference weight quantizer for a weight type (what llama-quantize writes without an
 // importance matrix, byte for byte): F32 (a copy), F16 and BF16 (RNE), Q4_0, Q4_1, Q5_0, Q5_1,
-// Q8_0, MXFP4, Q2_K ... Q6_K, TQ1_0, TQ2_0, and IQ4_NL / IQ4_XS (their weighted search with no
-// importance, the only quantizer they have). NULL for any other type. These are not the
+// Q8_0, MXFP4, Q2_K ... Q6_K, TQ1_0, TQ2_0, and IQ4_NL / IQ4_XS / IQ2_S (their weighted search with
+// no importance, the only quantizer they have); IQ2_XXS / IQ2_XS, which llama.cpp quantizes only
+// with an importance, get their search with a unit one (all 1: for tests and synthetic files).
+// NULL for any other type. These are not the
 // activation conversions of the kernel table (Q8_0 weights round with roundf, Q8_0 activations
 // with RNE). Always scalar.
 typedef mint_from_float_fn mint_quantize_row_fn;

@@ -50,6 +50,15 @@ const mint_kernels mint_kernels_ref = {
             [MINT_TYPE_IQ4_XS] = {.vec_dot_type = MINT_TYPE_Q8_K,
                                   .vec_dot = vec_dot_iq4_xs_q8_K_ref,
                                   .to_float = dequantize_row_iq4_xs_ref},
+            [MINT_TYPE_IQ2_XXS] = {.vec_dot_type = MINT_TYPE_Q8_K,
+                                   .vec_dot = vec_dot_iq2_xxs_q8_K_ref,
+                                   .to_float = dequantize_row_iq2_xxs_ref},
+            [MINT_TYPE_IQ2_XS] = {.vec_dot_type = MINT_TYPE_Q8_K,
+                                  .vec_dot = vec_dot_iq2_xs_q8_K_ref,
+                                  .to_float = dequantize_row_iq2_xs_ref},
+            [MINT_TYPE_IQ2_S] = {.vec_dot_type = MINT_TYPE_Q8_K,
+                                 .vec_dot = vec_dot_iq2_s_q8_K_ref,
+                                 .to_float = dequantize_row_iq2_s_ref},
             [MINT_TYPE_TQ1_0] = {.vec_dot_type = MINT_TYPE_Q8_K,
                                  .vec_dot = vec_dot_tq1_0_q8_K_ref,
                                  .to_float = dequantize_row_tq1_0_ref},
@@ -125,6 +134,12 @@ mint_quantize_row_fn mint_quantizer_ref(mint_type t) {
         return quantize_row_iq1_s_ref;
     case MINT_TYPE_IQ1_M:
         return quantize_row_iq1_m_ref;
+    case MINT_TYPE_IQ2_XXS:
+        return quantize_row_iq2_xxs_ref;
+    case MINT_TYPE_IQ2_XS:
+        return quantize_row_iq2_xs_ref;
+    case MINT_TYPE_IQ2_S:
+        return quantize_row_iq2_s_ref;
     case MINT_TYPE_TQ1_0:
         return quantize_row_tq1_0_ref;
     case MINT_TYPE_TQ2_0:

@@ -42,6 +42,12 @@ static mint_quantize_imat_fn weighted_quantizer(mint_type t) {
         return quantize_iq1_s_ref;
     case MINT_TYPE_IQ1_M:
         return quantize_iq1_m_ref;
+    case MINT_TYPE_IQ2_XXS:
+        return quantize_iq2_xxs_ref;
+    case MINT_TYPE_IQ2_XS:
+        return quantize_iq2_xs_ref;
+    case MINT_TYPE_IQ2_S:
+        return quantize_iq2_s_ref;
     default:
         return NULL;
     }
@@ -54,7 +60,8 @@ bool mint_quantize_rows_ref(mint_type t, const float *restrict x, void *restrict
     // The i-quants' weighted search is their only quantizer (the importance optional); the other
     // types search with weights only when they are given an importance.
     const bool iquant = t == MINT_TYPE_IQ4_NL || t == MINT_TYPE_IQ4_XS || t == MINT_TYPE_IQ1_S ||
-                        t == MINT_TYPE_IQ1_M;
+                        t == MINT_TYPE_IQ1_M || t == MINT_TYPE_IQ2_XXS || t == MINT_TYPE_IQ2_XS ||
+                        t == MINT_TYPE_IQ2_S;
     const mint_quantize_imat_fn weighted = imatrix || iquant ? weighted_quantizer(t) : NULL;
     const size_t in_row = (size_t)n_per_row, out_row = (size_t)mint_row_size(t, n_per_row);
     for (int64_t i = 0; i < nrow; i++) {
@@ -68,8 +75,9 @@ bool mint_quantize_rows_ref(mint_type t, const float *restrict x, void *restrict
     return true;
 }
 
-// ggml_quantize_requires_imatrix: IQ1_S (IQ1_M's quantizer weighs by x^2 without one, though
-// llama-quantize's IQ1_M file type still refuses: runtime/filetools/ftype.c).
+// ggml_quantize_requires_imatrix (ggml.c): the types whose search llama.cpp runs only with one
+// (IQ1_M's weighs by x^2 without one, though llama-quantize's per-tensor rule still refuses it:
+// runtime/filetools/quantize.c).
 bool mint_quantize_needs_imatrix(mint_type t) {
-    return t == MINT_TYPE_IQ1_S;
+    return t == MINT_TYPE_IQ2_XXS || t == MINT_TYPE_IQ2_XS || t == MINT_TYPE_IQ1_S;
 }

@@ -102,6 +102,32 @@ void vec_dot_iq1_s_q8_K_ref(int64_t n, float *restrict s, const void *restrict w
 void vec_dot_iq1_m_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,
                             const void *restrict a);
 
+// ---- IQ2_XXS, IQ2_XS, IQ2_S (quant/quant_iq2_ref.c) ------------------------------------------
+void dequantize_row_iq2_xxs_ref(const void *restrict x, float *restrict y, int64_t n);
+void dequantize_row_iq2_xs_ref(const void *restrict x, float *restrict y, int64_t n);
+void dequantize_row_iq2_s_ref(const void *restrict x, float *restrict y, int64_t n);
+// llama.cpp's quantizers of these types (the grid search, their only one), byte for byte:
+// imatrix[n] is the importance of each element of the row. IQ2_S also takes NULL (its own
+// weights); llama.cpp has no quantizer of IQ2_XXS / IQ2_XS without one, and NULL here means a
+// unit importance (imatrix all 1).
+void quantize_iq2_xxs_ref(const float *restrict x, void *restrict y, int64_t n,
+                          const float *imatrix);
+void quantize_iq2_xs_ref(const float *restrict x, void *restrict y, int64_t n,
+                         const float *imatrix);
+void quantize_iq2_s_ref(const float *restrict x, void *restrict y, int64_t n, const float *imatrix);
+// The same with imatrix NULL.
+void quantize_row_iq2_xxs_ref(const float *restrict x, void *restrict y, int64_t n);
+void quantize_row_iq2_xs_ref(const float *restrict x, void *restrict y, int64_t n);
+void quantize_row_iq2_s_ref(const float *restrict x, void *restrict y, int64_t n);
+// . Q8_K: bsum = sum over groups of 32 (IQ2_XXS) / 16 of (2 ls + 1) * sum grid * sign * a,
+// exact; per super-block sum += (d_w * d_a) * bsum in f32, in order; *s = 0.125 * sum.
+void vec_dot_iq2_xxs_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,
+                              const void *restrict a);
+void vec_dot_iq2_xs_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,
+                             const void *restrict a);
+void vec_dot_iq2_s_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,
+                            const void *restrict a);
+
 // ---- 256-element super-blocks (quant/quant_k_ref.c) -----------------------------------------
 void dequantize_row_q2_K_ref(const void *restrict x, float *restrict y, int64_t n);
 void dequantize_row_q3_K_ref(const void *restrict x, float *restrict y, int64_t n);

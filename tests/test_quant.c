@@ -43,16 +43,18 @@ static const mint_kernels *ref_table(void) {
 static const struct {
     mint_type w, a;
 } weight_types[] = {
-    {MINT_TYPE_F32, MINT_TYPE_F32},     {MINT_TYPE_F16, MINT_TYPE_F16},
-    {MINT_TYPE_BF16, MINT_TYPE_BF16},   {MINT_TYPE_Q4_0, MINT_TYPE_Q8_0},
-    {MINT_TYPE_Q4_1, MINT_TYPE_Q8_1},   {MINT_TYPE_Q5_0, MINT_TYPE_Q8_0},
-    {MINT_TYPE_Q5_1, MINT_TYPE_Q8_1},   {MINT_TYPE_Q8_0, MINT_TYPE_Q8_0},
-    {MINT_TYPE_Q2_K, MINT_TYPE_Q8_K},   {MINT_TYPE_Q3_K, MINT_TYPE_Q8_K},
-    {MINT_TYPE_Q4_K, MINT_TYPE_Q8_K},   {MINT_TYPE_Q5_K, MINT_TYPE_Q8_K},
-    {MINT_TYPE_Q6_K, MINT_TYPE_Q8_K},   {MINT_TYPE_MXFP4, MINT_TYPE_Q8_0},
-    {MINT_TYPE_TQ1_0, MINT_TYPE_Q8_K},  {MINT_TYPE_TQ2_0, MINT_TYPE_Q8_K},
-    {MINT_TYPE_IQ4_NL, MINT_TYPE_Q8_0}, {MINT_TYPE_IQ4_XS, MINT_TYPE_Q8_K},
-    {MINT_TYPE_IQ1_S, MINT_TYPE_Q8_K},  {MINT_TYPE_IQ1_M, MINT_TYPE_Q8_K},
+    {MINT_TYPE_F32, MINT_TYPE_F32},      {MINT_TYPE_F16, MINT_TYPE_F16},
+    {MINT_TYPE_BF16, MINT_TYPE_BF16},    {MINT_TYPE_Q4_0, MINT_TYPE_Q8_0},
+    {MINT_TYPE_Q4_1, MINT_TYPE_Q8_1},    {MINT_TYPE_Q5_0, MINT_TYPE_Q8_0},
+    {MINT_TYPE_Q5_1, MINT_TYPE_Q8_1},    {MINT_TYPE_Q8_0, MINT_TYPE_Q8_0},
+    {MINT_TYPE_Q2_K, MINT_TYPE_Q8_K},    {MINT_TYPE_Q3_K, MINT_TYPE_Q8_K},
+    {MINT_TYPE_Q4_K, MINT_TYPE_Q8_K},    {MINT_TYPE_Q5_K, MINT_TYPE_Q8_K},
+    {MINT_TYPE_Q6_K, MINT_TYPE_Q8_K},    {MINT_TYPE_MXFP4, MINT_TYPE_Q8_0},
+    {MINT_TYPE_TQ1_0, MINT_TYPE_Q8_K},   {MINT_TYPE_TQ2_0, MINT_TYPE_Q8_K},
+    {MINT_TYPE_IQ4_NL, MINT_TYPE_Q8_0},  {MINT_TYPE_IQ4_XS, MINT_TYPE_Q8_K},
+    {MINT_TYPE_IQ2_XXS, MINT_TYPE_Q8_K}, {MINT_TYPE_IQ2_XS, MINT_TYPE_Q8_K},
+    {MINT_TYPE_IQ2_S, MINT_TYPE_Q8_K},   {MINT_TYPE_IQ1_S, MINT_TYPE_Q8_K},
+    {MINT_TYPE_IQ1_M, MINT_TYPE_Q8_K},
 };
 #define N_WEIGHT_TYPES (sizeof weight_types / sizeof weight_types[0])
 
@@ -81,6 +83,9 @@ Test(blocks, sizes_match_the_type_table) {
         {MINT_TYPE_TQ2_0, sizeof(mint_block_tq2_0)},
         {MINT_TYPE_IQ4_NL, sizeof(mint_block_iq4_nl)},
         {MINT_TYPE_IQ4_XS, sizeof(mint_block_iq4_xs)},
+        {MINT_TYPE_IQ2_XXS, sizeof(mint_block_iq2_xxs)},
+        {MINT_TYPE_IQ2_XS, sizeof(mint_block_iq2_xs)},
+        {MINT_TYPE_IQ2_S, sizeof(mint_block_iq2_s)},
         {MINT_TYPE_IQ1_S, sizeof(mint_block_iq1_s)},
         {MINT_TYPE_IQ1_M, sizeof(mint_block_iq1_m)},
     };
@@ -91,7 +96,9 @@ Test(blocks, sizes_match_the_type_table) {
                      sizes[i].size);
         const bool k_quant = (sizes[i].t >= MINT_TYPE_Q2_K && sizes[i].t <= MINT_TYPE_Q8_K) ||
                              sizes[i].t == MINT_TYPE_TQ1_0 || sizes[i].t == MINT_TYPE_TQ2_0 ||
-                             sizes[i].t == MINT_TYPE_IQ4_XS || sizes[i].t == MINT_TYPE_IQ1_S ||
+                             sizes[i].t == MINT_TYPE_IQ4_XS ||
+                             (sizes[i].t >= MINT_TYPE_IQ2_XXS && sizes[i].t <= MINT_TYPE_IQ2_S &&
+                              sizes[i].t != MINT_TYPE_IQ4_NL) ||
                              sizes[i].t == MINT_TYPE_IQ1_M;
         cr_expect_eq(tr->blck, k_quant ? MINT_QK_K : MINT_QK, "%s", tr->name);
     }
@@ -119,7 +126,6 @@ Test(table, every_computable_weight_type_is_complete) {
         if (tr && tr->computable) cr_expect_not_null(k->t[t].vec_dot, "%s", tr->name);
     }
     cr_expect_null(mint_quantizer_ref(MINT_TYPE_Q8_K));
-    cr_expect_null(mint_quantizer_ref(MINT_TYPE_IQ2_XXS));
     cr_expect_null(mint_quantizer_ref(MINT_TYPE_IQ3_S));
 }
 
