@@ -398,6 +398,47 @@ Test(mix_tinyllama, iq4_nl_and_iq4_xs) {
     }
 }
 
+// IQ2_XXS, IQ2_XS, IQ2_S, IQ2_M (llama.cpp's low-bit branch), with an importance matrix: n_gqa
+// = 8 >= 4, so attn_v is Q4_K; ffn_down is the "more" type (Q2_K, or IQ3_S for IQ2_S / IQ2_M)
+// for the first 22/8 = 2 counted; attn_output IQ3_S for IQ2_S / IQ2_M, else the base; output
+// Q5_K; token_embd Q2_K or IQ3_S; the rest the base (IQ2_S's is IQ2_XS, IQ2_M's IQ2_S). Without
+// one the plan is refused: IQ2_XXS / IQ2_XS / IQ2_S tensors need it (llama.cpp's
+// tensor_requires_imatrix).
+Test(mix_tinyllama, iq2_mixes) {
+    static const struct {
+        mint_ftype f;
+        const char *base, *more;
+    } ft[] = {{MINT_FTYPE_IQ2_XXS, "IQ2_XXS", "Q2_K"},
+              {MINT_FTYPE_IQ2_XS, "IQ2_XS", "Q2_K"},
+              {MINT_FTYPE_IQ2_S, "IQ2_XS", "IQ3_S"},
+              {MINT_FTYPE_IQ2_M, "IQ2_S", "IQ3_S"}};
+    for (int f = 0; f < 4; f++) {
+        tinyllama m;
+        tinyllama_init(&m);
+        mint_mix_params p = mint_mix_default_params(ft[f].f);
+        mint_mix_choice out[TL_N];
+        mint_err err;
+        cr_expect_eq(mint_mix_plan(&m.model, m.t, TL_N, &p, out, NULL, &err), MINT_E_ARG);
+        cr_expect(strstr(err.msg, "requires an imatrix"), "%s", err.msg);
+        p.has_imatrix = true;
+        tl_plan(&m, &p, out);
+        const char *base = ft[f].base, *attn_out = f >= 2 ? "IQ3_S" : base;
+        for (int l = 0; l < TL_LAYERS; l++) {
+            cr_expect_str_eq(tl_layer_type(&m, out, l, "attn_v"), "Q4_K", "%s layer %d", base, l);
+            cr_expect_str_eq(tl_layer_type(&m, out, l, "ffn_down"), l < 2 ? ft[f].more : base,
+                             "%s layer %d", base, l);
+            cr_expect_str_eq(tl_layer_type(&m, out, l, "attn_output"), attn_out);
+            cr_expect_str_eq(tl_layer_type(&m, out, l, "attn_k"), base);
+            cr_expect_str_eq(tl_layer_type(&m, out, l, "attn_q"), base);
+            cr_expect_str_eq(tl_layer_type(&m, out, l, "ffn_up"), base);
+            cr_expect_str_eq(tl_layer_type(&m, out, l, "ffn_gate"), base);
+        }
+        cr_expect_str_eq(tl_type(&m, out, "output.weight"), "Q5_K");
+        cr_expect_str_eq(tl_type(&m, out, "token_embd.weight"), ft[f].more);
+        for (size_t i = 0; i < TL_N; i++) cr_expect_not(out[i].fallback, "%s", m.t[i].name);
+    }
+}
+
 // Q4_K_S: attn_v Q5_K for the first 4, ffn_down Q5_K for layer < 22/8 = 2; Q3_K_L: attn_v,
 // ffn_down and attn_output all Q5_K; Q3_K_S and Q5_K_S: only output.weight differs (Q6_K).
 Test(mix_tinyllama, small_and_large_mixes) {
@@ -568,7 +609,7 @@ Test(mix_options, bad_overrides) {
     p.n_overrides = 1;
     mint_mix_choice out[TL_N];
     cr_expect_eq(mint_mix_plan(&m.model, m.t, TL_N, &p, out, NULL, &err), MINT_E_ARG);
-    bad = (mint_mix_override){.pattern = "attn", .type = MINT_TYPE_IQ2_XS};
+    bad = (mint_mix_override){.pattern = "attn", .type = MINT_TYPE_Q8_K};
     cr_expect_eq(mint_mix_plan(&m.model, m.t, TL_N, &p, out, NULL, &err), MINT_E_UNSUPPORTED);
 }
 
@@ -741,10 +782,10 @@ Test(mix_options, refusals) {
     cr_expect(strstr(err.msg, "importance matrix"), "%s", err.msg);
     p.has_imatrix = true; // llama-quantize makes Q2_K_S given --imatrix
     cr_expect_eq(mint_mix_plan(&m.model, m.t, TL_N, &p, out, NULL, &err), MINT_OK, "%s", err.msg);
-    p = mint_mix_default_params((mint_ftype)19);
+    p = mint_mix_default_params((mint_ftype)22); // IQ3_XS, not in mint's table
     cr_expect_eq(mint_mix_plan(&m.model, m.t, TL_N, &p, out, NULL, &err), MINT_E_ARG);
     p = mint_mix_default_params(MINT_FTYPE_Q4_K_M);
-    p.output_type = MINT_TYPE_IQ2_XXS;
+    p.output_type = MINT_TYPE_Q8_K;
     cr_expect_eq(mint_mix_plan(&m.model, m.t, TL_N, &p, out, NULL, &err), MINT_E_UNSUPPORTED);
     p.output_type = -1;
     m.model.n_layer = 23; // 22 attn_v tensors for 23 layers: a hybrid's count, as llama.cpp's
@@ -783,13 +824,14 @@ Test(mix_ftype, names_as_llama_quantize_takes_them) {
               err.msg);
     cr_expect_eq(mint_ftype_from_name("4", &ft, &err), MINT_E_ARG); // Q4_1_SOME_F16, removed
     cr_expect_eq(mint_ftype_from_name("", &ft, &err), MINT_E_ARG);
-    cr_expect_eq(mint_ftype_from_name("iq2_xxs", &ft, &err), MINT_E_UNSUPPORTED);
+    cr_expect_eq(mint_ftype_from_name("iq3_xs", &ft, &err), MINT_E_UNSUPPORTED);
     cr_expect_eq(mint_ftype_from_name("26", &ft, &err), MINT_E_UNSUPPORTED);
     cr_expect(strstr(err.msg, "IQ3_S"), "%s", err.msg);
     cr_expect_eq(mint_ftype_from_name("COPY", &ft, &err), MINT_E_UNSUPPORTED);
 
     cr_expect_str_eq(mint_ftype_name(MINT_FTYPE_Q3_K_M), "Q3_K_M");
-    cr_expect_null(mint_ftype_name(19));
+    cr_expect_null(mint_ftype_name(22));
+    cr_expect_str_eq(mint_ftype_name(19), "IQ2_XXS");
     cr_expect_eq(mint_ftype_base_type(MINT_FTYPE_Q2_K_S), MINT_TYPE_Q2_K);
     cr_expect_eq(mint_ftype_base_type(MINT_FTYPE_Q5_K_M), MINT_TYPE_Q5_K);
     cr_expect_eq(mint_ftype_base_type(MINT_FTYPE_BF16), MINT_TYPE_BF16);

@@ -39,7 +39,8 @@ static mint_status check_type(int type, const char *what, mint_err *err) {
     if (!t) return mint_fail(err, MINT_E_ARG, "%s: type code %d is unknown", what, type);
     return mint_fail(err, MINT_E_UNSUPPORTED,
                      "%s: mint cannot compute %s (it can: F32 F16 BF16 Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 "
-                     "MXFP4 Q2_K Q3_K Q4_K Q5_K Q6_K TQ1_0 TQ2_0 IQ4_NL IQ4_XS)",
+                     "MXFP4 Q2_K Q3_K Q4_K Q5_K Q6_K TQ1_0 TQ2_0 IQ4_NL IQ4_XS IQ2_XXS IQ2_XS "
+                     "IQ2_S)",
                      what, t->name);
 }
 
@@ -279,6 +280,17 @@ static bool use_more_bits(int i_layer, int n_layers) {
            (i_layer - n_layers / 8) % 3 == 2;
 }
 
+// The 1- and 2-bit file types, which llama.cpp gives rules of their own (rule_low_bit).
+static bool low_bit(mint_ftype f) {
+    return f == MINT_FTYPE_IQ2_XXS || f == MINT_FTYPE_IQ2_XS || f == MINT_FTYPE_IQ2_S ||
+           f == MINT_FTYPE_IQ2_M || f == MINT_FTYPE_IQ1_S || f == MINT_FTYPE_IQ1_M;
+}
+
+// IQ2_S and IQ2_M spend IQ3_S where the others spend Q2_K.
+static int low_bit_more(mint_ftype f) {
+    return f == MINT_FTYPE_IQ2_S || f == MINT_FTYPE_IQ2_M ? MINT_TYPE_IQ3_S : MINT_TYPE_Q2_K;
+}
+
 static int rule_output(mix_state *s, const mint_mix_tensor *t, category cat, int type,
                        mint_mix_choice *c) {
     const char *what = cat == CAT_OUTPUT ? "output" : "token_embd (tied to output)";
@@ -293,6 +305,10 @@ static int rule_output(mix_state *s, const mint_mix_tensor *t, category cat, int
         why(c, "%s: ne[0] %lld not a multiple of %s's %u -> Q8_0", what, (long long)t->ne[0],
             tn(type), blck);
         return MINT_TYPE_Q8_0;
+    }
+    if (low_bit(s->p->ftype)) {
+        why(c, "%s: %s -> Q5_K", what, mint_ftype_name(s->p->ftype));
+        return MINT_TYPE_Q5_K;
     }
     if (type == MINT_TYPE_Q8_0) {
         why(c, "%s: Q8_0", what);
@@ -434,6 +450,46 @@ static int rule_attn_output(mix_state *s, int type, mint_mix_choice *c) {
     return type;
 }
 
+// The low-bit file types' own branch of llama_tensor_get_type_impl (after the output and the
+// token embeddings): attn_v-like Q4_K with GQA >= 4 or >= 4 experts, else the "more" type; attn_k
+// Q4_K with 8 experts; ffn_down the "more" type in the first eighth (counted, not by layer);
+// attn_output Q5_K with 8 experts, else IQ2_XXS (IQ1 files) or IQ3_S (IQ2_S, IQ2_M) or the base.
+static int rule_low_bit(mix_state *s, category cat, int type, mint_mix_choice *c) {
+    const mint_ftype f = s->p->ftype;
+    const char *fname = mint_ftype_name(f) ? mint_ftype_name(f) : "IQ1";
+    const int was = type;
+    if (is_attn_v_like(cat)) {
+        const bool many = s->n_gqa >= 4 || s->n_expert >= 4;
+        type = many ? MINT_TYPE_Q4_K : low_bit_more(f);
+        why(c, "%s: %s, n_gqa %d, n_expert %d -> %s", category_names[cat], fname, s->n_gqa,
+            s->n_expert, tn(type));
+        s->i_attention_wv++;
+        return type;
+    }
+    if (cat == CAT_ATTN_K && s->n_expert == 8) {
+        type = MINT_TYPE_Q4_K;
+    } else if (cat == CAT_FFN_DOWN) {
+        const int i = s->i_ffn_down, n = s->n_ffn_down;
+        if (i < n / 8) type = low_bit_more(f);
+        why(c, "ffn_down: %s, i_ffn_down %d %s n/8 = %d -> %s", fname, i,
+            i < n / 8 ? "<" : ">=", n / 8, tn(type));
+        s->i_ffn_down++;
+        return type;
+    } else if (cat == CAT_ATTN_OUTPUT) {
+        if (s->n_expert == 8)
+            type = MINT_TYPE_Q5_K;
+        else if (f == MINT_FTYPE_IQ1_S || f == MINT_FTYPE_IQ1_M)
+            type = MINT_TYPE_IQ2_XXS;
+        else if (f == MINT_FTYPE_IQ2_S || f == MINT_FTYPE_IQ2_M)
+            type = MINT_TYPE_IQ3_S;
+    }
+    if (type != was)
+        why(c, "%s: %s -> %s", category_names[cat], fname, tn(type));
+    else
+        why(c, "%s: base type %s", category_names[cat], tn(type));
+    return type;
+}
+
 // llama_tensor_get_type_impl for mint's file types. attn_q, ffn_gate and ffn_up change only for
 // the IQ2/IQ3 file types or Falcon, none of which apply; attn_k only with 8 experts.
 static int mix_rule(mix_state *s, const mint_mix_tensor *t, category cat, int type,
@@ -449,6 +505,12 @@ static int mix_rule(mix_state *s, const mint_mix_tensor *t, category cat, int ty
         why(c, "token_embd: %s -> Q4_K", mint_ftype_name(s->p->ftype));
         return MINT_TYPE_Q4_K;
     }
+    if (cat == CAT_TOKEN_EMBD && low_bit(s->p->ftype)) {
+        const int to = low_bit_more(s->p->ftype);
+        why(c, "token_embd: %s -> %s", mint_ftype_name(s->p->ftype), tn(to));
+        return to;
+    }
+    if (low_bit(s->p->ftype)) return rule_low_bit(s, cat, type, c);
     if (cat == CAT_ATTN_K && s->n_expert == 8) {
         why(c, "attn_k: 8 experts -> Q8_0");
         return MINT_TYPE_Q8_0;
@@ -470,6 +532,10 @@ static int shape_fallback(const mint_mix_tensor *t, int type, mint_mix_choice *c
     const char *note = "";
     switch (type) {
     case MINT_TYPE_IQ4_XS:
+    case MINT_TYPE_IQ2_XXS:
+    case MINT_TYPE_IQ2_XS:
+    case MINT_TYPE_IQ2_S:
+    case MINT_TYPE_IQ3_S:
         to = MINT_TYPE_IQ4_NL;
         break;
     case MINT_TYPE_TQ1_0:
@@ -567,6 +633,14 @@ static mint_status choose(mix_state *s, const mint_mix_tensor *t, mint_mix_choic
                          "%s: Q2_K in a Q2_K_S file needs an importance matrix (llama-quantize "
                          "refuses without --imatrix too)",
                          t->name);
+    // And the 2-bit grid types anywhere but the token embeddings and the output (llama.cpp's
+    // tensor_requires_imatrix), before writing anything.
+    if (!p->has_imatrix && cat != CAT_TOKEN_EMBD && cat != CAT_OUTPUT &&
+        (type == MINT_TYPE_IQ2_XXS || type == MINT_TYPE_IQ2_XS || type == MINT_TYPE_IQ2_S))
+        return mint_fail(err, MINT_E_ARG,
+                         "%s: %s needs an importance matrix (llama-quantize: \"this quantization "
+                         "requires an imatrix!\")",
+                         t->name, tn(type));
     c->type = (uint32_t)type;
     c->quantize = c->type != t->type;
     return MINT_OK;

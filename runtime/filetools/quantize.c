@@ -132,7 +132,8 @@ static mint_status parse_type(const char *what, const char *name, int *out, mint
     if (!tt || !tt->computable)
         return mint_fail(err, tt ? MINT_E_UNSUPPORTED : MINT_E_ARG,
                          "%s '%s' is not a type mint can write (F32, F16, BF16, "
-                         "Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, MXFP4, Q2_K..Q6_K, IQ4_NL, IQ4_XS)",
+                         "Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, MXFP4, Q2_K..Q6_K, IQ4_NL, IQ4_XS, "
+                         "IQ2_XXS, IQ2_XS, IQ2_S)",
                          what, name);
     *out = t;
     return MINT_OK;
@@ -253,7 +254,7 @@ static mint_status tensor_importance(const mint_quantize_params *p, const imat_u
     } else if (u->n_used > 0) {
         *note = "no imatrix entry: quantized without";
     }
-    const bool needs = mint_quantize_needs_imatrix((mint_type)type) ||
+    const bool needs = mint_quantize_needs_imatrix((mint_type)type) || type == MINT_TYPE_IQ2_S ||
                        (type == MINT_TYPE_Q2_K && ftype == MINT_FTYPE_Q2_K_S);
     if (needs && !*out && !is_token_embd(t->name) && strcmp(t->name, "output.weight"))
         return mint_fail(err, MINT_E_ARG,
@@ -368,6 +369,14 @@ mint_status mint_quantize_file(const char *in, const char *out, const mint_quant
                            "tensor '%s' is already %s; requantizing loses quality twice (pass "
                            "--allow-requantize to do it anyway)",
                            t->name, mint_type_name(t->type));
+            goto done;
+        }
+        const mint_type_traits *dst = mint_type_get(c->type);
+        if (!dst || !dst->computable) { // a mix rule's pick (IQ3_S in IQ2_S / IQ2_M files)
+            st = mint_fail(err, MINT_E_UNSUPPORTED,
+                           "tensor '%s': llama-quantize's %s mix makes it %s, which mint cannot "
+                           "compute yet",
+                           t->name, mint_ftype_name(ftype), mint_type_name(c->type));
             goto done;
         }
         j.t[k] = t;
