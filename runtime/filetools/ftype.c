@@ -31,7 +31,8 @@ static const ftype_info ftypes[] = {
     FTYPE(Q3_K_M, Q3_K), FTYPE(Q3_K_L, Q3_K),     FTYPE(Q4_K_S, Q4_K),     FTYPE(Q4_K_M, Q4_K),
     FTYPE(Q5_K_S, Q5_K), FTYPE(Q5_K_M, Q5_K),     FTYPE(Q6_K, Q6_K),       FTYPE(Q8_0, Q8_0),
     FTYPE(TQ1_0, TQ1_0), FTYPE(TQ2_0, TQ2_0),     FTYPE(IQ4_NL, IQ4_NL),   FTYPE(IQ4_XS, IQ4_XS),
-    FTYPE(F16, F16),     FTYPE(BF16, BF16),       FTYPE(F32, F32),
+    FTYPE(IQ1_S, IQ1_S), FTYPE(IQ1_M, IQ1_M),     FTYPE(F16, F16),         FTYPE(BF16, BF16),
+    FTYPE(F32, F32),
 };
 #undef FTYPE
 #define N_FTYPES (sizeof ftypes / sizeof ftypes[0])
@@ -52,8 +53,7 @@ static const struct {
     const char *name;
     int number;
 } ftypes_foreign[] = {
-    {"IQ1_S", 24}, {"IQ1_M", 31},  {"IQ3_XXS", 23}, {"IQ3_S", 26},
-    {"IQ3_M", 27}, {"IQ3_XS", 22}, {"COPY", -1},
+    {"IQ3_XXS", 23}, {"IQ3_S", 26}, {"IQ3_M", 27}, {"IQ3_XS", 22}, {"COPY", -1},
 };
 
 static const ftype_info *ftype_find(int ftype) {

@@ -40,7 +40,7 @@ static mint_status check_type(int type, const char *what, mint_err *err) {
     return mint_fail(err, MINT_E_UNSUPPORTED,
                      "%s: mint cannot compute %s (it can: F32 F16 BF16 Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 "
                      "MXFP4 Q2_K Q3_K Q4_K Q5_K Q6_K TQ1_0 TQ2_0 IQ4_NL IQ4_XS IQ2_XXS IQ2_XS "
-                     "IQ2_S)",
+                     "IQ2_S IQ1_S IQ1_M)",
                      what, t->name);
 }
 
@@ -536,6 +536,8 @@ static int shape_fallback(const mint_mix_tensor *t, int type, mint_mix_choice *c
     case MINT_TYPE_IQ2_XS:
     case MINT_TYPE_IQ2_S:
     case MINT_TYPE_IQ3_S:
+    case MINT_TYPE_IQ1_S:
+    case MINT_TYPE_IQ1_M:
         to = MINT_TYPE_IQ4_NL;
         break;
     case MINT_TYPE_TQ1_0:
@@ -633,10 +635,11 @@ static mint_status choose(mix_state *s, const mint_mix_tensor *t, mint_mix_choic
                          "%s: Q2_K in a Q2_K_S file needs an importance matrix (llama-quantize "
                          "refuses without --imatrix too)",
                          t->name);
-    // And the 2-bit grid types anywhere but the token embeddings and the output (llama.cpp's
+    // And the 1- and 2-bit grid types anywhere but the token embeddings and the output (llama.cpp's
     // tensor_requires_imatrix), before writing anything.
     if (!p->has_imatrix && cat != CAT_TOKEN_EMBD && cat != CAT_OUTPUT &&
-        (type == MINT_TYPE_IQ2_XXS || type == MINT_TYPE_IQ2_XS || type == MINT_TYPE_IQ2_S))
+        (type == MINT_TYPE_IQ2_XXS || type == MINT_TYPE_IQ2_XS || type == MINT_TYPE_IQ2_S ||
+         type == MINT_TYPE_IQ1_S || type == MINT_TYPE_IQ1_M))
         return mint_fail(err, MINT_E_ARG,
                          "%s: %s needs an importance matrix (llama-quantize: \"this quantization "
                          "requires an imatrix!\")",
