@@ -276,6 +276,9 @@ static mint_status plan_types(synth *s, mint_ftype ftype, mint_err *err) {
     mint_mix_model mm = {s->pr->n_layer, s->pr->n_head, s->pr->n_head_kv,
                          mint_arch_find(s->pr->arch), moe ? moe->n_expert : 0};
     mint_mix_params mp = mint_mix_default_params(ftype);
+    // The IQ1 mixes are refused without an importance matrix; random weights have none to give,
+    // and mint_quantizer_ref quantizes them as with a unit one, so they are planned as with one.
+    mp.has_imatrix = ftype == MINT_FTYPE_IQ1_S || ftype == MINT_FTYPE_IQ1_M;
     mint_status st = mint_mix_plan(&mm, mt, s->n, &mp, ch, NULL, err);
     for (size_t i = 0; st == MINT_OK && i < s->n; i++) s->t[i].type = ch[i].type;
     free(mt);
