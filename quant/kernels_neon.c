@@ -33,6 +33,8 @@ const mint_kernels mint_kernels_neon = {
                                   .gemm = gemm_iq4_nl_q8_0_neon},
             [MINT_TYPE_IQ4_XS] = {.vec_dot = vec_dot_iq4_xs_q8_K_neon,
                                   .gemm = gemm_iq4_xs_q8_K_neon},
+            [MINT_TYPE_IQ1_S] = {.vec_dot = vec_dot_iq1_s_q8_K_neon, .gemm = gemm_iq1_s_q8_K_neon},
+            [MINT_TYPE_IQ1_M] = {.vec_dot = vec_dot_iq1_m_q8_K_neon, .gemm = gemm_iq1_m_q8_K_neon},
             [MINT_TYPE_Q8_1] = {.from_float = quantize_row_q8_1_act_neon},
             [MINT_TYPE_TQ1_0] = {.vec_dot = vec_dot_tq1_0_q8_K_neon, .gemm = gemm_tq1_0_q8_K_neon},
             [MINT_TYPE_TQ2_0] = {.vec_dot = vec_dot_tq2_0_q8_K_neon, .gemm = gemm_tq2_0_q8_K_neon},
