@@ -248,3 +248,47 @@ Test(iq1, importance_lowers_weighted_error) {
     free(x);
     free(q);
 }
+
+// Every kernel level computes exactly the reference's bits (its integer lanes hold 8 * sumi +
+// sumi1, then the reference's f32 expression per super-block): vec_dot and gemm alike.
+Test(iq1, every_level_equals_the_reference_bit_for_bit) {
+    enum { N = 2048, ROWS = 5, COLS = 3 };
+    const mint_kernels *ref = mint_kernels_for(MINT_ISA_REF);
+    float *x = malloc(sizeof(float) * N), *y = malloc(sizeof(float) * ROWS * COLS);
+    unsigned char *w = malloc((size_t)ROWS * N), *a = malloc((size_t)COLS * 2 * N);
+    const mint_type types[] = {MINT_TYPE_IQ1_S, MINT_TYPE_IQ1_M};
+    const size_t as = (size_t)mint_row_size(MINT_TYPE_Q8_K, N);
+    sm_state = 99;
+    for (int c = 0; c < COLS; c++) {
+        for (int i = 0; i < N; i++) x[i] = (float)(bell() * (c + 1));
+        ref->t[MINT_TYPE_Q8_K].from_float(x, a + c * as, N);
+    }
+    for (int ti = 0; ti < 2; ti++) {
+        const size_t ws = (size_t)mint_row_size(types[ti], N);
+        for (int r = 0; r < ROWS; r++) {
+            for (int i = 0; i < N; i++) x[i] = (float)bell();
+            mint_quantizer_ref(types[ti])(x, w + r * ws, N);
+        }
+        for (int isa = 0; isa < MINT_ISA_COUNT; isa++) {
+            const mint_kernels *k = mint_kernels_for((mint_isa)isa);
+            if (!k) continue;
+            if (k->t[types[ti]].gemm) k->t[types[ti]].gemm(N, w, ws, ROWS, a, as, COLS, y, ROWS);
+            for (int r = 0; r < ROWS; r++)
+                for (int c = 0; c < COLS; c++) {
+                    float s_ref, s;
+                    ref->t[types[ti]].vec_dot(N, &s_ref, w + r * ws, a + c * as);
+                    k->t[types[ti]].vec_dot(N, &s, w + r * ws, a + c * as);
+                    cr_expect(!memcmp(&s, &s_ref, sizeof s), "%s at %s: %.9g vs %.9g",
+                              mint_type_name(types[ti]), k->name, s, s_ref);
+                    if (k->t[types[ti]].gemm)
+                        cr_expect(!memcmp(&y[c * ROWS + r], &s_ref, sizeof s),
+                                  "%s gemm at %s: %.9g vs %.9g", mint_type_name(types[ti]), k->name,
+                                  y[c * ROWS + r], s_ref);
+                }
+        }
+    }
+    free(x);
+    free(y);
+    free(w);
+    free(a);
+}
