@@ -169,6 +169,26 @@ typedef struct mint_block_iq3_s {
                                     // 8 * l + j is negative
     uint8_t scales[MINT_QK_K / 64]; // [4] ls of sub-block 2k in byte k's low nibble, 2k+1 high
 } mint_block_iq3_s;
+// IQ1_S: 256 elements as 32 groups of 8, each an 11-bit index into a lattice of 2048 ternary
+// vectors (quant/iq1.h: mint_iq1s_grid); 8 sub-blocks of 32 each carry a 3-bit odd multiplier
+// and the sign of a shift delta = +-1/8: y = d * (2s + 1) * (grid[index][j] + delta).
+typedef struct mint_block_iq1_s {
+    uint16_t d;                  // f16 super-block scale
+    uint8_t qs[MINT_QK_K / 8];   // [32] low 8 bits of group g's index
+    uint16_t qh[MINT_QK_K / 32]; // [8] sub-block ib: bits 3l..3l+2 the high 3 bits of group
+                                 // 4ib+l's index, bits 12..14 the scale s, bit 15 delta < 0
+} mint_block_iq1_s;
+
+// IQ1_M: IQ1_S's lattice with a 3-bit multiplier per 16 elements and a shift sign per group of
+// 8; the f16 super-block scale is spread over the top nibbles of the 4 scale words.
+typedef struct mint_block_iq1_m {
+    uint8_t qs[MINT_QK_K / 8];      // [32] low 8 bits of group g's index
+    uint8_t qh[MINT_QK_K / 16];     // [16] byte k: groups 2k (low nibble), 2k+1 (high nibble):
+                                    // bits 0..2 the index's high 3 bits, bit 3 delta < 0
+    uint8_t scales[MINT_QK_K / 32]; // [8] 4 little-endian words: word w bits 3i..3i+2 the
+                                    // multiplier of half 4w+i, bits 12..15 nibble w of the f16
+} mint_block_iq1_m;
+
 // The 2-bit grid i-quants (docs/formats.md 2.7): each group of 8 elements is one point of a fixed
 // grid of 8 magnitudes from {8, 25, 43} (quant/iq2_tables.h), 8 signs of which 7 are stored (the
 // 8th makes the count of negatives even; IQ2_S stores all 8), and a group scale
@@ -266,6 +286,13 @@ _Static_assert(offsetof(mint_block_iq3_s, qs) == 2 && offsetof(mint_block_iq3_s,
                    offsetof(mint_block_iq3_s, signs) == 74 &&
                    offsetof(mint_block_iq3_s, scales) == 106,
                "iq3_s");
+_Static_assert(sizeof(mint_block_iq1_s) == 50, "iq1_s size");
+_Static_assert(offsetof(mint_block_iq1_s, qs) == 2 && offsetof(mint_block_iq1_s, qh) == 34,
+               "iq1_s");
+_Static_assert(sizeof(mint_block_iq1_m) == 56, "iq1_m size");
+_Static_assert(offsetof(mint_block_iq1_m, qh) == 32 && offsetof(mint_block_iq1_m, scales) == 48,
+               "iq1_m");
+
 _Static_assert(sizeof(mint_block_iq2_xxs) == 66, "iq2_xxs size");
 _Static_assert(offsetof(mint_block_iq2_xxs, qs) == 2, "iq2_xxs qs");
 _Static_assert(sizeof(mint_block_iq2_xs) == 74, "iq2_xs size");

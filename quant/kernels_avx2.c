@@ -46,6 +46,8 @@ const mint_kernels mint_kernels_avx2 = {
             [MINT_TYPE_IQ2_XS] = {.vec_dot = vec_dot_iq2_xs_q8_K_avx2,
                                   .gemm = gemm_iq2_xs_q8_K_avx2},
             [MINT_TYPE_IQ2_S] = {.vec_dot = vec_dot_iq2_s_q8_K_avx2, .gemm = gemm_iq2_s_q8_K_avx2},
+            [MINT_TYPE_IQ1_S] = {.vec_dot = vec_dot_iq1_s_q8_K_avx2, .gemm = gemm_iq1_s_q8_K_avx2},
+            [MINT_TYPE_IQ1_M] = {.vec_dot = vec_dot_iq1_m_q8_K_avx2, .gemm = gemm_iq1_m_q8_K_avx2},
             [MINT_TYPE_TQ1_0] = {.vec_dot = vec_dot_tq1_0_q8_K_avx2, .gemm = gemm_tq1_0_q8_K_avx2},
             [MINT_TYPE_TQ2_0] = {.vec_dot = vec_dot_tq2_0_q8_K_avx2, .gemm = gemm_tq2_0_q8_K_avx2},
             [MINT_TYPE_Q8_1] = {.from_float = quantize_row_q8_1_act_avx2},

@@ -37,6 +37,8 @@ const mint_kernels mint_kernels_neon = {
             [MINT_TYPE_IQ3_XXS] = {.vec_dot = vec_dot_iq3_xxs_q8_K_neon,
                                    .gemm = gemm_iq3_xxs_q8_K_neon},
             [MINT_TYPE_IQ3_S] = {.vec_dot = vec_dot_iq3_s_q8_K_neon, .gemm = gemm_iq3_s_q8_K_neon},
+            [MINT_TYPE_IQ1_S] = {.vec_dot = vec_dot_iq1_s_q8_K_neon, .gemm = gemm_iq1_s_q8_K_neon},
+            [MINT_TYPE_IQ1_M] = {.vec_dot = vec_dot_iq1_m_q8_K_neon, .gemm = gemm_iq1_m_q8_K_neon},
             [MINT_TYPE_Q8_1] = {.from_float = quantize_row_q8_1_act_neon},
             [MINT_TYPE_IQ2_XXS] = {.vec_dot = vec_dot_iq2_xxs_q8_K_neon,
                                    .gemm = gemm_iq2_xxs_q8_K_neon},

@@ -71,6 +71,12 @@ const mint_kernels mint_kernels_ref = {
             [MINT_TYPE_TQ2_0] = {.vec_dot_type = MINT_TYPE_Q8_K,
                                  .vec_dot = vec_dot_tq2_0_q8_K_ref,
                                  .to_float = dequantize_row_tq2_0_ref},
+            [MINT_TYPE_IQ1_S] = {.vec_dot_type = MINT_TYPE_Q8_K,
+                                 .vec_dot = vec_dot_iq1_s_q8_K_ref,
+                                 .to_float = dequantize_row_iq1_s_ref},
+            [MINT_TYPE_IQ1_M] = {.vec_dot_type = MINT_TYPE_Q8_K,
+                                 .vec_dot = vec_dot_iq1_m_q8_K_ref,
+                                 .to_float = dequantize_row_iq1_m_ref},
             [MINT_TYPE_Q8_1] = {.vec_dot_type = MINT_TYPE_Q8_1,
                                 .from_float = quantize_row_q8_1_act_ref,
                                 .to_float = dequantize_row_q8_1_ref},
@@ -134,6 +140,10 @@ mint_quantize_row_fn mint_quantizer_ref(mint_type t) {
         return quantize_row_iq3_xxs_ref;
     case MINT_TYPE_IQ3_S:
         return quantize_row_iq3_s_ref;
+    case MINT_TYPE_IQ1_S:
+        return quantize_row_iq1_s_ref;
+    case MINT_TYPE_IQ1_M:
+        return quantize_row_iq1_m_ref;
     case MINT_TYPE_IQ2_XXS:
         return quantize_row_iq2_xxs_ref;
     case MINT_TYPE_IQ2_XS:

@@ -42,6 +42,10 @@ static mint_quantize_imat_fn weighted_quantizer(mint_type t) {
         return quantize_iq3_xxs_ref;
     case MINT_TYPE_IQ3_S:
         return quantize_iq3_s_ref;
+    case MINT_TYPE_IQ1_S:
+        return quantize_iq1_s_ref;
+    case MINT_TYPE_IQ1_M:
+        return quantize_iq1_m_ref;
     case MINT_TYPE_IQ2_XXS:
         return quantize_iq2_xxs_ref;
     case MINT_TYPE_IQ2_XS:
@@ -61,7 +65,7 @@ bool mint_quantize_rows_ref(mint_type t, const float *restrict x, void *restrict
     // types search with weights only when they are given an importance.
     const bool iquant = t == MINT_TYPE_IQ4_NL || t == MINT_TYPE_IQ4_XS || t == MINT_TYPE_IQ3_XXS ||
                         t == MINT_TYPE_IQ3_S || t == MINT_TYPE_IQ2_XXS || t == MINT_TYPE_IQ2_XS ||
-                        t == MINT_TYPE_IQ2_S;
+                        t == MINT_TYPE_IQ2_S || t == MINT_TYPE_IQ1_S || t == MINT_TYPE_IQ1_M;
     const mint_quantize_imat_fn weighted = imatrix || iquant ? weighted_quantizer(t) : NULL;
     const size_t in_row = (size_t)n_per_row, out_row = (size_t)mint_row_size(t, n_per_row);
     for (int64_t i = 0; i < nrow; i++) {
@@ -75,9 +79,9 @@ bool mint_quantize_rows_ref(mint_type t, const float *restrict x, void *restrict
     return true;
 }
 
-// ggml_quantize_requires_imatrix (ggml.c): the types whose search llama.cpp runs only with one.
-// (llama-quantize's wider per-tensor rule, tensor_requires_imatrix, is
-// runtime/filetools/ftype.c's mint_mix_requires_imatrix.)
+// ggml_quantize_requires_imatrix (ggml.c): the types whose search llama.cpp runs only with one
+// (IQ1_M's weighs by x^2 without one). llama-quantize's wider per-tensor rule,
+// tensor_requires_imatrix, is runtime/filetools/ftype.c's mint_mix_requires_imatrix.
 bool mint_quantize_needs_imatrix(mint_type t) {
-    return t == MINT_TYPE_IQ2_XXS || t == MINT_TYPE_IQ2_XS;
+    return t == MINT_TYPE_IQ2_XXS || t == MINT_TYPE_IQ2_XS || t == MINT_TYPE_IQ1_S;
 }

@@ -104,6 +104,25 @@ void vec_dot_iq3_s_q8_K_ref(int64_t n, float *restrict s, const void *restrict w
 // Whether the quantizers' point maps and neighbour lists (built once from the grids) came out
 // the sizes quant/quant_iq3_ref.c reserves for them.
 bool mint_iq3_lattices_ok(void);
+// ---- IQ1_S, IQ1_M (quant/quant_iq1_ref.c, quant/iq1.h) --------------------------------------
+void dequantize_row_iq1_s_ref(const void *restrict x, float *restrict y, int64_t n);
+void dequantize_row_iq1_m_ref(const void *restrict x, float *restrict y, int64_t n);
+// llama.cpp's quantizers of these types (its lattice search), byte for byte: imatrix[n] is the
+// importance of each element of the row, or NULL: then IQ1_M weighs by x^2 as llama.cpp does,
+// and IQ1_S (which llama.cpp refuses to quantize without one) takes every importance as 1
+// (quant/quant_iq1_search.c).
+void quantize_iq1_s_ref(const float *restrict x, void *restrict y, int64_t n, const float *imatrix);
+void quantize_iq1_m_ref(const float *restrict x, void *restrict y, int64_t n, const float *imatrix);
+// The same without an importance (tests, synthetic models).
+void quantize_row_iq1_s_ref(const float *restrict x, void *restrict y, int64_t n);
+void quantize_row_iq1_m_ref(const float *restrict x, void *restrict y, int64_t n);
+// IQ1_S / IQ1_M . Q8_K: per super-block (d_w * d_a) * (sumi + sumi1 / 8), sumi the exact
+// multiplier-weighted lattice dots, sumi1 the multiplier-weighted signed sums of a.
+void vec_dot_iq1_s_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,
+                            const void *restrict a);
+void vec_dot_iq1_m_q8_K_ref(int64_t n, float *restrict s, const void *restrict w,
+                            const void *restrict a);
+
 // ---- IQ2_XXS, IQ2_XS, IQ2_S (quant/quant_iq2_ref.c) ------------------------------------------
 void dequantize_row_iq2_xxs_ref(const void *restrict x, float *restrict y, int64_t n);
 void dequantize_row_iq2_xs_ref(const void *restrict x, float *restrict y, int64_t n);

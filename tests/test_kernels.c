@@ -19,7 +19,7 @@ static const mint_type weight_types[] = {
     MINT_TYPE_Q5_0,    MINT_TYPE_Q5_1,   MINT_TYPE_Q8_0,   MINT_TYPE_Q2_K,    MINT_TYPE_Q3_K,
     MINT_TYPE_Q4_K,    MINT_TYPE_Q5_K,   MINT_TYPE_Q6_K,   MINT_TYPE_MXFP4,   MINT_TYPE_TQ1_0,
     MINT_TYPE_TQ2_0,   MINT_TYPE_IQ4_NL, MINT_TYPE_IQ4_XS, MINT_TYPE_IQ3_XXS, MINT_TYPE_IQ3_S,
-    MINT_TYPE_IQ2_XXS, MINT_TYPE_IQ2_XS, MINT_TYPE_IQ2_S,
+    MINT_TYPE_IQ2_XXS, MINT_TYPE_IQ2_XS, MINT_TYPE_IQ2_S,  MINT_TYPE_IQ1_S,   MINT_TYPE_IQ1_M,
 };
 #define N_WEIGHT_TYPES (sizeof weight_types / sizeof *weight_types)
 
@@ -274,10 +274,10 @@ Test(kernels, gemm_equals_vec_dot_on_long_rows_and_full_tiles, .timeout = MT_HAN
 Test(kernels, one_token_rows_of_128k_elements, .timeout = MT_HANG(120)) {
     const mint_kernels *ref = mint_kernels_for(MINT_ISA_REF), *k[MINT_ISA_COUNT];
     int nk = available(k);
-    const mint_type types[] = {MINT_TYPE_Q4_0,    MINT_TYPE_Q4_1,    MINT_TYPE_Q8_0,
-                               MINT_TYPE_Q4_K,    MINT_TYPE_MXFP4,   MINT_TYPE_IQ4_NL,
-                               MINT_TYPE_IQ4_XS,  MINT_TYPE_IQ3_XXS, MINT_TYPE_IQ3_S,
-                               MINT_TYPE_IQ2_XXS, MINT_TYPE_IQ2_XS,  MINT_TYPE_IQ2_S};
+    const mint_type types[] = {
+        MINT_TYPE_Q4_0,   MINT_TYPE_Q4_1,   MINT_TYPE_Q8_0,    MINT_TYPE_Q4_K,  MINT_TYPE_MXFP4,
+        MINT_TYPE_IQ4_NL, MINT_TYPE_IQ4_XS, MINT_TYPE_IQ3_XXS, MINT_TYPE_IQ3_S, MINT_TYPE_IQ2_XXS,
+        MINT_TYPE_IQ2_XS, MINT_TYPE_IQ2_S,  MINT_TYPE_IQ1_M};
     for (int ki = 0; ki < nk; ki++)
         for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
             if (!k[ki]->t[types[ti]].gemm) continue;

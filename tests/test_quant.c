@@ -54,7 +54,8 @@ static const struct {
     {MINT_TYPE_IQ4_NL, MINT_TYPE_Q8_0},  {MINT_TYPE_IQ4_XS, MINT_TYPE_Q8_K},
     {MINT_TYPE_IQ3_XXS, MINT_TYPE_Q8_K}, {MINT_TYPE_IQ3_S, MINT_TYPE_Q8_K},
     {MINT_TYPE_IQ2_XXS, MINT_TYPE_Q8_K}, {MINT_TYPE_IQ2_XS, MINT_TYPE_Q8_K},
-    {MINT_TYPE_IQ2_S, MINT_TYPE_Q8_K},
+    {MINT_TYPE_IQ2_S, MINT_TYPE_Q8_K},   {MINT_TYPE_IQ1_S, MINT_TYPE_Q8_K},
+    {MINT_TYPE_IQ1_M, MINT_TYPE_Q8_K},
 };
 #define N_WEIGHT_TYPES (sizeof weight_types / sizeof weight_types[0])
 
@@ -88,6 +89,8 @@ Test(blocks, sizes_match_the_type_table) {
         {MINT_TYPE_IQ2_XXS, sizeof(mint_block_iq2_xxs)},
         {MINT_TYPE_IQ2_XS, sizeof(mint_block_iq2_xs)},
         {MINT_TYPE_IQ2_S, sizeof(mint_block_iq2_s)},
+        {MINT_TYPE_IQ1_S, sizeof(mint_block_iq1_s)},
+        {MINT_TYPE_IQ1_M, sizeof(mint_block_iq1_m)},
     };
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         const mint_type_traits *tr = mint_type_get(sizes[i].t);
@@ -98,7 +101,8 @@ Test(blocks, sizes_match_the_type_table) {
                              sizes[i].t == MINT_TYPE_TQ1_0 || sizes[i].t == MINT_TYPE_TQ2_0 ||
                              sizes[i].t == MINT_TYPE_IQ4_XS ||
                              (sizes[i].t >= MINT_TYPE_IQ2_XXS && sizes[i].t <= MINT_TYPE_IQ2_S &&
-                              sizes[i].t != MINT_TYPE_IQ4_NL);
+                              sizes[i].t != MINT_TYPE_IQ4_NL) ||
+                             sizes[i].t == MINT_TYPE_IQ1_M;
         cr_expect_eq(tr->blck, k_quant ? MINT_QK_K : MINT_QK, "%s", tr->name);
     }
 }

@@ -34,8 +34,8 @@ static const ftype_info ftypes[] = {
     FTYPE(Q6_K, Q6_K),       FTYPE(Q8_0, Q8_0),     FTYPE(TQ1_0, TQ1_0),
     FTYPE(TQ2_0, TQ2_0),     FTYPE(IQ4_NL, IQ4_NL), FTYPE(IQ4_XS, IQ4_XS),
     FTYPE(IQ3_XXS, IQ3_XXS), FTYPE(IQ3_S, IQ3_S),   FTYPE(IQ3_M, IQ3_S),
-    FTYPE(IQ3_XS, IQ3_S),    FTYPE(F16, F16),       FTYPE(BF16, BF16),
-    FTYPE(F32, F32),
+    FTYPE(IQ3_XS, IQ3_S),    FTYPE(IQ1_S, IQ1_S),   FTYPE(IQ1_M, IQ1_M),
+    FTYPE(F16, F16),         FTYPE(BF16, BF16),     FTYPE(F32, F32),
 };
 #undef FTYPE
 #define N_FTYPES (sizeof ftypes / sizeof ftypes[0])
@@ -56,8 +56,6 @@ static const struct {
     const char *name;
     int number;
 } ftypes_foreign[] = {
-    {"IQ1_S", 24},
-    {"IQ1_M", 31},
     {"COPY", -1},
 };
 

@@ -41,7 +41,7 @@ static mint_status check_type(int type, const char *what, mint_err *err) {
     return mint_fail(err, MINT_E_UNSUPPORTED,
                      "%s: mint cannot compute %s (it can: F32 F16 BF16 Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 "
                      "MXFP4 Q2_K Q3_K Q4_K Q5_K Q6_K TQ1_0 TQ2_0 IQ4_NL IQ4_XS IQ3_XXS IQ3_S "
-                     "IQ2_XXS IQ2_XS IQ2_S)",
+                     "IQ2_XXS IQ2_XS IQ2_S IQ1_S IQ1_M)",
                      what, t->name);
 }
 
@@ -603,6 +603,8 @@ static int shape_fallback(const mint_mix_tensor *t, int type, mint_mix_choice *c
     case MINT_TYPE_IQ2_XXS:
     case MINT_TYPE_IQ2_XS:
     case MINT_TYPE_IQ2_S:
+    case MINT_TYPE_IQ1_S:
+    case MINT_TYPE_IQ1_M:
         to = MINT_TYPE_IQ4_NL;
         break;
     case MINT_TYPE_TQ1_0:

@@ -73,10 +73,10 @@ typedef enum mint_ftype {
     MINT_FTYPE_Q2_K_S = 21,    // MOSTLY_Q2_K_S (needs an importance matrix, see above)
     MINT_FTYPE_IQ3_XS = 22,    // MOSTLY_IQ3_XS (its IQ3_XXS tensors need an importance matrix)
     MINT_FTYPE_IQ3_XXS = 23,   // MOSTLY_IQ3_XXS (needs an importance matrix; attn_q/k IQ2_S)
-    MINT_FTYPE_IQ1_S = 24,     // MOSTLY_IQ1_S (the low-bit rules of mix.c; not yet in ftype.c)
+    MINT_FTYPE_IQ1_S = 24,     // MOSTLY_IQ1_S: the low-bit rules of mix.c (needs an imatrix)
     MINT_FTYPE_IQ2_S = 28,     // MOSTLY_IQ2_S: base IQ2_XS, IQ3_S in places (needs an imatrix)
     MINT_FTYPE_IQ2_M = 29,     // MOSTLY_IQ2_M: base IQ2_S, IQ3_S in places (needs an imatrix)
-    MINT_FTYPE_IQ1_M = 31,     // MOSTLY_IQ1_M (the low-bit rules of mix.c; not yet in ftype.c)
+    MINT_FTYPE_IQ1_M = 31,     // MOSTLY_IQ1_M: the low-bit rules of mix.c (needs an imatrix)
     MINT_FTYPE_IQ4_NL = 25,    // MOSTLY_IQ4_NL
     MINT_FTYPE_IQ3_S = 26,     // MOSTLY_IQ3_S
     MINT_FTYPE_IQ3_M = 27,     // MOSTLY_IQ3_M

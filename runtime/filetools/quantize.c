@@ -133,7 +133,7 @@ static mint_status parse_type(const char *what, const char *name, int *out, mint
         return mint_fail(err, tt ? MINT_E_UNSUPPORTED : MINT_E_ARG,
                          "%s '%s' is not a type mint can write (F32, F16, BF16, "
                          "Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, MXFP4, Q2_K..Q6_K, IQ4_NL, IQ4_XS, "
-                         "IQ3_XXS, IQ3_S, IQ2_XXS, IQ2_XS, IQ2_S)",
+                         "IQ3_XXS, IQ3_S, IQ2_XXS, IQ2_XS, IQ2_S, IQ1_S, IQ1_M)",
                          what, name);
     *out = t;
     return MINT_OK;

@@ -276,11 +276,13 @@ static mint_status plan_types(synth *s, mint_ftype ftype, mint_err *err) {
     mint_mix_model mm = {s->pr->n_layer, s->pr->n_head, s->pr->n_head_kv,
                          mint_arch_find(s->pr->arch), moe ? moe->n_expert : 0};
     mint_mix_params mp = mint_mix_default_params(ftype);
-    // Random weights have no importance matrix to refuse for: the 2-bit grid types are written
-    // by mint_quantizer_ref, which weighs every column 1, as under a matrix (mix.c's rules with
-    // one).
+    // Random weights have no importance matrix to refuse for: the types llama-quantize makes only
+    // with one are written by mint_quantizer_ref, which weighs every column 1 (or by its own
+    // weights), as under a matrix, so these mixes are planned with mix.c's rules with one.
     mp.has_imatrix = ftype == MINT_FTYPE_IQ2_XXS || ftype == MINT_FTYPE_IQ2_XS ||
-                     ftype == MINT_FTYPE_IQ2_S || ftype == MINT_FTYPE_IQ2_M;
+                     ftype == MINT_FTYPE_IQ2_S || ftype == MINT_FTYPE_IQ2_M ||
+                     ftype == MINT_FTYPE_IQ1_S || ftype == MINT_FTYPE_IQ1_M ||
+                     ftype == MINT_FTYPE_IQ3_XXS || ftype == MINT_FTYPE_IQ3_XS;
     mint_status st = mint_mix_plan(&mm, mt, s->n, &mp, ch, NULL, err);
     for (size_t i = 0; st == MINT_OK && i < s->n; i++) s->t[i].type = ch[i].type;
     free(mt);
