@@ -207,4 +207,6 @@ _Static_assert(offsetof(mint_block_iq4_xs, scales_h) == 2 &&
                    offsetof(mint_block_iq4_xs, qs) == 8,
                "iq4_xs");
 
+#include "quant/blocks_q1q2.h" // Q1_0, Q2_0
+
 #endif // MINT_QUANT_BLOCKS_H

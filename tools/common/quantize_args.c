@@ -10,9 +10,10 @@
 static const char *const quantize_shapes[] = {"real", "tiny", "micro", NULL};
 
 const char *const quantize_ftypes[] = {
-    "F32",       "F16",    "BF16",   "Q8_0",   "Q4_0",   "Q4_1",   "Q5_0",   "Q5_1",   "Q2_K",
-    "Q2_K_S",    "Q3_K_S", "Q3_K_M", "Q3_K_L", "Q4_K_S", "Q4_K_M", "Q5_K_S", "Q5_K_M", "Q6_K",
-    "MXFP4_MOE", "TQ1_0",  "TQ2_0",  "IQ4_NL", "IQ4_XS", "Q3_K",   "Q4_K",   "Q5_K",   NULL};
+    "F32",    "F16",    "BF16",      "Q8_0",   "Q4_0",   "Q4_1",   "Q5_0",   "Q5_1",
+    "Q2_K",   "Q2_K_S", "Q3_K_S",    "Q3_K_M", "Q3_K_L", "Q4_K_S", "Q4_K_M", "Q5_K_S",
+    "Q5_K_M", "Q6_K",   "MXFP4_MOE", "TQ1_0",  "TQ2_0",  "IQ4_NL", "IQ4_XS", "Q1_0",
+    "Q2_0",   "Q3_K",   "Q4_K",      "Q5_K",   NULL};
 
 static const opt opts[] = {
     {.arg = "IN",
