@@ -232,6 +232,70 @@ Test(quantize_arch, compare_runs_on_every_architecture, .timeout = MT_HANG(300))
     }
 }
 
+// `mint-quantize --compare ... --imatrix FILE`: each type twice, without and with the matrix (an
+// "imatrix" column in the table, an "imatrix" member in --json), Q2_K_S only with it (it needs
+// one); the matrix is llama-imatrix's for the tiny llama3 (tests/reference/imatrix_quant/).
+Test(quantize_arch, compare_with_and_without_an_imatrix, .timeout = MT_HANG(300)) {
+    char text_path[4200], imatrix[4200], src[4200];
+    snprintf(text_path, sizeof text_path, "%s", mt_path(mt_tmpdir(), "text.txt"));
+    static const char words[] = "once upon a time there was a little fox who liked the snow. ";
+    char buf[4096] = "";
+    for (int i = 0; i < 40; i++) strcat(buf, words);
+    cr_assert(mt_write_file(text_path, buf, strlen(buf)));
+    const char *sd = getenv("MINT_SOURCE_DIR");
+    snprintf(imatrix, sizeof imatrix, "%s/tests/reference/imatrix_quant/llama3-tiny.imatrix.gguf",
+             sd ? sd : ".");
+    snprintf(src, sizeof src, "%s",
+             tiny_file("llama3", mt_jget(mt_jget(reference(), "files"), "llama3")));
+    char *out = NULL, *err = NULL;
+    int rc = run_tool(&out, &err, "mint-quantize",
+                      "--compare Q4_0,Q2_K_S --imatrix '%s' --text '%s' --ctx 64 --chunks 1 -t 1 "
+                      "'%s'",
+                      imatrix, text_path, src);
+    cr_assert_eq(rc, 0, "--compare --imatrix exited %d: %s", rc, err);
+    cr_assert(strstr(out, "| type | imatrix | size |"), "%s", out);
+    cr_assert(strstr(out, "| source | - |") && strstr(out, "| Q4_0 | no |") &&
+                  strstr(out, "| Q4_0 | yes |") && strstr(out, "| Q2_K_S | yes |"),
+              "%s", out);
+    cr_assert_null(strstr(out, "| Q2_K_S | no |"), "Q2_K_S needs an imatrix: %s", out);
+    cr_assert(strstr(out, "; imatrix: "), "%s", out);
+    free(out);
+    free(err);
+
+    // --json: the same rows with "imatrix"; the matrix changes Q4_0's weights (another KLD).
+    rc = run_tool(&out, &err, "mint-quantize",
+                  "--compare Q4_0 --imatrix '%s' --text '%s' --ctx 64 --chunks 1 -t 1 --json '%s'",
+                  imatrix, text_path, src);
+    cr_assert_eq(rc, 0, "%s", err);
+    json_object *j = json_tokener_parse(out);
+    cr_assert(j && json_object_is_type(j, json_type_array), "%s", out);
+    cr_assert_eq(json_object_array_length(j), 3, "%s", out);
+    const char *types[] = {"source", "Q4_0", "Q4_0"};
+    const bool with[] = {false, false, true};
+    for (size_t i = 0; i < 3; i++) {
+        json_object *r = json_object_array_get_idx(j, i);
+        cr_expect_str_eq(json_object_get_string(mt_jget(r, "type")), types[i]);
+        cr_expect_eq(json_object_get_boolean(mt_jget(r, "imatrix")), with[i], "row %zu", i);
+    }
+    const double kld_plain =
+        json_object_get_double(mt_jget(json_object_array_get_idx(j, 1), "kld"));
+    const double kld_imat = json_object_get_double(mt_jget(json_object_array_get_idx(j, 2), "kld"));
+    cr_expect(kld_plain > 0 && kld_imat > 0 && kld_plain != kld_imat, "KLD %g and %g", kld_plain,
+              kld_imat);
+    json_object_put(j);
+    free(out);
+    free(err);
+
+    // Without --imatrix the table is as before: no imatrix column, one row per type.
+    rc = run_tool(&out, &err, "mint-quantize",
+                  "--compare Q4_0 --text '%s' --ctx 64 --chunks 1 -t 1 '%s'", text_path, src);
+    cr_assert_eq(rc, 0, "%s", err);
+    cr_assert(strstr(out, "| type | size |") && strstr(out, "| Q4_0 | "), "%s", out);
+    cr_assert(!strstr(out, "| imatrix |") && !strstr(out, "; imatrix: "), "%s", out);
+    free(out);
+    free(err);
+}
+
 // Every architecture of the reference has its test above.
 Test(quantize_arch, every_reference_file_is_covered) {
     const char *covered[] = {"llama3",   "qwen2",   "qwen3",    "phi3",    "gpt2",
