@@ -390,7 +390,7 @@ static mint_status read_tensor_info(cursor *c, mint_file *f, uint64_t index, min
     if (!tt)
         return mint_fail(c->err, MINT_E_FORMAT,
                          "%s: type code %" PRIu32 " at byte %zu is not a ggml type with a known "
-                         "layout (codes 0..%d, less removed ones)",
+                         "layout (codes 0..%d, less removed ones and 40, NVFP4)",
                          c->where, t->type, type_at, MINT_TYPE_COUNT - 1);
     if (t->ne[0] % tt->blck != 0)
         return mint_fail(c->err, MINT_E_FORMAT,

@@ -302,5 +302,6 @@ _Static_assert(sizeof(mint_block_iq2_s) == 82, "iq2_s size");
 _Static_assert(offsetof(mint_block_iq2_s, qs) == 2 && offsetof(mint_block_iq2_s, qh) == 66 &&
                    offsetof(mint_block_iq2_s, scales) == 74,
                "iq2_s");
+#include "quant/blocks_q1q2.h" // Q1_0, Q2_0
 
 #endif // MINT_QUANT_BLOCKS_H

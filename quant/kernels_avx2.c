@@ -50,6 +50,8 @@ const mint_kernels mint_kernels_avx2 = {
             [MINT_TYPE_IQ1_M] = {.vec_dot = vec_dot_iq1_m_q8_K_avx2, .gemm = gemm_iq1_m_q8_K_avx2},
             [MINT_TYPE_TQ1_0] = {.vec_dot = vec_dot_tq1_0_q8_K_avx2, .gemm = gemm_tq1_0_q8_K_avx2},
             [MINT_TYPE_TQ2_0] = {.vec_dot = vec_dot_tq2_0_q8_K_avx2, .gemm = gemm_tq2_0_q8_K_avx2},
+            [MINT_TYPE_Q1_0] = {.vec_dot = vec_dot_q1_0_q8_0_avx2, .gemm = gemm_q1_0_q8_0_avx2},
+            [MINT_TYPE_Q2_0] = {.vec_dot = vec_dot_q2_0_q8_0_avx2, .gemm = gemm_q2_0_q8_0_avx2},
             [MINT_TYPE_Q8_1] = {.from_float = quantize_row_q8_1_act_avx2},
             [MINT_TYPE_Q2_K] = {.vec_dot = vec_dot_q2_K_q8_K_avx2, .gemm = gemm_q2_K_q8_K_avx2},
             [MINT_TYPE_Q3_K] = {.vec_dot = vec_dot_q3_K_q8_K_avx2, .gemm = gemm_q3_K_q8_K_avx2},

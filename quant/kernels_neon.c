@@ -46,6 +46,8 @@ const mint_kernels mint_kernels_neon = {
                                   .gemm = gemm_iq2_xs_q8_K_neon},
             [MINT_TYPE_IQ2_S] = {.vec_dot = vec_dot_iq2_s_q8_K_neon, .gemm = gemm_iq2_s_q8_K_neon},
             [MINT_TYPE_TQ1_0] = {.vec_dot = vec_dot_tq1_0_q8_K_neon, .gemm = gemm_tq1_0_q8_K_neon},
+            [MINT_TYPE_Q1_0] = {.vec_dot = vec_dot_q1_0_q8_0_neon, .gemm = gemm_q1_0_q8_0_neon},
+            [MINT_TYPE_Q2_0] = {.vec_dot = vec_dot_q2_0_q8_0_neon, .gemm = gemm_q2_0_q8_0_neon},
             [MINT_TYPE_TQ2_0] = {.vec_dot = vec_dot_tq2_0_q8_K_neon, .gemm = gemm_tq2_0_q8_K_neon},
             [MINT_TYPE_Q2_K] = {.vec_dot = vec_dot_q2_K_q8_K_neon, .gemm = gemm_q2_K_q8_K_neon},
             [MINT_TYPE_Q3_K] = {.vec_dot = vec_dot_q3_K_q8_K_neon, .gemm = gemm_q3_K_q8_K_neon},

@@ -77,6 +77,12 @@ const mint_kernels mint_kernels_ref = {
             [MINT_TYPE_IQ1_M] = {.vec_dot_type = MINT_TYPE_Q8_K,
                                  .vec_dot = vec_dot_iq1_m_q8_K_ref,
                                  .to_float = dequantize_row_iq1_m_ref},
+            [MINT_TYPE_Q1_0] = {.vec_dot_type = MINT_TYPE_Q8_0,
+                                .vec_dot = vec_dot_q1_0_q8_0_ref,
+                                .to_float = dequantize_row_q1_0_ref},
+            [MINT_TYPE_Q2_0] = {.vec_dot_type = MINT_TYPE_Q8_0,
+                                .vec_dot = vec_dot_q2_0_q8_0_ref,
+                                .to_float = dequantize_row_q2_0_ref},
             [MINT_TYPE_Q8_1] = {.vec_dot_type = MINT_TYPE_Q8_1,
                                 .from_float = quantize_row_q8_1_act_ref,
                                 .to_float = dequantize_row_q8_1_ref},
@@ -154,6 +160,10 @@ mint_quantize_row_fn mint_quantizer_ref(mint_type t) {
         return quantize_row_tq1_0_ref;
     case MINT_TYPE_TQ2_0:
         return quantize_row_tq2_0_ref;
+    case MINT_TYPE_Q1_0:
+        return quantize_row_q1_0_ref;
+    case MINT_TYPE_Q2_0:
+        return quantize_row_q2_0_ref;
     case MINT_TYPE_Q2_K:
         return quantize_row_q2_K_ref;
     case MINT_TYPE_Q3_K:

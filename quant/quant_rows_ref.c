@@ -11,9 +11,9 @@
 #include "quant/types.h"
 
 // The weighted row quantizer of t, used when an importance is given (by the i-quants always);
-// NULL for a type whose quantizer ignores it (F32, F16, BF16, Q8_0, MXFP4, TQ1_0, TQ2_0:
-// llama.cpp's quantize_q8_0, quantize_mxfp4 and quantize_tq*_0 take the importance and do not
-// read it).
+// NULL for a type whose quantizer ignores it (F32, F16, BF16, Q8_0, MXFP4, TQ1_0, TQ2_0, Q1_0,
+// Q2_0: llama.cpp's quantize_q8_0, quantize_mxfp4, quantize_tq*_0 and quantize_q1_0 /
+// quantize_q2_0 take the importance and do not read it).
 static mint_quantize_imat_fn weighted_quantizer(mint_type t) {
     switch (t) {
     case MINT_TYPE_Q4_0:

@@ -59,6 +59,18 @@ void dequantize_row_tq2_0_ref(const void *restrict x, float *restrict y, int64_t
 void quantize_row_tq1_0_ref(const float *restrict x, void *restrict y, int64_t n);
 void quantize_row_tq2_0_ref(const float *restrict x, void *restrict y, int64_t n);
 
+// ---- Q1_0, Q2_0 (quant/quant_q1q2_ref.c): signs times the mean |x|, 2-bit codes times the amax
+// --- Their dots with Q8_0 are there too: per 32-element activation block an exact integer sum,
+// scaled by d_a and added in float, then the weight block's sum times d_w (ggml's order).
+void dequantize_row_q1_0_ref(const void *restrict x, float *restrict y, int64_t n);
+void dequantize_row_q2_0_ref(const void *restrict x, float *restrict y, int64_t n);
+void quantize_row_q1_0_ref(const float *restrict x, void *restrict y, int64_t n);
+void quantize_row_q2_0_ref(const float *restrict x, void *restrict y, int64_t n);
+void vec_dot_q1_0_q8_0_ref(int64_t n, float *restrict s, const void *restrict w,
+                           const void *restrict a);
+void vec_dot_q2_0_q8_0_ref(int64_t n, float *restrict s, const void *restrict w,
+                           const void *restrict a);
+
 // ---- MXFP4 (quant/quant_mxfp4_ref.c) -------------------------------------------------------
 void dequantize_row_mxfp4_ref(const void *restrict x, float *restrict y, int64_t n);
 // llama.cpp's only MXFP4 quantizer (it takes no importance matrix): the E8M0 exponent from the

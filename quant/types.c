@@ -41,6 +41,8 @@ static const mint_type_traits type_table[MINT_TYPE_COUNT] = {
     [MINT_TYPE_TQ1_0] = {"TQ1_0", 256, 54, true, true},
     [MINT_TYPE_TQ2_0] = {"TQ2_0", 256, 66, true, true},
     [MINT_TYPE_MXFP4] = {"MXFP4", 32, 17, true, true},
+    [MINT_TYPE_Q1_0] = {"Q1_0", 128, 18, true, true},
+    [MINT_TYPE_Q2_0] = {"Q2_0", 64, 18, true, true},
 };
 
 const mint_type_traits *mint_type_get(uint32_t type) {

@@ -46,7 +46,10 @@ typedef enum mint_type {
     MINT_TYPE_TQ2_0 = 35,
     // 36..38: IQ4_NL_4_4 / 4_8 / 8_8, removed
     MINT_TYPE_MXFP4 = 39,
-    MINT_TYPE_COUNT = 40, // codes >= this are unknown to mint
+    // 40: NVFP4, not known to mint (no layout in the table: a file holding it is refused)
+    MINT_TYPE_Q1_0 = 41,
+    MINT_TYPE_Q2_0 = 42,
+    MINT_TYPE_COUNT = 43, // codes >= this are unknown to mint
 } mint_type;
 
 #define MINT_QK   32  // elements per block of the 32-element ("legacy") formats

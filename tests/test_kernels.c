@@ -20,6 +20,7 @@ static const mint_type weight_types[] = {
     MINT_TYPE_Q4_K,    MINT_TYPE_Q5_K,   MINT_TYPE_Q6_K,   MINT_TYPE_MXFP4,   MINT_TYPE_TQ1_0,
     MINT_TYPE_TQ2_0,   MINT_TYPE_IQ4_NL, MINT_TYPE_IQ4_XS, MINT_TYPE_IQ3_XXS, MINT_TYPE_IQ3_S,
     MINT_TYPE_IQ2_XXS, MINT_TYPE_IQ2_XS, MINT_TYPE_IQ2_S,  MINT_TYPE_IQ1_S,   MINT_TYPE_IQ1_M,
+    MINT_TYPE_Q1_0,    MINT_TYPE_Q2_0,
 };
 #define N_WEIGHT_TYPES (sizeof weight_types / sizeof *weight_types)
 

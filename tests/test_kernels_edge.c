@@ -223,7 +223,8 @@ Test(kernels_edge, gemm_of_driver_tiles_equals_vec_dot, .timeout = MT_HANG(120))
         MINT_TYPE_Q5_0,    MINT_TYPE_Q5_1,   MINT_TYPE_Q8_0,   MINT_TYPE_Q2_K,    MINT_TYPE_Q3_K,
         MINT_TYPE_Q4_K,    MINT_TYPE_Q5_K,   MINT_TYPE_Q6_K,   MINT_TYPE_MXFP4,   MINT_TYPE_TQ1_0,
         MINT_TYPE_TQ2_0,   MINT_TYPE_IQ4_NL, MINT_TYPE_IQ4_XS, MINT_TYPE_IQ3_XXS, MINT_TYPE_IQ3_S,
-        MINT_TYPE_IQ2_XXS, MINT_TYPE_IQ2_XS, MINT_TYPE_IQ2_S,  MINT_TYPE_IQ1_S,   MINT_TYPE_IQ1_M};
+        MINT_TYPE_IQ2_XXS, MINT_TYPE_IQ2_XS, MINT_TYPE_IQ2_S,  MINT_TYPE_IQ1_S,   MINT_TYPE_IQ1_M,
+        MINT_TYPE_Q1_0,    MINT_TYPE_Q2_0};
     for (int ki = 0; ki < nk; ki++)
         for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
             check_gemm(k[ki], types[ti], 256, 64, 64); // a full prompt tile

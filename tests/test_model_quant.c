@@ -83,10 +83,10 @@ ParameterizedTest(int *i, model_quant, matches_llama_cpp, .timeout = MT_HANG(300
 // Self-consistency on mint's own synthetic model (no reference data): every file type, every
 // kernel level against the scalar reference, and quantize-then-run.
 
-static const char *const ftypes[] = {"F32",   "F16",     "BF16",   "Q8_0",   "Q4_0",   "Q4_1",
-                                     "Q5_0",  "Q5_1",    "Q2_K",   "Q3_K_M", "Q4_K_M", "Q5_K_M",
-                                     "Q6_K",  "TQ1_0",   "TQ2_0",  "IQ4_NL", "IQ4_XS", "IQ3_S",
-                                     "IQ3_M", "IQ2_XXS", "IQ2_XS", "IQ1_S",  "IQ1_M"};
+static const char *const ftypes[] = {
+    "F32",    "F16",     "BF16",   "Q8_0",  "Q4_0",  "Q4_1",  "Q5_0",   "Q5_1",   "Q2_K",
+    "Q3_K_M", "Q4_K_M",  "Q5_K_M", "Q6_K",  "TQ1_0", "TQ2_0", "IQ4_NL", "IQ4_XS", "IQ3_S",
+    "IQ3_M",  "IQ2_XXS", "IQ2_XS", "IQ1_S", "IQ1_M", "Q1_0",  "Q2_0"};
 #define N_FTYPES (sizeof ftypes / sizeof ftypes[0])
 
 enum { N_PROMPT = 16, N_VOCAB_SMALL = 512 };

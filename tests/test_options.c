@@ -413,6 +413,7 @@ Test(programs, bad_combinations_and_values_exit_2) {
         {"mint-tokenize", "-m x", "give exactly one of"},
         {"mint-quantize", "in out Q4_X", "file type 'Q4_X' is unknown"},
         {"mint-quantize", "--synthetic small --compare F16 -o x", "only one of"},
+        {"mint-quantize", "--synthetic small --imatrix m -o x", "--imatrix is for a conversion"},
         {"mint-bench", "-m x --attention naive,bogus", "--attention expects"},
         {"mint-inspect", "a b", "more than one file given ('a' and 'b')"},
         {"mint-perplexity", "-m x -f y --kv-type q8", "--kv-type expects f32, f16, q8_0 or q4_0"},

@@ -54,7 +54,8 @@ static void hex64(uint64_t v, char out[17]) {
 }
 
 // One architecture, every file type of the reference: the 23 of every architecture (IQ4_NL,
-// IQ4_XS, IQ3_S and IQ3_M with each tensor's hash), and MXFP4_MOE for a mixture of experts.
+// IQ4_XS, IQ3_S, IQ3_M, Q1_0 and Q2_0 with each tensor's hash), and MXFP4_MOE for a mixture of
+// experts.
 static void check_arch(const char *arch, bool moe) {
     json_object *entry = mt_jget(mt_jget(reference(), "files"), arch);
     const char *src = tiny_file(arch, entry);
@@ -137,6 +138,28 @@ static void check_arch(const char *arch, bool moe) {
         mint_file_close(f);
         checked++;
     }
+    // File types llama-quantize refused on this file (gemma4's 64-wide proj has no Q1_0 fallback):
+    // mint refuses them too, saying why.
+    json_object *refused =
+        json_object_object_get_ex(entry, "refused", NULL) ? mt_jget(entry, "refused") : NULL;
+    if (refused) {
+        json_object_object_foreach(refused, rtype, why_llama) {
+            char name[96];
+            snprintf(name, sizeof name, "%s-%s-refused.gguf", arch, rtype);
+            char out_path[4200];
+            snprintf(out_path, sizeof out_path, "%s", mt_path(mt_tmpdir(), name));
+            mint_quantize_params p;
+            memset(&p, 0, sizeof p);
+            p.ftype = rtype;
+            p.n_threads = 1;
+            mint_err err;
+            cr_assert_neq(mint_quantize_file(src, out_path, &p, &err), MINT_OK,
+                          "%s %s: llama-quantize refuses (%s)", arch, rtype,
+                          json_object_get_string(why_llama));
+            cr_expect(strstr(err.msg, "no fallback"), "%s %s: %s", arch, rtype, err.msg);
+            checked++;
+        }
+    }
     cr_assert_eq(checked, moe ? 24 : 23, "%s: %d file types in the reference", arch, checked);
 }
 
@@ -208,6 +231,70 @@ Test(quantize_arch, compare_runs_on_every_architecture, .timeout = MT_HANG(300))
         free(out);
         free(err);
     }
+}
+
+// `mint-quantize --compare ... --imatrix FILE`: each type twice, without and with the matrix (an
+// "imatrix" column in the table, an "imatrix" member in --json), Q2_K_S only with it (it needs
+// one); the matrix is llama-imatrix's for the tiny llama3 (tests/reference/imatrix_quant/).
+Test(quantize_arch, compare_with_and_without_an_imatrix, .timeout = MT_HANG(300)) {
+    char text_path[4200], imatrix[4200], src[4200];
+    snprintf(text_path, sizeof text_path, "%s", mt_path(mt_tmpdir(), "text.txt"));
+    static const char words[] = "once upon a time there was a little fox who liked the snow. ";
+    char buf[4096] = "";
+    for (int i = 0; i < 40; i++) strcat(buf, words);
+    cr_assert(mt_write_file(text_path, buf, strlen(buf)));
+    const char *sd = getenv("MINT_SOURCE_DIR");
+    snprintf(imatrix, sizeof imatrix, "%s/tests/reference/imatrix_quant/llama3-tiny.imatrix.gguf",
+             sd ? sd : ".");
+    snprintf(src, sizeof src, "%s",
+             tiny_file("llama3", mt_jget(mt_jget(reference(), "files"), "llama3")));
+    char *out = NULL, *err = NULL;
+    int rc = run_tool(&out, &err, "mint-quantize",
+                      "--compare Q4_0,Q2_K_S --imatrix '%s' --text '%s' --ctx 64 --chunks 1 -t 1 "
+                      "'%s'",
+                      imatrix, text_path, src);
+    cr_assert_eq(rc, 0, "--compare --imatrix exited %d: %s", rc, err);
+    cr_assert(strstr(out, "| type | imatrix | size |"), "%s", out);
+    cr_assert(strstr(out, "| source | - |") && strstr(out, "| Q4_0 | no |") &&
+                  strstr(out, "| Q4_0 | yes |") && strstr(out, "| Q2_K_S | yes |"),
+              "%s", out);
+    cr_assert_null(strstr(out, "| Q2_K_S | no |"), "Q2_K_S needs an imatrix: %s", out);
+    cr_assert(strstr(out, "; imatrix: "), "%s", out);
+    free(out);
+    free(err);
+
+    // --json: the same rows with "imatrix"; the matrix changes Q4_0's weights (another KLD).
+    rc = run_tool(&out, &err, "mint-quantize",
+                  "--compare Q4_0 --imatrix '%s' --text '%s' --ctx 64 --chunks 1 -t 1 --json '%s'",
+                  imatrix, text_path, src);
+    cr_assert_eq(rc, 0, "%s", err);
+    json_object *j = json_tokener_parse(out);
+    cr_assert(j && json_object_is_type(j, json_type_array), "%s", out);
+    cr_assert_eq(json_object_array_length(j), 3, "%s", out);
+    const char *types[] = {"source", "Q4_0", "Q4_0"};
+    const bool with[] = {false, false, true};
+    for (size_t i = 0; i < 3; i++) {
+        json_object *r = json_object_array_get_idx(j, i);
+        cr_expect_str_eq(json_object_get_string(mt_jget(r, "type")), types[i]);
+        cr_expect_eq(json_object_get_boolean(mt_jget(r, "imatrix")), with[i], "row %zu", i);
+    }
+    const double kld_plain =
+        json_object_get_double(mt_jget(json_object_array_get_idx(j, 1), "kld"));
+    const double kld_imat = json_object_get_double(mt_jget(json_object_array_get_idx(j, 2), "kld"));
+    cr_expect(kld_plain > 0 && kld_imat > 0 && kld_plain != kld_imat, "KLD %g and %g", kld_plain,
+              kld_imat);
+    json_object_put(j);
+    free(out);
+    free(err);
+
+    // Without --imatrix the table is as before: no imatrix column, one row per type.
+    rc = run_tool(&out, &err, "mint-quantize",
+                  "--compare Q4_0 --text '%s' --ctx 64 --chunks 1 -t 1 '%s'", text_path, src);
+    cr_assert_eq(rc, 0, "%s", err);
+    cr_assert(strstr(out, "| type | size |") && strstr(out, "| Q4_0 | "), "%s", out);
+    cr_assert(!strstr(out, "| imatrix |") && !strstr(out, "; imatrix: "), "%s", out);
+    free(out);
+    free(err);
 }
 
 // Every architecture of the reference has its test above.

@@ -105,6 +105,7 @@ static int convert(const quantize_options *o) {
 
 typedef struct row {
     const char *type;    // file type, or "source"
+    bool imatrix;        // quantized with --compare's importance matrix
     uint64_t bytes;      // tensor bytes
     uint64_t params;     // parameters
     mint_ppl_result ppl; // perplexity (and KLD for the quantized rows)
@@ -164,12 +165,111 @@ static bool measure(const char *path, const char *text, size_t len, const quanti
     return ok;
 }
 
+// The rows of --compare, in order: each type without the importance matrix, then (with
+// --imatrix) with it; a type that needs one (Q2_K_S) only with it.
+static int plan_rows(const quantize_options *o, row *rows) {
+    int n = 0;
+    for (int i = 0; i < o->compare.n; i++) {
+        const char *t = o->compare.v[i];
+        if (!quantize_ftype_needs_imatrix(t) || !o->imatrix)
+            rows[n++] = (row){.type = t, .imatrix = false};
+        if (o->imatrix) rows[n++] = (row){.type = t, .imatrix = true};
+    }
+    return n;
+}
+
+// Quantizes IN to r's type (with the matrix when r says so) and measures it against the source.
+static bool quantize_and_measure(const quantize_options *o, const mint_imatrix *im, const char *dir,
+                                 const char *base, row *r) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s%s.gguf", dir, r->type, r->imatrix ? "-imatrix" : "");
+    mint_quantize_params qp = {0};
+    qp.ftype = r->type;
+    qp.n_threads = o->n_threads;
+    qp.pure = o->pure;
+    if (r->imatrix) {
+        qp.imatrix = im;
+        qp.imatrix_file = o->imatrix;
+        qp.include_weights = o->include_weights.v;
+        qp.n_include_weights = o->include_weights.n;
+        qp.exclude_weights = o->exclude_weights.v;
+        qp.n_exclude_weights = o->exclude_weights.n;
+    }
+    mint_err err;
+    fprintf(stderr, TOOL ": %s%s: quantize, perplexity, KL divergence, speed ...\n", r->type,
+            r->imatrix ? " with the importance matrix" : "");
+    if (mint_quantize_file(o->in, path, &qp, &err) != MINT_OK) {
+        fprintf(stderr, TOOL ": %s%s: %s\n", r->type, r->imatrix ? " (imatrix)" : "", err.msg);
+        return false;
+    }
+    const bool ok = measure(path, NULL, 0, o, NULL, base, r); // a failure's line is printed
+    if (!o->work_dir) unlink(path);
+    return ok;
+}
+
+static void print_json(const quantize_options *o, const row *rows, int n) {
+    const row *src = &rows[0];
+    printf("[");
+    for (int i = 0; i < n; i++) {
+        const row *r = &rows[i];
+        if (!r->ok) continue;
+        printf("%s\n {\"type\":\"%s\",", i ? "," : "", r->type);
+        if (o->imatrix) printf("\"imatrix\":%s,", r->imatrix ? "true" : "false");
+        printf("\"bytes\":%llu,\"bpw\":%.4f,\"ppl\":%.6f,\"ppl_err\":%.6f,"
+               "\"dppl_pct\":%.4f,\"kld\":%.6f,\"kld_err\":%.6f,\"same_top_pct\":%.4f,"
+               "\"tg_tps\":%.2f}",
+               (unsigned long long)r->bytes, 8.0 * r->bytes / r->params, r->ppl.ppl, r->ppl.ppl_err,
+               100.0 * (r->ppl.ppl / src->ppl.ppl - 1), r->ppl.has_kld ? r->ppl.kld : 0.0,
+               r->ppl.has_kld ? r->ppl.kld_err : 0.0,
+               r->ppl.has_kld ? 100.0 * r->ppl.same_top : 100.0, r->tg);
+    }
+    printf("\n]\n");
+}
+
+// The markdown table; with --imatrix a column says which rows used the matrix.
+static void print_table(const quantize_options *o, const row *rows, int n) {
+    const row *src = &rows[0];
+    if (o->imatrix)
+        printf("\n| type | imatrix | size | bits/weight | PPL | ΔPPL | mean KLD | same top-1 | gen "
+               "t/s "
+               "|\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    else
+        printf("\n| type | size | bits/weight | PPL | ΔPPL | mean KLD | same top-1 | gen t/s |\n"
+               "|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (int i = 0; i < n; i++) {
+        const row *r = &rows[i];
+        if (!r->ok) continue;
+        printf("| %s | ", r->type);
+        if (o->imatrix) printf("%s | ", i == 0 ? "-" : r->imatrix ? "yes" : "no");
+        printf("%.2f MiB | %.3f | %.4f ± %.4f | ", r->bytes / 1048576.0, 8.0 * r->bytes / r->params,
+               r->ppl.ppl, r->ppl.ppl_err);
+        if (i == 0)
+            printf("- | - | - | %.1f |\n", r->tg);
+        else
+            printf("%+.3f%% | %.6f ± %.6f | %.2f%% ± %.2f | %.1f |\n",
+                   100.0 * (r->ppl.ppl / src->ppl.ppl - 1), r->ppl.kld, r->ppl.kld_err,
+                   100.0 * r->ppl.same_top, 100.0 * r->ppl.same_top_err, r->tg);
+    }
+    printf("\nPPL: %s, context %d, %d chunks; KLD and same top-1 against the source; gen: 64 "
+           "single-token steps, best of 3, %s kernels",
+           o->text, o->ctx, src->ppl.n_chunks, mint_isa_name());
+    if (o->imatrix) printf("; imatrix: %s", o->imatrix);
+    printf("\n");
+}
+
 static int compare(const quantize_options *o) {
-    char msg[600], dir[256], path[512], base[512];
+    char msg[600], dir[256], base[512];
     size_t len;
+    mint_err err;
+    mint_imatrix *im = NULL;
+    if (o->imatrix && mint_imatrix_load(o->imatrix, &im, &err) != MINT_OK) {
+        fprintf(stderr, TOOL ": %s\n", err.msg);
+        return 1;
+    }
     char *text = cli_read_file(o->text, &len, msg, sizeof msg);
     if (!text) {
         fprintf(stderr, TOOL ": %s\n", msg);
+        mint_imatrix_free(im);
         return 1;
     }
     if (o->work_dir)
@@ -179,73 +279,29 @@ static int compare(const quantize_options *o) {
         if (!mkdtemp(dir)) {
             fprintf(stderr, TOOL ": cannot create a temporary folder\n");
             free(text);
+            mint_imatrix_free(im);
             return 1;
         }
     }
-    row rows[QUANTIZE_MAX_COMPARE + 1];
+    row rows[2 * QUANTIZE_MAX_COMPARE + 1];
     memset(rows, 0, sizeof rows);
+    const int n = 1 + plan_rows(o, rows + 1);
     snprintf(base, sizeof base, "%s/base.kld", dir);
     rows[0].type = "source";
     fprintf(stderr, TOOL ": source %s: perplexity on %s (c=%d) ...\n", o->in, o->text, o->ctx);
     int rc = measure(o->in, text, len, o, base, NULL, &rows[0]) ? 0 : 1;
-    for (int i = 0; i < o->compare.n && rc == 0; i++) {
-        row *r = &rows[i + 1];
-        r->type = o->compare.v[i];
-        snprintf(path, sizeof path, "%s/%s.gguf", dir, o->compare.v[i]);
-        mint_quantize_params qp = {0};
-        qp.ftype = o->compare.v[i];
-        qp.n_threads = o->n_threads;
-        qp.pure = o->pure;
-        mint_err err;
-        fprintf(stderr, TOOL ": %s: quantize, perplexity, KL divergence, speed ...\n", r->type);
-        if (mint_quantize_file(o->in, path, &qp, &err) != MINT_OK) {
-            fprintf(stderr, TOOL ": %s: %s\n", r->type, err.msg);
-            rc = 1;
-            break;
-        }
-        if (!measure(path, NULL, 0, o, NULL, base, r)) rc = 1; // its line is printed
-        if (!o->work_dir) unlink(path);
-    }
+    for (int i = 1; i < n && rc == 0; i++)
+        if (!quantize_and_measure(o, im, dir, base, &rows[i])) rc = 1;
     if (!o->work_dir) {
         unlink(base);
         rmdir(dir);
     }
     free(text);
-    const row *src = &rows[0];
-    if (o->json) {
-        printf("[");
-        for (int i = 0; i <= o->compare.n; i++) {
-            const row *r = &rows[i];
-            if (!r->ok) continue;
-            printf(
-                "%s\n {\"type\":\"%s\",\"bytes\":%llu,\"bpw\":%.4f,\"ppl\":%.6f,\"ppl_err\":%.6f,"
-                "\"dppl_pct\":%.4f,\"kld\":%.6f,\"kld_err\":%.6f,\"same_top_pct\":%.4f,"
-                "\"tg_tps\":%.2f}",
-                i ? "," : "", r->type, (unsigned long long)r->bytes, 8.0 * r->bytes / r->params,
-                r->ppl.ppl, r->ppl.ppl_err, 100.0 * (r->ppl.ppl / src->ppl.ppl - 1),
-                r->ppl.has_kld ? r->ppl.kld : 0.0, r->ppl.has_kld ? r->ppl.kld_err : 0.0,
-                r->ppl.has_kld ? 100.0 * r->ppl.same_top : 100.0, r->tg);
-        }
-        printf("\n]\n");
-        return rc;
-    }
-    printf("\n| type | size | bits/weight | PPL | ΔPPL | mean KLD | same top-1 | gen t/s |\n"
-           "|---|---:|---:|---:|---:|---:|---:|---:|\n");
-    for (int i = 0; i <= o->compare.n; i++) {
-        const row *r = &rows[i];
-        if (!r->ok) continue;
-        printf("| %s | %.2f MiB | %.3f | %.4f ± %.4f | ", r->type, r->bytes / 1048576.0,
-               8.0 * r->bytes / r->params, r->ppl.ppl, r->ppl.ppl_err);
-        if (i == 0)
-            printf("- | - | - | %.1f |\n", r->tg);
-        else
-            printf("%+.3f%% | %.6f ± %.6f | %.2f%% ± %.2f | %.1f |\n",
-                   100.0 * (r->ppl.ppl / src->ppl.ppl - 1), r->ppl.kld, r->ppl.kld_err,
-                   100.0 * r->ppl.same_top, 100.0 * r->ppl.same_top_err, r->tg);
-    }
-    printf("\nPPL: %s, context %d, %d chunks; KLD and same top-1 against the source; gen: 64 "
-           "single-token steps, best of 3, %s kernels\n",
-           o->text, o->ctx, src->ppl.n_chunks, mint_isa_name());
+    mint_imatrix_free(im);
+    if (o->json)
+        print_json(o, rows, n);
+    else
+        print_table(o, rows, n);
     return rc;
 }
 

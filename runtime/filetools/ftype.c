@@ -25,17 +25,18 @@ typedef struct ftype_info {
 #define FTYPE(name, base)                                                                          \
     { MINT_FTYPE_##name, #name, MINT_TYPE_##base }
 static const ftype_info ftypes[] = {
-    FTYPE(Q4_0, Q4_0),       FTYPE(Q4_1, Q4_1),     FTYPE(MXFP4_MOE, MXFP4),
-    FTYPE(Q5_0, Q5_0),       FTYPE(Q5_1, Q5_1),     FTYPE(IQ2_XXS, IQ2_XXS),
-    FTYPE(IQ2_XS, IQ2_XS),   FTYPE(IQ2_S, IQ2_XS),  FTYPE(IQ2_M, IQ2_S),
-    FTYPE(Q2_K, Q2_K),       FTYPE(Q2_K_S, Q2_K),   FTYPE(Q3_K_S, Q3_K),
-    FTYPE(Q3_K_M, Q3_K),     FTYPE(Q3_K_L, Q3_K),   FTYPE(Q4_K_S, Q4_K),
-    FTYPE(Q4_K_M, Q4_K),     FTYPE(Q5_K_S, Q5_K),   FTYPE(Q5_K_M, Q5_K),
-    FTYPE(Q6_K, Q6_K),       FTYPE(Q8_0, Q8_0),     FTYPE(TQ1_0, TQ1_0),
-    FTYPE(TQ2_0, TQ2_0),     FTYPE(IQ4_NL, IQ4_NL), FTYPE(IQ4_XS, IQ4_XS),
-    FTYPE(IQ3_XXS, IQ3_XXS), FTYPE(IQ3_S, IQ3_S),   FTYPE(IQ3_M, IQ3_S),
-    FTYPE(IQ3_XS, IQ3_S),    FTYPE(IQ1_S, IQ1_S),   FTYPE(IQ1_M, IQ1_M),
-    FTYPE(F16, F16),         FTYPE(BF16, BF16),     FTYPE(F32, F32),
+    FTYPE(Q1_0, Q1_0),     FTYPE(Q2_0, Q2_0),       FTYPE(Q4_0, Q4_0),
+    FTYPE(Q4_1, Q4_1),     FTYPE(MXFP4_MOE, MXFP4), FTYPE(Q5_0, Q5_0),
+    FTYPE(Q5_1, Q5_1),     FTYPE(IQ2_XXS, IQ2_XXS), FTYPE(IQ2_XS, IQ2_XS),
+    FTYPE(IQ2_S, IQ2_XS),  FTYPE(IQ2_M, IQ2_S),     FTYPE(Q2_K, Q2_K),
+    FTYPE(Q2_K_S, Q2_K),   FTYPE(Q3_K_S, Q3_K),     FTYPE(Q3_K_M, Q3_K),
+    FTYPE(Q3_K_L, Q3_K),   FTYPE(Q4_K_S, Q4_K),     FTYPE(Q4_K_M, Q4_K),
+    FTYPE(Q5_K_S, Q5_K),   FTYPE(Q5_K_M, Q5_K),     FTYPE(Q6_K, Q6_K),
+    FTYPE(Q8_0, Q8_0),     FTYPE(TQ1_0, TQ1_0),     FTYPE(TQ2_0, TQ2_0),
+    FTYPE(IQ4_NL, IQ4_NL), FTYPE(IQ4_XS, IQ4_XS),   FTYPE(IQ3_XXS, IQ3_XXS),
+    FTYPE(IQ3_S, IQ3_S),   FTYPE(IQ3_M, IQ3_S),     FTYPE(IQ3_XS, IQ3_S),
+    FTYPE(IQ1_S, IQ1_S),   FTYPE(IQ1_M, IQ1_M),     FTYPE(F16, F16),
+    FTYPE(BF16, BF16),     FTYPE(F32, F32),
 };
 #undef FTYPE
 #define N_FTYPES (sizeof ftypes / sizeof ftypes[0])

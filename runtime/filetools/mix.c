@@ -41,7 +41,7 @@ static mint_status check_type(int type, const char *what, mint_err *err) {
     return mint_fail(err, MINT_E_UNSUPPORTED,
                      "%s: mint cannot compute %s (it can: F32 F16 BF16 Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 "
                      "MXFP4 Q2_K Q3_K Q4_K Q5_K Q6_K TQ1_0 TQ2_0 IQ4_NL IQ4_XS IQ3_XXS IQ3_S "
-                     "IQ2_XXS IQ2_XS IQ2_S IQ1_S IQ1_M)",
+                     "IQ2_XXS IQ2_XS IQ2_S IQ1_S IQ1_M Q1_0 Q2_0)",
                      what, t->name);
 }
 
@@ -558,7 +558,8 @@ static int mix_rule(mix_state *s, const mint_mix_tensor *t, category cat, int ty
         return why(c, "MXFP4_MOE: ne[2] = %lld -> %s", (long long)t->ne[2], tn(type)), type;
     }
     if (cat == CAT_TOKEN_EMBD &&
-        (s->p->ftype == MINT_FTYPE_TQ1_0 || s->p->ftype == MINT_FTYPE_TQ2_0)) {
+        (s->p->ftype == MINT_FTYPE_TQ1_0 || s->p->ftype == MINT_FTYPE_TQ2_0 ||
+         s->p->ftype == MINT_FTYPE_Q2_0)) {
         why(c, "token_embd: %s -> Q4_K", mint_ftype_name(s->p->ftype));
         return MINT_TYPE_Q4_K;
     }
@@ -609,6 +610,7 @@ static int shape_fallback(const mint_mix_tensor *t, int type, mint_mix_choice *c
         break;
     case MINT_TYPE_TQ1_0:
     case MINT_TYPE_TQ2_0:
+    case MINT_TYPE_Q2_0:
         to = MINT_TYPE_Q4_0;
         break;
     case MINT_TYPE_Q2_K:
@@ -693,6 +695,12 @@ static mint_status choose(mix_state *s, const mint_mix_tensor *t, mint_mix_choic
                              "it too)",
                              t->name, s->n_ffn_down);
         if (!manual && !p->pure) type = mix_rule(s, t, cat, type, c);
+        // Q1_0's 128-element block has no smaller type to fall back to: llama-quantize stops.
+        if (type == MINT_TYPE_Q1_0 && t->ne[0] % mint_type_block_size(MINT_TYPE_Q1_0) != 0)
+            return mint_fail(err, MINT_E_ARG,
+                             "%s: ne[0] = %lld is not a multiple of Q1_0's 128 and Q1_0 has no "
+                             "fallback type (llama-quantize refuses it too)",
+                             t->name, (long long)t->ne[0]);
         type = shape_fallback(t, type, c);
     }
     // llama.cpp refuses Q2_K tensors in a Q2_K_S file without an importance matrix.

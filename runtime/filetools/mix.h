@@ -85,6 +85,8 @@ typedef enum mint_ftype {
     MINT_FTYPE_TQ1_0 = 36,     // MOSTLY_TQ1_0: ternary, 1.69 bits per weight
     MINT_FTYPE_TQ2_0 = 37,     // MOSTLY_TQ2_0: ternary, 2.06 bits per weight
     MINT_FTYPE_MXFP4_MOE = 38, // MOSTLY_MXFP4_MOE: experts MXFP4, every other matrix Q8_0
+    MINT_FTYPE_Q1_0 = 40,      // MOSTLY_Q1_0: signs times the mean |x|, 1.125 bits per weight
+    MINT_FTYPE_Q2_0 = 41,      // MOSTLY_Q2_0: 2-bit codes per 64, 2.25 bits per weight
 } mint_ftype;
 
 // Parses a file type the way llama-quantize's type argument does: a name, case-insensitively

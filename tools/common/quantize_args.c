@@ -2,6 +2,7 @@
 #include "quantize_args.h"
 
 #include <stdio.h>
+#include <strings.h>
 
 #define F(member) OPT_FIELD(quantize_options, member)
 
@@ -14,7 +15,17 @@ const char *const quantize_ftypes[] = {
     "Q2_K",   "Q2_K_S", "Q3_K_S",    "Q3_K_M",  "Q3_K_L", "Q4_K_S", "Q4_K_M", "Q5_K_S",
     "Q5_K_M", "Q6_K",   "MXFP4_MOE", "TQ1_0",   "TQ2_0",  "IQ4_NL", "IQ4_XS", "IQ3_XXS",
     "IQ3_S",  "IQ3_M",  "IQ3_XS",    "IQ2_XXS", "IQ2_XS", "IQ2_S",  "IQ2_M",  "IQ1_S",
-    "IQ1_M",  "Q3_K",   "Q4_K",      "Q5_K",    NULL};
+    "IQ1_M",  "Q1_0",   "Q2_0",      "Q3_K",    "Q4_K",   "Q5_K",   NULL};
+
+// The file types llama-quantize makes only with an importance matrix (its tensor_requires_imatrix
+// on their base types, and Q2_K_S): --compare measures them only with --imatrix.
+bool quantize_ftype_needs_imatrix(const char *name) {
+    static const char *const need[] = {"Q2_K_S", "IQ3_XXS", "IQ3_XS", "IQ2_XXS", "IQ2_XS",
+                                       "IQ2_S",  "IQ2_M",   "IQ1_S",  "IQ1_M"};
+    for (size_t i = 0; i < sizeof need / sizeof *need; i++)
+        if (strcasecmp(name, need[i]) == 0) return true;
+    return false;
+}
 
 static const opt opts[] = {
     {.arg = "IN",
@@ -45,7 +56,8 @@ static const opt opts[] = {
     {"--tensor-type", OPT_STRS, F(overrides), "PATTERN=T", .max = QUANTIZE_MAX_OVERRIDES,
      .help = "type of tensors whose name matches the regex (repeatable)"},
     {"--imatrix", OPT_STRING, F(imatrix), "FILE",
-     .help = "importance matrix (llama-imatrix's GGUF or .dat): weighted quantization"},
+     .help = "importance matrix (llama-imatrix's GGUF or .dat): weighted quantization (with "
+             "--compare: each type without and with it)"},
     {"--include-weights", OPT_STRS, F(include_weights), "NAME", .max = QUANTIZE_MAX_OVERRIDES,
      .help = "use the importance matrix only for tensors whose name contains NAME (repeatable)"},
     {"--exclude-weights", OPT_STRS, F(exclude_weights), "NAME", .max = QUANTIZE_MAX_OVERRIDES,
@@ -106,8 +118,8 @@ static bool check(void *options, char *err, size_t errlen) {
         snprintf(err, errlen, "--include-weights and --exclude-weights need --imatrix FILE");
         return false;
     }
-    if (o->imatrix && o->mode != QUANTIZE_CONVERT) {
-        snprintf(err, errlen, "--imatrix is for a conversion (IN OUT TYPE)");
+    if (o->imatrix && o->mode == QUANTIZE_SYNTHETIC) {
+        snprintf(err, errlen, "--imatrix is for a conversion (IN OUT TYPE) or --compare");
         return false;
     }
     switch (o->mode) {
@@ -151,7 +163,8 @@ const opt_program quantize_program = {
     .usage = "mint-quantize [options] IN OUT TYPE [NTHREADS]\n"
              "       mint-quantize --synthetic PRESET [--type TYPE] [--vocab FILE] [--seed N] -o "
              "OUT\n"
-             "       mint-quantize --compare TYPE,TYPE,... --text FILE [--ctx N] [--chunks N] IN",
+             "       mint-quantize --compare TYPE,TYPE,... --text FILE [--imatrix FILE] [--ctx N] "
+             "[--chunks N] IN",
     .about =
         "Converts a model (GGUF, safetensors file, or Hugging Face checkpoint folder) to a GGUF\n"
         "of file type TYPE with llama-quantize's per-tensor mix, through a temporary file that\n"

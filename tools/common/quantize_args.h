@@ -32,7 +32,8 @@ typedef struct quantize_options {
     const char *output_type;     // --output-tensor-type
     const char *token_embd_type; // --token-embedding-type
     opt_strs overrides;          // --tensor-type PATTERN=TYPE, one per occurrence (<= 64)
-    const char *imatrix;         // --imatrix FILE: importance matrix (llama-imatrix's)
+    const char *imatrix;         // --imatrix FILE: importance matrix (llama-imatrix's); with
+                                 // --compare, each type is measured without and with it
     opt_strs include_weights;    // --include-weights NAME: use the matrix only for these (<= 64)
     opt_strs exclude_weights;    // --exclude-weights NAME: do not use it for these (<= 64)
     const char *preset;          // --synthetic PRESET
@@ -52,6 +53,11 @@ typedef struct quantize_options {
 // The file types mint-quantize makes, as llama-quantize names them (NULL-ended): --help, the
 // README and the unknown-type message all list this one table.
 extern const char *const quantize_ftypes[];
+
+// Whether llama-quantize makes file type `name` (a quantize_ftypes spelling) only with an
+// importance matrix (Q2_K_S, IQ3_XXS, IQ3_XS, the IQ2 and IQ1 types): --compare measures such a
+// type only with --imatrix's matrix.
+bool quantize_ftype_needs_imatrix(const char *name);
 
 // mint-quantize's table, usage and mode rules.
 extern const opt_program quantize_program;
