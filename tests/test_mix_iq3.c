@@ -87,18 +87,12 @@ Test(mix_iq3, tinyllama_rules) {
             mint_mix_choice out[TL_N];
             mint_err err;
             const char *name = mint_ftype_name(ft[f]);
-            if (ft[f] == MINT_FTYPE_IQ3_XXS) {
-                // attn_q / attn_k IQ2_S: refused without an importance, and (for now) by mint,
-                // which does not compute IQ2_S, with one.
+            if (ft[f] == MINT_FTYPE_IQ3_XXS && !imat) {
+                // refused without an importance (its IQ3_XXS and attn_q / attn_k IQ2_S tensors)
                 const mint_status st = mint_mix_plan(&m.model, m.t, TL_N, &p, out, NULL, &err);
-                cr_expect_eq(st, imat ? MINT_E_UNSUPPORTED : MINT_E_ARG, "%s: %s", name, err.msg);
-                cr_expect(strstr(err.msg, imat ? "IQ2_S" : "importance matrix"), "%s", err.msg);
-                // The rules themselves, with attn_q / attn_k given a computable type by hand.
-                static const mint_mix_override ov[] = {
-                    {.pattern = "attn_[qk]", .type = MINT_TYPE_Q4_K}};
-                p.overrides = ov;
-                p.n_overrides = 1;
-                if (!imat) continue; // ffn_gate / ffn_up are IQ3_XXS: still refused
+                cr_expect_eq(st, MINT_E_ARG, "%s: %s", name, err.msg);
+                cr_expect(strstr(err.msg, "importance matrix"), "%s", err.msg);
+                continue;
             } else if (ft[f] == MINT_FTYPE_IQ3_XS && !imat) {
                 cr_expect_eq(mint_mix_plan(&m.model, m.t, TL_N, &p, out, NULL, &err), MINT_E_ARG);
                 cr_expect(strstr(err.msg, "importance matrix") && strstr(err.msg, "IQ3_XXS"), "%s",
@@ -122,12 +116,12 @@ Test(mix_iq3, tinyllama_rules) {
                                  "%s %d", name, l);
                 cr_expect_str_eq(tl_layer_type(&m, out, l, "attn_q"),
                                  xs    ? "IQ3_XXS"
-                                 : xxs ? "Q4_K"
+                                 : xxs ? "IQ2_S"
                                        : base,
                                  "%s %d", name, l);
                 cr_expect_str_eq(tl_layer_type(&m, out, l, "attn_k"),
                                  xs    ? "IQ3_XXS"
-                                 : xxs ? "Q4_K"
+                                 : xxs ? "IQ2_S"
                                        : base,
                                  "%s %d", name, l);
                 cr_expect_str_eq(tl_layer_type(&m, out, l, "ffn_gate"),
