@@ -6,7 +6,7 @@
 // base-4 key (quant/iq_grid.h: level index 0, 1, 2 in bits 2i..2i+1), the order ggml numbers them
 // in; a block stores only the index. The points are the ones that weights fall on most often, so
 // the tables are data, not a rule: they are the values ggml's format defines, and every file of
-// these types depends on them bit for bit (tests/test_iq2.c checks sizes, levels and order).
+// these types depends on them bit for bit (tests/test_quant_iq2.c checks sizes, levels and order).
 #include "quant/iq2_tables.h"
 
 // clang-format off

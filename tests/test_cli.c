@@ -272,19 +272,31 @@ Test(mint_run, dump_graph_lists_the_nodes) {
     int rc =
         run_tool(&out, &err, "mint-run", "-m '%s' --dump-graph -t 1", mt_synth("small", "F32"));
     cr_assert_eq(rc, 0, "%s", err);
-    // First the architecture's description (runtime/engine/arch.c), then the nodes.
+    // First the architecture's description (runtime/engine/arch.c), then the metadata keys it
+    // reads (runtime/engine/arch_keys.c), a line each, then the nodes.
     cr_assert(!strncmp(out,
                        "# architecture llama: RMSNorm, RoPE (pairs 2i, 2i+1), SwiGLU feed-forward;",
                        74),
               "%s", out);
-    const char *second = strchr(out, '\n');
-    cr_assert_not_null(second);
+    const char *keys = strstr(out, "\n# metadata keys:\n");
+    cr_assert_not_null(keys, "%s", out);
+    cr_assert(strstr(keys, "\n#  llama.embedding_length (uint, required): "), "%s", out);
+    cr_assert(strstr(keys, "\n#  llama.context_length (uint, optional; absent: 2048): "), "%s",
+              out);
+    int n_keys = 0;
+    const char *line = keys + 1;
+    while ((line = strchr(line, '\n')) && !strncmp(line + 1, "#  ", 3)) {
+        n_keys++;
+        line++;
+    }
+    cr_assert_not_null(line);
     int n_nodes = 0;
-    cr_assert_eq(sscanf(second + 1, "# %d nodes", &n_nodes), 1, "%s", out);
+    cr_assert_eq(sscanf(line + 1, "# %d nodes", &n_nodes), 1, "%s", out);
     // 4 layers of 16 nodes, the embedding lookup, the gather of the wanted rows, the final norm
     // and the output matmul.
     cr_assert_eq(n_nodes, 4 * 16 + 4);
-    cr_assert_eq(count_lines(out), n_nodes + 2);
+    cr_assert_gt(n_keys, 10);
+    cr_assert_eq(count_lines(out), n_nodes + 3 + n_keys);
     cr_assert(strstr(out, "GET_ROWS  token_embd"), "%s", out);
     cr_assert(strstr(out, "MATMUL    blk.0.attn_q         xb -> q [256]  W F32 [256, 256]"), "%s",
               out);

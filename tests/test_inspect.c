@@ -404,22 +404,23 @@ Test(inspect, uncomputable_type_is_marked) {
     cr_assert_eq(mint_gguf_add_str(w, "general.architecture", "llama"), MINT_OK);
     int64_t a[1] = {4}, b[2] = {256, 2};
     cr_assert_eq(mint_gguf_add_tensor(w, "norm.weight", MINT_TYPE_F32, 1, a, NULL, 16), MINT_OK);
-    cr_assert_eq(mint_gguf_add_tensor(w, "w.iq2", MINT_TYPE_IQ2_XXS, 2, b, NULL, 132), MINT_OK);
+    // Q8_K: an activation type of ggml's, never computed with as a weight
+    cr_assert_eq(mint_gguf_add_tensor(w, "w.q8k", MINT_TYPE_Q8_K, 2, b, NULL, 584), MINT_OK);
     uint8_t *buf;
     size_t len;
     cr_assert_eq(mint_gguf_writer_write_mem(w, &buf, &len, NULL), MINT_OK);
     mint_gguf_writer_free(w);
-    const char *path = write_tmp("iq2.gguf", buf, len);
+    const char *path = write_tmp("q8k.gguf", buf, len);
     free(buf);
 
     char *out, *err;
     char args[4200];
     snprintf(args, sizeof args, "'%s'", path);
     cr_assert_eq(inspect(args, &out, &err), 0, "stderr: %s", err);
-    expect_contains(out, "  1    w.iq2                            IQ2_XXS* [256, 2]                "
-                         "         32          132\n");
+    expect_contains(out, "  1    w.q8k                            Q8_K*    [256, 2]                "
+                         "         32          584\n");
     expect_contains(out, "  0    norm.weight                      F32      [4]");
-    expect_contains(out, "  types:           F32x1 IQ2_XXSx1\n");
+    expect_contains(out, "  types:           F32x1 Q8_Kx1\n");
     expect_contains(out, "  * = a type mint lists but has no kernels for");
     expect_contains(out, "  parameters:      516\n");
     free(out);
@@ -430,8 +431,8 @@ Test(inspect, uncomputable_type_is_marked) {
     json_object *j = json_tokener_parse(out);
     cr_assert_not_null(j);
     json_object *t = mt_jidx(mt_jget(j, "tensors"), 1);
-    cr_assert_str_eq(json_object_get_string(mt_jget(t, "type")), "IQ2_XXS");
-    cr_assert_eq(json_object_get_int64(mt_jget(t, "type_code")), 16);
+    cr_assert_str_eq(json_object_get_string(mt_jget(t, "type")), "Q8_K");
+    cr_assert_eq(json_object_get_int64(mt_jget(t, "type_code")), 15);
     cr_assert(!json_object_get_boolean(mt_jget(t, "computable")));
     cr_assert(json_object_get_boolean(mt_jget(mt_jidx(mt_jget(j, "tensors"), 0), "computable")));
     json_object_put(j);

@@ -271,7 +271,9 @@ Test(report, trace_json_has_every_batch_node_and_sample, .timeout = MT_HANG(60))
     free(err);
     rc = run_tool(&out, &err, "mint-run", "-m '%s' --dump-graph", model);
     int n_nodes = 0;
-    const char *graph = strstr(out, "\n# "); // after the architecture's line
+    const char *graph = strstr(out, " nodes; rows are tokens"); // after the metadata keys
+    while (graph && graph > out && graph[-1] != '\n') graph--;
+    if (graph) graph--; // at the newline before "# N nodes"
     cr_assert(graph && sscanf(graph + 1, "# %d nodes", &n_nodes) == 1, "%s", out);
     free(out);
     free(err);
