@@ -37,7 +37,21 @@
 #include "quant/pack.h"
 #include "quant/unpack.h"
 
-typedef enum kkind { K_Q2, K_Q3, K_Q4, K_Q5, K_Q6, K_IQ4XS, K_TQ2, K_TQ1 } kkind;
+typedef enum kkind {
+    K_Q2,
+    K_Q3,
+    K_Q4,
+    K_Q5,
+    K_Q6,
+    K_IQ4XS,
+    K_TQ2,
+    K_TQ1,
+    K_IQ3XXS, // the grid i-quants: quant/iquant_x512.h
+    K_IQ3S,
+    K_IQ2XXS,
+    K_IQ2XS,
+    K_IQ2S,
+} kkind;
 
 typedef struct ktype {
     kkind kind;
@@ -54,6 +68,11 @@ static const ktype KT_Q6 = {K_Q6, 210, 1, 4};
 static const ktype KT_IQ4XS = {K_IQ4XS, 136, 4, 9};
 static const ktype KT_TQ2 = {K_TQ2, 66, 1, 2};
 static const ktype KT_TQ1 = {K_TQ1, 54, 1, 1};
+static const ktype KT_IQ3XXS = {K_IQ3XXS, 98, 1, 2};
+static const ktype KT_IQ3S = {K_IQ3S, 110, 1, 2};
+static const ktype KT_IQ2XXS = {K_IQ2XXS, 66, 1, 2};
+static const ktype KT_IQ2XS = {K_IQ2XS, 74, 1, 2};
+static const ktype KT_IQ2S = {K_IQ2S, 82, 1, 2};
 
 // Super-blocks per K chunk of the tile path (panels: 16 rows x KSB x 5.8 KB).
 enum { KSB = 4 };
@@ -68,7 +87,7 @@ typedef struct kpanel {
 // Sub-blocks and the dwords of each.
 X512_ALWAYS_INLINE int nsub(ktype T) {
     return T.kind == K_Q4 || T.kind == K_Q5 || T.kind == K_IQ4XS || T.kind == K_TQ2 ||
-                   T.kind == K_TQ1
+                   T.kind == K_TQ1 || T.kind == K_IQ3XXS || T.kind == K_IQ3S || T.kind == K_IQ2XXS
                ? 8
                : 16;
 }
@@ -275,6 +294,8 @@ X512_ALWAYS_INLINE __m512i klevel_tq1_0(const __m512i *tb, int g, int k) {
                            _mm512_slli_epi16(_mm512_mulhi_epu16(odd, three), 8));
 }
 
+#include "quant/iquant_x512.h"
+
 // rest: the 16 f16 d of a packed Q3_K / Q6_K / TQ2_0 / TQ1_0 super-block (quant/pack.h), NULL for a
 // window.
 X512_ALWAYS_INLINE void kscales(ktype T, kpanel *p, const __m512i *tb, int g, const uint8_t *rest) {
@@ -300,6 +321,8 @@ X512_ALWAYS_INLINE void kscales(ktype T, kpanel *p, const __m512i *tb, int g, co
         break;
     case K_TQ1:
         kscales_tq1_0(p, tb, g, rest);
+        break;
+    default: // the grid i-quants build whole panels (kiq_panel)
         break;
     }
 }
@@ -329,6 +352,10 @@ X512_ALWAYS_INLINE __m512i klevel(ktype T, const __m512i *tb, int g, int k, int 
 X512_ALWAYS_INLINE void make_kpanel(ktype T, kpanel *p, const __m512i *tb, int i,
                                     const uint8_t *rest) {
     const __m512i *sbp = tb + i * T.bs / 4; // super-block offsets in a window are 0 mod 4
+    if (kiq(T)) {
+        kiq_panel(T, p, sbp);
+        return;
+    }
     kscales(T, p, sbp, 0, rest);
     X512_UNROLL for (int k = 0; k < 64; k++) p->q[k] = klevel(T, sbp, 0, k, 0);
 }
@@ -408,8 +435,12 @@ X512_ALWAYS_INLINE void kstep(ktype T, int C, const kpanel *p, const __m512i *tb
             pair = x512_dot_s16(pair, p->pr[q], x512_bcast32(blk->bsums + 2 * q));
         }
         const __m512 da = x512_bcastf(&blk->d);
-        if (T.kind == K_Q3 || T.kind == K_Q6 || T.kind == K_IQ4XS || T.kind == K_TQ2 ||
-            T.kind == K_TQ1) {
+        if (kiq(T)) { // the reference's unfused steps (quant/iquant_x512.h)
+            isum[c] = _mm512_sub_epi32(isum[c], _mm512_slli_epi32(pair, kiq_shift(T)));
+            acc[c] = _mm512_add_ps(
+                acc[c], _mm512_mul_ps(_mm512_mul_ps(p->d, da), _mm512_cvtepi32_ps(isum[c])));
+        } else if (T.kind == K_Q3 || T.kind == K_Q6 || T.kind == K_IQ4XS || T.kind == K_TQ2 ||
+                   T.kind == K_TQ1) {
             // offset 4, 32, 128 or 1
             const int sh = T.kind == K_Q3 ? 2 : T.kind == K_Q6 ? 5 : T.kind == K_IQ4XS ? 7 : 0;
             isum[c] = _mm512_sub_epi32(isum[c], _mm512_slli_epi32(pair, sh));
@@ -529,12 +560,18 @@ X512_ALWAYS_INLINE void kgemv(ktype T, int64_t n, const uint8_t *w, size_t w_str
                     kstep_q6(1, sbp, kq6_d(sbp, NULL), ar, b + i, acc);
                     continue;
                 }
+                if (kiq(T)) { // whole panels: their levels are made a group at a time
+                    kpanel p;
+                    make_kpanel(T, &p, tb, i, NULL);
+                    kstep(T, 1, &p, NULL, 0, ar, b + i, acc);
+                    continue;
+                }
                 kpanel p; // scales only: the levels come from the window
                 kscales(T, &p, sbp, 0, NULL);
                 kstep(T, 1, &p, sbp, 0, ar, b + i, acc);
             }
         }
-        _mm512_mask_storeu_ps(y + r0, x512_mask16(rows), acc[0]);
+        _mm512_mask_storeu_ps(y + r0, x512_mask16(rows), kiq_final(T, acc[0]));
     }
 }
 
@@ -579,7 +616,7 @@ X512_ALWAYS_INLINE void kgroup_pass(ktype T, int C, const uint8_t *g, int64_t nb
             kstep(T, C - c < 4 ? C - c : 4, &p, sbp, 0, ar + c, b, acc + c);
     }
     X512_UNROLL for (int c = 0; c < C; c++)
-        _mm512_mask_storeu_ps(y + (size_t)(c0 + c) * y_stride, rm, acc[c]);
+        _mm512_mask_storeu_ps(y + (size_t)(c0 + c) * y_stride, rm, kiq_final(T, acc[c]));
 }
 
 // One token, or a few (nc <= KSMALL_COLS: a step of several sequences, a speculative check), over
@@ -609,7 +646,7 @@ X512_ALWAYS_INLINE void kgemv_packed(ktype T, int64_t n, const uint8_t *w, size_
 // stored) against panels of super-blocks k0..k0+nk-1; acc starts at 0 or at y.
 X512_ALWAYS_INLINE void kmicro(ktype T, int C, const kpanel *pan, int nk, const uint8_t *a,
                                size_t a_stride, int64_t k0, int ncols, float *y, size_t y_stride,
-                               __mmask16 rm, int first) {
+                               __mmask16 rm, int first, int last) {
     const mint_block_q8_K *ar[8];
     __m512 acc[8];
     X512_UNROLL for (int c = 0; c < C; c++) {
@@ -620,7 +657,9 @@ X512_ALWAYS_INLINE void kmicro(ktype T, int C, const kpanel *pan, int nk, const 
     }
     for (int j = 0; j < nk; j++) kstep(T, C, &pan[j], NULL, 0, ar, k0 + j, acc);
     X512_UNROLL for (int c = 0; c < C; c++) {
-        if (c < ncols) _mm512_mask_storeu_ps(y + (size_t)c * y_stride, rm, acc[c]);
+        if (c < ncols)
+            _mm512_mask_storeu_ps(y + (size_t)c * y_stride, rm,
+                                  last ? kiq_final(T, acc[c]) : acc[c]);
     }
 }
 
@@ -665,7 +704,7 @@ X512_ALWAYS_INLINE void kgemm(ktype T, int packed, int64_t n, const void *vw, si
             for (int c = 0; c < nc; c += 6)
                 kmicro(T, 6, pan, nk, a + (size_t)c * a_stride, a_stride, k0,
                        nc - c < 6 ? nc - c : 6, y + (size_t)c * y_stride + r0, y_stride,
-                       x512_mask16(rows), k0 == 0);
+                       x512_mask16(rows), k0 == 0, k0 + nk == nb);
         }
     }
 }
@@ -687,6 +726,23 @@ X512_KERNELS(q6_K_q8_K, kgemm, KT_Q6)
 X512_KERNELS(tq2_0_q8_K, kgemm, KT_TQ2)
 // TQ1_0 . Q8_K.
 X512_KERNELS(tq1_0_q8_K, kgemm, KT_TQ1)
+// IQ3_XXS, IQ3_S, IQ2_XXS, IQ2_XS, IQ2_S . Q8_K (quant/iquant_x512.h): no packed layout (their
+// panels come from windows; a group's levels cost gathers either way).
+#define KIQ_KERNELS(name, T)                                                                       \
+    void MINT_LEVEL_NAME(gemm_##name)(int64_t n, const void *restrict w, size_t w_stride, int nr,  \
+                                      const void *restrict a, size_t a_stride, int nc,             \
+                                      float *restrict y, size_t y_stride) {                        \
+        kgemm(T, 0, n, w, w_stride, nr, a, a_stride, nc, y, y_stride);                             \
+    }                                                                                              \
+    void MINT_LEVEL_NAME(vec_dot_##name)(int64_t n, float *restrict s, const void *restrict w,     \
+                                         const void *restrict a) {                                 \
+        MINT_LEVEL_NAME(gemm_##name)(n, w, 0, 1, a, 0, 1, s, 1);                                   \
+    }
+KIQ_KERNELS(iq3_xxs_q8_K, KT_IQ3XXS)
+KIQ_KERNELS(iq3_s_q8_K, KT_IQ3S)
+KIQ_KERNELS(iq2_xxs_q8_K, KT_IQ2XXS)
+KIQ_KERNELS(iq2_xs_q8_K, KT_IQ2XS)
+KIQ_KERNELS(iq2_s_q8_K, KT_IQ2S)
 #if defined(__AVX512VNNI__)
 // IQ4_XS . Q8_K (VNNI only: see the file comment).
 X512_KERNELS(iq4_xs_q8_K, kgemm, KT_IQ4XS)
