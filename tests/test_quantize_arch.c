@@ -56,12 +56,18 @@ static void hex64(uint64_t v, char out[17]) {
 // One architecture, every file type of the reference: the 25 of every architecture (IQ4_NL,
 // IQ4_XS, IQ3_S, IQ3_M, Q1_0 and Q2_0 with each tensor's hash), and MXFP4_MOE for a mixture of
 // experts.
+//
+// Under the sanitizers (several times slower) every fourth file type, a different quarter for each
+// architecture (by its name), so that every type still runs on some; the Release run checks all.
 static void check_arch(const char *arch, bool moe) {
     json_object *entry = mt_jget(mt_jget(reference(), "files"), arch);
     const char *src = tiny_file(arch, entry);
     json_object *types = mt_jget(entry, "types");
-    int checked = 0;
+    const int step = sizeof MINT_SANITIZE_FLAGS > 1 ? 4 : 1;
+    int checked = 0, phase = 0;
+    for (const char *c = arch; *c; c++) phase += (unsigned char)*c;
     json_object_object_foreach(types, ftype, want) {
+        if ((checked++ + phase) % step) continue;
         char name[96];
         snprintf(name, sizeof name, "%s-%s.gguf", arch, ftype);
         const char *out = mt_path(mt_tmpdir(), name);
@@ -136,7 +142,6 @@ static void check_arch(const char *arch, bool moe) {
         cr_assert_eq((int64_t)file_type, json_object_get_int64(mt_jget(want, "file_type")),
                      "%s %s: general.file_type", arch, ftype);
         mint_file_close(f);
-        checked++;
     }
     // File types llama-quantize refused on this file (gemma4's 64-wide proj has no Q1_0 fallback):
     // mint refuses them too, saying why.
