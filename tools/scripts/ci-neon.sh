@@ -1,8 +1,9 @@
 #!/bin/sh
 # ci-neon.sh - cross-builds mint for aarch64 and runs the kernel tests under qemu-user. x86-64
 # Debian host; needs root for apt-get. Three passes:
-#   1. qemu's default CPU ("max": dotprod and fp16), so neondot is chosen: test_kernels and
-#      test_vec check both NEON levels against the reference, the other suites run on neondot;
+#   1. qemu's default CPU ("max": dotprod and fp16), so neondot is chosen: test_kernels,
+#      test_iquant_levels and test_vec check both NEON levels against the reference, the other
+#      suites run on neondot;
 #   2. MINT_ISA=neon: the model and op suites forced down to baseline NEON;
 #   3. QEMU_CPU=cortex-a53 (plain Armv8.0, no dotprod): detection must pick neon (a neondot
 #      instruction would be SIGILL there), and the model runs on it.
@@ -92,7 +93,7 @@ pass() {
     echo "== ci-neon: tests under qemu-aarch64, $name"
     env "$@" ctest --test-dir "$build" --output-on-failure -R "$regex"
 }
-pass "default CPU (neondot)" '^test_(kernels|kernels_edge|vec|ops|quant|ops_ref|model)$'
+pass "default CPU (neondot)" '^test_(kernels|kernels_edge|iquant_levels|vec|ops|quant|ops_ref|model)$'
 pass "MINT_ISA=neon (baseline NEON forced)" '^test_(ops_ref|model)$' MINT_ISA=neon
 pass "QEMU_CPU=cortex-a53 (no dotprod: neon detected)" '^test_(kernels|vec|model)$' \
     QEMU_CPU=cortex-a53
