@@ -530,13 +530,14 @@ mint_status mint_synth_write(const mint_synth_params *p, const char *path, mint_
         mint_arch_key_name(key, sizeof key, pr->arch, MINT_KEY_ROPE_BASE);
         mint_gguf_add_f32(w, key, pr->rope_base);
     }
-    if (strcmp(pr->arch, "gpt-oss") == 0) { // YaRN, as gpt-oss's converter writes it
+    const yarn_scaling *yarn = yarn_of(pr);
+    if (yarn) { // as the model's converter writes it (runtime/filetools/synth_presets.c)
         mint_arch_key_name(key, sizeof key, pr->arch, MINT_KEY_ROPE_SCALING_TYPE);
         mint_gguf_add_str(w, key, "yarn");
         mint_arch_key_name(key, sizeof key, pr->arch, MINT_KEY_ROPE_SCALING_FACTOR);
-        mint_gguf_add_f32(w, key, 32.0f);
+        mint_gguf_add_f32(w, key, yarn->factor);
         mint_arch_key_name(key, sizeof key, pr->arch, MINT_KEY_ROPE_ORIG_CTX);
-        mint_gguf_add_u32(w, key, 4096);
+        mint_gguf_add_u32(w, key, (uint32_t)yarn->n_ctx_orig);
     }
     mint_arch_key_name(key, sizeof key, pr->arch,
                        d->norm == MINT_NORM_LAYER ? MINT_KEY_LN_EPS : MINT_KEY_RMS_EPS);

@@ -186,6 +186,16 @@ const moe_shape *moe_of(const preset *p) {
     return NULL;
 }
 
+static const yarn_scaling yarn_scalings[] = {
+    {"gpt-oss", 32.0f, 4096}, // gpt-oss's converter: YaRN 32 over 4096 (every shape)
+};
+
+const yarn_scaling *yarn_of(const preset *p) {
+    for (size_t i = 0; i < sizeof yarn_scalings / sizeof *yarn_scalings; i++)
+        if (!strcmp(yarn_scalings[i].name, p->name)) return &yarn_scalings[i];
+    return NULL;
+}
+
 bool has_shapes(const char *name) {
     for (size_t i = 0; i < sizeof presets / sizeof *presets; i++)
         if (strcmp(presets[i].name, name) == 0 && strcmp(presets[i].shape, "tiny") == 0)

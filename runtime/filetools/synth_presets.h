@@ -41,6 +41,13 @@ typedef struct moe_shape {
     int32_t n_ff_shexp; // expert_shared_feed_forward_length (0: no shared expert)
 } moe_shape;
 
+// YaRN context extension as a preset's converter writes it (rope.scaling.*), per preset name.
+typedef struct yarn_scaling {
+    const char *name;   // preset name
+    float factor;       // rope.scaling.factor
+    int32_t n_ctx_orig; // rope.scaling.original_context_length
+} yarn_scaling;
+
 // The hybrids' layers, per preset name and shape (rows with a recurrent mixer): which layers
 // have attention ('A'; '.' the recurrent mixer), and the short convolution's taps.
 typedef struct hybrid_shape {
@@ -76,6 +83,8 @@ const preset *mint_synth_preset(const char *name, const char *shape, bool *known
 const moe_shape *moe_of(const preset *p);
 // Gemma 4's layers (NULL for a row without layer_shapes).
 const layer_shape *layer_shape_of(const preset *p);
+// A preset's YaRN keys (NULL when its file has none).
+const yarn_scaling *yarn_of(const preset *p);
 // A hybrid's layers (NULL for a transformer).
 const hybrid_shape *hybrid_of(const preset *p);
 // Whether a preset name comes in several shapes (the architectures' presets have a tiny one).
