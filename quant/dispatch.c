@@ -128,7 +128,7 @@ static const struct {
     } while (0)
 
 // Puts a level's own entries over the table of the levels below it (the rule of
-// quant/kernels.h: a type's vec_dot brings its gemm and gemm_packed, 0 included).
+// quant/kernels.h: a type's vec_dot brings its gemm, gemm_packed and token_block, 0 included).
 static void apply(mint_kernels *k, const mint_kernels *own) {
     for (int i = 0; i < MINT_TYPE_COUNT; i++) {
         mint_type_kernels *t = &k->t[i];
@@ -139,6 +139,7 @@ static void apply(mint_kernels *k, const mint_kernels *own) {
             t->vec_dot = o->vec_dot;
             t->gemm = o->gemm;
             t->gemm_packed = o->gemm_packed;
+            t->token_block = o->token_block;
         }
     }
     TAKE(k, own, vec.exp);

@@ -48,6 +48,8 @@ typedef struct mint_type_kernels {
     mint_gemm_fn gemm_packed;      // gemm over rows repacked by quant/pack.h (w: the first
                                    // group, w_stride: mint_pack_group_bytes), bit-identical to
                                    // gemm; NULL when the level reads only the file's layout
+    int token_block;               // tokens per tile the gemm wants from a batch (0: the
+                                   // executor's default; runtime/engine/exec.c)
 } mint_type_kernels;
 
 // ---------------------------------------------------------------------------------------------
@@ -164,8 +166,9 @@ int mint_isa_from_name(const char *name);
 // start-up from the reference, then each level on the way up to it:
 //   ref <- avx2 <- avx512 <- avx512vnni,  ref <- neon <- neondot;
 // a nonzero to_float, from_float or float vector kernel replaces the one below, and a level that
-// sets a type's vec_dot brings that type's gemm and gemm_packed along, 0 included, so that gemm
-// and vec_dot of one table always come from the same code. vec_dot_type is the reference's.
+// sets a type's vec_dot brings that type's gemm, gemm_packed and token_block along, 0 included, so
+// that gemm and vec_dot of one table always come from the same code. vec_dot_type is the
+// reference's.
 extern const mint_kernels mint_kernels_ref;
 extern const mint_kernels mint_kernels_avx2;       // quant/kernels_avx2.c, x86 builds only
 extern const mint_kernels mint_kernels_avx512;     // quant/kernels_avx512.c, x86 builds only

@@ -236,6 +236,10 @@ X512_ALWAYS_INLINE __mmask16 x512_mask16(int n) {
     }
 
 // ---------------------------------------------------------------------------------------------
+// Tokens per batched tile for the grid i-quants (quant/iquant_x512.h): their panels cost
+// gathers to build, so a tile of 256 tokens builds each once where 64 would build it 4 times.
+enum { MINT_IQ_TOKEN_BLOCK = 256 };
+
 // The kernels (signatures of quant/kernels.h). The float kernels, activation conversions and
 // vector kernels exist once, at the avx512 level; the integer kernels are compiled for both.
 

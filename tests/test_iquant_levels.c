@@ -6,7 +6,7 @@
 // the SIMD levels keep both (the AVX-512 panels of quant/iquant_x512.h, the row-wise AVX2 and
 // NEON kernels), so vec_dot and every gemm element must equal the reference's vec_dot with
 // memcmp, for one token (the gemv paths, rows crossing 16-row groups and a partial last one),
-// small batches, and a full 64 x 64 tile over several K chunks.
+// small batches, and a tile of 256 tokens over several K chunks.
 #include "helpers/helpers.h"
 #include "quant/kernels.h"
 #include "quant/types.h"
@@ -93,8 +93,8 @@ static void check(mint_type t, const operands *o, int ncmax) {
                       k->name, mint_type_name(t), (long long)o->n, r, s, want[r]);
         }
         if (!tk->gemm) continue;
-        for (int nc = 1; nc <= ncmax; nc = nc < 4 ? nc + 1 : nc * 2 + 1) {
-            const int ncols = nc < o->cols ? nc : o->cols;
+        for (int nc = 1;; nc = nc < 4 ? nc + 1 : nc * 2 + 1) { // ..., 79, 159, then all
+            const int ncols = nc < ncmax ? nc : ncmax;
             memset(y, 0xFF, sizeof(float) * (size_t)o->rows * (size_t)o->cols);
             tk->gemm(o->n, o->w, o->ws, o->rows, o->a, o->as, ncols, y, (size_t)o->rows);
             for (int c = 0; c < ncols; c++)
@@ -105,6 +105,7 @@ static void check(mint_type t, const operands *o, int ncmax) {
                               mint_type_name(t), (long long)o->n, o->rows, ncols, r, c, y[i],
                               want[i]);
                 }
+            if (ncols == ncmax) break;
         }
     }
     free(want);
@@ -122,11 +123,13 @@ Test(iquant_levels, one_token_and_small_batches_cross_row_groups, .timeout = MT_
         }
 }
 
+// 40 rows (two groups of 16 and a partial one) by up to 256 tokens: the AVX-512 levels take the
+// grid i-quants' batches in tiles of 256 (MINT_IQ_TOKEN_BLOCK, quant/simd_avx512.h).
 Test(iquant_levels, a_full_tile_over_several_k_chunks, .timeout = MT_HANG(240)) {
     sm_state = 11;
     for (size_t ti = 0; ti < sizeof iq_types / sizeof *iq_types; ti++) {
-        operands o = make(iq_types[ti], 9 * 256, 64, 64);
-        check(iq_types[ti], &o, 64);
+        operands o = make(iq_types[ti], 9 * 256, 40, 256);
+        check(iq_types[ti], &o, 256);
         free_operands(&o);
     }
 }

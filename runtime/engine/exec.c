@@ -146,16 +146,18 @@ static void run_matmul(const mint_node *n, const mint_exec *e, int node, int ith
         }
         return;
     }
+    // A kernel whose panels cost more to build than the K-quants' asks for more tokens per tile.
+    const int64_t tok_block = tk->token_block ? tk->token_block : TOKEN_BLOCK;
     const int64_t row_blocks = (w->n_out + ROW_BLOCK - 1) / ROW_BLOCK;
-    const int64_t tok_blocks = (n_tok + TOKEN_BLOCK - 1) / TOKEN_BLOCK;
+    const int64_t tok_blocks = (n_tok + tok_block - 1) / tok_block;
     const int64_t n_tiles = row_blocks * tok_blocks;
     atomic_int *counter = mint_exec_counter(e, node, 0);
     for (int64_t i = atomic_fetch_add(counter, 1); i < n_tiles; i = atomic_fetch_add(counter, 1)) {
         // Token blocks inner: consecutive tiles reuse the same weight rows from cache.
         const int64_t rb = i / tok_blocks, tb = i % tok_blocks;
-        const int64_t r0 = rb * ROW_BLOCK, c0 = tb * TOKEN_BLOCK;
+        const int64_t r0 = rb * ROW_BLOCK, c0 = tb * tok_block;
         const int nr = (int)(w->n_out - r0 < ROW_BLOCK ? w->n_out - r0 : ROW_BLOCK);
-        const int nc = (int)(n_tok - c0 < TOKEN_BLOCK ? n_tok - c0 : TOKEN_BLOCK);
+        const int nc = (int)(n_tok - c0 < tok_block ? n_tok - c0 : tok_block);
         matmul_tile(tk, w, r0, nr, a + (size_t)c0 * a_stride, a_stride, nc,
                     y + (size_t)c0 * y_stride + r0, y_stride);
     }
