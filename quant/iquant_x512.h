@@ -22,11 +22,13 @@
 // isum, each rounded (quant/quant_iq3_ref.c, quant/quant_iq2_ref.c), and at the end IQ3_XXS's
 // 0.25 or the IQ2 types' 0.125 (kiq_final). Bit for bit the reference, at any tile shape.
 //
-// Why panels pay: a tile of 64 rows x 64 tokens builds each 16-row panel once per K chunk and
-// runs every column against it, where row-wise kernels (AVX2's, quant/dot_iq3_avx2.c) decode each
-// row again for every 8 columns, with scalar grid loads. TinyLlama-shaped IQ3_S, one thread,
-// pp128 against the row-wise AVX-512 VNNI kernel this replaced: about 5 times as fast (IQ2_XXS
-// 7 times); one token about 2 times (IQ2_XXS 1.1), the gathers doing what scalar loads did.
+// Why panels pay: a tile of 64 rows x 256 tokens (MINT_IQ_TOKEN_BLOCK: the executor's default 64
+// rebuilt each panel 8 times for a 512-token prompt, a quarter of the time) builds each 16-row
+// panel once per K chunk and runs every column against it, where row-wise kernels (AVX2's,
+// quant/dot_iq3_avx2.c) decode each row again for every 8 columns, with scalar grid loads.
+// TinyLlama-shaped IQ3_S, one thread, pp128 against the row-wise AVX-512 VNNI kernel this
+// replaced: about 5 times as fast (IQ2_XXS 7 times); one token about 2 times (IQ2_XXS 1.1), the
+// gathers doing what scalar loads did.
 #include "quant/iq2_tables.h"
 #include "quant/iq3.h"
 
