@@ -8,6 +8,7 @@
 // memcmp, for one token (the gemv paths, rows crossing 16-row groups and a partial last one),
 // small batches, and a tile of 256 tokens over several K chunks.
 #include "helpers/helpers.h"
+#include "helpers/inputs.h"
 #include "quant/kernels.h"
 #include "quant/types.h"
 
@@ -16,19 +17,6 @@
 #include <string.h>
 
 static uint64_t sm_state;
-static uint64_t splitmix64(void) {
-    sm_state += 0x9E3779B97F4A7C15ull;
-    uint64_t z = sm_state;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-// Sum of 4 uniforms, centred: bell-shaped, as weights and activations are.
-static double bell(void) {
-    double s = 0;
-    for (int k = 0; k < 4; k++) s += (double)(splitmix64() >> 11) * 0x1p-53;
-    return s - 2.0;
-}
 
 static const mint_type iq_types[] = {MINT_TYPE_IQ3_XXS, MINT_TYPE_IQ3_S, MINT_TYPE_IQ2_XXS,
                                      MINT_TYPE_IQ2_XS,  MINT_TYPE_IQ2_S, MINT_TYPE_IQ1_S,
@@ -56,11 +44,12 @@ static operands make(mint_type t, int64_t n, int rows, int cols) {
     for (int r = 0; r < rows; r++) {
         // Some rows with a scale far from the others, so that sub-block scales vary.
         const double s = r % 5 == 0 ? 8.0 : 1.0;
-        for (int64_t i = 0; i < n; i++) x[i] = (float)(bell() * (i % 97 == 0 ? 6 * s : s));
+        for (int64_t i = 0; i < n; i++)
+            x[i] = (float)(mt_bell(&sm_state) * (i % 97 == 0 ? 6 * s : s));
         mint_quantizer_ref(t)(x, o.w + (size_t)r * o.ws, n);
     }
     for (int c = 0; c < cols; c++) {
-        for (int64_t i = 0; i < n; i++) x[i] = (float)(bell() * (c + 1));
+        for (int64_t i = 0; i < n; i++) x[i] = (float)(mt_bell(&sm_state) * (c + 1));
         ref->t[MINT_TYPE_Q8_K].from_float(x, o.a + (size_t)c * o.as, n);
     }
     free(x);

@@ -4,6 +4,7 @@
 // says how), the importance-weighted error they exist to lower, the types that ignore an
 // importance, and small cases whose answer is known.
 #include "helpers/helpers.h"
+#include "helpers/inputs.h"
 #include "quant/blocks.h"
 #include "quant/kernels.h"
 #include "quant/ref.h"
@@ -25,18 +26,6 @@ static const mint_type weighted_types[] = {MINT_TYPE_Q4_0, MINT_TYPE_Q4_1, MINT_
 // The reference's input generator (its "inputs" text): splitmix64, and a sum of four uniforms
 // in [0, 1) minus 2 as a rough bell curve.
 static uint64_t sm_state;
-static uint64_t splitmix64(void) {
-    sm_state += 0x9E3779B97F4A7C15ull;
-    uint64_t z = sm_state;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-static double bell(void) {
-    double s = 0;
-    for (int k = 0; k < 4; k++) s += (double)(splitmix64() >> 11) * 0x1p-53;
-    return s - 2.0;
-}
 
 static const mint_kernels *ref_table(void) {
     const mint_kernels *k = mint_kernels_for(MINT_ISA_REF);
@@ -65,9 +54,9 @@ Test(quant_imatrix, ggml_bytes) {
         float *x = malloc(nx * sizeof *x), *w = malloc((size_t)n * sizeof *w);
         cr_assert(x && w);
         sm_state = (uint64_t)json_object_get_int64(mt_jget(k, "seed"));
-        for (size_t i = 0; i < nx; i++) x[i] = (float)(bell() * scale);
+        for (size_t i = 0; i < nx; i++) x[i] = (float)(mt_bell(&sm_state) * scale);
         for (int j = 0; j < n; j++) {
-            double g = bell();
+            double g = mt_bell(&sm_state);
             w[j] = (float)(g * g);
         }
         if (zero_row >= 0) memset(x + (size_t)zero_row * (size_t)n, 0, (size_t)n * sizeof *x);
@@ -118,9 +107,9 @@ Test(quant_imatrix, lowers_weighted_error) {
     enum { NROW = 64, N = 1024 };
     float *x = malloc(sizeof(float) * NROW * N), imp[N];
     sm_state = 42;
-    for (int i = 0; i < NROW * N; i++) x[i] = (float)bell();
+    for (int i = 0; i < NROW * N; i++) x[i] = (float)mt_bell(&sm_state);
     for (int j = 0; j < N; j++) {
-        double g = bell();
+        double g = mt_bell(&sm_state);
         imp[j] = (float)(g * g * (j % 7 == 0 ? 100.0 : 1.0)); // a few loud columns
     }
     for (size_t k = 0; k < N_WEIGHTED; k++) {
@@ -148,7 +137,7 @@ Test(quant_imatrix, ignored_by_some_types) {
     enum { NROW = 3, N = 256 };
     float x[NROW * N], imp[N];
     sm_state = 7;
-    for (int i = 0; i < NROW * N; i++) x[i] = (float)bell();
+    for (int i = 0; i < NROW * N; i++) x[i] = (float)mt_bell(&sm_state);
     for (int j = 0; j < N; j++) imp[j] = (float)(j % 5);
     for (size_t k = 0; k < sizeof ts / sizeof ts[0]; k++) {
         const size_t sz = (size_t)mint_row_size(ts[k], N) * NROW;
@@ -165,7 +154,7 @@ Test(quant_imatrix, none_is_the_row_quantizer) {
     enum { NROW = 5, N = 512 };
     float x[NROW * N];
     sm_state = 9;
-    for (int i = 0; i < NROW * N; i++) x[i] = (float)(bell() * 0.1);
+    for (int i = 0; i < NROW * N; i++) x[i] = (float)(mt_bell(&sm_state) * 0.1);
     for (uint32_t t = 0; t < MINT_TYPE_COUNT; t++) {
         const mint_quantize_row_fn row = mint_quantizer_ref((mint_type)t);
         if (!row) continue;
@@ -208,10 +197,11 @@ Test(quant_imatrix, grid_values_are_exact) {
     for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
         sm_state = 100 + c;
         for (int j = 0; j < N; j++) {
-            int l = cs[c].lo + (int)(splitmix64() % (uint64_t)(cs[c].hi - cs[c].lo + 1));
+            int l =
+                cs[c].lo + (int)(mt_splitmix64(&sm_state) % (uint64_t)(cs[c].hi - cs[c].lo + 1));
             if (j % 16 == 3) l = cs[c].lo; // every block (and Q6_K sub-block) reaches the bottom
             x[j] = 0.25f * (float)l;
-            imp[j] = (float)(0.5 + bell());
+            imp[j] = (float)(0.5 + mt_bell(&sm_state));
             if (imp[j] < 0) imp[j] = -imp[j];
         }
         unsigned char q[N * 2];

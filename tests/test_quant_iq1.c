@@ -7,6 +7,7 @@
 // against libggml-base row by row; test_kernels.c covers the SIMD kernels.
 #include "base/hash.h"
 #include "helpers/helpers.h"
+#include "helpers/inputs.h"
 #include "quant/blocks.h"
 #include "quant/fp16.h"
 #include "quant/iq1.h"
@@ -23,18 +24,6 @@
 
 // The reference's input generator (quant_iq1.json's "inputs", as test_quant_imatrix.c's).
 static uint64_t sm_state;
-static uint64_t splitmix64(void) {
-    sm_state += 0x9E3779B97F4A7C15ull;
-    uint64_t z = sm_state;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-static double bell(void) {
-    double s = 0;
-    for (int k = 0; k < 4; k++) s += (double)(splitmix64() >> 11) * 0x1p-53;
-    return s - 2.0;
-}
 
 static int jint(json_object *o, const char *key) {
     return json_object_get_int(mt_jget(o, key));
@@ -120,10 +109,10 @@ Test(iq1, dot_matches_double_twin) {
     for (int ti = 0; ti < 2; ti++)
         for (int trial = 0; trial < 8; trial++) {
             sm_state = (uint64_t)(100 * ti + trial);
-            for (int i = 0; i < N; i++) x[i] = (float)bell();
+            for (int i = 0; i < N; i++) x[i] = (float)mt_bell(&sm_state);
             mint_quantizer_ref(types[ti])(x, wq, N);
             k->t[types[ti]].to_float(wq, wf, N);
-            for (int i = 0; i < N; i++) x[i] = (float)(bell() * 3);
+            for (int i = 0; i < N; i++) x[i] = (float)(mt_bell(&sm_state) * 3);
             k->t[MINT_TYPE_Q8_K].from_float(x, aq, N);
             k->t[MINT_TYPE_Q8_K].to_float(aq, af, N);
             double want = 0, mag = 0;
@@ -160,9 +149,9 @@ Test(iq1, ggml_bytes) {
         float *x = malloc(nx * sizeof *x), *w = malloc((size_t)n * sizeof *w);
         cr_assert(x && w);
         sm_state = (uint64_t)json_object_get_int64(mt_jget(k, "seed"));
-        for (size_t i = 0; i < nx; i++) x[i] = (float)(bell() * scale);
+        for (size_t i = 0; i < nx; i++) x[i] = (float)(mt_bell(&sm_state) * scale);
         for (int j = 0; j < n; j++) {
-            const double g = bell();
+            const double g = mt_bell(&sm_state);
             w[j] = (float)(g * g);
         }
         if (zero_row >= 0) memset(x + (size_t)zero_row * (size_t)n, 0, (size_t)n * sizeof *x);
@@ -222,9 +211,9 @@ Test(iq1, importance_lowers_weighted_error) {
     float *x = malloc(sizeof(float) * NROW * N), imp[N], ones[N], y[N];
     unsigned char *q = malloc(NROW * N);
     sm_state = 7;
-    for (int i = 0; i < NROW * N; i++) x[i] = (float)bell();
+    for (int i = 0; i < NROW * N; i++) x[i] = (float)mt_bell(&sm_state);
     for (int j = 0; j < N; j++) {
-        imp[j] = (float)pow(10.0, 3 * (bell() + 2) / 4 - 1.5);
+        imp[j] = (float)pow(10.0, 3 * (mt_bell(&sm_state) + 2) / 4 - 1.5);
         ones[j] = 1.0f;
     }
     const mint_type types[] = {MINT_TYPE_IQ1_S, MINT_TYPE_IQ1_M};

@@ -6,6 +6,7 @@
 // mint_quantize_rows_ref's switch and imatrix rule. The byte identity was also checked outside
 // the tree on tens of thousands of rows; test_kernels.c covers the dot products.
 #include "helpers/helpers.h"
+#include "helpers/inputs.h"
 #include "quant/blocks.h"
 #include "quant/fp16.h"
 #include "quant/iq2_tables.h"
@@ -180,18 +181,6 @@ Test(iq2, zeros) {
 
 // The reference's input generator (quant_iq2.json's "inputs", as quant_imatrix.json's).
 static uint64_t sm_state;
-static uint64_t splitmix64(void) {
-    sm_state += 0x9E3779B97F4A7C15ull;
-    uint64_t z = sm_state;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-static double bell(void) {
-    double s = 0;
-    for (int k = 0; k < 4; k++) s += (double)(splitmix64() >> 11) * 0x1p-53;
-    return s - 2.0;
-}
 static int jint(json_object *o, const char *key) {
     return json_object_get_int(mt_jget(o, key));
 }
@@ -213,9 +202,9 @@ Test(iq2, ggml_bytes) {
         float *x = malloc(nx * sizeof *x), *w = malloc((size_t)n * sizeof *w);
         cr_assert(x && w);
         sm_state = (uint64_t)json_object_get_int64(mt_jget(k, "seed"));
-        for (size_t i = 0; i < nx; i++) x[i] = (float)(bell() * scale);
+        for (size_t i = 0; i < nx; i++) x[i] = (float)(mt_bell(&sm_state) * scale);
         for (int j = 0; j < n; j++) {
-            const double g = bell();
+            const double g = mt_bell(&sm_state);
             w[j] = (float)(g * g);
         }
         if (zero_row >= 0) memset(x + (size_t)zero_row * (size_t)n, 0, (size_t)n * sizeof *x);

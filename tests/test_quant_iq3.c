@@ -7,6 +7,7 @@
 // thousands of rows against libggml-base (the commit that added the types says how many);
 // test_quant.c / test_kernels.c cover the dot products.
 #include "helpers/helpers.h"
+#include "helpers/inputs.h"
 #include "quant/blocks.h"
 #include "quant/fp16.h"
 #include "quant/iq3.h"
@@ -25,18 +26,6 @@ static const mint_type iq3_types[2] = {MINT_TYPE_IQ3_XXS, MINT_TYPE_IQ3_S};
 
 // quant_imatrix.json's input generator (its "inputs" text): splitmix64 and a rough bell curve.
 static uint64_t sm_state;
-static uint64_t splitmix64(void) {
-    sm_state += 0x9E3779B97F4A7C15ull;
-    uint64_t z = sm_state;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-static double bell(void) {
-    double s = 0;
-    for (int k = 0; k < 4; k++) s += (double)(splitmix64() >> 11) * 0x1p-53;
-    return s - 2.0;
-}
 
 static int jint(json_object *o, const char *key) {
     return json_object_get_int(mt_jget(o, key));
@@ -147,7 +136,7 @@ Test(iq3, zeros) {
 Test(iq3, s_zero_subblock_shifts_qs_and_signs) {
     float x[256];
     sm_state = 77;
-    for (int i = 0; i < 256; i++) x[i] = i / 32 == 2 ? 0.0f : (float)bell();
+    for (int i = 0; i < 256; i++) x[i] = i / 32 == 2 ? 0.0f : (float)mt_bell(&sm_state);
     mint_block_iq3_s with, alone;
     quantize_row_iq3_s_ref(x, &with, 256);
     for (int i = 64; i < 96; i++) x[i] = 0.5f; // a non-zero sub-block 2, the others unchanged
@@ -178,9 +167,9 @@ Test(iq3, ggml_bytes) {
         float *x = malloc(nx * sizeof *x), *w = malloc((size_t)n * sizeof *w);
         cr_assert(x && w);
         sm_state = (uint64_t)json_object_get_int64(mt_jget(k, "seed"));
-        for (size_t i = 0; i < nx; i++) x[i] = (float)(bell() * scale);
+        for (size_t i = 0; i < nx; i++) x[i] = (float)(mt_bell(&sm_state) * scale);
         for (int j = 0; j < n; j++) {
-            const double g = bell();
+            const double g = mt_bell(&sm_state);
             w[j] = (float)(g * g);
         }
         if (zero_row >= 0) memset(x + (size_t)zero_row * (size_t)n, 0, (size_t)n * sizeof *x);
@@ -235,7 +224,7 @@ Test(iq3, round_trip_error_on_bell_rows) {
         double worst = 0;
         for (int r = 0; r < ROWS; r++) {
             sm_state = 1000 + (uint64_t)r;
-            for (int i = 0; i < N; i++) x[i] = (float)bell();
+            for (int i = 0; i < N; i++) x[i] = (float)mt_bell(&sm_state);
             const double e = rt_rel_rms(iq3_types[ti], NULL, x, N, false);
             if (e > worst) worst = e;
         }
@@ -257,9 +246,9 @@ Test(iq3, an_importance_lowers_the_error_it_weighs) {
         double with = 0, without = 0;
         for (int r = 0; r < ROWS; r++) {
             sm_state = 7000 + (uint64_t)r;
-            for (int i = 0; i < N; i++) x[i] = (float)bell();
+            for (int i = 0; i < N; i++) x[i] = (float)mt_bell(&sm_state);
             for (int i = 0; i < N; i++) {
-                const double g = bell();
+                const double g = mt_bell(&sm_state);
                 imp[i] = (float)(g * g) * (i % 8 == 0 ? 50.0f : 1.0f);
             }
             with += rt_rel_rms(t, imp, x, N, true);
@@ -286,7 +275,7 @@ Test(iq3, quantize_rows_is_the_row_quantizer) {
     enum { N = 512, ROWS = 3 };
     float *x = malloc(ROWS * N * sizeof *x), imp[N];
     sm_state = 42;
-    for (int i = 0; i < ROWS * N; i++) x[i] = (float)bell();
+    for (int i = 0; i < ROWS * N; i++) x[i] = (float)mt_bell(&sm_state);
     for (int i = 0; i < N; i++) imp[i] = 0.5f + (float)(i % 13);
     for (int ti = 0; ti < 2; ti++) {
         const mint_type t = iq3_types[ti];

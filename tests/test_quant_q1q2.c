@@ -3,6 +3,7 @@
 // tests/reference/README.md says how), blocks whose answer is known, the dequantizers, the dot
 // with Q8_0 against a double-precision twin, and NVFP4 (40) still unknown between them.
 #include "helpers/helpers.h"
+#include "helpers/inputs.h"
 #include "quant/blocks.h"
 #include "quant/fp16.h"
 #include "quant/kernels.h"
@@ -19,18 +20,6 @@
 // The reference's input generator (its "inputs" text, quant_imatrix.json's): splitmix64 and a
 // sum of four uniforms in [0, 1) minus 2.
 static uint64_t sm_state;
-static uint64_t splitmix64(void) {
-    sm_state += 0x9E3779B97F4A7C15ull;
-    uint64_t z = sm_state;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-static double bell(void) {
-    double s = 0;
-    for (int k = 0; k < 4; k++) s += (double)(splitmix64() >> 11) * 0x1p-53;
-    return s - 2.0;
-}
 
 static const mint_kernels *ref_table(void) {
     const mint_kernels *k = mint_kernels_for(MINT_ISA_REF);
@@ -80,9 +69,9 @@ Test(q1q2, ggml_bytes) {
         float *x = malloc(nx * sizeof *x), *w = malloc((size_t)n * sizeof *w);
         cr_assert(x && w);
         sm_state = (uint64_t)json_object_get_int64(mt_jget(k, "seed"));
-        for (size_t i = 0; i < nx; i++) x[i] = (float)(bell() * scale);
+        for (size_t i = 0; i < nx; i++) x[i] = (float)(mt_bell(&sm_state) * scale);
         for (int j = 0; j < n; j++) {
-            double g = bell();
+            double g = mt_bell(&sm_state);
             w[j] = (float)(g * g);
         }
         if (zero_row >= 0) memset(x + (size_t)zero_row * (size_t)n, 0, (size_t)n * sizeof *x);
@@ -160,7 +149,7 @@ Test(q1q2, importance_is_ignored) {
     enum { NROW = 3, N = 512 };
     float x[NROW * N], imp[N];
     sm_state = 11;
-    for (int i = 0; i < NROW * N; i++) x[i] = (float)bell();
+    for (int i = 0; i < NROW * N; i++) x[i] = (float)mt_bell(&sm_state);
     for (int j = 0; j < N; j++) imp[j] = (float)(j % 5);
     const mint_type ts[] = {MINT_TYPE_Q1_0, MINT_TYPE_Q2_0};
     for (int k = 0; k < 2; k++) {
@@ -181,7 +170,8 @@ Test(q1q2, dot_matches_double_twin) {
     const mint_type ts[] = {MINT_TYPE_Q1_0, MINT_TYPE_Q2_0};
     for (int rep = 0; rep < 8; rep++)
         for (int ti = 0; ti < 2; ti++) {
-            for (int i = 0; i < N; i++) x[i] = (float)bell(), a[i] = (float)(bell() * 3);
+            for (int i = 0; i < N; i++)
+                x[i] = (float)mt_bell(&sm_state), a[i] = (float)(mt_bell(&sm_state) * 3);
             unsigned char wq[N], aq[N * 2];
             mint_quantizer_ref(ts[ti])(x, wq, N);
             k->t[MINT_TYPE_Q8_0].from_float(a, aq, N);
