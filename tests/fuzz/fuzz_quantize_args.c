@@ -7,7 +7,8 @@
 // -o for --synthetic; one input and --text for --compare), options inside their ranges, at most
 // QUANTIZE_MAX_OVERRIDES overrides (and --include-weights / --exclude-weights), file types from
 // quantize_ftypes only (TYPE, --type and each of at most QUANTIZE_MAX_COMPARE --compare types),
-// --imatrix only in a conversion, and the weight filters only with it, never both kinds.
+// --imatrix only in a conversion or --compare (never --synthetic), and the weight filters only
+// with it, never both kinds.
 #include "fuzz_util.h"
 #include "quantize_args.h"
 
@@ -60,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         FUZZ_CHECK(filters[k]->n == 0 || o.imatrix);
     }
     FUZZ_CHECK(!(o.include_weights.n && o.exclude_weights.n));
-    FUZZ_CHECK(!o.imatrix || o.mode == QUANTIZE_CONVERT);
+    FUZZ_CHECK(!o.imatrix || o.mode != QUANTIZE_SYNTHETIC);
     switch (o.mode) {
     case QUANTIZE_CONVERT:
         FUZZ_CHECK(o.in && o.out && o.type && is_ftype(o.type));
