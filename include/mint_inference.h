@@ -52,7 +52,8 @@ typedef struct mint_model_desc {
     uint64_t n_params;         // elements in the bound weights
     uint64_t weight_bytes;     // bytes of the bound weights
     uint64_t bytes_per_token;  // weight bytes one generated token reads (all matrices, the norms
-                               // and one embedding row): the memory traffic that bounds generation
+                               // and one row of each embedding table, Gemma 4's per-layer one
+                               // too): the memory traffic that bounds generation
     const char *chat_template; // tokenizer.chat_template, or NULL
     const char *types;         // per-type tensor counts, e.g. "F32x9 Q4_Kx25 Q6_Kx5"
     bool locked;               // mlock was asked and every byte of the weights is locked

@@ -76,3 +76,36 @@ Test(mint_bench_probe, json_has_the_median_within_the_spread, .timeout = MT_HANG
     free(out);
     free(err);
 }
+
+// The bound's bytes: every matrix once and one row of each embedding table, for a file with a
+// second, per-layer embedding (Gemma 4's: most of an E2B file).
+Test(bench, bytes_per_token_count_one_row_of_each_embedding, .timeout = MT_HANG(60)) {
+    const char *path = mt_path(mt_tmpdir(), "gemma4-tiny.gguf");
+    mint_synth_params p = {
+        .preset = "gemma4", .shape = "tiny", .ftype = "F32", .seed = 3, .n_threads = 2};
+    mint_err err;
+    cr_assert_eq(mint_synth_write(&p, path, &err), MINT_OK, "%s", err.msg);
+    mint_file *f;
+    cr_assert_eq(mint_file_open(path, &f, &err), MINT_OK, "%s", err.msg);
+    mint_tensor_info embd, ple, out;
+    cr_assert_eq(mint_file_find_tensor(f, "token_embd.weight", &embd), MINT_OK);
+    cr_assert_eq(mint_file_find_tensor(f, "per_layer_token_embd.weight", &ple), MINT_OK);
+    const bool tied = mint_file_find_tensor(f, "output.weight", &out) != MINT_OK;
+    const uint64_t embd_row = embd.nbytes / (uint64_t)embd.ne[1],
+                   embd_rest = embd.nbytes - embd_row;
+    const uint64_t ple_rest = ple.nbytes - ple.nbytes / (uint64_t)ple.ne[1];
+    mint_file_close(f);
+    mint_model *m;
+    cr_assert_eq(mint_model_open(path, NULL, &m, &err), MINT_OK, "%s", err.msg);
+    mint_model_desc d;
+    mint_model_describe(m, &d);
+    // A tied head reads the whole table as the output matrix, and the lookup's row besides.
+    const uint64_t want =
+        tied ? d.weight_bytes + embd_row - ple_rest : d.weight_bytes - embd_rest - ple_rest;
+    cr_assert_eq(d.bytes_per_token, want,
+                 "bytes_per_token %llu, weights %llu, embedding rest %llu (tied %d), per-layer "
+                 "embedding rest %llu",
+                 (unsigned long long)d.bytes_per_token, (unsigned long long)d.weight_bytes,
+                 (unsigned long long)embd_rest, tied, (unsigned long long)ple_rest);
+    mint_model_close(m);
+}

@@ -713,6 +713,10 @@ void mint_model_describe(const mint_model *m, mint_model_desc *d) {
     uint64_t embd = (uint64_t)m->tok_embd.row_bytes * (uint64_t)m->tok_embd.n_out;
     bool tied = m->output.data == m->tok_embd.data;
     d->bytes_per_token = m->weight_bytes - (tied ? 0 : embd) + m->tok_embd.row_bytes;
+    // Gemma 4's per-layer inputs are a second embedding (a row of every layer's inputs per
+    // token, most of an E2B file's bytes): one row of it too.
+    if (m->ple_embd.data)
+        d->bytes_per_token -= (uint64_t)m->ple_embd.row_bytes * (uint64_t)(m->ple_embd.n_out - 1);
     // A mixture reads the rows of the experts it chooses, n_expert_used of n_expert.
     for (int l = 0; hp->n_expert > 0 && l < hp->n_layer; l++) {
         const mint_layer *L = &m->layers[l];
