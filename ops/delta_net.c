@@ -12,16 +12,6 @@
 #include <math.h>
 #include <string.h>
 
-#define LANES 16 // lanes of the recurrent form's dots
-
-// The lanes of a dot combined pairwise, halving: lane l += lane l + w for w = n/2, n/4, .., 1.
-static float combine16(const float *a) {
-    float b[8];
-    for (int l = 0; l < 8; l++) b[l] = a[l] + a[l + 8];
-    for (int l = 0; l < 4; l++) b[l] += b[l + 4];
-    return (b[0] + b[2]) + (b[1] + b[3]);
-}
-
 // Each head of x[r] divided by its L2 norm   for r in [r0, r1)
 void mint_l2_norm_heads(float *x, size_t stride, int n_heads, int head_dim, float eps, long r0,
                         long r1) {
@@ -52,45 +42,8 @@ void mint_delta_gates(float *alpha, size_t alpha_stride, float *beta, size_t bet
 }
 
 // ---------------------------------------------------------------------------------------------
-// The recurrent form.
-
-// One token of one head: st [S_v][S_k] (column j of S at st + j * S_k), out[S_v].
-static void recurrent_step(float *restrict st, int s_k, int s_v, const float *restrict q,
-                           const float *restrict k, const float *restrict v, float g, float beta,
-                           float scale, float *restrict out) {
-    const float decay = expf(g);
-    // ggml scales the whole state, then makes three passes over it (dots with k, the rank-one
-    // update, dots with q); column j of each pass needs only column j of the one before, so one
-    // pass per column does the same operations on the same values.
-    for (int j = 0; j < s_v; j++) {
-        float *col = st + (size_t)j * s_k;
-        float acc[LANES] = {0};
-        int i = 0;
-        for (; i + LANES <= s_k; i += LANES)
-#pragma GCC unroll 16
-            for (int l = 0; l < LANES; l++) {
-                col[i + l] *= decay;
-                acc[l] += col[i + l] * k[i + l];
-            }
-        for (int l = 0; i < s_k; i++, l++) {
-            col[i] *= decay;
-            acc[l] += col[i] * k[i];
-        }
-        const float dj = (v[j] - combine16(acc)) * beta;
-        float acq[LANES] = {0};
-        for (i = 0; i + LANES <= s_k; i += LANES)
-#pragma GCC unroll 16
-            for (int l = 0; l < LANES; l++) {
-                col[i + l] += k[i + l] * dj;
-                acq[l] += col[i + l] * q[i + l];
-            }
-        for (int l = 0; i < s_k; i++, l++) {
-            col[i] += k[i] * dj;
-            acq[l] += col[i] * q[i];
-        }
-        out[j] = combine16(acq) * scale;
-    }
-}
+// The recurrent form: one token of one head is the kernel table's delta_step (quant/vec_ref.c
+// is its plain version, and each SIMD level equals it bit for bit: tests/test_vec.c).
 
 // Row `h` (of `width` floats) of token t of a strided array.
 static const float *tok_row(const float *p, size_t stride, int t, int h, int width) {
@@ -98,16 +51,19 @@ static const float *tok_row(const float *p, size_t stride, int t, int h, int wid
 }
 
 // The gated delta rule token by token, value heads [h0, h1)
-void mint_delta_net_recurrent(const mint_delta_dims *d, const mint_delta_seq *s, int h0, int h1) {
+void mint_delta_net_recurrent(const mint_kernels *K, const mint_delta_dims *d,
+                              const mint_delta_seq *s, int h0, int h1) {
+    const mint_vdelta_fn step = K->vec.delta_step;
     for (int h = h0; h < h1; h++) {
         const int hk = h % d->n_k_heads;
         float *st = s->state + (size_t)h * d->s_v * d->s_k;
         for (int t = 0; t < s->n_tokens; t++)
-            recurrent_step(
-                st, d->s_k, d->s_v, tok_row(s->q, s->q_stride, t, hk, d->s_k),
-                tok_row(s->k, s->k_stride, t, hk, d->s_k), tok_row(s->v, s->v_stride, t, h, d->s_v),
-                *tok_row(s->g, s->g_stride, t, h, 1), *tok_row(s->beta, s->beta_stride, t, h, 1),
-                d->scale, (float *)tok_row(s->out, s->out_stride, t, h, d->s_v));
+            step(st, d->s_k, d->s_v, tok_row(s->q, s->q_stride, t, hk, d->s_k),
+                 tok_row(s->k, s->k_stride, t, hk, d->s_k),
+                 tok_row(s->v, s->v_stride, t, h, d->s_v),
+                 expf(*tok_row(s->g, s->g_stride, t, h, 1)),
+                 *tok_row(s->beta, s->beta_stride, t, h, 1), d->scale,
+                 (float *)tok_row(s->out, s->out_stride, t, h, d->s_v));
     }
 }
 

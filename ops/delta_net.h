@@ -28,6 +28,8 @@
 #ifndef MINT_DELTA_NET_H
 #define MINT_DELTA_NET_H
 
+#include "quant/kernels.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -84,8 +86,10 @@ typedef struct mint_delta_seq {
 // in this order of ggml's gated_delta_net: the state scaled by expf(g) and rounded, then per
 // value dimension j the dot of column j with k, d_j = (v_j - dot) * beta, column j += k * d_j
 // (each product rounded, then added), and its dot with q times scale. Each dot sums in 16
-// interleaved f32 lanes (element i to lane i % 16) that then combine pairwise, halving.
-void mint_delta_net_recurrent(const mint_delta_dims *d, const mint_delta_seq *s, int h0, int h1);
+// interleaved f32 lanes (element i to lane i % 16) that then combine pairwise, halving. K's
+// delta_step does one token of one head (quant/kernels.h: every level gives the same bits).
+void mint_delta_net_recurrent(const mint_kernels *K, const mint_delta_dims *d,
+                              const mint_delta_seq *s, int h0, int h1);
 
 // Tokens per chunk of mint_delta_net_chunked.
 #define MINT_DELTA_CHUNK 64

@@ -153,6 +153,7 @@ static void apply(mint_kernels *k, const mint_kernels *own) {
     TAKE(k, own, vec.pv_f16);
     TAKE(k, own, vec.pv_q8_0);
     TAKE(k, own, vec.pv_q4_0);
+    TAKE(k, own, vec.delta_step);
     k->isa = own->isa;
     k->name = own->name;
 }

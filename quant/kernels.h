@@ -88,6 +88,16 @@ typedef void (*mint_qk_fn)(int64_t d, const float *q, size_t q_stride, int nr, c
 typedef void (*mint_pv_fn)(int64_t d, const float *p, size_t p_stride, int nr, const void *v,
                            size_t v_stride, int nk, const float *a, float *o, size_t o_stride);
 
+// One token of one value head of the gated delta rule (ops/delta_net.h): st [s_v][s_k] is the
+// state (column j at st + j * s_k), q and k [s_k], v and out [s_v]. For each column j in order:
+//   col *= decay;  a = dot(col, k);  d = (v[j] - a) * beta;  col += k * d;
+//   out[j] = dot(col, q) * scale
+// each product rounded before it is added (no fused multiply-add); a dot sums element i into
+// lane i % 16 in i order from +0, then the lanes combine l += l + 8, l += l + 4, and
+// (0 + 2) + (1 + 3) (quant/vec_delta.h).
+typedef void (*mint_vdelta_fn)(float *st, int s_k, int s_v, const float *q, const float *k,
+                               const float *v, float decay, float beta, float scale, float *out);
+
 typedef struct mint_vec_kernels {
     mint_vexp_fn exp;
     mint_vmax_fn max;
@@ -98,6 +108,7 @@ typedef struct mint_vec_kernels {
     mint_pv_fn pv_f32, pv_f16;   // values of an f32 / f16 cache
     mint_pv_fn pv_q8_0, pv_q4_0; // values of a Q8_0 / Q4_0 cache: v_stride in bytes, d a
                                  // multiple of 32 (quant/attn_elem.h)
+    mint_vdelta_fn delta_step;   // the gated delta rule, one token of one head
 } mint_vec_kernels;
 
 typedef enum mint_isa {

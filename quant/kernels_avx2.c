@@ -70,5 +70,6 @@ const mint_kernels mint_kernels_avx2 = {
             .pv_f32 = attn_pv_f32_avx2,
             .pv_f16 = attn_pv_f16_avx2,
             .pv_q8_0 = attn_pv_q8_0_avx2,
-            .pv_q4_0 = attn_pv_q4_0_avx2},
+            .pv_q4_0 = attn_pv_q4_0_avx2,
+            .delta_step = vec_delta_step_avx2},
 };

@@ -98,5 +98,6 @@ const mint_kernels mint_kernels_avx512 = {
             .pv_f32 = attn_pv_f32_avx512,
             .pv_f16 = attn_pv_f16_avx512,
             .pv_q8_0 = attn_pv_q8_0_avx512,
-            .pv_q4_0 = attn_pv_q4_0_avx512},
+            .pv_q4_0 = attn_pv_q4_0_avx512,
+            .delta_step = vec_delta_step_avx512},
 };

@@ -66,5 +66,6 @@ const mint_kernels mint_kernels_neon = {
             .pv_f32 = attn_pv_f32_neon,
             .pv_f16 = attn_pv_f16_neon,
             .pv_q8_0 = attn_pv_q8_0_neon,
-            .pv_q4_0 = attn_pv_q4_0_neon},
+            .pv_q4_0 = attn_pv_q4_0_neon,
+            .delta_step = vec_delta_step_neon},
 };

@@ -115,7 +115,8 @@ const mint_kernels mint_kernels_ref = {
             .pv_f32 = attn_pv_f32_ref,
             .pv_f16 = attn_pv_f16_ref,
             .pv_q8_0 = attn_pv_q8_0_ref,
-            .pv_q4_0 = attn_pv_q4_0_ref},
+            .pv_q4_0 = attn_pv_q4_0_ref,
+            .delta_step = vec_delta_step_ref},
 };
 
 mint_quantize_row_fn mint_quantizer_ref(mint_type t) {

@@ -256,6 +256,8 @@ float vec_max_ref(const float *x, int64_t n, float m);
 double vec_exp_sum_ref(float *x, int64_t n, float m);
 void vec_scale_ref(float *x, int64_t n, float c);
 void vec_round_f16_ref(float *x, int64_t n);
+void vec_delta_step_ref(float *st, int s_k, int s_v, const float *q, const float *k, const float *v,
+                        float decay, float beta, float scale, float *out);
 void attn_qk_f32_ref(int64_t d, const float *q, size_t q_stride, int nr, const void *kt,
                      size_t kt_stride, int nk, float scale, float *s, size_t s_stride);
 void attn_qk_f16_ref(int64_t d, const float *q, size_t q_stride, int nr, const void *kt,

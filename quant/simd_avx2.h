@@ -151,6 +151,8 @@ float vec_max_avx2(const float *x, int64_t n, float m);
 double vec_exp_sum_avx2(float *x, int64_t n, float m);
 void vec_scale_avx2(float *x, int64_t n, float c);
 void vec_round_f16_avx2(float *x, int64_t n);
+void vec_delta_step_avx2(float *st, int s_k, int s_v, const float *q, const float *k,
+                         const float *v, float decay, float beta, float scale, float *out);
 MINT_DECLARE_ATTN(avx2)
 
 #endif // MINT_QUANT_SIMD_AVX2_H

@@ -266,6 +266,8 @@ float vec_max_avx512(const float *x, int64_t n, float m);
 double vec_exp_sum_avx512(float *x, int64_t n, float m);
 void vec_scale_avx512(float *x, int64_t n, float c);
 void vec_round_f16_avx512(float *x, int64_t n);
+void vec_delta_step_avx512(float *st, int s_k, int s_v, const float *q, const float *k,
+                           const float *v, float decay, float beta, float scale, float *out);
 MINT_DECLARE_ATTN(avx512)
 
 // Integer kernels: quant/legacy_x512.h through legacy_avx512.c / legacy_avx512vnni.c, and

@@ -170,6 +170,8 @@ float vec_max_neon(const float *x, int64_t n, float m);
 double vec_exp_sum_neon(float *x, int64_t n, float m);
 void vec_scale_neon(float *x, int64_t n, float c);
 void vec_round_f16_neon(float *x, int64_t n);
+void vec_delta_step_neon(float *st, int s_k, int s_v, const float *q, const float *k,
+                         const float *v, float decay, float beta, float scale, float *out);
 MINT_DECLARE_ATTN(neon)
 
 #endif // MINT_QUANT_SIMD_NEON_H

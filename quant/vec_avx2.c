@@ -2,6 +2,7 @@
 // each running the reference's steps (quant/vec_ref.c, quant/vec_exp.h) bit for bit; the last
 // partial vector is read and written under a lane mask.
 #include "quant/simd_avx2.h"
+#include "quant/vec_delta.h"
 #include "quant/vec_exp.h"
 
 // Lanes below n (n <= 8) as an AVX2 mask vector.
@@ -115,4 +116,88 @@ void vec_round_f16_avx2(float *x, int64_t n) {
         const __m256i k = lanes_below(n - i);
         _mm256_maskstore_ps(x + i, k, round_f16_8(_mm256_maskload_ps(x + i, k)));
     }
+}
+
+// ---- the gated delta rule's step (quant/vec_delta.h) -------------------------------------------
+// A dot's 16 lanes are two registers (lanes 0-7, 8-15); four columns go together so that their
+// chains of adds interleave.
+
+// mint_delta_combine16 on the two registers: (l + (l + 8)), + (l + 4), then (0 + 2) + (1 + 3).
+MINT_AVX2_INLINE float delta_combine(__m256 lo, __m256 hi) {
+    const __m256 b = _mm256_add_ps(lo, hi);
+    const __m128 c = _mm_add_ps(_mm256_castps256_ps128(b), _mm256_extractf128_ps(b, 1));
+    const __m128 d = _mm_add_ps(c, _mm_movehl_ps(c, c)); // c0 + c2, c1 + c3
+    return _mm_cvtss_f32(_mm_add_ss(d, _mm_movehdup_ps(d)));
+}
+
+// A finished dot: the registers' lanes, and when s_k is not a multiple of 16 the elements past
+// `full` added in scalar code by `tail` first.
+#define DELTA_FINISH(lo, hi, tail_call, result)                                                    \
+    do {                                                                                           \
+        if (full < s_k) {                                                                          \
+            float lanes[MINT_DELTA_LANES];                                                         \
+            _mm256_storeu_ps(lanes, (lo));                                                         \
+            _mm256_storeu_ps(lanes + 8, (hi));                                                     \
+            tail_call;                                                                             \
+            (result) = mint_delta_combine16(lanes);                                                \
+        } else {                                                                                   \
+            (result) = delta_combine((lo), (hi));                                                  \
+        }                                                                                          \
+    } while (0)
+
+// Columns j0 .. j0 + nc - 1 (nc <= 4) of the step.
+MINT_AVX2_INLINE void delta_cols(float *st, int s_k, int j0, int nc, const float *q, const float *k,
+                                 const float *v, float decay, float beta, float scale, float *out) {
+    const int full = s_k & ~(MINT_DELTA_LANES - 1);
+    const __m256 dv = _mm256_set1_ps(decay);
+    __m256 lo[4], hi[4];
+    float dj[4];
+    for (int c = 0; c < nc; c++) lo[c] = hi[c] = _mm256_setzero_ps();
+    for (int i = 0; i < full; i += 16) {
+        const __m256 k0 = _mm256_loadu_ps(k + i), k1 = _mm256_loadu_ps(k + i + 8);
+        for (int c = 0; c < nc; c++) {
+            float *col = st + (size_t)(j0 + c) * (size_t)s_k;
+            const __m256 x0 = _mm256_mul_ps(_mm256_loadu_ps(col + i), dv);
+            const __m256 x1 = _mm256_mul_ps(_mm256_loadu_ps(col + i + 8), dv);
+            _mm256_storeu_ps(col + i, x0);
+            _mm256_storeu_ps(col + i + 8, x1);
+            lo[c] = _mm256_add_ps(lo[c], _mm256_mul_ps(x0, k0));
+            hi[c] = _mm256_add_ps(hi[c], _mm256_mul_ps(x1, k1));
+        }
+    }
+    for (int c = 0; c < nc; c++) {
+        float *col = st + (size_t)(j0 + c) * (size_t)s_k;
+        float a;
+        DELTA_FINISH(lo[c], hi[c], mint_delta_tail_decay_dot(col, k, decay, full, s_k, lanes), a);
+        dj[c] = (v[j0 + c] - a) * beta;
+        lo[c] = hi[c] = _mm256_setzero_ps();
+    }
+    for (int i = 0; i < full; i += 16) {
+        const __m256 k0 = _mm256_loadu_ps(k + i), k1 = _mm256_loadu_ps(k + i + 8);
+        const __m256 q0 = _mm256_loadu_ps(q + i), q1 = _mm256_loadu_ps(q + i + 8);
+        for (int c = 0; c < nc; c++) {
+            float *col = st + (size_t)(j0 + c) * (size_t)s_k;
+            const __m256 d = _mm256_set1_ps(dj[c]);
+            const __m256 x0 = _mm256_add_ps(_mm256_loadu_ps(col + i), _mm256_mul_ps(k0, d));
+            const __m256 x1 = _mm256_add_ps(_mm256_loadu_ps(col + i + 8), _mm256_mul_ps(k1, d));
+            _mm256_storeu_ps(col + i, x0);
+            _mm256_storeu_ps(col + i + 8, x1);
+            lo[c] = _mm256_add_ps(lo[c], _mm256_mul_ps(x0, q0));
+            hi[c] = _mm256_add_ps(hi[c], _mm256_mul_ps(x1, q1));
+        }
+    }
+    for (int c = 0; c < nc; c++) {
+        float *col = st + (size_t)(j0 + c) * (size_t)s_k;
+        float o;
+        DELTA_FINISH(lo[c], hi[c], mint_delta_tail_update_dot(col, k, q, dj[c], full, s_k, lanes),
+                     o);
+        out[j0 + c] = o * scale;
+    }
+}
+
+void vec_delta_step_avx2(float *st, int s_k, int s_v, const float *q, const float *k,
+                         const float *v, float decay, float beta, float scale, float *out) {
+    int j = 0;
+    for (; j + 4 <= s_v; j += 4) delta_cols(st, s_k, j, 4, q, k, v, decay, beta, scale, out);
+    for (; j < s_v; j++) delta_cols(st, s_k, j, 1, q, k, v, decay, beta, scale, out);
 }

@@ -4,6 +4,7 @@
 // scaling by 2^n is vscalefps, which rounds p * 2^n once, exactly as the reference's two exact
 // halves do (so subnormal results agree too).
 #include "quant/simd_avx512.h"
+#include "quant/vec_delta.h"
 #include "quant/vec_exp.h"
 
 #if defined(__clang__)
@@ -98,4 +99,80 @@ void vec_round_f16_avx512(float *x, int64_t n) {
         const __mmask16 k = x512_mask16((int)(n - i));
         _mm512_mask_storeu_ps(x + i, k, round_f16_16(_mm512_maskz_loadu_ps(k, x + i)));
     }
+}
+
+// ---- the gated delta rule's step (quant/vec_delta.h) -------------------------------------------
+// A dot's 16 lanes are one register; four columns go together so that four chains of adds
+// interleave (one column's adds depend on each other, the columns' do not).
+
+// mint_delta_combine16 on a register: (l + (l + 8)), + (l + 4), then (0 + 2) + (1 + 3).
+X512_ALWAYS_INLINE float delta_combine(__m512 a) {
+    const __m256 b = _mm256_add_ps(_mm512_castps512_ps256(a), _mm512_extractf32x8_ps(a, 1));
+    const __m128 c = _mm_add_ps(_mm256_castps256_ps128(b), _mm256_extractf128_ps(b, 1));
+    const __m128 d = _mm_add_ps(c, _mm_movehl_ps(c, c)); // c0 + c2, c1 + c3
+    return _mm_cvtss_f32(_mm_add_ss(d, _mm_movehdup_ps(d)));
+}
+
+// A finished dot: the register's lanes, and when s_k is not a multiple of 16 the elements past
+// `full` added in scalar code by `tail` first.
+#define DELTA_FINISH(acc, tail_call, result)                                                       \
+    do {                                                                                           \
+        if (full < s_k) {                                                                          \
+            float lanes[MINT_DELTA_LANES];                                                         \
+            _mm512_storeu_ps(lanes, (acc));                                                        \
+            tail_call;                                                                             \
+            (result) = mint_delta_combine16(lanes);                                                \
+        } else {                                                                                   \
+            (result) = delta_combine(acc);                                                         \
+        }                                                                                          \
+    } while (0)
+
+// Columns j0 .. j0 + nc - 1 (nc <= 4) of the step.
+X512_ALWAYS_INLINE void delta_cols(float *st, int s_k, int j0, int nc, const float *q,
+                                   const float *k, const float *v, float decay, float beta,
+                                   float scale, float *out) {
+    const int full = s_k & ~(MINT_DELTA_LANES - 1);
+    const __m512 dv = _mm512_set1_ps(decay);
+    __m512 acc[4];
+    float dj[4];
+    for (int c = 0; c < nc; c++) acc[c] = _mm512_setzero_ps();
+    for (int i = 0; i < full; i += 16) {
+        const __m512 kv = _mm512_loadu_ps(k + i);
+        for (int c = 0; c < nc; c++) {
+            float *col = st + (size_t)(j0 + c) * (size_t)s_k;
+            const __m512 x = _mm512_mul_ps(_mm512_loadu_ps(col + i), dv);
+            _mm512_storeu_ps(col + i, x);
+            acc[c] = _mm512_add_ps(acc[c], _mm512_mul_ps(x, kv));
+        }
+    }
+    for (int c = 0; c < nc; c++) {
+        float *col = st + (size_t)(j0 + c) * (size_t)s_k;
+        float a;
+        DELTA_FINISH(acc[c], mint_delta_tail_decay_dot(col, k, decay, full, s_k, lanes), a);
+        dj[c] = (v[j0 + c] - a) * beta;
+        acc[c] = _mm512_setzero_ps();
+    }
+    for (int i = 0; i < full; i += 16) {
+        const __m512 kv = _mm512_loadu_ps(k + i), qv = _mm512_loadu_ps(q + i);
+        for (int c = 0; c < nc; c++) {
+            float *col = st + (size_t)(j0 + c) * (size_t)s_k;
+            const __m512 x =
+                _mm512_add_ps(_mm512_loadu_ps(col + i), _mm512_mul_ps(kv, _mm512_set1_ps(dj[c])));
+            _mm512_storeu_ps(col + i, x);
+            acc[c] = _mm512_add_ps(acc[c], _mm512_mul_ps(x, qv));
+        }
+    }
+    for (int c = 0; c < nc; c++) {
+        float *col = st + (size_t)(j0 + c) * (size_t)s_k;
+        float o;
+        DELTA_FINISH(acc[c], mint_delta_tail_update_dot(col, k, q, dj[c], full, s_k, lanes), o);
+        out[j0 + c] = o * scale;
+    }
+}
+
+void vec_delta_step_avx512(float *st, int s_k, int s_v, const float *q, const float *k,
+                           const float *v, float decay, float beta, float scale, float *out) {
+    int j = 0;
+    for (; j + 4 <= s_v; j += 4) delta_cols(st, s_k, j, 4, q, k, v, decay, beta, scale, out);
+    for (; j < s_v; j++) delta_cols(st, s_k, j, 1, q, k, v, decay, beta, scale, out);
 }

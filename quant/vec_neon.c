@@ -2,6 +2,7 @@
 // lanes, each running the reference's steps (quant/vec_ref.c, quant/vec_exp.h) bit for bit. A
 // partial last vector goes through a zero-padded copy.
 #include "quant/simd_neon.h"
+#include "quant/vec_delta.h"
 #include "quant/vec_exp.h"
 
 #include <math.h>
@@ -108,4 +109,81 @@ void vec_round_f16_neon(float *x, int64_t n) {
         vst1q_f32(buf, vcvt_f32_f16(vcvt_f16_f32(vld1q_f32(buf))));
         memcpy(x + i, buf, sizeof(float) * (size_t)(n - i));
     }
+}
+
+// ---- the gated delta rule's step (quant/vec_delta.h) -------------------------------------------
+// A dot's 16 lanes are four registers (lanes 0-3, 4-7, 8-11, 12-15); two columns go together so
+// that their chains of adds interleave. Products and sums are separate instructions (vmulq,
+// vaddq): the reference rounds each product before adding it.
+
+// mint_delta_combine16 on the four registers: (l + (l + 8)), + (l + 4), then (0 + 2) + (1 + 3).
+MINT_NEON_INLINE float delta_combine(const float32x4_t *a) {
+    const float32x4_t c = vaddq_f32(vaddq_f32(a[0], a[2]), vaddq_f32(a[1], a[3]));
+    const float32x2_t d = vadd_f32(vget_low_f32(c), vget_high_f32(c)); // c0 + c2, c1 + c3
+    return vget_lane_f32(d, 0) + vget_lane_f32(d, 1);
+}
+
+// A finished dot: the registers' lanes, and when s_k is not a multiple of 16 the elements past
+// `full` added in scalar code by `tail` first.
+#define DELTA_FINISH(acc, tail_call, result)                                                       \
+    do {                                                                                           \
+        if (full < s_k) {                                                                          \
+            float lanes[MINT_DELTA_LANES];                                                         \
+            for (int r = 0; r < 4; r++) vst1q_f32(lanes + 4 * r, (acc)[r]);                        \
+            tail_call;                                                                             \
+            (result) = mint_delta_combine16(lanes);                                                \
+        } else {                                                                                   \
+            (result) = delta_combine(acc);                                                         \
+        }                                                                                          \
+    } while (0)
+
+// Columns j0 .. j0 + nc - 1 (nc <= 2) of the step.
+MINT_NEON_INLINE void delta_cols(float *st, int s_k, int j0, int nc, const float *q, const float *k,
+                                 const float *v, float decay, float beta, float scale, float *out) {
+    const int full = s_k & ~(MINT_DELTA_LANES - 1);
+    const float32x4_t dv = vdupq_n_f32(decay);
+    float32x4_t acc[2][4];
+    float dj[2];
+    for (int c = 0; c < nc; c++)
+        for (int r = 0; r < 4; r++) acc[c][r] = vdupq_n_f32(0.0f);
+    for (int i = 0; i < full; i += 16)
+        for (int c = 0; c < nc; c++) {
+            float *col = st + (size_t)(j0 + c) * (size_t)s_k + i;
+            for (int r = 0; r < 4; r++) {
+                const float32x4_t x = vmulq_f32(vld1q_f32(col + 4 * r), dv);
+                vst1q_f32(col + 4 * r, x);
+                acc[c][r] = vaddq_f32(acc[c][r], vmulq_f32(x, vld1q_f32(k + i + 4 * r)));
+            }
+        }
+    for (int c = 0; c < nc; c++) {
+        float *col = st + (size_t)(j0 + c) * (size_t)s_k;
+        float a;
+        DELTA_FINISH(acc[c], mint_delta_tail_decay_dot(col, k, decay, full, s_k, lanes), a);
+        dj[c] = (v[j0 + c] - a) * beta;
+        for (int r = 0; r < 4; r++) acc[c][r] = vdupq_n_f32(0.0f);
+    }
+    for (int i = 0; i < full; i += 16)
+        for (int c = 0; c < nc; c++) {
+            float *col = st + (size_t)(j0 + c) * (size_t)s_k + i;
+            const float32x4_t d = vdupq_n_f32(dj[c]);
+            for (int r = 0; r < 4; r++) {
+                const float32x4_t x =
+                    vaddq_f32(vld1q_f32(col + 4 * r), vmulq_f32(vld1q_f32(k + i + 4 * r), d));
+                vst1q_f32(col + 4 * r, x);
+                acc[c][r] = vaddq_f32(acc[c][r], vmulq_f32(x, vld1q_f32(q + i + 4 * r)));
+            }
+        }
+    for (int c = 0; c < nc; c++) {
+        float *col = st + (size_t)(j0 + c) * (size_t)s_k;
+        float o;
+        DELTA_FINISH(acc[c], mint_delta_tail_update_dot(col, k, q, dj[c], full, s_k, lanes), o);
+        out[j0 + c] = o * scale;
+    }
+}
+
+void vec_delta_step_neon(float *st, int s_k, int s_v, const float *q, const float *k,
+                         const float *v, float decay, float beta, float scale, float *out) {
+    int j = 0;
+    for (; j + 2 <= s_v; j += 2) delta_cols(st, s_k, j, 2, q, k, v, decay, beta, scale, out);
+    for (; j < s_v; j++) delta_cols(st, s_k, j, 1, q, k, v, decay, beta, scale, out);
 }

@@ -3,7 +3,10 @@
 // for bit.
 #include "quant/fp16.h"
 #include "quant/ref.h"
+#include "quant/vec_delta.h"
 #include "quant/vec_exp.h"
+
+#include <stddef.h>
 
 void vec_exp_ref(const float *x, float *y, int64_t n) {
     for (int64_t i = 0; i < n; i++) y[i] = mint_exp1(x[i]);
@@ -32,4 +35,24 @@ void vec_scale_ref(float *x, int64_t n, float c) {
 
 void vec_round_f16_ref(float *x, int64_t n) {
     for (int64_t i = 0; i < n; i++) x[i] = mint_f16_to_f32(mint_f32_to_f16(x[i]));
+}
+
+// The gated delta rule, one token of one value head (quant/vec_delta.h): per column j of the
+// state, the decay and the dot with k, the write of d_j = (v_j - dot) beta, the dot with q.
+void vec_delta_step_ref(float *st, int s_k, int s_v, const float *q, const float *k, const float *v,
+                        float decay, float beta, float scale, float *out) {
+    for (int j = 0; j < s_v; j++) {
+        float *col = st + (size_t)j * (size_t)s_k;
+        float acc[MINT_DELTA_LANES] = {0};
+        int i = 0;
+        for (; i + MINT_DELTA_LANES <= s_k; i += MINT_DELTA_LANES)
+            mint_delta_tail_decay_dot(col, k, decay, i, i + MINT_DELTA_LANES, acc);
+        mint_delta_tail_decay_dot(col, k, decay, i, s_k, acc);
+        const float dj = (v[j] - mint_delta_combine16(acc)) * beta;
+        float acq[MINT_DELTA_LANES] = {0};
+        for (i = 0; i + MINT_DELTA_LANES <= s_k; i += MINT_DELTA_LANES)
+            mint_delta_tail_update_dot(col, k, q, dj, i, i + MINT_DELTA_LANES, acq);
+        mint_delta_tail_update_dot(col, k, q, dj, i, s_k, acq);
+        out[j] = mint_delta_combine16(acq) * scale;
+    }
 }

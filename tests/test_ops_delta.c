@@ -371,7 +371,7 @@ Test(ops_delta, recurrent_matches_double) {
         const size_t n_out = (size_t)p.T * sh[1] * sh[3], n_st = (size_t)sh[1] * sh[3] * sh[2];
         float *out = malloc(n_out * sizeof *out), *st = malloc(n_st * sizeof *st);
         const mint_delta_seq s = seq_of(&p, out, st);
-        mint_delta_net_recurrent(&p.d, &s, 0, sh[1]);
+        mint_delta_net_recurrent(mint_kernels_get(), &p.d, &s, 0, sh[1]);
         twin w = delta_twin(&p);
         const double eo = out_err(out, NULL, w.out, w.mag, n_out);
         const double es = state_err(st, NULL, w.st, n_st / sh[2], sh[2]);
@@ -402,7 +402,7 @@ Test(ops_delta, chunked_matches_recurrent) {
             float *o2 = malloc(n_out * sizeof *o2), *s2 = malloc(n_st * sizeof *s2);
             void *scratch = aligned_alloc(64, mint_delta_net_chunked_scratch_bytes(&p.d));
             const mint_delta_seq a = seq_of(&p, o1, s1), b = seq_of(&p, o2, s2);
-            mint_delta_net_recurrent(&p.d, &a, 0, sh[1]);
+            mint_delta_net_recurrent(mint_kernels_get(), &p.d, &a, 0, sh[1]);
             mint_delta_net_chunked(&p.d, &b, scratch, 0, sh[1]);
             twin w = delta_twin(&p);
             const double eo = out_err(o2, o1, NULL, w.mag, n_out);
@@ -434,9 +434,9 @@ Test(ops_delta, head_and_token_splits_are_bit_identical) {
     for (int form = 0; form < 2; form++) {
         mint_delta_seq a = seq_of(&p, o1, s1), b = seq_of(&p, o2, s2);
         if (form == 0) {
-            mint_delta_net_recurrent(&p.d, &a, 0, 6);
-            mint_delta_net_recurrent(&p.d, &b, 0, 1);
-            mint_delta_net_recurrent(&p.d, &b, 1, 6);
+            mint_delta_net_recurrent(mint_kernels_get(), &p.d, &a, 0, 6);
+            mint_delta_net_recurrent(mint_kernels_get(), &p.d, &b, 0, 1);
+            mint_delta_net_recurrent(mint_kernels_get(), &p.d, &b, 1, 6);
         } else {
             mint_delta_net_chunked(&p.d, &a, scratch, 0, 6);
             mint_delta_net_chunked(&p.d, &b, scratch, 0, 4);
@@ -447,9 +447,9 @@ Test(ops_delta, head_and_token_splits_are_bit_identical) {
     }
     // Recurrent, 70 tokens as 33 + 37: token by token, so the same bits.
     mint_delta_seq a = seq_of(&p, o1, s1), b = seq_of(&p, o2, s2);
-    mint_delta_net_recurrent(&p.d, &a, 0, 6);
+    mint_delta_net_recurrent(mint_kernels_get(), &p.d, &a, 0, 6);
     b.n_tokens = 33;
-    mint_delta_net_recurrent(&p.d, &b, 0, 6);
+    mint_delta_net_recurrent(mint_kernels_get(), &p.d, &b, 0, 6);
     b.n_tokens = 37;
     b.q = (const float *)((const char *)b.q + 33 * b.q_stride);
     b.k = (const float *)((const char *)b.k + 33 * b.k_stride);
@@ -457,7 +457,7 @@ Test(ops_delta, head_and_token_splits_are_bit_identical) {
     b.g = (const float *)((const char *)b.g + 33 * b.g_stride);
     b.beta = (const float *)((const char *)b.beta + 33 * b.beta_stride);
     b.out = (float *)((char *)b.out + 33 * b.out_stride);
-    mint_delta_net_recurrent(&p.d, &b, 0, 6);
+    mint_delta_net_recurrent(mint_kernels_get(), &p.d, &b, 0, 6);
     cr_assert(memcmp(o1, o2, n_out * sizeof *o1) == 0, "token cut: outputs differ");
     cr_assert(memcmp(s1, s2, n_st * sizeof *s1) == 0, "token cut: states differ");
     free(o1), free(s1), free(o2), free(s2), free(scratch), free_problem(&p);

@@ -450,3 +450,44 @@ Test(vec, quantized_values_are_dequantize_then_pv_f32, .timeout = MT_HANG(120)) 
             free(v), free(x), free(vf), free(p), free(o_in), free(o0), free(o1);
         }
 }
+
+// The gated delta rule's step (mint_vdelta_fn): every level's state and outputs equal the
+// reference's with memcmp, over four tokens in a row (so a differing bit would carry on), for
+// head sizes on and off the 16-lane grid and column counts on and off the kernels' groups.
+Test(vec, delta_step_is_the_reference_bit_for_bit, .timeout = MT_HANG(120)) {
+    const mint_kernels *k[MINT_ISA_COUNT];
+    const int nk = available(k);
+    static const int shapes[][2] = {{128, 128}, {64, 7},  {100, 5}, {16, 3}, {7, 2},
+                                    {1, 1},     {129, 9}, {48, 4},  {32, 6}};
+    for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++) {
+        const int s_k = shapes[si][0], s_v = shapes[si][1];
+        const size_t ns = (size_t)s_k * (size_t)s_v;
+        float *s0 = malloc(sizeof(float) * ns), *s1 = malloc(sizeof(float) * ns);
+        float *st = malloc(sizeof(float) * ns);
+        float *q = malloc(sizeof(float) * (size_t)s_k), *kk = malloc(sizeof(float) * (size_t)s_k);
+        float *v = malloc(sizeof(float) * (size_t)s_v);
+        float *o0 = malloc(sizeof(float) * (size_t)s_v), *o1 = malloc(sizeof(float) * (size_t)s_v);
+        for (size_t i = 0; i < ns; i++) st[i] = frange(-0.5, 0.5);
+        for (int ki = -1; ki < nk; ki++) {
+            const mint_vdelta_fn step = ki < 0 ? ref()->delta_step : k[ki]->vec.delta_step;
+            memcpy(s0, st, sizeof(float) * ns), memcpy(s1, st, sizeof(float) * ns);
+            uint64_t keep = rng;
+            for (int t = 0; t < 4; t++) {
+                const float scale = 1.0f / sqrtf((float)s_k);
+                for (int i = 0; i < s_k; i++) q[i] = frange(-1, 1), kk[i] = frange(-1, 1);
+                for (int j = 0; j < s_v; j++) v[j] = frange(-2, 2);
+                const float decay = t == 3 ? 1.0f : (float)uniform(), beta = (float)uniform();
+                ref()->delta_step(s0, s_k, s_v, q, kk, v, decay, beta, scale, o0);
+                step(s1, s_k, s_v, q, kk, v, decay, beta, scale, o1);
+                cr_assert_eq(memcmp(o0, o1, sizeof(float) * (size_t)s_v), 0,
+                             "%s delta_step out, s_k=%d s_v=%d token %d",
+                             ki < 0 ? "ref" : k[ki]->name, s_k, s_v, t);
+                cr_assert_eq(memcmp(s0, s1, sizeof(float) * ns), 0,
+                             "%s delta_step state, s_k=%d s_v=%d token %d",
+                             ki < 0 ? "ref" : k[ki]->name, s_k, s_v, t);
+            }
+            rng = keep; // every level sees the same tokens
+        }
+        free(s0), free(s1), free(st), free(q), free(kk), free(v), free(o0), free(o1);
+    }
+}

@@ -191,7 +191,7 @@ void mint_run_delta_net(const mint_node *n, const mint_exec *e, int node, int it
                 .out_stride = e->stride[n->dst],
                 .state = state,
             };
-            mint_delta_net_recurrent(&d, &sq, (int)lo, (int)hi);
+            mint_delta_net_recurrent(e->k, &d, &sq, (int)lo, (int)hi);
             i = end;
             for (long h = lo; capturing(e, seq) && h < hi; h++) {
                 float *norm =

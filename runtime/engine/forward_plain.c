@@ -458,7 +458,7 @@ static void delta_net(mint_plain *p, int l) {
                                 .beta = p->beta,
                                 .out = p->att,
                                 .state = state};
-    mint_delta_net_recurrent(&d, &one, 0, vh);
+    mint_delta_net_recurrent(p->ref, &d, &one, 0, vh);
     mint_rms_norm_gated(p->att, 0, p->gate, 0, L->ssm_norm.data, vh, s, hp->rms_eps, 0, 1);
     matmul(p, p->tmp, p->att, &L->ssm_out);
     for (int64_t i = 0; i < hp->n_embd; i++) p->x[i] += p->tmp[i];
