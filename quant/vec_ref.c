@@ -39,6 +39,9 @@ void vec_round_f16_ref(float *x, int64_t n) {
 
 // The gated delta rule, one token of one value head (quant/vec_delta.h): per column j of the
 // state, the decay and the dot with k, the write of d_j = (v_j - dot) beta, the dot with q.
+// ggml's gated_delta_net scales the whole state, then makes three passes over it (dots with k,
+// the rank-one update, dots with q); column j of each pass needs only column j of the pass
+// before, so one pass per column does the same operations on the same values.
 void vec_delta_step_ref(float *st, int s_k, int s_v, const float *q, const float *k, const float *v,
                         float decay, float beta, float scale, float *out) {
     for (int j = 0; j < s_v; j++) {
